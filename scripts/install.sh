@@ -1,0 +1,18 @@
+#!/bin/bash
+# Install the built loader as $DESTDIR$PREFIX/ld.so.  Changes nothing
+# else on the system: the system's loader and libc stay as they are.
+set -euo pipefail
+. "$(dirname "$0")/config.sh"
+
+src=$OBJDIR/elf/ld.so
+[ -f "$src" ] || die "$src does not exist; run make first"
+# Refuse to install a loader built from another glibc than the one
+# installed now (libc6 may have been upgraded since the build).
+built=$("$src" --version | sed -n '1s/.*(Debian GLIBC \([^ ]*\) hugeld.*/\1/p')
+libc=$(pkg_version libc6)
+[ "$built" = "$libc" ] || die "the built ld.so is glibc $built but the installed libc6 is $libc; rebuild (make distclean && make)"
+dest=$DESTDIR$PREFIX
+install -d "$dest"
+install -m 0755 "$src" "$dest/ld.so.new"
+mv -f "$dest/ld.so.new" "$dest/ld.so"
+echo "hugeld: installed $dest/ld.so ($("$dest/ld.so" --version | head -1))"
