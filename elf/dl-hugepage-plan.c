@@ -1,0 +1,477 @@
+/* hugeld: plan which parts of an ELF object go on huge pages.
+   Copyright (C) 2026 The hugeld authors.
+   This file is part of hugeld, a patch set for the GNU C Library.
+
+   The GNU C Library is free software; you can redistribute it and/or
+   modify it under the terms of the GNU Lesser General Public
+   License as published by the Free Software Foundation; either
+   version 2.1 of the License, or (at your option) any later version.
+
+   The GNU C Library is distributed in the hope that it will be useful,
+   but WITHOUT ANY WARRANTY; without even the implied warranty of
+   MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+   Lesser General Public License for more details.
+
+   You should have received a copy of the GNU Lesser General Public
+   License along with the GNU C Library; if not, see
+   <https://www.gnu.org/licenses/>.  */
+
+/* The planner turns program headers, page sizes and settings into a
+   list of huge page zones.  It is a pure function: it makes no system
+   call and keeps no state, so it is unit-tested and fuzzed outside
+   glibc (tests/unit, tests/fuzz) and ld.so uses the very same code.
+
+   The rules it implements:
+
+   - Every page of the object has one kind: text, rodata, relro, data
+     or bss.  RELRO is the range ld.so will mprotect read-only after
+     relocation, rounded exactly as _dl_protect_relro rounds it.
+   - A run is a maximal range of one segment whose pages share a kind
+     (data and bss are merged when both are selected: they have the
+     same protection for the whole life of the process).  Only whole
+     huge pages inside a run go on huge pages; heads and tails stay on
+     ordinary pages.  So no huge page ever mixes two final
+     protections, and every boundary the loader later mprotects or
+     munmaps (segment ends, the RELRO range, the object's extent) is
+     either outside a zone or a multiple of the huge page size.
+   - A run that starts (ends) where its segment starts (ends) may grow
+     into the unused gap before (after) the segment, up to the
+     neighbouring segment's pages: objects linked with 2 MiB
+     max-page-size are then covered completely.  Never before the first
+     or after the last segment (the zone would stick out of
+     [l_map_start, l_map_end) and dlclose's munmap would fail), never
+     for RELRO runs (the RELRO mprotect must cover the zone exactly),
+     never when the gaps are not the object's own (programs the kernel
+     mapped: it leaves the gaps unmapped),
+     never across the RELRO boundaries, and not for read-only segments
+     of objects with text relocations (ld.so mprotects their exact
+     page range).
+   - Writable and executable segments are never touched.
+   - For position-independent objects the load bias is chosen (modulo
+     the huge page size, and respecting the largest p_align) to
+     maximise the bytes on huge pages, text first.  */
+
+#include "dl-hugepage-plan.h"
+
+#define HP_ALIGN_DOWN(x, a) ((x) & -(a))
+#define HP_ALIGN_UP(x, a) HP_ALIGN_DOWN ((x) + (a) - 1, (a))
+
+/* Addresses above this are refused; keeps every sum below free of
+   overflow.  */
+#define HP_ADDR_LIMIT ((uint64_t) 1 << 62)
+
+struct hp_load
+{
+  uint64_t vaddr, memsz, filesz, offset;
+  uint64_t ps, pe;		/* Page-rounded extent.  */
+  uint32_t flags;
+};
+
+struct hp_run
+{
+  uint64_t start, end;		/* Pages of one kind in one segment.  */
+  uint64_t lo, hi;		/* How far a zone may extend.  */
+  unsigned int kind;
+  int load;
+  int reason;			/* Non-zero: never on huge pages.  */
+};
+
+static bool
+hp_pow2 (uint64_t x)
+{
+  return x != 0 && (x & (x - 1)) == 0;
+}
+
+static void
+hp_add_small (struct hp_plan *plan, uint64_t start, uint64_t end,
+	      unsigned int kind, int load, int reason)
+{
+  if (end <= start || plan->nsmall >= sizeof plan->small / sizeof plan->small[0])
+    return;
+  struct hp_range *r = &plan->small[plan->nsmall++];
+  r->start = start;
+  r->end = end;
+  r->kind = kind;
+  r->load = load;
+  r->reason = reason;
+}
+
+/* The huge page aligned part [*A, *B) of RUN under bias B.  Returns
+   false if there is none.  The zone may grow into the gaps the run is
+   allowed to (lo, hi), but only while at least half of it is the run's
+   own memory: a 4 KiB header segment does not get a 2 MiB page.  */
+static bool
+hp_zone_of (const struct hp_run *run, uint64_t bias, uint64_t huge,
+	    uint64_t *a, uint64_t *b)
+{
+  uint64_t start = HP_ALIGN_UP (run->start + bias, huge) - bias;
+  uint64_t end = HP_ALIGN_DOWN (run->end + bias, huge) - bias;
+  uint64_t xstart = start, xend = end;
+  uint64_t down = HP_ALIGN_DOWN (run->start + bias, huge) - bias;
+  if (down >= run->lo && down <= run->start)
+    xstart = down;
+  uint64_t up = HP_ALIGN_UP (run->end + bias, huge) - bias;
+  if (up <= run->hi && up >= run->end)
+    xend = up;
+  if (xend > xstart && (xstart != start || xend != end))
+    {
+      uint64_t own_end = xend < run->end ? xend : run->end;
+      uint64_t own_start = xstart > run->start ? xstart : run->start;
+      uint64_t own = own_end > own_start ? own_end - own_start : 0;
+      if (own * 2 >= xend - xstart)
+	{
+	  start = xstart;
+	  end = xend;
+	}
+    }
+  if (end <= start || start < run->lo || end > run->hi)
+    return false;
+  *a = start;
+  *b = end;
+  return true;
+}
+
+/* Score of bias B: bytes on huge pages, text counted twice so that
+   ties go to the layout that puts more code on huge pages.  */
+static uint64_t
+hp_score (const struct hp_run *runs, size_t nruns, uint64_t bias,
+	  uint64_t huge)
+{
+  uint64_t score = 0;
+  for (size_t i = 0; i < nruns; ++i)
+    {
+      uint64_t a, b;
+      if (runs[i].reason == HP_R_NONE
+	  && hp_zone_of (&runs[i], bias, huge, &a, &b))
+	score += (b - a) * ((runs[i].kind & HP_KIND_TEXT) ? 2 : 1);
+    }
+  return score;
+}
+
+static void
+hp_push_run (struct hp_run *runs, size_t *nruns, uint64_t start,
+	     uint64_t end, unsigned int kind, int load)
+{
+  if (end <= start)
+    return;
+  struct hp_run *r = &runs[(*nruns)++];
+  r->start = r->lo = start;
+  r->end = r->hi = end;
+  r->kind = kind;
+  r->load = load;
+  r->reason = HP_R_NONE;
+}
+
+void
+_dl_hugepage_plan (const ElfW(Phdr) *phdr, size_t phnum,
+		   const struct hp_settings *settings, struct hp_plan *plan)
+{
+  plan->error = HP_E_NONE;
+  plan->modulus = settings->hugepagesize;
+  plan->bias = 0;
+  plan->huge_bytes = 0;
+  plan->nzones = 0;
+  plan->nsmall = 0;
+
+  uint64_t pg = settings->pagesize;
+  uint64_t huge = settings->hugepagesize;
+  if (!hp_pow2 (pg) || !hp_pow2 (huge) || huge <= pg
+      || huge > ((uint64_t) 1 << 40))
+    {
+      plan->error = HP_E_BAD_SETTINGS;
+      return;
+    }
+
+  /* Collect the PT_LOAD segments, the largest p_align and RELRO,
+     checking what ld.so itself will rely on.  */
+  struct hp_load loads[HP_MAX_LOADS];
+  size_t nloads = 0;
+  uint64_t palign = 0;
+  uint64_t relro_start = 0, relro_end = 0;
+  for (size_t i = 0; i < phnum; ++i)
+    {
+      const ElfW(Phdr) *ph = &phdr[i];
+      if (ph->p_type == PT_GNU_RELRO)
+	{
+	  if (ph->p_vaddr >= HP_ADDR_LIMIT || ph->p_memsz >= HP_ADDR_LIMIT)
+	    {
+	      plan->error = HP_E_BAD_HEADERS;
+	      return;
+	    }
+	  relro_start = HP_ALIGN_DOWN (ph->p_vaddr, pg);
+	  relro_end = HP_ALIGN_DOWN (ph->p_vaddr + ph->p_memsz, pg);
+	  continue;
+	}
+      if (ph->p_type != PT_LOAD)
+	continue;
+      if (ph->p_memsz == 0)
+	continue;
+      if (nloads == HP_MAX_LOADS)
+	{
+	  plan->error = HP_E_TOO_MANY_LOADS;
+	  return;
+	}
+      if (ph->p_vaddr >= HP_ADDR_LIMIT || ph->p_memsz >= HP_ADDR_LIMIT
+	  || ph->p_offset >= HP_ADDR_LIMIT
+	  || ph->p_filesz > ph->p_memsz
+	  || ((ph->p_vaddr - ph->p_offset) & (pg - 1)) != 0)
+	{
+	  plan->error = HP_E_BAD_HEADERS;
+	  return;
+	}
+      struct hp_load *l = &loads[nloads];
+      l->vaddr = ph->p_vaddr;
+      l->memsz = ph->p_memsz;
+      l->filesz = ph->p_filesz;
+      l->offset = ph->p_offset;
+      l->flags = ph->p_flags;
+      l->ps = HP_ALIGN_DOWN (l->vaddr, pg);
+      l->pe = HP_ALIGN_UP (l->vaddr + l->memsz, pg);
+      if (nloads > 0 && l->ps < loads[nloads - 1].pe)
+	{
+	  plan->error = HP_E_BAD_HEADERS;
+	  return;
+	}
+      if (hp_pow2 (ph->p_align) && ph->p_align > palign)
+	palign = ph->p_align;
+      ++nloads;
+    }
+  if (nloads == 0)
+    {
+      plan->error = HP_E_NO_LOADS;
+      return;
+    }
+  if (relro_end <= relro_start)
+    relro_start = relro_end = 0;
+
+  /* The bias is a multiple of Q, chosen modulo the huge page size (or
+     fixed at 0 modulo p_align when that is larger).  */
+  uint64_t q = palign > pg ? palign : pg;
+  if (q > huge)
+    plan->modulus = q;
+
+  /* Split every segment into runs of one kind, cut at the RELRO
+     boundaries.  */
+  struct hp_run runs[HP_MAX_RUNS];
+  size_t nruns = 0;
+  for (size_t i = 0; i < nloads; ++i)
+    {
+      const struct hp_load *l = &loads[i];
+      bool w = (l->flags & PF_W) != 0;
+      bool x = (l->flags & PF_X) != 0;
+      size_t first = nruns;
+      uint64_t cuts[4] = { l->ps, l->pe, l->pe, l->pe };
+      size_t ncuts = 1;
+      if (relro_start > l->ps && relro_start < l->pe)
+	cuts[ncuts++] = relro_start;
+      if (relro_end > l->ps && relro_end < l->pe)
+	cuts[ncuts++] = relro_end;
+      cuts[ncuts++] = l->pe;
+      for (size_t c = 0; c + 1 < ncuts; ++c)
+	{
+	  uint64_t s = cuts[c], e = cuts[c + 1];
+	  bool in_relro = s >= relro_start && e <= relro_end;
+	  if (x && w)
+	    {
+	      hp_push_run (runs, &nruns, s, e, HP_KIND_TEXT, i);
+	      runs[nruns - 1].reason = HP_R_WRITE_EXEC;
+	    }
+	  else if (x)
+	    hp_push_run (runs, &nruns, s, e, HP_KIND_TEXT, i);
+	  else if (!w)
+	    hp_push_run (runs, &nruns, s, e, HP_KIND_RODATA, i);
+	  else if (in_relro)
+	    hp_push_run (runs, &nruns, s, e, HP_KIND_RELRO, i);
+	  else
+	    {
+	      /* The page holding the last file byte is data.  */
+	      uint64_t d = HP_ALIGN_UP (l->vaddr + l->filesz, pg);
+	      if (d < s)
+		d = s;
+	      if (d > e)
+		d = e;
+	      unsigned int both = HP_KIND_DATA | HP_KIND_BSS;
+	      if ((settings->kinds & both) == both)
+		hp_push_run (runs, &nruns, s, e,
+			     d > s ? (d < e ? both : HP_KIND_DATA)
+			     : HP_KIND_BSS, i);
+	      else
+		{
+		  hp_push_run (runs, &nruns, s, d, HP_KIND_DATA, i);
+		  hp_push_run (runs, &nruns, d, e, HP_KIND_BSS, i);
+		}
+	    }
+	}
+
+      /* Let the first and last run of the segment grow into the gaps
+	 next to it.  */
+      for (size_t r = first; r < nruns; ++r)
+	{
+	  struct hp_run *run = &runs[r];
+	  if (run->kind == HP_KIND_RELRO || (settings->textrel && !w)
+	      || settings->no_gaps)
+	    continue;
+	  if (run->start == l->ps && i > 0)
+	    {
+	      run->lo = loads[i - 1].pe;
+	      if (relro_end > run->lo && relro_end <= run->start)
+		run->lo = relro_end;
+	      if (relro_start > run->lo && relro_start <= run->start)
+		run->lo = relro_start;
+	    }
+	  if (run->end == l->pe && i + 1 < nloads)
+	    {
+	      run->hi = loads[i + 1].ps;
+	      if (relro_start < run->hi && relro_start >= run->end)
+		run->hi = relro_start;
+	      if (relro_end < run->hi && relro_end >= run->end)
+		run->hi = relro_end;
+	    }
+	}
+    }
+
+  /* Runs of kinds not asked for stay small.  */
+  for (size_t r = 0; r < nruns; ++r)
+    if (runs[r].reason == HP_R_NONE
+	&& (runs[r].kind & settings->kinds) != runs[r].kind)
+      runs[r].reason = HP_R_NOT_SELECTED;
+
+  /* Choose the bias.  */
+  uint64_t bias = 0;
+  if (settings->fixed_bias)
+    bias = settings->bias;
+  else if (q < huge)
+    {
+      uint64_t best = hp_score (runs, nruns, 0, huge);
+      for (size_t r = 0; r < nruns; ++r)
+	{
+	  if (runs[r].reason != HP_R_NONE)
+	    continue;
+	  uint64_t xs[4] = { runs[r].start, runs[r].end, runs[r].lo,
+			     runs[r].hi };
+	  for (int k = 0; k < 8; ++k)
+	    {
+	      uint64_t c = (huge - (xs[k / 2] & (huge - 1))) & (huge - 1);
+	      c = (k & 1) ? HP_ALIGN_UP (c, q) & (huge - 1)
+		: HP_ALIGN_DOWN (c, q);
+	      uint64_t s = hp_score (runs, nruns, c, huge);
+	      if (s > best || (s == best && c < bias))
+		{
+		  best = s;
+		  bias = c;
+		}
+	    }
+	}
+    }
+  plan->bias = bias;
+
+  /* Emit the zones and the ranges left small.  */
+  for (size_t r = 0; r < nruns; ++r)
+    {
+      const struct hp_run *run = &runs[r];
+      uint64_t a, b;
+      if (run->reason != HP_R_NONE
+	  || !hp_zone_of (run, bias, huge, &a, &b))
+	{
+	  hp_add_small (plan, run->start, run->end, run->kind, run->load,
+			run->reason != HP_R_NONE ? run->reason : HP_R_PARTIAL);
+	  continue;
+	}
+      hp_add_small (plan, run->start, a, run->kind, run->load,
+		    HP_R_PARTIAL);
+      hp_add_small (plan, b, run->end, run->kind, run->load, HP_R_PARTIAL);
+
+      const struct hp_load *l = &loads[run->load];
+      struct hp_zone *z = &plan->zones[plan->nzones++];
+      z->start = a;
+      z->end = b;
+      z->kind = run->kind;
+      z->load = run->load;
+      z->prot = l->flags & (PF_R | PF_W | PF_X);
+      plan->huge_bytes += b - a;
+
+      /* What ld.so's ordinary mapping would hold: file bytes from the
+	 segment's first page up to the end of the last file page, but
+	 only up to the last file byte if the segment has zero fill.  */
+      uint64_t mapstart = l->ps;
+      uint64_t mapoff = HP_ALIGN_DOWN (l->offset, pg);
+      uint64_t dataend = l->vaddr + l->filesz;
+      uint64_t fileend = (l->memsz > l->filesz
+			  ? dataend : HP_ALIGN_UP (dataend, pg));
+      uint64_t cs = a > mapstart ? a : mapstart;
+      uint64_t ce = b < fileend ? b : fileend;
+      z->copy_start = cs;
+      z->copy_len = ce > cs ? ce - cs : 0;
+      z->copy_need = (ce > cs && dataend > cs
+		      ? (dataend < ce ? dataend : ce) - cs : 0);
+      z->fileoff = mapoff + (cs - mapstart);
+    }
+}
+
+int
+_dl_hugepage_parse_kinds (const char *s)
+{
+  static const struct
+  {
+    char name[7];
+    unsigned char len;
+    unsigned int kinds;
+  } names[] =
+    {
+      { "text", 4, HP_KIND_TEXT },
+      { "rodata", 6, HP_KIND_RODATA },
+      { "relro", 5, HP_KIND_RELRO },
+      { "data", 4, HP_KIND_DATA },
+      { "bss", 3, HP_KIND_BSS },
+      { "all", 3, HP_KIND_ALL },
+    };
+  unsigned int kinds = 0;
+  while (*s != '\0')
+    {
+      size_t len = 0;
+      while (s[len] != '\0' && s[len] != ',')
+	++len;
+      if (len > 0)
+	{
+	  size_t i;
+	  for (i = 0; i < sizeof names / sizeof names[0]; ++i)
+	    if (names[i].len == len)
+	      {
+		size_t j = 0;
+		while (j < len && names[i].name[j] == s[j])
+		  ++j;
+		if (j == len)
+		  break;
+	      }
+	  if (i == sizeof names / sizeof names[0])
+	    return -1;
+	  kinds |= names[i].kinds;
+	}
+      s += len;
+      if (*s == ',')
+	++s;
+    }
+  return kinds;
+}
+
+const char *
+_dl_hugepage_kind_name (unsigned int kind)
+{
+  switch (kind)
+    {
+    case HP_KIND_TEXT:
+      return "text";
+    case HP_KIND_RODATA:
+      return "rodata";
+    case HP_KIND_RELRO:
+      return "relro";
+    case HP_KIND_DATA:
+      return "data";
+    case HP_KIND_BSS:
+      return "bss";
+    case HP_KIND_DATA | HP_KIND_BSS:
+      return "data+bss";
+    default:
+      return "?";
+    }
+}

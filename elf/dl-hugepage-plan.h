@@ -1,0 +1,153 @@
+/* hugeld: plan which parts of an ELF object go on huge pages.
+   Copyright (C) 2026 The hugeld authors.
+   This file is part of hugeld, a patch set for the GNU C Library.
+
+   The GNU C Library is free software; you can redistribute it and/or
+   modify it under the terms of the GNU Lesser General Public
+   License as published by the Free Software Foundation; either
+   version 2.1 of the License, or (at your option) any later version.
+
+   The GNU C Library is distributed in the hope that it will be useful,
+   but WITHOUT ANY WARRANTY; without even the implied warranty of
+   MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+   Lesser General Public License for more details.
+
+   You should have received a copy of the GNU Lesser General Public
+   License along with the GNU C Library; if not, see
+   <https://www.gnu.org/licenses/>.  */
+
+#ifndef _DL_HUGEPAGE_PLAN_H
+#define _DL_HUGEPAGE_PLAN_H 1
+
+/* This header and dl-hugepage-plan.c are pure: no system calls, no
+   global state, no glibc internals.  They build inside ld.so and, for
+   the unit tests and the fuzzer, as ordinary user code.  */
+
+#include <elf.h>
+#include <link.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The kinds of memory a selected object is made of.  A page has exactly
+   one kind; LD_HUGEPAGE_SEGMENTS selects a set of kinds.  */
+#define HP_KIND_TEXT	(1U << 0)	/* Executable segment.  */
+#define HP_KIND_RODATA	(1U << 1)	/* Other read-only segment.  */
+#define HP_KIND_RELRO	(1U << 2)	/* Read-only after relocation.  */
+#define HP_KIND_DATA	(1U << 3)	/* Writable, from the file.  */
+#define HP_KIND_BSS	(1U << 4)	/* Writable, zero-fill.  */
+#define HP_KIND_ALL	((1U << 5) - 1)
+/* Memory that is never written after start-up: fork never needs a
+   copy-on-write huge page for it.  */
+#define HP_KIND_DEFAULT	(HP_KIND_TEXT | HP_KIND_RODATA | HP_KIND_RELRO)
+
+/* Limits that keep the plan a fixed-size object (ld.so has no malloc
+   worth using here).  Objects with more PT_LOAD segments are left on
+   ordinary pages.  */
+#define HP_MAX_LOADS	12
+/* Each segment is cut at most in three by RELRO, each piece at most in
+   two (data, bss).  */
+#define HP_MAX_RUNS	(6 * HP_MAX_LOADS)
+
+/* Why a range stays on ordinary pages.  */
+enum hp_reason
+{
+  HP_R_NONE = 0,
+  HP_R_NOT_SELECTED,	/* Its kind is not in LD_HUGEPAGE_SEGMENTS.  */
+  HP_R_PARTIAL,		/* Head or tail that does not fill a huge page.  */
+  HP_R_WRITE_EXEC,	/* Writable and executable: never touched.  */
+};
+
+/* Why the whole object stays on ordinary pages.  */
+enum hp_error
+{
+  HP_E_NONE = 0,
+  HP_E_BAD_SETTINGS,	/* Page sizes that are not powers of two etc.  */
+  HP_E_NO_LOADS,	/* No PT_LOAD with memory.  */
+  HP_E_TOO_MANY_LOADS,	/* More than HP_MAX_LOADS.  */
+  HP_E_BAD_HEADERS,	/* Unsorted, overlapping or inconsistent.  */
+};
+
+struct hp_settings
+{
+  uint64_t pagesize;		/* Ordinary page size (4096).  */
+  uint64_t hugepagesize;	/* Huge page size (2 MiB).  */
+  unsigned int kinds;		/* HP_KIND_* selected.  */
+  /* The load bias is fixed (ET_EXEC, or mapped by the kernel): use
+     BIAS instead of choosing one.  */
+  bool fixed_bias;
+  uint64_t bias;
+  /* The object has text relocations: ld.so will mprotect each
+     read-only segment's pages, so no huge page may stick out of
+     them.  */
+  bool textrel;
+  /* The gaps between segments are not reserved for the object (the
+     kernel mapped it): zones never grow into them.  */
+  bool no_gaps;
+};
+
+/* A range of the object, in unrelocated virtual addresses.  */
+struct hp_range
+{
+  uint64_t start, end;
+  unsigned int kind;		/* One HP_KIND_* (or several for merged
+				   data+bss).  */
+  int load;			/* Index among the PT_LOAD headers.  */
+  int reason;			/* enum hp_reason, for small ranges.  */
+};
+
+/* A range that goes on huge pages: START + bias and END + bias are
+   multiples of the huge page size.  */
+struct hp_zone
+{
+  uint64_t start, end;
+  unsigned int kind;
+  int load;			/* Index among the PT_LOAD headers.  */
+  int prot;			/* PF_R/PF_W/PF_X of the segment.  */
+  /* Bytes [copy_start, copy_start + copy_len) come from the file at
+     FILEOFF; the rest of the zone is zero.  COPY_NEED <= COPY_LEN bytes
+     must be in the file (the remainder is the tail of the last file
+     page, which may lie past the end of the file).  */
+  uint64_t copy_start, copy_len, copy_need, fileoff;
+};
+
+struct hp_plan
+{
+  int error;			/* enum hp_error.  */
+  uint64_t modulus;		/* The bias is chosen modulo this.  */
+  uint64_t bias;		/* l_addr must be == bias (mod modulus).  */
+  uint64_t huge_bytes;		/* Sum of the zones' sizes.  */
+  size_t nzones;
+  struct hp_zone zones[HP_MAX_RUNS];
+  size_t nsmall;
+  struct hp_range small[2 * HP_MAX_RUNS];
+};
+
+/* Fill *PLAN for the program headers PHDR[0..PHNUM) under *SETTINGS.
+   Never fails: a plan with error != HP_E_NONE or nzones == 0 means
+   "map the object the ordinary way".  */
+void _dl_hugepage_plan (const ElfW(Phdr) *phdr, size_t phnum,
+			const struct hp_settings *settings,
+			struct hp_plan *plan);
+
+/* Parse LD_HUGEPAGE_SEGMENTS: a comma list of text, rodata, relro,
+   data, bss, all.  Returns the HP_KIND_* mask, or -1 if an element is
+   not one of these (the caller then keeps the default).  */
+int _dl_hugepage_parse_kinds (const char *s);
+
+/* Name of a single HP_KIND_* bit ("text", ...), or "data+bss".  */
+const char *_dl_hugepage_kind_name (unsigned int kind);
+
+/* Match NAME against one shell glob pattern of length PATLEN: `*', `?',
+   `[...]' with ranges and `!'/`^' negation, `\' escapes.  Like fnmatch
+   with no flags: `*' also matches `/'.  */
+bool _dl_hugepage_glob (const char *pat, size_t patlen, const char *name);
+
+/* Match NAME against the colon-separated list PATTERNS.  A pattern
+   containing `/' is matched against PATH, any other against NAME (the
+   last path component).  Returns the first matching pattern and sets
+   *LEN to its length, or NULL.  */
+const char *_dl_hugepage_match_list (const char *patterns, const char *path,
+				     const char *name, size_t *len);
+
+#endif /* dl-hugepage-plan.h */

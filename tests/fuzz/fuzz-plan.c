@@ -1,0 +1,106 @@
+/* hugeld: fuzz target for the planner and the name matcher.
+   Copyright (C) 2026 The hugeld authors.
+   SPDX-License-Identifier: LGPL-2.1-or-later
+
+   Builds as a libFuzzer target (clang -fsanitize=fuzzer) or, with
+   driver.c, as a plain program that runs random inputs and the seed
+   corpus (gcc).  Input layout: one settings byte, one kinds byte, eight
+   bytes of fixed bias, then the rest as program headers (plan) or as a
+   NUL-split pattern and name (glob).  Any invariant violation aborts.  */
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dl-hugepage-plan.h"
+#include "plan-check.h"
+
+static struct hp_plan plan;
+/* How many inputs gave a plan with zones (the driver reports it: a
+   fuzzer that never reaches them tests nothing).  */
+long fuzz_plans_with_zones;
+
+static void
+fuzz_plan (const uint8_t *data, size_t size)
+{
+  if (size < 10)
+    return;
+  struct hp_settings s;
+  memset (&s, 0, sizeof s);
+  s.pagesize = 4096;
+  s.hugepagesize = 2 * 1024 * 1024;
+  s.kinds = data[1] & HP_KIND_ALL;
+  s.fixed_bias = data[0] & 1;
+  s.textrel = (data[0] >> 1) & 1;
+  s.no_gaps = (data[0] >> 3) & 1;
+  if (data[0] & 4)
+    s.pagesize = 64 * 1024;
+  memcpy (&s.bias, data + 2, 8);
+  if (!s.fixed_bias)
+    s.bias = 0;
+  data += 10;
+  size -= 10;
+
+  /* Program headers: the raw bytes, but nudged towards plausible ones
+     half of the time so the interesting paths are reached.  */
+  ElfW(Phdr) ph[24];
+  size_t n = size / sizeof (ElfW(Phdr));
+  if (n > 24)
+    n = 24;
+  memcpy (ph, data, n * sizeof (ElfW(Phdr)));
+  if (s.kinds & 0x10 && n > 0)
+    {
+      uint64_t at = 0;
+      for (size_t i = 0; i < n; ++i)
+	{
+	  if (ph[i].p_type & 1)
+	    ph[i].p_type = PT_LOAD;
+	  else if (ph[i].p_type & 2)
+	    ph[i].p_type = PT_GNU_RELRO;
+	  ph[i].p_memsz &= 0x3ffffff;
+	  ph[i].p_filesz &= 0x3ffffff;
+	  ph[i].p_vaddr = at + (ph[i].p_vaddr & 0x3fffff);
+	  ph[i].p_offset = ph[i].p_vaddr & 0xfffff;
+	  at = ph[i].p_vaddr + ph[i].p_memsz;
+	}
+    }
+  _dl_hugepage_plan (ph, n, &s, &plan);
+  if (plan.nzones > 0)
+    ++fuzz_plans_with_zones;
+  const char *v = plan_violation (ph, n, &s, &plan);
+  if (v != NULL)
+    {
+      fprintf (stderr, "plan invariant broken: %s\n", v);
+      abort ();
+    }
+}
+
+static void
+fuzz_glob (const uint8_t *data, size_t size)
+{
+  char buf[512];
+  if (size >= sizeof buf)
+    size = sizeof buf - 1;
+  memcpy (buf, data, size);
+  buf[size] = '\0';
+  size_t plen = strlen (buf);
+  const char *name = plen < size ? buf + plen + 1 : "";
+  (void) _dl_hugepage_glob (buf, plen, name);
+  size_t len;
+  const char *p = _dl_hugepage_match_list (buf, name, name, &len);
+  if (p != NULL && (p < buf || p + len > buf + plen))
+    abort ();
+  (void) _dl_hugepage_parse_kinds (buf);
+}
+
+int
+LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
+{
+  if (size == 0)
+    return 0;
+  if (data[0] & 0x80)
+    fuzz_glob (data + 1, size - 1);
+  else
+    fuzz_plan (data, size);
+  return 0;
+}

@@ -1,0 +1,485 @@
+/* hugeld: unit tests for the planner and the name matcher, with
+   hand-made program headers.  Built and run outside glibc.
+   Copyright (C) 2026 The hugeld authors.
+   SPDX-License-Identifier: LGPL-2.1-or-later  */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dl-hugepage-plan.h"
+#include "plan-check.h"
+
+#define K 1024UL
+#define M (1024UL * 1024UL)
+#define H (2 * M)
+
+static int failures, checks;
+
+#define CHECK(cond, ...)						\
+  do									\
+    {									\
+      ++checks;								\
+      if (!(cond))							\
+	{								\
+	  ++failures;							\
+	  printf ("FAIL: %s:%d: %s: ", __func__, __LINE__, #cond);	\
+	  printf (__VA_ARGS__);						\
+	  printf ("\n");						\
+	}								\
+    }									\
+  while (0)
+
+static ElfW(Phdr)
+load (uint64_t vaddr, uint64_t filesz, uint64_t memsz, uint64_t off,
+      uint32_t flags, uint64_t align)
+{
+  ElfW(Phdr) p = { 0 };
+  p.p_type = PT_LOAD;
+  p.p_vaddr = p.p_paddr = vaddr;
+  p.p_filesz = filesz;
+  p.p_memsz = memsz;
+  p.p_offset = off;
+  p.p_flags = flags;
+  p.p_align = align;
+  return p;
+}
+
+static ElfW(Phdr)
+relro (uint64_t vaddr, uint64_t memsz)
+{
+  ElfW(Phdr) p = { 0 };
+  p.p_type = PT_GNU_RELRO;
+  p.p_vaddr = vaddr;
+  p.p_memsz = p.p_filesz = memsz;
+  p.p_align = 1;
+  return p;
+}
+
+static struct hp_settings
+settings (unsigned int kinds)
+{
+  struct hp_settings s = { .pagesize = 4 * K, .hugepagesize = H,
+			   .kinds = kinds };
+  return s;
+}
+
+static struct hp_plan plan;
+
+static void
+run (const ElfW(Phdr) *ph, size_t n, const struct hp_settings *s)
+{
+  memset (&plan, 0xa5, sizeof plan);
+  _dl_hugepage_plan (ph, n, s, &plan);
+  const char *v = plan_violation (ph, n, s, &plan);
+  CHECK (v == NULL, "invariant: %s", v);
+}
+
+static uint64_t
+bytes_of (unsigned int kind)
+{
+  uint64_t b = 0;
+  for (size_t i = 0; i < plan.nzones; ++i)
+    if (plan.zones[i].kind & kind)
+      b += plan.zones[i].end - plan.zones[i].start;
+  return b;
+}
+
+/* A libc-sized object: no segment has a whole huge page.  */
+static void
+test_small_object (void)
+{
+  ElfW(Phdr) ph[] = {
+    load (0, 0x28000, 0x28000, 0, PF_R, 0x1000),
+    load (0x28000, 0x155000, 0x155000, 0x28000, PF_R | PF_X, 0x1000),
+    load (0x17d000, 0x56000, 0x56000, 0x17d000, PF_R, 0x1000),
+    load (0x1d4f10, 0x5150, 0x12a60, 0x1d3f10, PF_R | PF_W, 0x1000),
+    relro (0x1d4f10, 0x30f0),
+  };
+  struct hp_settings s = settings (HP_KIND_ALL);
+  run (ph, 5, &s);
+  CHECK (plan.error == HP_E_NONE, "error %d", plan.error);
+  CHECK (plan.nzones == 0, "%zu zones", plan.nzones);
+  CHECK (plan.nsmall >= 4, "%zu small", plan.nsmall);
+}
+
+/* The shape of the generated big-code library: 24 MiB text starting at
+   0x1000, 8 MiB rodata, then RELRO, data, bss.  */
+static ElfW(Phdr) big[6];
+static void
+make_big (uint64_t align)
+{
+  big[0] = load (0, 0x800, 0x800, 0, PF_R, align);
+  big[1] = load (0x1000, 24 * M, 24 * M, 0x1000, PF_R | PF_X, align);
+  big[2] = load (0x1801000, 8 * M, 8 * M, 0x1801000, PF_R, align);
+  /* RW: RELRO 4 MiB + a bit, data 8 MiB, bss 16 MiB.  */
+  big[3] = load (0x2002e10, 4 * M + 0x11f0 + 8 * M, 4 * M + 0x11f0 + 24 * M,
+		 0x2001e10, PF_R | PF_W, align);
+  big[4] = relro (0x2002e10, 4 * M + 0x11f0);
+  big[5].p_type = PT_DYNAMIC;
+}
+
+static void
+test_big_default (void)
+{
+  make_big (0x1000);
+  struct hp_settings s = settings (HP_KIND_DEFAULT);
+  run (big, 6, &s);
+  CHECK (plan.error == HP_E_NONE, "error %d", plan.error);
+  /* The bias puts text on 2 MiB: all 24 MiB of it.  */
+  CHECK (((0x1000 + plan.bias) & (H - 1)) == 0, "bias %#lx",
+	 (unsigned long) plan.bias);
+  CHECK (bytes_of (HP_KIND_TEXT) == 24 * M, "text %lu",
+	 (unsigned long) bytes_of (HP_KIND_TEXT));
+  CHECK (bytes_of (HP_KIND_RODATA) == 8 * M, "rodata %lu",
+	 (unsigned long) bytes_of (HP_KIND_RODATA));
+  /* RELRO [0x2002000, 0x2404000) + bias 0x1ff000: one whole page.  */
+  CHECK (bytes_of (HP_KIND_RELRO) == 2 * M, "relro %lu",
+	 (unsigned long) bytes_of (HP_KIND_RELRO));
+  CHECK (bytes_of (HP_KIND_DATA | HP_KIND_BSS) == 0, "data/bss selected");
+  for (size_t i = 0; i < plan.nzones; ++i)
+    if (plan.zones[i].kind == HP_KIND_TEXT)
+      {
+	CHECK (plan.zones[i].copy_len == plan.zones[i].end
+	       - plan.zones[i].start, "text copies all");
+	CHECK (plan.zones[i].fileoff == plan.zones[i].copy_start, "offset");
+      }
+}
+
+static void
+test_big_all (void)
+{
+  make_big (0x1000);
+  struct hp_settings s = settings (HP_KIND_ALL);
+  run (big, 6, &s);
+  CHECK (bytes_of (HP_KIND_TEXT) == 24 * M, "text");
+  /* Data and bss merge into one run: 24 MiB from RELRO end
+     (0x2404000) to 0x3c04000, with bias 0x1ff000 -> [0x2603000,
+     0x3e03000) = interior [0x2800000, 0x3e00000) = 11 pages.  */
+  CHECK (bytes_of (HP_KIND_DATA | HP_KIND_BSS) == 22 * M, "data+bss %lu",
+	 (unsigned long) bytes_of (HP_KIND_DATA | HP_KIND_BSS));
+  int merged = 0;
+  for (size_t i = 0; i < plan.nzones; ++i)
+    if (plan.zones[i].kind == (HP_KIND_DATA | HP_KIND_BSS))
+      {
+	merged = 1;
+	/* Copies only up to the last file byte; the rest stays zero.  */
+	CHECK (plan.zones[i].copy_start + plan.zones[i].copy_len
+	       <= big[3].p_vaddr + big[3].p_filesz, "copy stops at dataend");
+      }
+  CHECK (merged, "data+bss merged");
+}
+
+static void
+test_only_bss (void)
+{
+  make_big (0x1000);
+  struct hp_settings s = settings (HP_KIND_BSS);
+  run (big, 6, &s);
+  CHECK (bytes_of (HP_KIND_TEXT | HP_KIND_RODATA | HP_KIND_RELRO
+		   | HP_KIND_DATA) == 0, "only bss");
+  CHECK (bytes_of (HP_KIND_BSS) >= 14 * M, "bss %lu",
+	 (unsigned long) bytes_of (HP_KIND_BSS));
+  for (size_t i = 0; i < plan.nzones; ++i)
+    CHECK (plan.zones[i].copy_len == 0, "bss copies nothing");
+}
+
+/* Linked with -z max-page-size=0x200000: everything 2 MiB aligned in
+   vaddr; segments are covered completely, including the padding after
+   each segment up to the next one.  */
+static void
+test_aligned_2m (void)
+{
+  ElfW(Phdr) ph[] = {
+    load (0, 0x1000, 0x1000, 0, PF_R, H),
+    load (0x200000, 0x1234567, 0x1234567, 0x200000, PF_R | PF_X, H),
+    load (0x1600000, 0x7f0000, 0x7f0000, 0x1600000, PF_R, H),
+    load (0x1ffde10, 0x4021f0, 0x2402000, 0x1dfde10, PF_R | PF_W, H),
+    relro (0x1ffde10, 0x4021f0),
+  };
+  struct hp_settings s = settings (HP_KIND_DEFAULT);
+  run (ph, 5, &s);
+  CHECK (plan.bias == 0, "bias %#lx", (unsigned long) plan.bias);
+  CHECK (plan.modulus == H, "modulus");
+  /* Text [0x200000, 0x1435000) grows to 0x1600000 (next segment).  */
+  CHECK (bytes_of (HP_KIND_TEXT) == 0x1400000, "text %#lx",
+	 (unsigned long) bytes_of (HP_KIND_TEXT));
+  /* Rodata [0x1600000, 0x1df0000) grows to 0x1e00000 (next segment
+     starts at 0x1ffd000, so 0x1e00000 is free).  */
+  CHECK (bytes_of (HP_KIND_RODATA) == 0x800000, "rodata %#lx",
+	 (unsigned long) bytes_of (HP_KIND_RODATA));
+  /* RELRO [0x1ffd000, 0x2400000): [0x2000000, 0x2400000).  */
+  CHECK (bytes_of (HP_KIND_RELRO) == 0x400000, "relro %#lx",
+	 (unsigned long) bytes_of (HP_KIND_RELRO));
+  /* The extension zeroes the gap; nothing is copied past the file.  */
+  for (size_t i = 0; i < plan.nzones; ++i)
+    if (plan.zones[i].kind == HP_KIND_TEXT)
+      CHECK (plan.zones[i].copy_len == 0x1235000, "text copy %#lx",
+	     (unsigned long) plan.zones[i].copy_len);
+
+  /* Kernel-mapped: the gaps are not ours.  */
+  s.no_gaps = true;
+  run (ph, 5, &s);
+  CHECK (bytes_of (HP_KIND_TEXT) == 0x1200000, "no_gaps text %#lx",
+	 (unsigned long) bytes_of (HP_KIND_TEXT));
+  CHECK (bytes_of (HP_KIND_RODATA) == 0x600000, "no_gaps rodata %#lx",
+	 (unsigned long) bytes_of (HP_KIND_RODATA));
+  s.no_gaps = false;
+  run (ph, 5, &s);
+
+  /* A 4 KiB header segment never gets a 2 MiB page of its own.  */
+  for (size_t i = 0; i < plan.nzones; ++i)
+    CHECK (plan.zones[i].load != 0, "header segment on a huge page");
+
+  /* With text relocations the read-only segments keep their pages.  */
+  s.textrel = true;
+  run (ph, 5, &s);
+  CHECK (bytes_of (HP_KIND_TEXT) == 0x1200000, "textrel text %#lx",
+	 (unsigned long) bytes_of (HP_KIND_TEXT));
+}
+
+/* p_align larger than the huge page size: the bias stays 0 modulo it.  */
+static void
+test_big_palign (void)
+{
+  make_big (8 * M);
+  for (int i = 0; i < 4; ++i)
+    big[i].p_align = 8 * M;
+  struct hp_settings s = settings (HP_KIND_DEFAULT);
+  run (big, 6, &s);
+  CHECK (plan.modulus == 8 * M, "modulus %#lx", (unsigned long) plan.modulus);
+  CHECK (plan.bias == 0, "bias %#lx", (unsigned long) plan.bias);
+  /* Text [0x1000, 0x1801000) with bias 0: [0x200000, 0x1800000).  */
+  CHECK (bytes_of (HP_KIND_TEXT) == 22 * M, "text %lu",
+	 (unsigned long) bytes_of (HP_KIND_TEXT));
+
+  /* p_align of 64 KiB: the bias is a multiple of it.  */
+  make_big (64 * K);
+  run (big, 6, &s);
+  CHECK (plan.bias % (64 * K) == 0, "bias %#lx", (unsigned long) plan.bias);
+}
+
+/* ET_EXEC: fixed at its link address.  */
+static void
+test_fixed (void)
+{
+  ElfW(Phdr) ph[] = {
+    load (0x400000, 0x800, 0x800, 0, PF_R, 0x1000),
+    load (0x401000, 10 * M, 10 * M, 0x1000, PF_R | PF_X, 0x1000),
+    load (0xe01000, 4 * M, 4 * M, 0xa01000, PF_R, 0x1000),
+  };
+  struct hp_settings s = settings (HP_KIND_DEFAULT);
+  s.fixed_bias = true;
+  s.bias = 0;
+  run (ph, 3, &s);
+  CHECK (plan.bias == 0, "bias");
+  /* [0x401000, 0xe01000) -> [0x600000, 0xe00000).  */
+  CHECK (bytes_of (HP_KIND_TEXT) == 8 * M, "text %lu",
+	 (unsigned long) bytes_of (HP_KIND_TEXT));
+  CHECK (bytes_of (HP_KIND_RODATA) == 2 * M, "rodata %lu",
+	 (unsigned long) bytes_of (HP_KIND_RODATA));
+  int found = 0;
+  for (size_t i = 0; i < plan.nsmall; ++i)
+    if (plan.small[i].kind == HP_KIND_TEXT && plan.small[i].start == 0x401000
+	&& plan.small[i].end == 0x600000
+	&& plan.small[i].reason == HP_R_PARTIAL)
+      found = 1;
+  CHECK (found, "text head reported as partial");
+
+  /* A fixed bias that is not aligned is kept, zones follow it.  */
+  s.bias = 0x3000;
+  run (ph, 3, &s);
+  CHECK (plan.bias == 0x3000, "bias kept");
+}
+
+static void
+test_write_exec (void)
+{
+  ElfW(Phdr) ph[] = {
+    load (0, 8 * M, 8 * M, 0, PF_R | PF_W | PF_X, 0x1000),
+  };
+  struct hp_settings s = settings (HP_KIND_ALL);
+  run (ph, 1, &s);
+  CHECK (plan.nzones == 0, "rwx segment left alone");
+  CHECK (plan.nsmall == 1 && plan.small[0].reason == HP_R_WRITE_EXEC,
+	 "reason");
+}
+
+/* Headers ld.so would reject (or that make no sense) give no plan.  */
+static void
+test_bad_headers (void)
+{
+  struct hp_settings s = settings (HP_KIND_ALL);
+  ElfW(Phdr) overlap[] = {
+    load (0, 8 * M, 8 * M, 0, PF_R | PF_X, 0x1000),
+    load (4 * M, 8 * M, 8 * M, 4 * M, PF_R, 0x1000),
+  };
+  run (overlap, 2, &s);
+  CHECK (plan.error == HP_E_BAD_HEADERS, "overlap: %d", plan.error);
+
+  ElfW(Phdr) unsorted[] = {
+    load (16 * M, 8 * M, 8 * M, 0, PF_R, 0x1000),
+    load (0, 8 * M, 8 * M, 8 * M, PF_R | PF_X, 0x1000),
+  };
+  run (unsorted, 2, &s);
+  CHECK (plan.error == HP_E_BAD_HEADERS, "unsorted: %d", plan.error);
+
+  ElfW(Phdr) unaligned[] = {
+    load (0x1000, 8 * M, 8 * M, 0x1800, PF_R | PF_X, 0x1000),
+  };
+  run (unaligned, 1, &s);
+  CHECK (plan.error == HP_E_BAD_HEADERS, "offset/vaddr: %d", plan.error);
+
+  ElfW(Phdr) filesz[] = {
+    load (0, 9 * M, 8 * M, 0, PF_R | PF_X, 0x1000),
+  };
+  run (filesz, 1, &s);
+  CHECK (plan.error == HP_E_BAD_HEADERS, "filesz > memsz: %d", plan.error);
+
+  ElfW(Phdr) huge_addr[] = {
+    load (~(uint64_t) 0 - 0x1fff, 8 * M, 8 * M, 0, PF_R | PF_X, 0x1000),
+  };
+  run (huge_addr, 1, &s);
+  CHECK (plan.error == HP_E_BAD_HEADERS, "wrapping: %d", plan.error);
+
+  ElfW(Phdr) none[] = { relro (0, 4096) };
+  run (none, 1, &s);
+  CHECK (plan.error == HP_E_NO_LOADS, "no loads: %d", plan.error);
+
+  /* Zero-size segments are ignored, odd p_align too.  */
+  ElfW(Phdr) odd[] = {
+    load (0, 0, 0, 0, PF_R, 0x1000),
+    load (0x1000, 8 * M, 8 * M, 0x1000, PF_R | PF_X, 12345),
+  };
+  run (odd, 2, &s);
+  CHECK (plan.error == HP_E_NONE && bytes_of (HP_KIND_TEXT) == 8 * M,
+	 "odd: %d %lu", plan.error, (unsigned long) bytes_of (HP_KIND_TEXT));
+
+  /* A RELRO outside any segment changes nothing.  */
+  ElfW(Phdr) far_relro[] = {
+    load (0x1000, 8 * M, 8 * M, 0x1000, PF_R | PF_X, 0x1000),
+    relro (64 * M, 4 * M),
+  };
+  run (far_relro, 2, &s);
+  CHECK (bytes_of (HP_KIND_TEXT) == 8 * M, "far relro");
+
+  struct hp_settings bad = settings (HP_KIND_ALL);
+  bad.hugepagesize = 3 * M;
+  run (far_relro, 2, &bad);
+  CHECK (plan.error == HP_E_BAD_SETTINGS, "settings: %d", plan.error);
+}
+
+/* RELRO that ends inside a huge page range: the data after it does not
+   share a huge page with it.  */
+static void
+test_relro_split (void)
+{
+  ElfW(Phdr) ph[] = {
+    load (0, 0x1000, 0x1000, 0, PF_R, 0x1000),
+    load (0x200000, 12 * M, 12 * M, 0x200000, PF_R | PF_W, 0x1000),
+    relro (0x200000, 5 * M + 0x800),
+  };
+  struct hp_settings s = settings (HP_KIND_ALL);
+  s.fixed_bias = true;
+  run (ph, 3, &s);
+  /* RELRO [0x200000, 0x700000): 2 pages [0x200000, 0x600000).  Data
+     [0x700000, 0xe00000): [0x800000, 0xe00000).  */
+  CHECK (bytes_of (HP_KIND_RELRO) == 4 * M, "relro %lu",
+	 (unsigned long) bytes_of (HP_KIND_RELRO));
+  CHECK (bytes_of (HP_KIND_DATA) == 6 * M, "data %lu",
+	 (unsigned long) bytes_of (HP_KIND_DATA));
+}
+
+static void
+test_kinds (void)
+{
+  CHECK (_dl_hugepage_parse_kinds ("text") == (int) HP_KIND_TEXT, "text");
+  CHECK (_dl_hugepage_parse_kinds ("text,rodata,relro")
+	 == (int) HP_KIND_DEFAULT, "default");
+  CHECK (_dl_hugepage_parse_kinds ("all") == (int) HP_KIND_ALL, "all");
+  CHECK (_dl_hugepage_parse_kinds ("data,,bss,") == (int) (HP_KIND_DATA
+							   | HP_KIND_BSS),
+	 "empty elements");
+  CHECK (_dl_hugepage_parse_kinds ("") == 0, "empty");
+  CHECK (_dl_hugepage_parse_kinds ("txt") == -1, "typo");
+  CHECK (_dl_hugepage_parse_kinds ("text,") == (int) HP_KIND_TEXT, "trail");
+  CHECK (_dl_hugepage_parse_kinds ("texts") == -1, "longer");
+  CHECK (_dl_hugepage_parse_kinds ("tex") == -1, "shorter");
+  CHECK (_dl_hugepage_parse_kinds ("TEXT") == -1, "case");
+}
+
+static void
+test_glob (void)
+{
+  struct { const char *pat, *name; bool want; } t[] = {
+    { "*", "libc.so.6", true },
+    { "*", "", true },
+    { "", "", true },
+    { "", "a", false },
+    { "libcrypto.so*", "libcrypto.so.3", true },
+    { "libcrypto.so*", "libcrypto.so", true },
+    { "libcrypto.so*", "libssl.so.3", false },
+    { "lib?.so", "libm.so", true },
+    { "lib?.so", "libmm.so", false },
+    { "lib[a-c].so", "libb.so", true },
+    { "lib[a-c].so", "libd.so", false },
+    { "lib[!a-c].so", "libd.so", true },
+    { "lib[^a-c].so", "liba.so", false },
+    { "lib[]x].so", "lib].so", true },
+    { "lib[x", "lib[x", true },
+    { "lib\\*", "lib*", true },
+    { "lib\\*", "libx", false },
+    { "*.so.*", "libLLVM-14.so.1", true },
+    { "*a*a*a*a*a*b", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", false },
+    { "mysqld", "mysqld", true },
+    { "mysqld", "mysqld-debug", false },
+    { "*/lib/*", "/usr/lib/x86_64-linux-gnu/libc.so.6", true },
+    { "**", "x", true },
+    { "a*", "a", true },
+    { "*b", "ab", true },
+    { "*b", "abc", false },
+  };
+  for (size_t i = 0; i < sizeof t / sizeof t[0]; ++i)
+    CHECK (_dl_hugepage_glob (t[i].pat, strlen (t[i].pat), t[i].name)
+	   == t[i].want, "glob(\"%s\", \"%s\")", t[i].pat, t[i].name);
+
+  size_t len = 0;
+  const char *p = _dl_hugepage_match_list ("mysqld:libcrypto.so*",
+					   "/usr/lib/libcrypto.so.3",
+					   "libcrypto.so.3", &len);
+  CHECK (p != NULL && len == 13 && strncmp (p, "libcrypto.so*", len) == 0,
+	 "list second");
+  p = _dl_hugepage_match_list ("::mysqld::", "/x/mysqld", "mysqld", &len);
+  CHECK (p != NULL && len == 6, "empty elements");
+  p = _dl_hugepage_match_list ("/usr/lib/*", "/usr/lib/libz.so.1",
+			       "libz.so.1", &len);
+  CHECK (p != NULL, "path pattern");
+  p = _dl_hugepage_match_list ("/usr/lib/*", "/lib/libz.so.1", "libz.so.1",
+			       &len);
+  CHECK (p == NULL, "path pattern mismatch");
+  p = _dl_hugepage_match_list ("libz*", "/usr/lib/libz.so.1", "libz.so.1",
+			       &len);
+  CHECK (p != NULL, "name pattern ignores directories");
+  p = _dl_hugepage_match_list ("lib*", "/usr/lib/x", "x", &len);
+  CHECK (p == NULL, "name pattern matches only the name");
+  p = _dl_hugepage_match_list ("", "/a/b", "b", &len);
+  CHECK (p == NULL, "empty list");
+}
+
+int
+main (void)
+{
+  test_small_object ();
+  test_big_default ();
+  test_big_all ();
+  test_only_bss ();
+  test_aligned_2m ();
+  test_big_palign ();
+  test_fixed ();
+  test_write_exec ();
+  test_bad_headers ();
+  test_relro_split ();
+  test_kinds ();
+  test_glob ();
+  printf ("%d passed, %d failed\n", checks - failures, failures);
+  return failures != 0;
+}
