@@ -1,0 +1,709 @@
+/* hugeld: map selected objects onto huge pages.
+   Copyright (C) 2026 The hugeld authors.
+   This file is part of hugeld, a patch set for the GNU C Library.
+
+   The GNU C Library is free software; you can redistribute it and/or
+   modify it under the terms of the GNU Lesser General Public
+   License as published by the Free Software Foundation; either
+   version 2.1 of the License, or (at your option) any later version.
+
+   The GNU C Library is distributed in the hope that it will be useful,
+   but WITHOUT ANY WARRANTY; without even the implied warranty of
+   MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+   Lesser General Public License for more details.
+
+   You should have received a copy of the GNU Lesser General Public
+   License along with the GNU C Library; if not, see
+   <https://www.gnu.org/licenses/>.  */
+
+/* The system-call side of hugeld.  dl-hugepage-plan.c decides which
+   ranges go on huge pages; this file reads the settings, selects
+   objects, reports under LD_DEBUG=hugepages, and does the mapping:
+
+   1. _dl_hugepage_prepare: before _dl_map_segments, match the object's
+      name and plan its zones.
+   2. _dl_hugepage_map_first: for ET_DYN objects, reserve the address
+      range so that the load bias is the one the plan chose.
+   3. _dl_map_segments maps everything the ordinary way (file mappings,
+      zero fill, holes), exactly as without hugeld.
+   4. _dl_hugepage_apply: for each zone, build a MAP_PRIVATE|MAP_HUGETLB
+      copy aside (pread straight from the file into it: one copy of the
+      bytes), give it the segment's protection, and mremap it over the
+      ordinary pages.  mremap replaces the old pages atomically; if any
+      step fails the ordinary mapping is untouched and that zone simply
+      stays on small pages.
+
+   MAP_PRIVATE hugetlb mappings reserve their pages at mmap time, so a
+   successful mmap cannot lead to a later SIGBUS for want of pages
+   (only a copy-on-write after fork can need more, which is why
+   writable kinds are opt-in).  */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <ldsodefs.h>
+#include <not-cancel.h>
+#include <dl-hugepage.h>
+
+/* As in dl-load.h, which cannot be included here.  */
+#ifndef MAP_COPY
+# define MAP_COPY (MAP_PRIVATE | MAP_DENYWRITE)
+#endif
+#ifndef MAP_HUGE_SHIFT
+# define MAP_HUGE_SHIFT 26
+#endif
+#ifndef MADV_POPULATE_WRITE
+# define MADV_POPULATE_WRITE 23
+#endif
+
+#define HP_HUGEPAGESIZE ((uint64_t) 2 * 1024 * 1024)
+#define HP_MAP_HUGE_2MB (21 << MAP_HUGE_SHIFT)
+
+const char *_dl_hugepage_libs attribute_relro;
+const char *_dl_hugepage_segments attribute_relro;
+
+/* Set once by _dl_hugepage_init.  */
+static bool hp_active attribute_relro;
+static unsigned int hp_kinds attribute_relro = HP_KIND_DEFAULT;
+
+/* The plan of the object being loaded.  Objects are mapped with the
+   load lock held, so one buffer serves.  */
+static struct hp_plan hp_plan_buf;
+/* The plan for the object between _dl_hugepage_prepare and
+   _dl_hugepage_apply, or NULL.  */
+static const struct hp_plan *hp_current;
+static const char *hp_objname;
+static const ElfW(Phdr) *hp_phdr;
+static size_t hp_phnum;
+static bool hp_textrel;
+
+static bool
+hp_debug (void)
+{
+  return __glibc_unlikely (GLRO(dl_debug_mask) & DL_DEBUG_HUGEPAGES);
+}
+
+void
+_dl_hugepage_init (bool normal_mode)
+{
+  if (_dl_hugepage_libs == NULL || _dl_hugepage_libs[0] == '\0')
+    return;
+  if (!normal_mode)
+    return;
+
+  if (_dl_hugepage_segments != NULL && _dl_hugepage_segments[0] != '\0')
+    {
+      int kinds = _dl_hugepage_parse_kinds (_dl_hugepage_segments);
+      if (kinds < 0)
+	_dl_error_printf ("\
+%s: warning: LD_HUGEPAGE_SEGMENTS=%s ignored: use a comma list of text, \
+rodata, relro, data, bss or all\n", RTLD_PROGNAME, _dl_hugepage_segments);
+      else
+	hp_kinds = kinds;
+    }
+  hp_active = hp_kinds != 0;
+  if (hp_debug ())
+    {
+      _dl_debug_printf ("hugepages: LD_HUGEPAGE_LIBS=%s\n", _dl_hugepage_libs);
+      _dl_debug_printf ("hugepages: segments:%s%s%s%s%s%s\n",
+			hp_kinds == 0 ? " none" : "",
+			hp_kinds & HP_KIND_TEXT ? " text" : "",
+			hp_kinds & HP_KIND_RODATA ? " rodata" : "",
+			hp_kinds & HP_KIND_RELRO ? " relro" : "",
+			hp_kinds & HP_KIND_DATA ? " data" : "",
+			hp_kinds & HP_KIND_BSS ? " bss" : "");
+    }
+}
+
+/* Read from FD at OFFSET until LEN bytes are in or the file ends.
+   Returns the number of bytes read, or -1 (errno set).  */
+static ssize_t
+hp_pread_full (int fd, void *buf, size_t len, off64_t offset)
+{
+  size_t done = 0;
+  while (done < len)
+    {
+      ssize_t n = __pread64_nocancel (fd, (char *) buf + done, len - done,
+				      offset + done);
+      if (n < 0)
+	{
+	  if (errno == EINTR)
+	    continue;
+	  return -1;
+	}
+      if (n == 0)
+	break;
+      done += n;
+    }
+  return done;
+}
+
+/* Translate the virtual address VADDR of the file's image to a file
+   offset through its PT_LOAD headers.  Returns -1 if no segment holds
+   it in the file.  */
+static off64_t
+hp_vaddr_to_offset (const ElfW(Phdr) *phdr, size_t phnum, ElfW(Addr) vaddr)
+{
+  for (size_t i = 0; i < phnum; ++i)
+    if (phdr[i].p_type == PT_LOAD && vaddr >= phdr[i].p_vaddr
+	&& vaddr - phdr[i].p_vaddr < phdr[i].p_filesz)
+      return phdr[i].p_offset + (vaddr - phdr[i].p_vaddr);
+  return -1;
+}
+
+/* Look at the object's dynamic section in the file: does it have text
+   relocations, and what is its DT_SONAME (copied into SONAME, empty if
+   none)?  Nothing is mapped yet, so this reads the file.  */
+static void
+hp_read_dynamic (int fd, const ElfW(Phdr) *phdr, size_t phnum,
+		 bool *textrel, char *soname, size_t sonamelen)
+{
+  *textrel = false;
+  soname[0] = '\0';
+  const ElfW(Phdr) *dyn = NULL;
+  for (size_t i = 0; i < phnum; ++i)
+    if (phdr[i].p_type == PT_DYNAMIC)
+      dyn = &phdr[i];
+  if (dyn == NULL)
+    return;
+
+  ElfW(Dyn) buf[64];
+  size_t total = dyn->p_filesz / sizeof (ElfW(Dyn));
+  if (total > 1024)
+    total = 1024;
+  ElfW(Addr) strtab = 0;
+  ElfW(Xword) soname_off = 0;
+  bool have_soname = false;
+  for (size_t done = 0; done < total; )
+    {
+      size_t want = total - done;
+      if (want > sizeof buf / sizeof buf[0])
+	want = sizeof buf / sizeof buf[0];
+      ssize_t n = hp_pread_full (fd, buf, want * sizeof (ElfW(Dyn)),
+				 dyn->p_offset + done * sizeof (ElfW(Dyn)));
+      if (n < (ssize_t) sizeof (ElfW(Dyn)))
+	break;
+      size_t got = n / sizeof (ElfW(Dyn));
+      for (size_t i = 0; i < got; ++i)
+	switch (buf[i].d_tag)
+	  {
+	  case DT_NULL:
+	    done = total;
+	    got = 0;
+	    break;
+	  case DT_TEXTREL:
+	    *textrel = true;
+	    break;
+	  case DT_FLAGS:
+	    if (buf[i].d_un.d_val & DF_TEXTREL)
+	      *textrel = true;
+	    break;
+	  case DT_STRTAB:
+	    strtab = buf[i].d_un.d_ptr;
+	    break;
+	  case DT_SONAME:
+	    soname_off = buf[i].d_un.d_val;
+	    have_soname = true;
+	    break;
+	  }
+      done += got;
+      if (got < want)
+	break;
+    }
+
+  if (have_soname && strtab != 0)
+    {
+      off64_t off = hp_vaddr_to_offset (phdr, phnum, strtab + soname_off);
+      if (off >= 0)
+	{
+	  ssize_t n = hp_pread_full (fd, soname, sonamelen - 1, off);
+	  if (n <= 0)
+	    n = 0;
+	  soname[n] = '\0';
+	  /* A name as long as the buffer was probably cut: ignore it.  */
+	  size_t len = 0;
+	  while (soname[len] != '\0')
+	    ++len;
+	  if (len == sonamelen - 1)
+	    soname[0] = '\0';
+	}
+    }
+}
+
+/* ld.so has only a few string functions of its own; no strrchr.  */
+static const char *
+hp_basename (const char *path)
+{
+  const char *base = path;
+  for (const char *p = path; *p != '\0'; ++p)
+    if (*p == '/')
+      base = p + 1;
+  return base;
+}
+
+static int
+hp_prot (int pflags)
+{
+  return (((pflags & PF_R) ? PROT_READ : 0)
+	  | ((pflags & PF_W) ? PROT_WRITE : 0)
+	  | ((pflags & PF_X) ? PROT_EXEC : 0));
+}
+
+/* ld.so has no strerror; name the errors these system calls give.  */
+static const char *
+hp_errno_name (int err)
+{
+  switch (err)
+    {
+    case ENOMEM:
+      return "ENOMEM, huge page pool empty or too small";
+    case EINVAL:
+      return "EINVAL, not supported here";
+    case ENOSYS:
+      return "ENOSYS";
+    case EPERM:
+      return "EPERM";
+    case EACCES:
+      return "EACCES";
+    case EFAULT:
+      return "EFAULT";
+    case EIO:
+      return "EIO";
+    case EAGAIN:
+      return "EAGAIN";
+    default:
+      return "error";
+    }
+}
+
+static const char *
+hp_reason (int reason)
+{
+  switch (reason)
+    {
+    case HP_R_NOT_SELECTED:
+      return "not selected by LD_HUGEPAGE_SEGMENTS";
+    case HP_R_PARTIAL:
+      return "does not fill a whole huge page";
+    case HP_R_WRITE_EXEC:
+      return "writable and executable segment";
+    default:
+      return "?";
+    }
+}
+
+static const char *
+hp_error (int error)
+{
+  switch (error)
+    {
+    case HP_E_BAD_SETTINGS:
+      return "unsupported page sizes";
+    case HP_E_NO_LOADS:
+      return "no loadable segments";
+    case HP_E_TOO_MANY_LOADS:
+      return "too many loadable segments";
+    case HP_E_BAD_HEADERS:
+      return "program headers that ld.so will reject";
+    default:
+      return "?";
+    }
+}
+
+static void
+hp_report_plan (const struct hp_plan *plan)
+{
+  if (plan->error != HP_E_NONE)
+    {
+      _dl_debug_printf ("hugepages: %s: ordinary pages: %s\n", hp_objname,
+			hp_error (plan->error));
+      return;
+    }
+  for (size_t i = 0; i < plan->nsmall; ++i)
+    {
+      const struct hp_range *r = &plan->small[i];
+      _dl_debug_printf ("hugepages: %s: %s [0x%lx, 0x%lx) on ordinary pages:"
+			" %s\n", hp_objname, _dl_hugepage_kind_name (r->kind),
+			(unsigned long int) r->start,
+			(unsigned long int) r->end, hp_reason (r->reason));
+    }
+}
+
+void
+_dl_hugepage_prepare (struct link_map *l, int fd, int type,
+		      const ElfW(Phdr) *phdr, size_t phnum)
+{
+  hp_current = NULL;
+  if (__glibc_likely (!hp_active))
+    return;
+
+  /* ld.so itself is never mapped here in the base namespace; in other
+     namespaces it is a proxy.  Objects ld.so maps are ET_DYN or, for
+     `ld.so ./program', ET_EXEC.  */
+  if (type != ET_DYN && type != ET_EXEC)
+    return;
+
+  const char *path = l->l_name;
+  const char *name = hp_basename (path);
+  hp_objname = path[0] != '\0' ? path : "<main program>";
+  size_t patlen = 0;
+  const char *pat = _dl_hugepage_match_list (_dl_hugepage_libs, path, name,
+					     &patlen);
+  const char *matched_by = "file name";
+
+  bool textrel;
+  char soname[256];
+  hp_read_dynamic (fd, phdr, phnum, &textrel, soname, sizeof soname);
+  if (pat == NULL && soname[0] != '\0')
+    {
+      pat = _dl_hugepage_match_list (_dl_hugepage_libs, path, soname,
+				     &patlen);
+      matched_by = "DT_SONAME";
+    }
+  if (pat == NULL)
+    {
+      if (hp_debug ())
+	_dl_debug_printf ("hugepages: %s: not selected\n", hp_objname);
+      return;
+    }
+  if (hp_debug ())
+    _dl_debug_printf ("hugepages: %s: selected by pattern \"%.*s\" (%s)%s\n",
+		      hp_objname, (int) patlen, pat, matched_by,
+		      textrel ? ", has text relocations" : "");
+
+  struct hp_settings s =
+    {
+      .pagesize = GLRO(dl_pagesize),
+      .hugepagesize = HP_HUGEPAGESIZE,
+      .kinds = hp_kinds,
+      .fixed_bias = type != ET_DYN,
+      .bias = 0,
+      .textrel = textrel,
+    };
+  _dl_hugepage_plan (phdr, phnum, &s, &hp_plan_buf);
+  hp_phdr = phdr;
+  hp_phnum = phnum;
+  hp_textrel = textrel;
+  if (hp_debug ())
+    hp_report_plan (&hp_plan_buf);
+  if (hp_plan_buf.error != HP_E_NONE || hp_plan_buf.nzones == 0)
+    {
+      if (hp_debug () && hp_plan_buf.error == HP_E_NONE)
+	_dl_debug_printf ("hugepages: %s: nothing fills a whole huge page\n",
+			  hp_objname);
+      return;
+    }
+  hp_current = &hp_plan_buf;
+}
+
+ElfW(Addr)
+_dl_hugepage_map_first (ElfW(Addr) mapstart, ElfW(Off) mapoff, int prot,
+			ElfW(Addr) mappref, size_t maplength, int fd)
+{
+  const struct hp_plan *plan = hp_current;
+  if (plan == NULL)
+    return (ElfW(Addr)) MAP_FAILED;
+  size_t pagesize = GLRO(dl_pagesize);
+  size_t modulus = plan->modulus;
+  size_t len = ALIGN_UP (maplength, pagesize);
+  if (len + modulus < len)
+    return (ElfW(Addr)) MAP_FAILED;
+
+  /* Reserve enough to slide the object into the wanted position, map
+     the first segment over the whole extent exactly as
+     _dl_map_segment does, then give back the slack.  */
+  ElfW(Addr) res = (ElfW(Addr)) __mmap ((void *) mappref, len + modulus,
+					PROT_NONE,
+					MAP_ANONYMOUS | MAP_PRIVATE, -1, 0);
+  if ((void *) res == MAP_FAILED)
+    {
+      if (hp_debug ())
+	_dl_debug_printf ("hugepages: %s: cannot reserve address space to "
+			  "align the object: %s (errno %d)\n", hp_objname,
+			  hp_errno_name (errno), errno);
+      return res;
+    }
+  ElfW(Addr) want = (plan->bias + mapstart) & (modulus - 1);
+  ElfW(Addr) start = res + ((want - res) & (modulus - 1));
+  ElfW(Addr) map = (ElfW(Addr)) __mmap ((void *) start, maplength, prot,
+					MAP_COPY | MAP_FILE | MAP_FIXED,
+					fd, mapoff);
+  if ((void *) map == MAP_FAILED)
+    {
+      __munmap ((void *) res, len + modulus);
+      return map;
+    }
+  if (start > res)
+    __munmap ((void *) res, start - res);
+  if (res + len + modulus > start + len)
+    __munmap ((void *) (start + len), res + len + modulus - (start + len));
+  return start;
+}
+
+/* Put zone Z of the object with load bias L_ADDR on huge pages.
+   Returns 0 or an errno value; *WHAT names the step that failed.  */
+static int
+hp_apply_zone (const struct hp_zone *z, ElfW(Addr) l_addr, int fd,
+	       const char **what)
+{
+  size_t len = z->end - z->start;
+  void *dst = (void *) (l_addr + z->start);
+
+  void *tmp = __mmap (NULL, len, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB
+		      | HP_MAP_HUGE_2MB, -1, 0);
+  if (tmp == MAP_FAILED)
+    {
+      *what = "mmap MAP_HUGETLB";
+      return errno;
+    }
+  int err = 0;
+  if (((uintptr_t) tmp & (HP_HUGEPAGESIZE - 1)) != 0)
+    {
+      *what = "mmap MAP_HUGETLB alignment";
+      err = EINVAL;
+      goto fail;
+    }
+
+  /* Fault the pages in now: they were reserved by the mmap, and the
+     counts in /proc/meminfo then match what the report says.  Older
+     kernels lack MADV_POPULATE_WRITE; the copy faults the pages in
+     anyway.  */
+  __madvise (tmp, len, MADV_POPULATE_WRITE);
+
+  if (z->copy_len > 0)
+    {
+      ssize_t n = hp_pread_full (fd, (char *) tmp
+				 + (z->copy_start - z->start),
+				 z->copy_len, z->fileoff);
+      if (n < 0)
+	{
+	  *what = "pread";
+	  err = errno;
+	  goto fail;
+	}
+      if ((size_t) n < z->copy_need)
+	{
+	  *what = "pread (file shorter than its program headers)";
+	  err = EIO;
+	  goto fail;
+	}
+    }
+
+  if (__mprotect (tmp, len, hp_prot (z->prot)) != 0)
+    {
+      *what = "mprotect";
+      err = errno;
+      goto fail;
+    }
+  if (__mremap (tmp, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, dst) == MAP_FAILED)
+    {
+      *what = "mremap";
+      err = errno;
+      goto fail;
+    }
+  return 0;
+
+ fail:
+  __munmap (tmp, len);
+  return err;
+}
+
+void
+_dl_hugepage_apply (struct link_map *l, int fd)
+{
+  const struct hp_plan *plan = hp_current;
+  hp_current = NULL;
+  if (plan == NULL)
+    return;
+
+  /* The reservation in _dl_hugepage_map_first may have failed, leaving
+     the object where the kernel put it: plan again for that bias.  */
+  if (((l->l_addr - plan->bias) & (plan->modulus - 1)) != 0)
+    {
+      if (hp_debug ())
+	_dl_debug_printf ("hugepages: %s: load address 0x%lx is not the "
+			  "planned one; planning again\n", hp_objname,
+			  (unsigned long int) l->l_addr);
+      struct hp_settings s =
+	{
+	  .pagesize = GLRO(dl_pagesize),
+	  .hugepagesize = HP_HUGEPAGESIZE,
+	  .kinds = hp_kinds,
+	  .fixed_bias = true,
+	  .bias = l->l_addr,
+	  .textrel = hp_textrel,
+	};
+      _dl_hugepage_plan (hp_phdr, hp_phnum, &s, &hp_plan_buf);
+      plan = &hp_plan_buf;
+      if (plan->error != HP_E_NONE)
+	return;
+    }
+
+  size_t pages = 0, failed = 0;
+  for (size_t i = 0; i < plan->nzones; ++i)
+    {
+      const struct hp_zone *z = &plan->zones[i];
+      const char *what = NULL;
+      int err = hp_apply_zone (z, l->l_addr, fd, &what);
+      size_t n = (z->end - z->start) / HP_HUGEPAGESIZE;
+      if (err == 0)
+	{
+	  pages += n;
+	  if (hp_debug ())
+	    _dl_debug_printf ("hugepages: %s: %s [0x%lx, 0x%lx) at 0x%lx on "
+			      "%lu huge pages\n", hp_objname,
+			      _dl_hugepage_kind_name (z->kind),
+			      (unsigned long int) z->start,
+			      (unsigned long int) z->end,
+			      (unsigned long int) (l->l_addr + z->start),
+			      (unsigned long int) n);
+	}
+      else
+	{
+	  failed += n;
+	  if (hp_debug ())
+	    _dl_debug_printf ("hugepages: %s: %s [0x%lx, 0x%lx) fallback to "
+			      "ordinary pages: %s failed: %s (errno %d)\n",
+			      hp_objname, _dl_hugepage_kind_name (z->kind),
+			      (unsigned long int) z->start,
+			      (unsigned long int) z->end, what,
+			      hp_errno_name (err), err);
+	}
+    }
+  if (hp_debug ())
+    _dl_debug_printf ("hugepages: %s: %lu huge pages used, %lu not "
+		      "available\n", hp_objname, (unsigned long int) pages,
+		      (unsigned long int) failed);
+}
+
+/* The main program when the kernel mapped it (ld.so is its PT_INTERP).
+   Called by dl_main right after rtld_setup_main_map: before the
+   program's dynamic section is processed, before any audit module,
+   preload or dependency is loaded and before relocation, so only ld.so
+   runs and nothing has written to the program's memory.  Addresses stay
+   what the kernel chose; only the backing of the planned zones
+   changes.  */
+void
+_dl_hugepage_map_main (struct link_map *main_map)
+{
+  if (__glibc_likely (!hp_active))
+    return;
+
+  /* The program's file: /proc/self/exe is the inode the kernel
+     executed, even if the path was since replaced.  */
+  char path[4096];
+  ssize_t len = __readlink ("/proc/self/exe", path, sizeof path - 1);
+  if (len <= 0)
+    {
+      if (hp_debug ())
+	_dl_debug_printf ("hugepages: <main program>: ordinary pages: "
+			  "cannot read /proc/self/exe: %s (errno %d)\n",
+			  hp_errno_name (errno), errno);
+      return;
+    }
+  path[len] = '\0';
+  hp_objname = path;
+
+  /* The name it was run by (a symlink such as python3 -> python3.11
+     counts too).  */
+  const char *execfn = NULL;
+  for (ElfW(auxv_t) *av = GLRO(dl_auxv); av != NULL && av->a_type != AT_NULL;
+       ++av)
+    if (av->a_type == AT_EXECFN)
+      execfn = (const char *) av->a_un.a_val;
+
+  size_t patlen = 0;
+  const char *pat = _dl_hugepage_match_list (_dl_hugepage_libs, path,
+					     hp_basename (path), &patlen);
+  const char *matched_by = "file name";
+  if (pat == NULL && execfn != NULL)
+    {
+      pat = _dl_hugepage_match_list (_dl_hugepage_libs, execfn,
+				     hp_basename (execfn), &patlen);
+      matched_by = "name it was run by";
+    }
+  if (pat == NULL)
+    {
+      if (hp_debug ())
+	_dl_debug_printf ("hugepages: %s: not selected\n", path);
+      return;
+    }
+
+  int fd = __open64_nocancel ("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    {
+      if (hp_debug ())
+	_dl_debug_printf ("hugepages: %s: ordinary pages: cannot open "
+			  "/proc/self/exe: %s (errno %d)\n", path,
+			  hp_errno_name (errno), errno);
+      return;
+    }
+
+  /* Make sure the file is the one the kernel mapped: its program
+     headers must be the ones in memory.  */
+  ElfW(Ehdr) ehdr;
+  const ElfW(Phdr) *phdr = main_map->l_phdr;
+  size_t phnum = main_map->l_phnum;
+  bool same = (hp_pread_full (fd, &ehdr, sizeof ehdr, 0)
+	       == (ssize_t) sizeof ehdr
+	       && ehdr.e_phnum == phnum
+	       && ehdr.e_phentsize == sizeof (ElfW(Phdr)));
+  if (same)
+    {
+      ElfW(Phdr) buf[16];
+      size_t done = 0;
+      while (same && done < phnum)
+	{
+	  size_t n = phnum - done < 16 ? phnum - done : 16;
+	  same = (hp_pread_full (fd, buf, n * sizeof (ElfW(Phdr)),
+				 ehdr.e_phoff + done * sizeof (ElfW(Phdr)))
+		  == (ssize_t) (n * sizeof (ElfW(Phdr)))
+		  && memcmp (buf, phdr + done, n * sizeof (ElfW(Phdr))) == 0);
+	  done += n;
+	}
+    }
+  if (!same)
+    {
+      if (hp_debug ())
+	_dl_debug_printf ("hugepages: %s: ordinary pages: /proc/self/exe "
+			  "does not match the program in memory\n", path);
+      __close_nocancel (fd);
+      return;
+    }
+
+  bool textrel;
+  char soname[2];
+  hp_read_dynamic (fd, phdr, phnum, &textrel, soname, sizeof soname);
+  if (hp_debug ())
+    _dl_debug_printf ("hugepages: %s: selected by pattern \"%.*s\" (%s)%s\n",
+		      path, (int) patlen, pat, matched_by,
+		      textrel ? ", has text relocations" : "");
+
+  struct hp_settings s =
+    {
+      .pagesize = GLRO(dl_pagesize),
+      .hugepagesize = HP_HUGEPAGESIZE,
+      .kinds = hp_kinds,
+      .fixed_bias = true,
+      .bias = main_map->l_addr,
+      .textrel = textrel,
+      .no_gaps = true,
+    };
+  _dl_hugepage_plan (phdr, phnum, &s, &hp_plan_buf);
+  hp_phdr = phdr;
+  hp_phnum = phnum;
+  hp_textrel = textrel;
+  if (hp_debug ())
+    hp_report_plan (&hp_plan_buf);
+  if (hp_plan_buf.error == HP_E_NONE && hp_plan_buf.nzones > 0)
+    {
+      hp_current = &hp_plan_buf;
+      _dl_hugepage_apply (main_map, fd);
+    }
+  else if (hp_debug () && hp_plan_buf.error == HP_E_NONE)
+    _dl_debug_printf ("hugepages: %s: nothing fills a whole huge page\n",
+		      path);
+  __close_nocancel (fd);
+}

@@ -1,0 +1,71 @@
+/* hugeld: map selected objects onto huge pages.  Internal interface.
+   Copyright (C) 2026 The hugeld authors.
+   This file is part of hugeld, a patch set for the GNU C Library.
+
+   The GNU C Library is free software; you can redistribute it and/or
+   modify it under the terms of the GNU Lesser General Public
+   License as published by the Free Software Foundation; either
+   version 2.1 of the License, or (at your option) any later version.
+
+   The GNU C Library is distributed in the hope that it will be useful,
+   but WITHOUT ANY WARRANTY; without even the implied warranty of
+   MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+   Lesser General Public License for more details.
+
+   You should have received a copy of the GNU Lesser General Public
+   License along with the GNU C Library; if not, see
+   <https://www.gnu.org/licenses/>.  */
+
+#ifndef _DL_HUGEPAGE_H
+#define _DL_HUGEPAGE_H 1
+
+/* Only ld.so has this feature; the static libc.a, which also contains
+   dl-load.c for static dlopen, does not.  All hooks in glibc's own
+   files are inside #ifdef SHARED.  No state lives in struct link_map
+   or the rtld_global structures: libc.so.6 reads those by offset.  */
+#ifdef SHARED
+
+# include <link.h>
+# include <stdbool.h>
+# include "dl-hugepage-plan.h"
+
+/* Settings from LD_HUGEPAGE_LIBS and LD_HUGEPAGE_SEGMENTS, recorded by
+   process_envvars unless the program is AT_SECURE.  */
+extern const char *_dl_hugepage_libs attribute_hidden;
+extern const char *_dl_hugepage_segments attribute_hidden;
+
+/* Called by dl_main once it knows its mode (after the ld.so command
+   line has been read).  The feature is active only in normal mode:
+   never for --list, --verify, --help or ldd.  */
+void _dl_hugepage_init (bool normal_mode) attribute_hidden;
+
+/* Before mapping L (whose file is FD, program headers PHDR[0..PHNUM)):
+   decide whether L is selected and plan its huge page zones.  The plan
+   is kept in ld.so's memory, under the load lock, for the next two
+   calls.  Does nothing unless LD_HUGEPAGE_LIBS is set.  */
+void _dl_hugepage_prepare (struct link_map *l, int fd, int type,
+			   const ElfW(Phdr) *phdr, size_t phnum)
+  attribute_hidden;
+
+/* For an ET_DYN object with a plan: reserve its address range so that
+   the load bias is the planned one, and map the first segment (which
+   starts at MAPSTART, file offset MAPOFF, protection PROT) over all of
+   it as _dl_map_segment does.  Returns the start, or MAP_FAILED
+   (nothing planned, or no room), and then _dl_map_segment does the
+   ordinary thing.  */
+ElfW(Addr) _dl_hugepage_map_first (ElfW(Addr) mapstart, ElfW(Off) mapoff,
+				   int prot, ElfW(Addr) mappref,
+				   size_t maplength, int fd) attribute_hidden;
+
+/* After L has been mapped the ordinary way: replace the planned zones
+   with huge page copies.  Each zone is built aside and moved into
+   place atomically; whatever fails leaves that zone as it was.  */
+void _dl_hugepage_apply (struct link_map *l, int fd) attribute_hidden;
+
+/* The main program, when the kernel mapped it (ld.so is its
+   PT_INTERP): put its planned zones on huge pages in place, before
+   anything reads its dynamic section or relocates it.  */
+void _dl_hugepage_map_main (struct link_map *main_map) attribute_hidden;
+
+#endif /* SHARED */
+#endif /* dl-hugepage.h */
