@@ -1,0 +1,72 @@
+# hugeld: a glibc dynamic loader that maps selected objects onto huge pages.
+#
+#   make            build ld.so from the distribution's glibc source (incremental)
+#   make install    install it as $(DESTDIR)$(PREFIX)/ld.so (default /opt/hugeld)
+#   make check      run the tests (builds and installs first; root reserves huge pages)
+#   make demo       the big-code demo: what goes on huge pages, and the speed-up
+#   make unit       planner and matcher unit tests only (no glibc build needed)
+
+PREFIX ?= /opt/hugeld
+DESTDIR ?=
+BUILDDIR ?= $(CURDIR)/build
+export PREFIX DESTDIR BUILDDIR
+
+CC ?= gcc
+UNIT_CFLAGS = -std=gnu11 -g -O1 -Wall -Wextra -Werror -Ielf -Itests/unit
+PLAN_SRCS = elf/dl-hugepage-plan.c elf/dl-hugepage-match.c
+
+.PHONY: all build install check unit unit-build fuzz fixtures demo clean distclean
+
+all: build
+
+build:
+	scripts/build.sh
+
+install: build
+	scripts/install.sh
+
+$(BUILDDIR)/tests/test-plan: tests/unit/test-plan.c tests/unit/plan-check.h $(PLAN_SRCS) elf/dl-hugepage-plan.h
+	@mkdir -p $(dir $@)
+	$(CC) $(UNIT_CFLAGS) -fsanitize=address,undefined -fno-sanitize-recover=all \
+	  tests/unit/test-plan.c $(PLAN_SRCS) -o $@
+
+unit-build: $(BUILDDIR)/tests/test-plan $(BUILDDIR)/tests/fuzz-plan
+
+unit: unit-build
+	tests/run.sh tests/t-unit.sh
+
+FUZZ_RUNS ?= 300000
+FUZZ_SECONDS ?= 120
+
+# The fuzz target as a plain program: corpus plus random inputs (gcc).
+$(BUILDDIR)/tests/fuzz-plan: tests/fuzz/fuzz-plan.c tests/fuzz/driver.c tests/unit/plan-check.h $(PLAN_SRCS) elf/dl-hugepage-plan.h
+	@mkdir -p $(dir $@)
+	$(CC) $(UNIT_CFLAGS) -fsanitize=address,undefined -fno-sanitize-recover=all \
+	  tests/fuzz/fuzz-plan.c tests/fuzz/driver.c $(PLAN_SRCS) -o $@
+
+# Coverage-guided fuzzing with clang's libFuzzer, bounded in time.
+fuzz:
+	@command -v clang-14 >/dev/null || scripts/deps.sh fuzz
+	@mkdir -p $(BUILDDIR)/tests/fuzz-corpus
+	clang-14 -g -O1 -fsanitize=fuzzer,address,undefined -Ielf -Itests/unit \
+	  tests/fuzz/fuzz-plan.c $(PLAN_SRCS) -o $(BUILDDIR)/tests/fuzz-plan-libfuzzer
+	$(BUILDDIR)/tests/fuzz-plan-libfuzzer -max_total_time=$(FUZZ_SECONDS) \
+	  -artifact_prefix=$(BUILDDIR)/tests/ $(BUILDDIR)/tests/fuzz-corpus tests/fuzz/corpus
+
+fixtures:
+	$(MAKE) -C tests/fixtures OUT=$(BUILDDIR)/tests
+
+check: install fixtures
+	scripts/deps.sh test
+	$(MAKE) unit-build
+	tests/run.sh
+
+demo: install fixtures
+	scripts/demo.sh
+
+clean:
+	rm -rf $(BUILDDIR)/tests
+	-$(MAKE) -C $(BUILDDIR)/obj clean >/dev/null 2>&1
+
+distclean:
+	rm -rf $(BUILDDIR)

@@ -1,0 +1,56 @@
+# Shared helpers for hugeld's shell tests.  Sourced by tests/t-*.sh.
+#
+# Every test script prints one line per check:
+#   PASS: <test>: <check>
+#   FAIL: <test>: <check>: <why>
+#   SKIP: <test>: <check>: <why>
+# and exits non-zero if any check failed.  tests/run.sh adds them up.
+
+set -u
+HUGELD_TOP=${HUGELD_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+HUGELD_LDSO=${HUGELD_LDSO:-/opt/hugeld/ld.so}
+SYSTEM_LDSO=${SYSTEM_LDSO:-/lib64/ld-linux-x86-64.so.2}
+HUGELD_OBJDIR=${HUGELD_OBJDIR:-$HUGELD_TOP/build/obj}
+TEST_NAME=${TEST_NAME:-$(basename "$0" .sh)}
+TEST_TMP=${TEST_TMP:-$(mktemp -d "/tmp/hugeld-$TEST_NAME.XXXXXX")}
+mkdir -p "$TEST_TMP"
+# Fixtures are built once per checkout into build/tests.
+FIXTURES=${FIXTURES:-$HUGELD_TOP/build/tests}
+
+_failed=0
+_cleanups=()
+
+pass () { echo "PASS: $TEST_NAME: $1"; }
+fail () { echo "FAIL: $TEST_NAME: $1: ${2:-}"; _failed=1; }
+skip () { echo "SKIP: $TEST_NAME: $1: ${2:-}"; }
+
+# check NAME CMD...: PASS if CMD succeeds, FAIL (with its output) if not.
+check () {
+  local name=$1; shift
+  local out
+  if out=$("$@" 2>&1); then pass "$name"
+  else fail "$name" "$(echo "$out" | tail -5 | tr '\n' ' ')"
+  fi
+}
+
+at_exit () { _cleanups+=("$1"); }
+_run_cleanups () {
+  local i
+  for (( i=${#_cleanups[@]}-1; i>=0; i-- )); do eval "${_cleanups[$i]}"; done
+  rm -rf "$TEST_TMP"
+}
+trap _run_cleanups EXIT
+
+finish () { exit $_failed; }
+
+meminfo () { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
+
+# reserve_hugepages N: make sure the 2 MiB pool has exactly N pages (as
+# root), restoring the old size when the test exits.
+reserve_hugepages () {
+  local want=$1 f=/proc/sys/vm/nr_hugepages
+  local old; old=$(cat $f)
+  at_exit "echo $old > $f"
+  echo "$want" > $f 2>/dev/null || return 1
+  [ "$(cat $f)" -ge "$want" ] || return 1
+}
