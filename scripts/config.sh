@@ -10,6 +10,7 @@ SRCDIR=$BUILDDIR/src
 OBJDIR=$BUILDDIR/obj
 HUGELD_VERSION=${HUGELD_VERSION:-0.1}
 PREFIX=${PREFIX:-/opt/hugeld}
+DESTDIR=${DESTDIR:-}
 
 die () { echo "hugeld: $*" >&2; exit 1; }
 

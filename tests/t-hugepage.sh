@@ -1,0 +1,148 @@
+#!/bin/bash
+# Objects selected by LD_HUGEPAGE_LIBS land on 2 MiB pages: the
+# generated big-code program (tens of MiB of code, a big RELRO table,
+# big .data and .bss) as a shared library, dlopened, as PIE, as non-PIE
+# and linked with 2 MiB-aligned segments.  bigcheck itself verifies
+# /proc/self/smaps (--expect), RELRO, no rwx mapping, fork + COW,
+# threads and brk; here we compare its results with the stock loader's
+# and check the pool accounting and the LD_DEBUG report.
+. "$(dirname "$0")/lib.sh"
+
+F=$FIXTURES
+if [ "$(id -u)" != 0 ]; then
+  skip all "must run as root to reserve huge pages"
+  finish
+fi
+unset LD_HUGEPAGE_LIBS LD_HUGEPAGE_SEGMENTS LD_DEBUG LD_DEBUG_OUTPUT
+reserve_hugepages 96 || { fail reserve "cannot reserve 96 huge pages"; finish; }
+
+# variant: name | program and arguments | LD_HUGEPAGE_LIBS
+variants=(
+  "shared|$F/bigcheck-shared|libbig.so"
+  "dlopen|$F/bigcheck-dlopen --dlopen $F/libbig.so|libbig.so"
+  "pie|$F/bigcheck-pie|bigcheck-pie"
+  "nopie|$F/bigcheck-nopie|bigcheck-nopie"
+  "shared-2m|$F/bigcheck-shared-2m|libbig-2m.so"
+  "pie-2m|$F/bigcheck-pie-2m|bigcheck-pie-2m"
+)
+
+# run OUT_PREFIX ENV... -- LOADER PROG ARGS...: stdout, stderr, status
+# and the LD_DEBUG=hugepages report of one run.
+run () {
+  local pfx=$1; shift
+  local envs=()
+  while [ "$1" != -- ]; do envs+=("$1"); shift; done
+  shift
+  rm -f "$pfx".dbg.*
+  env "${envs[@]}" LD_DEBUG=hugepages LD_DEBUG_OUTPUT="$pfx.dbg" "$@" \
+    > "$pfx.out" 2> "$pfx.err"
+  echo $? > "$pfx.rc"
+  cat "$pfx".dbg.* > "$pfx.dbg" 2>/dev/null || : > "$pfx.dbg"
+}
+
+# same NAME PFX: run PFX exited 0 with the stock loader's output.
+same () {
+  local name=$1 pfx=$2
+  if [ "$(cat "$pfx.rc")" != 0 ]; then
+    fail "$name" "exit $(cat "$pfx.rc"): $(grep -v '^ok:' "$pfx.err" | head -5 | tr '\n' ' ')"
+  elif ! cmp -s "$pfx.out" "$T/stock.out"; then
+    fail "$name" "output differs from the stock loader: $(head -c 200 "$pfx.out")"
+  else
+    pass "$name"
+  fi
+}
+
+free_pages () { meminfo HugePages_Free; }
+total_pages () { meminfo HugePages_Total; }
+
+for v in "${variants[@]}"; do
+  IFS='|' read -r name cmd libs <<< "$v"
+  T=$TEST_TMP/$name
+  mkdir -p "$T"
+  read -r -a argv <<< "$cmd"
+
+  run "$T/stock" -- "$SYSTEM_LDSO" "${argv[@]}" --expect none
+  if [ "$(cat "$T/stock.rc")" != 0 ] || ! grep -q '^result: ' "$T/stock.out"; then
+    fail "$name: stock loader" "$(tail -3 "$T/stock.err" | tr '\n' ' ')"
+    continue
+  fi
+
+  # Not selected: exactly like the stock loader, no huge pages.
+  run "$T/unsel" LD_HUGEPAGE_LIBS=no-such-object -- "$HUGELD_LDSO" "${argv[@]}" --expect none
+  same "$name: not selected: same result, no huge pages" "$T/unsel"
+
+  # Default segments: text, rodata, relro.
+  run "$T/def" LD_HUGEPAGE_LIBS="$libs" -- "$HUGELD_LDSO" "${argv[@]}" \
+    --expect text,rodata,relro --hugetlb-report
+  same "$name: default: text, rodata, relro on 2 MiB pages; checks pass" "$T/def"
+  if grep -q "selected by pattern \"$libs\"" "$T/def.dbg"; then
+    pass "$name: LD_DEBUG reports the pattern"
+  else
+    fail "$name: LD_DEBUG reports the pattern" "$(head -3 "$T/def.dbg" | tr '\n' ' ')"
+  fi
+  # The pages the loader reports are the pages the process holds.
+  used=$(sed -n 's/.* \([0-9]*\) huge pages used.*/\1/p' "$T/def.dbg" | awk '{s+=$1} END {print s+0}')
+  smaps=$(sed -n 's/^hugetlb: smaps_pages=\([0-9]*\).*/\1/p' "$T/def.err")
+  inuse=$(sed -n 's/^hugetlb: .*pool_in_use=\([0-9]*\).*/\1/p' "$T/def.err")
+  if [ -n "$used" ] && [ "$used" -gt 0 ] && [ "$used" = "$smaps" ] && [ "$used" = "$inuse" ]; then
+    pass "$name: pages reported ($used) = smaps = HugePages in use"
+  else
+    fail "$name: pages reported = smaps = HugePages in use" "report=$used smaps=$smaps meminfo=$inuse"
+  fi
+  [ "$(free_pages)" = "$(total_pages)" ] && pass "$name: pool fully free after exit" \
+    || fail "$name: pool fully free after exit" "$(free_pages) of $(total_pages) free"
+
+  # Everything, data and bss included.
+  run "$T/all" LD_HUGEPAGE_LIBS="$libs" LD_HUGEPAGE_SEGMENTS=all -- \
+    "$HUGELD_LDSO" "${argv[@]}" --expect text,rodata,relro,data,bss
+  same "$name: all: every kind on 2 MiB pages; fork/COW, threads, brk fine" "$T/all"
+
+  # Text only.
+  run "$T/text" LD_HUGEPAGE_LIBS="$libs" LD_HUGEPAGE_SEGMENTS=text -- \
+    "$HUGELD_LDSO" "${argv[@]}" --expect text
+  same "$name: text only" "$T/text"
+done
+
+T=$TEST_TMP/pool
+mkdir -p "$T"
+run "$T/stock" -- "$SYSTEM_LDSO" "$F/bigcheck-shared" --expect none
+
+# An empty pool: the program runs normally on ordinary pages and the
+# report says why.
+echo 0 > /proc/sys/vm/nr_hugepages
+run "$T/empty" LD_HUGEPAGE_LIBS='*' LD_HUGEPAGE_SEGMENTS=all -- \
+  "$HUGELD_LDSO" "$F/bigcheck-shared" --expect none
+same "pool of 0 pages: runs on ordinary pages" "$T/empty"
+grep -q 'fallback to ordinary pages: mmap MAP_HUGETLB failed: ENOMEM' "$T/empty.dbg" \
+  && pass "pool of 0 pages: fallback reported" \
+  || fail "pool of 0 pages: fallback reported" "$(grep -m3 hugepages "$T/empty.dbg" | tr '\n' ' ')"
+
+# A pool too small for everything: some zones get huge pages, the rest
+# falls back, the result is the same.
+echo 5 > /proc/sys/vm/nr_hugepages
+run "$T/small" LD_HUGEPAGE_LIBS=libbig.so -- "$HUGELD_LDSO" "$F/bigcheck-shared"
+same "pool of 5 pages: partial, same result" "$T/small"
+if grep -q 'fallback to ordinary pages' "$T/small.dbg" && grep -q 'on [0-9]* huge pages' "$T/small.dbg"; then
+  pass "pool of 5 pages: some zones huge, the rest fell back"
+else
+  fail "pool of 5 pages: some zones huge, the rest fell back" "$(grep -c hugepages "$T/small.dbg") lines"
+fi
+
+# dlopen/dlclose 100 times with a pool that holds two copies: nothing
+# leaks, the last round is still on huge pages.
+need=$(sed -n 's/.* \([0-9]*\) huge pages used.*/\1/p' "$TEST_TMP/dlopen/def.dbg" | head -1)
+need=${need:-20}
+echo $((2 * need)) > /proc/sys/vm/nr_hugepages
+run "$T/loop" LD_HUGEPAGE_LIBS=libbig.so -- "$HUGELD_LDSO" "$F/bigcheck-dlopen" \
+  --dlopen "$F/libbig.so" --dlopen-loop 100
+if [ "$(cat "$T/loop.rc")" = 0 ] && grep -q 'last round on huge pages: yes' "$T/loop.err"; then
+  pass "dlopen/dlclose x100, pool of 2 copies ($((2 * need)) pages): last round on huge pages"
+else
+  fail "dlopen/dlclose x100: last round on huge pages" "rc=$(cat "$T/loop.rc") $(grep -i 'last round\|FAIL' "$T/loop.err" | head -3 | tr '\n' ' ')"
+fi
+n=$(grep -c 'huge pages used' "$T/loop.dbg")
+[ "$n" -ge 100 ] && pass "dlopen/dlclose x100: every round was planned and mapped ($n)" \
+  || fail "dlopen/dlclose x100: every round mapped" "$n reports"
+grep -q 'fallback' "$T/loop.dbg" && fail "dlopen/dlclose x100: no fallback (no leak)" \
+  "$(grep -m1 fallback "$T/loop.dbg")" || pass "dlopen/dlclose x100: no fallback, so no leak"
+finish

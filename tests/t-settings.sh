@@ -1,0 +1,120 @@
+#!/bin/bash
+# The user interface: LD_DEBUG=help lists the category, bad
+# LD_HUGEPAGE_SEGMENTS values are reported in one line, the feature is
+# off in --list/--verify/ldd modes, and AT_SECURE programs ignore every
+# hugeld variable.
+. "$(dirname "$0")/lib.sh"
+
+F=$FIXTURES
+unset LD_HUGEPAGE_LIBS LD_HUGEPAGE_SEGMENTS LD_DEBUG LD_DEBUG_OUTPUT
+
+out=$(LD_DEBUG=help "$HUGELD_LDSO" /bin/true 2>&1)
+echo "$out" | grep -q '^  hugepages  *display objects put on huge pages' \
+  && pass "LD_DEBUG=help lists hugepages" \
+  || fail "LD_DEBUG=help lists hugepages" "$out"
+
+# A typo in LD_HUGEPAGE_SEGMENTS: one line on stderr, default used,
+# program output unchanged.
+err=$(LD_HUGEPAGE_LIBS=nothing LD_HUGEPAGE_SEGMENTS=txt "$HUGELD_LDSO" /bin/echo hi 2>&1 >/dev/null)
+if [ "$(echo "$err" | wc -l)" = 1 ] && echo "$err" | grep -q 'LD_HUGEPAGE_SEGMENTS=txt ignored'; then
+  pass "bad LD_HUGEPAGE_SEGMENTS: one clear line"
+else
+  fail "bad LD_HUGEPAGE_SEGMENTS: one clear line" "$err"
+fi
+out=$(LD_HUGEPAGE_LIBS=nothing LD_HUGEPAGE_SEGMENTS=txt "$HUGELD_LDSO" /bin/echo hi 2>/dev/null)
+[ "$out" = hi ] && pass "bad LD_HUGEPAGE_SEGMENTS: program runs" \
+  || fail "bad LD_HUGEPAGE_SEGMENTS: program runs" "$out"
+
+# Garbage and huge values never break a program.
+long=$(head -c 100000 /dev/zero | tr '\0' '*')
+for val in '' ':' '::::' '[' '[[[' '\' '***' "$long" $'\x01\x02' '/' '//x'; do
+  out=$(LD_HUGEPAGE_LIBS="$val" "$HUGELD_LDSO" /bin/echo ok 2>&1)
+  [ "$out" = ok ] || fail "LD_HUGEPAGE_LIBS=$(printf %q "${val:0:20}")" "$out"
+done
+pass "garbage LD_HUGEPAGE_LIBS values: programs run"
+for val in ',' ',,,' 'all,all' "$(head -c 50000 /dev/zero | tr '\0' 't')"; do
+  out=$(LD_HUGEPAGE_LIBS='*' LD_HUGEPAGE_SEGMENTS="$val" "$HUGELD_LDSO" /bin/echo ok 2>/dev/null)
+  [ "$out" = ok ] || fail "LD_HUGEPAGE_SEGMENTS=$(printf %q "${val:0:20}")" "$out"
+done
+pass "garbage LD_HUGEPAGE_SEGMENTS values: programs run"
+
+# --list, --verify and ldd mode never plan or map huge pages.
+for mode in --list --verify; do
+  rm -f "$TEST_TMP"/dbg.*
+  LD_HUGEPAGE_LIBS='*' LD_DEBUG=hugepages LD_DEBUG_OUTPUT="$TEST_TMP/dbg" \
+    "$HUGELD_LDSO" $mode "$F/bigcheck-shared" >/dev/null 2>&1
+  if cat "$TEST_TMP"/dbg.* 2>/dev/null | grep -q 'hugepages:'; then
+    fail "$mode: feature off" "$(cat "$TEST_TMP"/dbg.* | head -2)"
+  else
+    pass "$mode: feature off"
+  fi
+done
+rm -f "$TEST_TMP"/dbg.*
+LD_TRACE_LOADED_OBJECTS=1 LD_HUGEPAGE_LIBS='*' LD_DEBUG=hugepages LD_DEBUG_OUTPUT="$TEST_TMP/dbg" \
+  "$HUGELD_LDSO" "$F/bigcheck-shared" >/dev/null 2>&1
+if cat "$TEST_TMP"/dbg.* 2>/dev/null | grep -q 'hugepages:'; then
+  fail "ldd mode (LD_TRACE_LOADED_OBJECTS): feature off" "$(cat "$TEST_TMP"/dbg.* | head -2)"
+else
+  pass "ldd mode (LD_TRACE_LOADED_OBJECTS): feature off"
+fi
+
+# AT_SECURE: a real setuid-root program (its interpreter is hugeld) run
+# by an unprivileged user ignores LD_HUGEPAGE_LIBS, and does not pass
+# the variables on to its children.
+if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null; then
+  skip "setuid program ignores the variables" "needs root and setpriv"
+else
+  reserve_hugepages 40 || fail reserve "cannot reserve huge pages"
+  d=$(mktemp -d /var/tmp/hugeld-suid.XXXXXX)
+  at_exit "rm -rf $d"
+  chmod 755 "$d"
+  cp "$F/libbig.so" "$d/" || fail "copy libbig.so" "fixtures not built"
+  gcc -O2 -DBIG_DLOPEN -I"$HUGELD_TOP/tests/fixtures" -o "$d/suid-bigcheck" \
+    "$HUGELD_TOP/tests/fixtures/bigcheck.c" -pthread -ldl \
+    -Wl,--dynamic-linker="$HUGELD_LDSO" 2> "$TEST_TMP/cc.err" \
+    || fail "build setuid test program" "$(head -3 "$TEST_TMP/cc.err")"
+  chmod 4755 "$d/suid-bigcheck"
+  run_as_nobody () {
+    setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
+  }
+  # First prove the test can fail: without setuid the variable works.
+  cp "$d/suid-bigcheck" "$d/plain-bigcheck"
+  chmod 755 "$d/plain-bigcheck"
+  run_as_nobody env LD_HUGEPAGE_LIBS=libbig.so "$d/plain-bigcheck" \
+    --dlopen "$d/libbig.so" --expect none > /dev/null 2> "$TEST_TMP/plain.err"
+  if grep -q '^FAIL: text not on 2 MiB pages' "$TEST_TMP/plain.err"; then
+    pass "control: non-setuid program honours LD_HUGEPAGE_LIBS"
+  else
+    fail "control: non-setuid program honours LD_HUGEPAGE_LIBS" \
+      "$(grep -m3 'FAIL\|error' "$TEST_TMP/plain.err" | tr '\n' ' ')"
+  fi
+  if run_as_nobody env LD_HUGEPAGE_LIBS=libbig.so LD_HUGEPAGE_SEGMENTS=all \
+       "$d/suid-bigcheck" --dlopen "$d/libbig.so" --expect none \
+       > /dev/null 2> "$TEST_TMP/suid.err"; then
+    pass "setuid program ignores LD_HUGEPAGE_LIBS"
+  else
+    fail "setuid program ignores LD_HUGEPAGE_LIBS" "$(grep FAIL "$TEST_TMP/suid.err" | head -3 | tr '\n' ' ')"
+  fi
+  # Children of a setuid program do not inherit the variables.
+  cat > "$TEST_TMP/envdump.c" <<'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+int main (void)
+{
+  /* Become root fully so the child is not AT_SECURE itself.  */
+  if (setuid (0) != 0) return 2;
+  execl ("/usr/bin/env", "env", (char *) NULL);
+  return 3;
+}
+EOF
+  gcc -o "$d/suid-env" "$TEST_TMP/envdump.c" -Wl,--dynamic-linker="$HUGELD_LDSO"
+  chmod 4755 "$d/suid-env"
+  envout=$(run_as_nobody env LD_HUGEPAGE_LIBS=x LD_HUGEPAGE_SEGMENTS=all "$d/suid-env")
+  if echo "$envout" | grep -q '^LD_HUGEPAGE'; then
+    fail "setuid program: variables erased for children" "$(echo "$envout" | grep LD_HUGEPAGE)"
+  else
+    pass "setuid program: variables erased for children"
+  fi
+fi
+finish
