@@ -331,7 +331,7 @@ hp_report_plan (const struct hp_plan *plan)
 }
 
 void
-_dl_hugepage_prepare (struct link_map *l, int fd, int type,
+_dl_hugepage_prepare (const char *realname, int fd, int type,
 		      const ElfW(Phdr) *phdr, size_t phnum)
 {
   hp_current = NULL;
@@ -344,7 +344,8 @@ _dl_hugepage_prepare (struct link_map *l, int fd, int type,
   if (type != ET_DYN && type != ET_EXEC)
     return;
 
-  const char *path = l->l_name;
+  /* The path ld.so opened (l_name is empty for the main program).  */
+  const char *path = realname;
   const char *name = hp_basename (path);
   hp_objname = path[0] != '\0' ? path : "<main program>";
   size_t patlen = 0;

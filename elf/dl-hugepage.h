@@ -39,11 +39,12 @@ extern const char *_dl_hugepage_segments attribute_hidden;
    never for --list, --verify, --help or ldd.  */
 void _dl_hugepage_init (bool normal_mode) attribute_hidden;
 
-/* Before mapping L (whose file is FD, program headers PHDR[0..PHNUM)):
-   decide whether L is selected and plan its huge page zones.  The plan
-   is kept in ld.so's memory, under the load lock, for the next two
-   calls.  Does nothing unless LD_HUGEPAGE_LIBS is set.  */
-void _dl_hugepage_prepare (struct link_map *l, int fd, int type,
+/* Before mapping the object at REALNAME (open as FD, program headers
+   PHDR[0..PHNUM)): decide whether it is selected and plan its huge
+   page zones.  The plan is kept in ld.so's memory, under the load lock,
+   for the next two calls.  Does nothing unless LD_HUGEPAGE_LIBS is
+   set.  */
+void _dl_hugepage_prepare (const char *realname, int fd, int type,
 			   const ElfW(Phdr) *phdr, size_t phnum)
   attribute_hidden;
 
