@@ -272,6 +272,8 @@ hp_errno_name (int err)
       return "EIO";
     case EAGAIN:
       return "EAGAIN";
+    case EBUSY:
+      return "EBUSY";
     default:
       return "error";
     }
@@ -443,10 +445,15 @@ _dl_hugepage_map_first (ElfW(Addr) mapstart, ElfW(Off) mapoff, int prot,
 }
 
 /* Put zone Z of the object with load bias L_ADDR on huge pages.
+   With VERIFY, the bytes read from the file must equal what is mapped
+   there now: a program the kernel mapped may already carry a
+   debugger's breakpoints or uprobes in its text, and those must not be
+   silently dropped (nor copied, for a uprobe's int3 would then trap
+   with no probe behind it): such a zone stays on ordinary pages.
    Returns 0 or an errno value; *WHAT names the step that failed.  */
 static int
 hp_apply_zone (const struct hp_zone *z, ElfW(Addr) l_addr, int fd,
-	       const char **what)
+	       bool verify, const char **what)
 {
   size_t len = z->end - z->start;
   void *dst = (void *) (l_addr + z->start);
@@ -490,6 +497,15 @@ hp_apply_zone (const struct hp_zone *z, ElfW(Addr) l_addr, int fd,
 	  err = EIO;
 	  goto fail;
 	}
+      if (verify
+	  && memcmp ((char *) tmp + (z->copy_start - z->start),
+		     (void *) (l_addr + z->copy_start), z->copy_need) != 0)
+	{
+	  *what = "compare (the mapped code differs from the file: "
+		  "debugger breakpoints or uprobes)";
+	  err = EBUSY;
+	  goto fail;
+	}
     }
 
   if (__mprotect (tmp, len, hp_prot (z->prot)) != 0)
@@ -511,8 +527,8 @@ hp_apply_zone (const struct hp_zone *z, ElfW(Addr) l_addr, int fd,
   return err;
 }
 
-void
-_dl_hugepage_apply (struct link_map *l, int fd)
+static void
+hp_apply_plan (struct link_map *l, int fd, bool verify)
 {
   const struct hp_plan *plan = hp_current;
   hp_current = NULL;
@@ -547,7 +563,7 @@ _dl_hugepage_apply (struct link_map *l, int fd)
     {
       const struct hp_zone *z = &plan->zones[i];
       const char *what = NULL;
-      int err = hp_apply_zone (z, l->l_addr, fd, &what);
+      int err = hp_apply_zone (z, l->l_addr, fd, verify, &what);
       size_t n = (z->end - z->start) / HP_HUGEPAGESIZE;
       if (err == 0)
 	{
@@ -577,6 +593,14 @@ _dl_hugepage_apply (struct link_map *l, int fd)
     _dl_debug_printf ("hugepages: %s: %lu huge pages used, %lu not "
 		      "available\n", hp_objname, (unsigned long int) pages,
 		      (unsigned long int) failed);
+}
+
+void
+_dl_hugepage_apply (struct link_map *l, int fd)
+{
+  /* ld.so has just mapped the object: nobody else has written to it
+     (gdb inserts breakpoints only after the next r_debug event).  */
+  hp_apply_plan (l, fd, false);
 }
 
 /* The main program when the kernel mapped it (ld.so is its PT_INTERP).
@@ -701,7 +725,7 @@ _dl_hugepage_map_main (struct link_map *main_map)
   if (hp_plan_buf.error == HP_E_NONE && hp_plan_buf.nzones > 0)
     {
       hp_current = &hp_plan_buf;
-      _dl_hugepage_apply (main_map, fd);
+      hp_apply_plan (main_map, fd, true);
     }
   else if (hp_debug () && hp_plan_buf.error == HP_E_NONE)
     _dl_debug_printf ("hugepages: %s: nothing fills a whole huge page\n",
