@@ -7,7 +7,7 @@ set -euo pipefail
 . "$(dirname "$0")/config.sh"
 
 build_pkgs="glibc-source gawk bison python3 make gcc-12 binutils libselinux1-dev patch xz-utils"
-test_pkgs="gdb libc6-dbg perl python3 gcc file"
+test_pkgs="gdb libc6-dbg perl python3 gcc g++ file util-linux binutils"
 
 case "${1:-build}" in
   build) want=$build_pkgs ;;
