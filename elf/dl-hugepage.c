@@ -332,27 +332,19 @@ hp_report_plan (const struct hp_plan *plan)
     }
 }
 
-void
-_dl_hugepage_prepare (const char *realname, int fd, int type,
-		      const ElfW(Phdr) *phdr, size_t phnum)
+/* Decide whether the object in FD at PATH (also known as ALIAS, if not
+   NULL: the name a program was run by) is selected, and if so plan it
+   into hp_plan_buf.  FIXED_BIAS and BIAS, NO_GAPS: as in struct
+   hp_settings.  Returns true if there is something to map.  */
+static bool
+hp_select_and_plan (const char *path, const char *alias, int fd,
+		    const ElfW(Phdr) *phdr, size_t phnum, bool fixed_bias,
+		    ElfW(Addr) bias, bool no_gaps)
 {
-  hp_current = NULL;
-  if (__glibc_likely (!hp_active))
-    return;
-
-  /* ld.so itself is never mapped here in the base namespace; in other
-     namespaces it is a proxy.  Objects ld.so maps are ET_DYN or, for
-     `ld.so ./program', ET_EXEC.  */
-  if (type != ET_DYN && type != ET_EXEC)
-    return;
-
-  /* The path ld.so opened (l_name is empty for the main program).  */
-  const char *path = realname;
-  const char *name = hp_basename (path);
   hp_objname = path[0] != '\0' ? path : "<main program>";
   size_t patlen = 0;
-  const char *pat = _dl_hugepage_match_list (_dl_hugepage_libs, path, name,
-					     &patlen);
+  const char *pat = _dl_hugepage_match_list (_dl_hugepage_libs, path,
+					     hp_basename (path), &patlen);
   const char *matched_by = "file name";
 
   bool textrel;
@@ -364,11 +356,17 @@ _dl_hugepage_prepare (const char *realname, int fd, int type,
 				     &patlen);
       matched_by = "DT_SONAME";
     }
+  if (pat == NULL && alias != NULL)
+    {
+      pat = _dl_hugepage_match_list (_dl_hugepage_libs, alias,
+				     hp_basename (alias), &patlen);
+      matched_by = "name it was run by";
+    }
   if (pat == NULL)
     {
       if (hp_debug ())
 	_dl_debug_printf ("hugepages: %s: not selected\n", hp_objname);
-      return;
+      return false;
     }
   if (hp_debug ())
     _dl_debug_printf ("hugepages: %s: selected by pattern \"%.*s\" (%s)%s\n",
@@ -380,9 +378,10 @@ _dl_hugepage_prepare (const char *realname, int fd, int type,
       .pagesize = GLRO(dl_pagesize),
       .hugepagesize = HP_HUGEPAGESIZE,
       .kinds = hp_kinds,
-      .fixed_bias = type != ET_DYN,
-      .bias = 0,
+      .fixed_bias = fixed_bias,
+      .bias = bias,
       .textrel = textrel,
+      .no_gaps = no_gaps,
     };
   _dl_hugepage_plan (phdr, phnum, &s, &hp_plan_buf);
   hp_phdr = phdr;
@@ -390,14 +389,35 @@ _dl_hugepage_prepare (const char *realname, int fd, int type,
   hp_textrel = textrel;
   if (hp_debug ())
     hp_report_plan (&hp_plan_buf);
-  if (hp_plan_buf.error != HP_E_NONE || hp_plan_buf.nzones == 0)
+  if (hp_plan_buf.error != HP_E_NONE)
+    return false;
+  if (hp_plan_buf.nzones == 0)
     {
-      if (hp_debug () && hp_plan_buf.error == HP_E_NONE)
+      if (hp_debug ())
 	_dl_debug_printf ("hugepages: %s: nothing fills a whole huge page\n",
 			  hp_objname);
-      return;
+      return false;
     }
-  hp_current = &hp_plan_buf;
+  return true;
+}
+
+void
+_dl_hugepage_prepare (const char *realname, int fd, int type,
+		      const ElfW(Phdr) *phdr, size_t phnum)
+{
+  hp_current = NULL;
+  if (__glibc_likely (!hp_active))
+    return;
+
+  /* ld.so itself is never mapped here in the base namespace; in other
+     namespaces it is a proxy.  Objects ld.so maps are ET_DYN or, for
+     `ld.so ./program', ET_EXEC.  REALNAME is the path ld.so opened
+     (l_name is empty for the main program).  */
+  if (type != ET_DYN && type != ET_EXEC)
+    return;
+  if (hp_select_and_plan (realname, NULL, fd, phdr, phnum, type != ET_DYN,
+			  0, false))
+    hp_current = &hp_plan_buf;
 }
 
 ElfW(Addr)
@@ -639,17 +659,14 @@ _dl_hugepage_map_main (struct link_map *main_map)
     if (av->a_type == AT_EXECFN)
       execfn = (const char *) av->a_un.a_val;
 
-  size_t patlen = 0;
-  const char *pat = _dl_hugepage_match_list (_dl_hugepage_libs, path,
-					     hp_basename (path), &patlen);
-  const char *matched_by = "file name";
-  if (pat == NULL && execfn != NULL)
-    {
-      pat = _dl_hugepage_match_list (_dl_hugepage_libs, execfn,
-				     hp_basename (execfn), &patlen);
-      matched_by = "name it was run by";
-    }
-  if (pat == NULL)
+  /* Most programs are not selected: tell without opening anything
+     (programs have no DT_SONAME to match).  */
+  size_t patlen;
+  if (_dl_hugepage_match_list (_dl_hugepage_libs, path, hp_basename (path),
+			       &patlen) == NULL
+      && (execfn == NULL
+	  || _dl_hugepage_match_list (_dl_hugepage_libs, execfn,
+				      hp_basename (execfn), &patlen) == NULL))
     {
       if (hp_debug ())
 	_dl_debug_printf ("hugepages: %s: not selected\n", path);
@@ -698,37 +715,12 @@ _dl_hugepage_map_main (struct link_map *main_map)
       return;
     }
 
-  bool textrel;
-  char soname[2];
-  hp_read_dynamic (fd, phdr, phnum, &textrel, soname, sizeof soname);
-  if (hp_debug ())
-    _dl_debug_printf ("hugepages: %s: selected by pattern \"%.*s\" (%s)%s\n",
-		      path, (int) patlen, pat, matched_by,
-		      textrel ? ", has text relocations" : "");
-
-  struct hp_settings s =
-    {
-      .pagesize = GLRO(dl_pagesize),
-      .hugepagesize = HP_HUGEPAGESIZE,
-      .kinds = hp_kinds,
-      .fixed_bias = true,
-      .bias = main_map->l_addr,
-      .textrel = textrel,
-      .no_gaps = true,
-    };
-  _dl_hugepage_plan (phdr, phnum, &s, &hp_plan_buf);
-  hp_phdr = phdr;
-  hp_phnum = phnum;
-  hp_textrel = textrel;
-  if (hp_debug ())
-    hp_report_plan (&hp_plan_buf);
-  if (hp_plan_buf.error == HP_E_NONE && hp_plan_buf.nzones > 0)
+  hp_current = NULL;
+  if (hp_select_and_plan (path, execfn, fd, phdr, phnum, true,
+			  main_map->l_addr, true))
     {
       hp_current = &hp_plan_buf;
       hp_apply_plan (main_map, fd, true);
     }
-  else if (hp_debug () && hp_plan_buf.error == HP_E_NONE)
-    _dl_debug_printf ("hugepages: %s: nothing fills a whole huge page\n",
-		      path);
   __close_nocancel (fd);
 }
