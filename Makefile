@@ -15,7 +15,7 @@ CC ?= gcc
 UNIT_CFLAGS = -std=gnu11 -g -O1 -Wall -Wextra -Werror -Ielf -Itests/unit
 PLAN_SRCS = elf/dl-hugepage-plan.c elf/dl-hugepage-match.c
 
-.PHONY: all build install check unit unit-build fuzz fixtures demo clean distclean
+.PHONY: all build install install-system uninstall-system check-system check unit unit-build fuzz fixtures demo clean distclean
 
 all: build
 
@@ -63,6 +63,18 @@ check: install fixtures
 
 demo: install fixtures
 	scripts/demo.sh
+
+# hugeld as the distribution's loader (root; see scripts/system-loader.sh).
+install-system: install
+	$(DESTDIR)$(PREFIX)/libexec/hugeld-system-loader install
+
+uninstall-system:
+	$(DESTDIR)$(PREFIX)/libexec/hugeld-system-loader uninstall
+
+# Only the system-loader test (tests/t-system.sh, also part of check):
+# a throwaway Debian 12 root made with debootstrap.
+check-system: install fixtures
+	tests/run.sh tests/t-system.sh
 
 clean:
 	rm -rf $(BUILDDIR)/tests

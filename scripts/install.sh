@@ -15,4 +15,9 @@ dest=$DESTDIR$PREFIX
 install -d "$dest"
 install -m 0755 "$src" "$dest/ld.so.new"
 mv -f "$dest/ld.so.new" "$dest/ld.so"
+install -d "$dest/libexec"
+sed "s|^PREFIX=\${PREFIX:-/opt/hugeld}|PREFIX=\${PREFIX:-$PREFIX}|" \
+  "$HUGELD_TOP/scripts/system-loader.sh" > "$dest/libexec/hugeld-system-loader.new"
+chmod 0755 "$dest/libexec/hugeld-system-loader.new"
+mv -f "$dest/libexec/hugeld-system-loader.new" "$dest/libexec/hugeld-system-loader"
 echo "hugeld: installed $dest/ld.so ($("$dest/ld.so" --version | head -1))"

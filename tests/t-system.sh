@@ -1,0 +1,168 @@
+#!/bin/bash
+# hugeld as the distribution's loader, in a throwaway Debian 12 root made
+# with debootstrap and entered with chroot (never on this machine itself):
+# install, use apt-get, dpkg, bash, perl, python3; select a program with
+# LD_HUGEPAGE_LIBS and find its text on huge pages; a libc6 downgrade and
+# upgrade keep ld.so and libc.so.6 matched; install refuses a mismatched
+# libc6; uninstall brings the stock loader back byte for byte.
+. "$(dirname "$0")/lib.sh"
+
+if [ "$(id -u)" != 0 ]; then
+  skip all "must run as root (debootstrap, chroot)"
+  finish
+fi
+command -v debootstrap > /dev/null || {
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap > /dev/null 2>&1
+}
+command -v debootstrap > /dev/null || { fail debootstrap "cannot install debootstrap"; finish; }
+
+MIRROR=${HUGELD_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+BASE=$HUGELD_TOP/build/chroot-base
+C=$HUGELD_TOP/build/chroot
+REAL=/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2
+TOOL=/opt/hugeld/libexec/hugeld-system-loader
+
+# The base system is made once per checkout and copied for each run.
+if [ ! -f "$BASE/.done" ]; then
+  rm -rf "$BASE"
+  if debootstrap --variant=minbase bookworm "$BASE" "$MIRROR" > "$TEST_TMP/dbs.log" 2>&1; then
+    touch "$BASE/.done"
+  else
+    fail "debootstrap bookworm" "$(tail -3 "$TEST_TMP/dbs.log" | tr '\n' ' ')"
+    finish
+  fi
+fi
+pass "debootstrap: a Debian 12 root"
+
+umount_all () {
+  for m in "$C/proc" "$C/dev/pts" "$C/dev"; do
+    mountpoint -q "$m" && umount -l "$m"
+  done
+  return 0
+}
+umount_all 2>/dev/null || true
+rm -rf "$C"
+cp -a "$BASE" "$C"
+at_exit "umount_all; rm -rf '$C'"
+mount -t proc proc "$C/proc"
+mount --bind /dev "$C/dev"
+cp /etc/resolv.conf "$C/etc/resolv.conf" 2>/dev/null || true
+# The same archives as a Debian 12 install: main, updates, security.
+cat > "$C/etc/apt/sources.list" <<EOF
+deb $MIRROR bookworm main
+deb $MIRROR bookworm-updates main
+deb ${MIRROR%/debian}/debian-security bookworm-security main
+EOF
+in_root () { chroot "$C" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root "$@"; }
+
+host_libc=$(dpkg-query -W -f='${Version}' libc6)
+root_libc=$(in_root dpkg-query -W -f='${Version}' libc6)
+if [ "$host_libc" != "$root_libc" ]; then
+  fail "chroot libc6 matches the build" "chroot has $root_libc, hugeld is built from $host_libc"
+  finish
+fi
+
+# hugeld as `make install' would put it there.
+mkdir -p "$C/opt"
+cp -a "$(dirname "$HUGELD_LDSO")" "$C/opt/hugeld"
+stock_sum=$(md5sum "$C$REAL" | cut -d' ' -f1)
+
+if in_root "$TOOL" install > "$TEST_TMP/install.log" 2>&1 \
+   && in_root /lib64/ld-linux-x86-64.so.2 --version | head -1 | grep -q hugeld; then
+  pass "install: /lib64/ld-linux-x86-64.so.2 is hugeld"
+else
+  fail "install" "$(cat "$TEST_TMP/install.log" | tr '\n' ' ')"
+  finish
+fi
+in_root dpkg-divert --list "$REAL" | grep -q "$REAL.distrib" \
+  && pass "install: dpkg-divert keeps the distribution's loader as .distrib" \
+  || fail "install: dpkg-divert" "$(in_root dpkg-divert --list)"
+in_root "$TOOL" install > /dev/null 2>&1 && pass "install again: idempotent" \
+  || fail "install again: idempotent" ""
+
+# The system works as before with no hugeld variables.
+check "bash runs" in_root bash -c 'echo $((6*7)) | grep -qx 42'
+check "perl runs" in_root perl -e 'exit(!(join(",", sort { $a <=> $b } (3,1,2)) eq "1,2,3"))'
+check "dpkg works" in_root sh -c 'dpkg -l libc6 | grep -q "^ii"'
+if in_root apt-get update -qq > "$TEST_TMP/apt.log" 2>&1 \
+   && in_root apt-get install -y -qq --no-install-recommends python3-minimal >> "$TEST_TMP/apt.log" 2>&1; then
+  pass "apt-get update and install (python3-minimal)"
+  check "python3 runs" in_root python3 -c 'import re; assert re.sub("b+", "x", "abbbc") == "axc"'
+else
+  fail "apt-get update and install" "$(tail -3 "$TEST_TMP/apt.log" | tr '\n' ' ')"
+fi
+in_root /lib64/ld-linux-x86-64.so.2 --version | head -1 | grep -q hugeld \
+  && pass "after apt-get, hugeld is still the loader (libc6 unchanged)" \
+  || fail "after apt-get, hugeld is still the loader" "$(in_root /lib64/ld-linux-x86-64.so.2 --version | head -1)"
+
+# A selected program's text lands on huge pages.
+reserve_hugepages 32 || fail reserve "cannot reserve huge pages"
+cp "$FIXTURES/bigcheck-pie" "$C/usr/local/bin/"
+if in_root env LD_HUGEPAGE_LIBS=bigcheck-pie /usr/local/bin/bigcheck-pie --expect text,rodata,relro \
+     > "$TEST_TMP/big.out" 2> "$TEST_TMP/big.err"; then
+  pass "LD_HUGEPAGE_LIBS=bigcheck-pie: its text is on 2 MiB pages (smaps)"
+else
+  fail "LD_HUGEPAGE_LIBS=bigcheck-pie: text on 2 MiB pages" "$(grep -m3 FAIL "$TEST_TMP/big.err" | tr '\n' ' ')"
+fi
+if in_root /usr/local/bin/bigcheck-pie --expect none > /dev/null 2>&1; then
+  pass "without LD_HUGEPAGE_LIBS: ordinary pages"
+else
+  fail "without LD_HUGEPAGE_LIBS: ordinary pages" ""
+fi
+
+# libc6 reinstalled (same version): hugeld stays.
+in_root apt-get install -y -qq --reinstall libc6 > "$TEST_TMP/re.log" 2>&1 \
+  || fail "apt-get --reinstall libc6" "$(tail -3 "$TEST_TMP/re.log" | tr '\n' ' ')"
+in_root /lib64/ld-linux-x86-64.so.2 --version | head -1 | grep -q hugeld \
+  && pass "libc6 reinstalled: hugeld is still the loader" \
+  || fail "libc6 reinstalled: hugeld is still the loader" "$(cat "$TEST_TMP/re.log" | tail -3 | tr '\n' ' ')"
+
+# libc6 changes version: the loader always matches libc.so.6.  Debian's
+# archive keeps the previous point release, so go there and back.
+old=$(in_root apt-cache policy libc6 \
+      | awk -v host="$host_libc" '{ v = ($1 == "***") ? $2 : $1 }
+                                   v ~ /^[0-9]+\.[0-9]+-/ && v != host { print v; exit }')
+if [ -z "$old" ]; then
+  skip "libc6 version change" "no other libc6 version in the archive"
+else
+  in_root apt-get install -y -qq --allow-downgrades "libc6=$old" "libc-bin=$old" \
+    > "$TEST_TMP/down.log" 2>&1
+  v=$(in_root /lib64/ld-linux-x86-64.so.2 --version | head -1)
+  if [ "$(in_root dpkg-query -W -f='${Version}' libc6)" = "$old" ] && grep -q "GLIBC $old)" <<< "$v"; then
+    pass "libc6 downgraded to $old: the loader is the distribution's $old, not hugeld"
+  else
+    fail "libc6 downgraded: matching loader" "$v; $(tail -3 "$TEST_TMP/down.log" | tr '\n' ' ')"
+  fi
+  grep -q "rebuilt" "$TEST_TMP/down.log" && pass "libc6 changed: the hook says hugeld is off until rebuilt" \
+    || fail "libc6 changed: message" "$(grep hugeld "$TEST_TMP/down.log" | head -3 | tr '\n' ' ')"
+  check "libc6 changed: programs run" in_root bash -c 'perl -e 1 && dpkg -l libc6 > /dev/null'
+  if in_root "$TOOL" install > "$TEST_TMP/refuse.log" 2>&1; then
+    fail "install refuses a mismatched libc6" "it installed"
+  else
+    grep -q "refusing: .*$host_libc.*$old" "$TEST_TMP/refuse.log" \
+      && pass "install refuses a mismatched libc6, naming both versions" \
+      || fail "install refuses a mismatched libc6" "$(cat "$TEST_TMP/refuse.log")"
+  fi
+  in_root apt-get install -y -qq "libc6=$host_libc" "libc-bin=$host_libc" > "$TEST_TMP/up.log" 2>&1
+  in_root /lib64/ld-linux-x86-64.so.2 --version | head -1 | grep -q hugeld \
+    && pass "libc6 back to $host_libc: hugeld is the loader again" \
+    || fail "libc6 back: hugeld again" "$(tail -3 "$TEST_TMP/up.log" | tr '\n' ' ')"
+fi
+
+# Uninstall: the stock loader, byte for byte; no diversion, no hooks.
+if in_root "$TOOL" uninstall > "$TEST_TMP/un.log" 2>&1; then
+  pass "uninstall"
+else
+  fail "uninstall" "$(cat "$TEST_TMP/un.log" | tr '\n' ' ')"
+fi
+[ "$(md5sum "$C$REAL" | cut -d' ' -f1)" = "$stock_sum" ] && [ ! -L "$C$REAL" ] \
+  && pass "uninstall: the stock loader is back byte for byte" \
+  || fail "uninstall: stock loader byte for byte" "$(ls -l "$C$REAL")"
+if in_root dpkg-divert --list | grep -q ld-linux || [ -e "$C/etc/dpkg/dpkg.cfg.d/hugeld" ] \
+   || [ -e "$C$REAL.distrib" ]; then
+  fail "uninstall: no diversion, hook or .distrib left" "$(in_root dpkg-divert --list | grep ld-linux)"
+else
+  pass "uninstall: no diversion, hook or .distrib left"
+fi
+check "after uninstall: dpkg --verify libc6 is clean" in_root dpkg --verify libc6
+finish
