@@ -97,6 +97,63 @@ else
   skip "setuid main program" "no setpriv"
 fi
 
+# gdb attaches to a running selected program and reads its core file:
+# the backtrace names the functions in huge-page text.
+if command -v gdb > /dev/null; then
+  cat > "$TEST_TMP/wait.c" <<'WAIT'
+#include <stdio.h>
+#include <unistd.h>
+asm (".text\n.balign 4096\n.globl pad_lo\npad_lo:\n.fill 0x300000,1,0xc3\n");
+__attribute__ ((noinline)) void
+hugeld_waiting (void)
+{
+  puts ("ready");
+  fflush (stdout);
+  pause ();
+}
+asm (".text\n.globl pad_hi\npad_hi:\n.fill 0x300000,1,0xc3\n");
+int
+main (void)
+{
+  hugeld_waiting ();
+  return 0;
+}
+WAIT
+  cc -O1 -g -fno-toplevel-reorder -o "$B/iwait" "$TEST_TMP/wait.c" -Wl,--dynamic-linker="$HUGELD_LDSO"
+  LD_HUGEPAGE_LIBS=iwait "$B/iwait" > "$TEST_TMP/wait.out" &
+  pid=$!
+  for i in $(seq 50); do grep -q ready "$TEST_TMP/wait.out" 2>/dev/null && break; sleep 0.1; done
+  base=$(awk -v p="$B/iwait" '$6 == p { split($1, a, "-"); print a[1]; exit }' /proc/$pid/maps)
+  fn=$(nm "$B/iwait" | awk '$3 == "hugeld_waiting" { print $1 }')
+  addr=$(( 0x$base + 0x$fn ))
+  kps=$(python3 - "$pid" "$addr" <<'PY'
+import sys
+pid, addr = sys.argv[1], int(sys.argv[2])
+inside = False
+for line in open("/proc/%s/smaps" % pid):
+    f = line.split()
+    if "-" in f[0] and len(f) >= 5:
+        lo, hi = (int(x, 16) for x in f[0].split("-"))
+        inside = lo <= addr < hi
+    elif inside and f[0] == "KernelPageSize:":
+        print(f[1]); break
+PY
+)
+  [ "$kps" = 2048 ] && pass "gdb: the waiting function is on a 2 MiB page" \
+    || fail "gdb: the waiting function is on a 2 MiB page" "KernelPageSize $kps kB"
+  gdb -batch -nx -p "$pid" -ex bt -ex "gcore $TEST_TMP/core" > "$TEST_TMP/attach.out" 2>&1
+  grep -q 'hugeld_waiting ()' "$TEST_TMP/attach.out" && grep -q 'in main ()' "$TEST_TMP/attach.out" \
+    && pass "gdb attach: backtrace through huge-page text" \
+    || fail "gdb attach: backtrace" "$(grep -E '^#|rror' "$TEST_TMP/attach.out" | head -4 | tr '\n' ' ')"
+  kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+  gdb -batch -nx "$B/iwait" "$TEST_TMP/core" -ex bt > "$TEST_TMP/core.out" 2>&1
+  grep -q 'hugeld_waiting ()' "$TEST_TMP/core.out" && grep -q 'in main ()' "$TEST_TMP/core.out" \
+    && pass "gdb core file (gcore): backtrace through huge-page text" \
+    || fail "gdb core file: backtrace" "$(grep -E '^#|rror|warning' "$TEST_TMP/core.out" | head -4 | tr '\n' ' ')"
+else
+  skip "gdb attach and core file" "no gdb"
+fi
+
 # An empty pool: the program runs on the kernel's pages.
 echo 0 > /proc/sys/vm/nr_hugepages
 run_check "ipie: pool of 0 pages: runs on ordinary pages" \
