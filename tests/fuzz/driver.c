@@ -46,10 +46,10 @@ main (int argc, char **argv)
       size_t n = next () % 700;
       for (size_t i = 0; i < n; ++i)
 	buf[i] = next ();
-      /* Mostly plausible headers: keep the high bit of the first byte
-	 clear three times out of four.  */
+      /* Mostly plausible headers: three times out of four, plan mode
+	 with nudged headers.  */
       if (n > 0 && (next () & 3) != 0)
-	buf[0] &= 0x7f;
+	buf[0] = (buf[0] & 0x7f) | 0x10;
       LLVMFuzzerTestOneInput (buf, n);
     }
   printf ("fuzz: %d corpus files and %ld random inputs (%ld plans with "

@@ -4,9 +4,12 @@
 
    Builds as a libFuzzer target (clang -fsanitize=fuzzer) or, with
    driver.c, as a plain program that runs random inputs and the seed
-   corpus (gcc).  Input layout: one settings byte, one kinds byte, eight
-   bytes of fixed bias, then the rest as program headers (plan) or as a
-   NUL-split pattern and name (glob).  Any invariant violation aborts.  */
+   corpus (gcc).  Input layout: one flags byte (bit 0 fixed bias, 1
+   textrel, 2 64 KiB pages, 3 no_gaps, 4 nudge the headers towards
+   plausible ones, 7 glob mode), one kinds byte, eight bytes of fixed
+   bias, then the rest as program headers (plan) or as a NUL-split
+   pattern and name (glob).  Any invariant violation aborts.
+   tests/fuzz/make-corpus.py writes the seed corpus.  */
 
 #include <stdint.h>
 #include <stdio.h>
@@ -25,6 +28,7 @@ fuzz_plan (const uint8_t *data, size_t size)
 {
   if (size < 10)
     return;
+  unsigned char flags = data[0];
   struct hp_settings s;
   memset (&s, 0, sizeof s);
   s.pagesize = 4096;
@@ -41,14 +45,15 @@ fuzz_plan (const uint8_t *data, size_t size)
   data += 10;
   size -= 10;
 
-  /* Program headers: the raw bytes, but nudged towards plausible ones
-     half of the time so the interesting paths are reached.  */
+  /* Program headers: the raw bytes, or (flag bit 4) nudged towards
+     plausible ones, so that random inputs reach the interesting
+     paths.  */
   ElfW(Phdr) ph[24];
   size_t n = size / sizeof (ElfW(Phdr));
   if (n > 24)
     n = 24;
   memcpy (ph, data, n * sizeof (ElfW(Phdr)));
-  if (s.kinds & 0x10 && n > 0)
+  if ((flags & 0x10) != 0 && n > 0)
     {
       uint64_t at = 0;
       for (size_t i = 0; i < n; ++i)
