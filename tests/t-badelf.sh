@@ -1,0 +1,45 @@
+#!/bin/bash
+# Malformed ELF files (truncated, overlapping, unaligned or unsorted
+# PT_LOADs, p_filesz > p_memsz, huge or odd p_align, zero-size segments,
+# RELRO outside any segment or over text, a W+X segment, offsets past the
+# end of the file, a 16 TiB bss): dlopen through hugeld with every object
+# selected gives exactly what the stock loader gives — the same error
+# message, the same result, or the same crash (the stock loader itself
+# dies on some of them) — and never anything else.
+. "$(dirname "$0")/lib.sh"
+
+S=$HUGELD_TOP/tests/badelf
+B=$TEST_TMP/badelf
+mkdir -p "$B"
+if [ "$(id -u)" = 0 ]; then reserve_hugepages 32 || true; fi
+unset LD_HUGEPAGE_LIBS LD_HUGEPAGE_SEGMENTS LD_DEBUG LD_DEBUG_OUTPUT
+
+gcc -O2 -shared -fPIC -o "$B/libbad.so" "$S/mod.c" \
+  && gcc -O2 -Wall -o "$B/load" "$S/load.c" \
+  && python3 "$S/mangle.py" "$B/libbad.so" "$B/v" > /dev/null \
+  || { fail build "fixtures"; finish; }
+
+n=0
+for f in "$B"/v/*.so; do
+  name=$(basename "$f")
+  stock=$("$SYSTEM_LDSO" "$B/load" "$f" 2>&1; echo "exit $?")
+  huge=$(LD_HUGEPAGE_LIBS='*' LD_HUGEPAGE_SEGMENTS=all "$HUGELD_LDSO" "$B/load" "$f" 2>&1; echo "exit $?")
+  if [ "$stock" = "$huge" ]; then
+    n=$((n + 1))
+    pass "$name: same as the stock loader ($(echo "$stock" | tail -2 | tr '\n' ' ' | sed 's/^[^:]*: //'))"
+  else
+    fail "$name: same as the stock loader" "stock: $(echo "$stock" | tr '\n' ' ') hugeld: $(echo "$huge" | tr '\n' ' ')"
+  fi
+done
+[ $n -ge 15 ] || fail "variants" "only $n compared"
+
+# The path under test really ran: the intact copy went on huge pages.
+if [ "$(id -u)" = 0 ]; then
+  rm -f "$TEST_TMP"/dbg.*
+  LD_HUGEPAGE_LIBS='*' LD_DEBUG=hugepages LD_DEBUG_OUTPUT="$TEST_TMP/dbg" \
+    "$HUGELD_LDSO" "$B/load" "$B/v/ok.so" > /dev/null 2>&1
+  grep -q 'ok.so: text .* on [0-9]* huge pages' "$TEST_TMP"/dbg.* \
+    && pass "control: the intact copy's text went on huge pages" \
+    || fail "control: the intact copy's text went on huge pages" "$(grep -h ok.so "$TEST_TMP"/dbg.* | tail -2)"
+fi
+finish
