@@ -77,6 +77,13 @@ grep -q "AT_EXECFN: *$B/ipie" <<< "$exe" && grep -q 'AT_BASE: *0x' <<< "$exe" \
   && pass "auxv: AT_EXECFN and AT_BASE as the kernel set them" \
   || fail "auxv: AT_EXECFN and AT_BASE" "$exe"
 
+# ldd (and the loader's own --list) lists the same objects with the
+# variables set, and maps nothing onto huge pages.
+l1=$(ldd "$B/ipie" | sed 's/ (0x[0-9a-f]*)//')
+l2=$(LD_HUGEPAGE_LIBS='*' LD_HUGEPAGE_SEGMENTS=all ldd "$B/ipie" | sed 's/ (0x[0-9a-f]*)//')
+[ -n "$l1" ] && [ "$l1" = "$l2" ] && pass "ldd: same objects with LD_HUGEPAGE_LIBS set" \
+  || fail "ldd: same objects with LD_HUGEPAGE_LIBS set" "$l2"
+
 # AT_SECURE: a setuid-root copy run by an unprivileged user ignores
 # the variables (first show the same check fails without setuid).
 if command -v setpriv >/dev/null; then
@@ -141,6 +148,9 @@ PY
 )
   [ "$kps" = 2048 ] && pass "gdb: the waiting function is on a 2 MiB page" \
     || fail "gdb: the waiting function is on a 2 MiB page" "KernelPageSize $kps kB"
+  [ "$(readlink /proc/$pid/exe)" = "$B/iwait" ] \
+    && pass "/proc/PID/exe is the program" \
+    || fail "/proc/PID/exe is the program" "$(readlink /proc/$pid/exe)"
   gdb -batch -nx -p "$pid" -ex bt -ex "gcore $TEST_TMP/core" > "$TEST_TMP/attach.out" 2>&1
   grep -q 'hugeld_waiting ()' "$TEST_TMP/attach.out" && grep -q 'in main ()' "$TEST_TMP/attach.out" \
     && pass "gdb attach: backtrace through huge-page text" \

@@ -1,0 +1,62 @@
+#!/bin/bash
+# glibc's own tests against the hugeld build, twice: as they are, and with
+# LD_HUGEPAGE_LIBS='*' LD_HUGEPAGE_SEGMENTS=all set for every test program
+# (glibc's harness runs each test as `elf/ld.so --library-path ... test'
+# and passes the caller's environment through).  Both runs must give the
+# same results, and every failure must be listed in
+# tests/glibc-xfail.txt with its reason.  Prints one summary line.
+#
+#   scripts/check-glibc.sh [SUBDIRS]     default: elf dlfcn
+set -uo pipefail
+. "$(dirname "$0")/config.sh"
+
+subdirs=${1:-${GLIBC_CHECK_SUBDIRS:-elf dlfcn}}
+xfail=$HUGELD_TOP/tests/glibc-xfail.txt
+out=$BUILDDIR/check-glibc
+mkdir -p "$out"
+[ -f "$OBJDIR/config.status" ] || die "$OBJDIR is not built (make)"
+
+pool=/proc/sys/vm/nr_hugepages
+old=$(cat $pool)
+if [ -w $pool ] && [ "$old" -lt 16 ]; then
+  trap 'echo "$old" > '"$pool" EXIT
+  echo 16 > $pool
+fi
+
+run () { # name env...
+  local name=$1; shift
+  for d in $subdirs; do
+    find "$OBJDIR/$d" -maxdepth 1 \( -name '*.out' -o -name '*.test-result' \) -delete 2>/dev/null
+  done
+  rm -f "$OBJDIR/tests.sum"
+  local start=$(date +%s)
+  env "$@" make -C "$OBJDIR" subdirs="$subdirs" -j"${JOBS:-$(nproc)}" check \
+    > "$out/$name.log" 2>&1
+  grep -E '^(PASS|FAIL|XFAIL|XPASS|UNSUPPORTED|UNRESOLVED):' "$OBJDIR/tests.sum" \
+    | sort > "$out/$name.sum"
+  echo "hugeld: glibc tests ($name): $(cut -d: -f1 "$out/$name.sum" | sort | uniq -c | tr -s ' \n' ' ')in $(( $(date +%s) - start ))s" >&2
+}
+
+run plain
+run hugepages LD_HUGEPAGE_LIBS='*' LD_HUGEPAGE_SEGMENTS=all
+
+status=0
+listed () { grep -v '^#' "$xfail" 2>/dev/null | awk '{print $1}' | grep -qx "$1"; }
+for name in plain hugepages; do
+  while read -r t; do
+    if ! listed "$t"; then
+      echo "hugeld: unexpected failure ($name): $t" >&2
+      status=1
+    fi
+  done < <(sed -n 's/^FAIL: //p' "$out/$name.sum")
+done
+if ! diff -u "$out/plain.sum" "$out/hugepages.sum" > "$out/diff" ; then
+  echo "hugeld: results differ with LD_HUGEPAGE_LIBS='*' (see $out/diff):" >&2
+  grep '^[-+][A-Z]' "$out/diff" | head -20 >&2
+  status=1
+fi
+total=$(wc -l < "$out/plain.sum")
+pass=$(grep -c '^PASS' "$out/plain.sum")
+fails=$(grep -c '^FAIL' "$out/plain.sum")
+echo "check-glibc: $subdirs: $total tests, $pass passed, $fails failed (all listed in tests/glibc-xfail.txt: $([ $status = 0 ] && echo yes || echo NO)), identical with LD_HUGEPAGE_LIBS='*' LD_HUGEPAGE_SEGMENTS=all: $(cmp -s "$out/plain.sum" "$out/hugepages.sum" && echo yes || echo NO)"
+exit $status
