@@ -1,0 +1,138 @@
+#!/bin/bash
+# Real programs with every object on huge pages (LD_HUGEPAGE_LIBS='*'
+# LD_HUGEPAGE_SEGMENTS=all) give the stock loader's results:
+# - Python's own regression tests (a subset of `python3 -m test`, from
+#   Debian's libpython3.11-testsuite, run in-process),
+# - a set of perl programs (shasum, json_pp, prove over Test::More tests),
+# - a real C project compiled with gcc whose cc1, as and ld run through
+#   hugeld (zlib from Debian's source package): the objects must be
+#   byte-identical to a stock build, and zlib's own tests must pass.
+. "$(dirname "$0")/lib.sh"
+
+if [ "$(id -u)" != 0 ]; then
+  skip all "must run as root (pool, packages)"
+  finish
+fi
+unset LD_HUGEPAGE_LIBS LD_HUGEPAGE_SEGMENTS LD_DEBUG LD_DEBUG_OUTPUT
+# Copies for fork + copy-on-write of data/bss need spare pages.
+reserve_hugepages 256 || { fail reserve "cannot reserve 256 huge pages"; finish; }
+HUGE=(env LD_HUGEPAGE_LIBS='*' LD_HUGEPAGE_SEGMENTS=all)
+export DEBIAN_FRONTEND=noninteractive
+
+# pages PREFIX: huge pages the LD_DEBUG reports PREFIX.* say were used.
+pages () { sed -n 's/.* \([0-9]*\) huge pages used.*/\1/p' "$1".* 2>/dev/null | awk '{s += $1} END {print s+0}'; }
+
+# --- Python's regression tests --------------------------------------------
+PY=/usr/bin/python3.11
+if [ ! -d /usr/lib/python3.11/test/libregrtest ]; then
+  apt-get install -y -qq libpython3.11-testsuite > "$TEST_TMP/apt.log" 2>&1 \
+    || { apt-get update -qq > /dev/null 2>&1; apt-get install -y -qq libpython3.11-testsuite >> "$TEST_TMP/apt.log" 2>&1; }
+fi
+PYTESTS="test_json test_re test_struct test_math test_unicode test_collections
+  test_itertools test_functools test_datetime test_hashlib test_zlib test_bz2
+  test_lzma test_fractions test_heapq test_bisect test_string test_textwrap
+  test_csv test_dict test_list test_set test_tuple test_float test_long
+  test_int test_ctypes test_ast test_codecs test_base64 test_binascii"
+if [ -d /usr/lib/python3.11/test/libregrtest ]; then
+  summary () { grep -E '^(All )?[0-9]+ tests? (OK|failed|skipped)|^Tests result:' "$1"; }
+  (cd "$TEST_TMP" && "$SYSTEM_LDSO" "$PY" -m test -q $PYTESTS > py-stock.log 2>&1)
+  rc1=$?
+  # (No LD_DEBUG here: children run by the stock loader would print a
+  # warning about the unknown category, which some tests check for.)
+  (cd "$TEST_TMP" && "${HUGE[@]}" "$HUGELD_LDSO" "$PY" -m test -q $PYTESTS > py-huge.log 2>&1)
+  rc2=$?
+  rm -f "$TEST_TMP"/pydbg.*
+  "${HUGE[@]}" LD_DEBUG=hugepages LD_DEBUG_OUTPUT="$TEST_TMP/pydbg" "$HUGELD_LDSO" "$PY" \
+    -c 'import json, decimal, sqlite3, hashlib, ctypes' > /dev/null 2>&1
+  s1=$(summary "$TEST_TMP/py-stock.log"); s2=$(summary "$TEST_TMP/py-huge.log")
+  if [ $rc1 = $rc2 ] && [ -n "$s1" ] && [ "$s1" = "$s2" ]; then
+    pass "python3 -m test ($(echo $PYTESTS | wc -w) files): same results ($(echo "$s2" | tr '\n' ' ')), $(pages "$TEST_TMP/pydbg") huge pages"
+  else
+    fail "python3 -m test: same results" "stock rc=$rc1 [$(echo "$s1" | tr '\n' ' ')] hugeld rc=$rc2 [$(echo "$s2" | tr '\n' ' ')]"
+  fi
+else
+  fail "python3 -m test" "libpython3.11-testsuite could not be installed"
+fi
+
+# --- perl programs ---------------------------------------------------------
+P=$TEST_TMP/perl
+mkdir -p "$P/t"
+for i in 1 2 3 4 5 6; do
+  cat > "$P/t/$i.t" <<EOF
+use strict; use warnings;
+use Test::More;
+use List::Util qw(sum max shuffle);
+use Data::Dumper; use Storable qw(dclone); use POSIX qw(floor);
+my @a = map { (\$_ * 7919) % 1000 } 1 .. 20000 * $i;
+is(sum(@a), sum(sort { \$a <=> \$b } @a), "sum stable");
+is(max(@a), 999, "max");
+my %h = map { \$_ => \$_ ** 2 } 1 .. 1000;
+is_deeply(dclone(\\%h), \\%h, "dclone");
+like(Dumper([1, {a => 2}]), qr/'a' => 2/, "Dumper");
+is(floor(-1.5), -2, "floor");
+my \$s = join ",", map { sprintf "%05.1f", \$_ / 3 } 1 .. 5000;
+is(length \$s, 32000, "sprintf");
+ok(("x" x 1000) =~ /^(x{10})+\$/, "regex");
+done_testing();
+EOF
+done
+printf 'the quick brown fox\n%.0s' $(seq 2000) > "$P/data.txt"
+echo '{"b":[1,2,{"c":null}],"a":"x","n":1.5e3}' > "$P/data.json"
+perl_run () {
+  local ldso=$1
+  "$ldso" /usr/bin/perl /usr/bin/shasum -a 256 "$P/data.txt" | cut -d' ' -f1
+  "$ldso" /usr/bin/perl /usr/bin/json_pp -json_opt canonical,pretty < "$P/data.json"
+  # prove runs each test with $^X, which is the loader here: name perl.
+  (cd "$P" && "$ldso" /usr/bin/perl /usr/bin/prove -Q --exec "$ldso /usr/bin/perl" t 2>&1 | sed 's/wallclock.*//')
+}
+o1=$(perl_run "$SYSTEM_LDSO"); rc1=$?
+rm -f "$TEST_TMP"/pldbg.*
+o2=$(export LD_HUGEPAGE_LIBS='*' LD_HUGEPAGE_SEGMENTS=all; perl_run "$HUGELD_LDSO"); rc2=$?
+rm -f "$TEST_TMP"/pldbg.*
+"${HUGE[@]}" LD_DEBUG=hugepages LD_DEBUG_OUTPUT="$TEST_TMP/pldbg" "$HUGELD_LDSO" /usr/bin/perl \
+  -MPOSIX -MStorable -MData::Dumper -e 1 > /dev/null 2>&1
+if [ $rc1 = 0 ] && [ "$o1" = "$o2" ] && grep -q 'Result: PASS' <<< "$o2"; then
+  pass "perl: shasum, json_pp and prove (6 test files): same output, $(pages "$TEST_TMP/pldbg") huge pages"
+else
+  fail "perl programs: same output" "$(diff <(echo "$o1") <(echo "$o2") | head -5 | tr '\n' ' ')"
+fi
+
+# --- a real C project compiled with gcc through hugeld --------------------
+Z=$TEST_TMP/zlib
+mkdir -p "$Z/lists/partial" "$Z/get"
+echo "deb-src ${HUGELD_DEBIAN_MIRROR:-http://deb.debian.org/debian} bookworm main" > "$Z/sources.list"
+APT=(apt-get -qq -o Dir::Etc::SourceList="$Z/sources.list" -o Dir::Etc::SourceParts=/dev/null
+     -o Dir::State::Lists="$Z/lists")
+if "${APT[@]}" update > "$Z/apt.log" 2>&1 \
+   && (cd "$Z/get" && "${APT[@]}" source --download-only zlib >> "$Z/apt.log" 2>&1) \
+   && tarball=$(ls "$Z"/get/zlib_*.orig.tar.* 2>/dev/null | head -1) && [ -n "$tarball" ]; then
+  build_zlib () { # dir cc
+    mkdir -p "$1" && tar -C "$1" --strip-components=1 -xf "$tarball" \
+      && (cd "$1" && CC="$2" CFLAGS="-O2 -g0" ./configure --static > configure.log 2>&1 \
+          && make -j2 libz.a example minigzip > make.log 2>&1 && make test > test.log 2>&1)
+  }
+  # gcc runs cc1 by path but as and ld by name: the wrapper finds them
+  # on PATH and runs them through hugeld.
+  printf '#!/bin/sh\np=$1; shift\ncase $p in */*) ;; *) p=$(command -v "$p") ;; esac\nexec %s "$p" "$@"\n' \
+    "$HUGELD_LDSO" > "$Z/wrap"
+  chmod +x "$Z/wrap"
+  build_zlib "$Z/stock" gcc; rc1=$?
+  (export LD_HUGEPAGE_LIBS='*' LD_HUGEPAGE_SEGMENTS=all
+   build_zlib "$Z/huge" "$HUGELD_LDSO /usr/bin/gcc -wrapper $Z/wrap"); rc2=$?
+  rm -f "$TEST_TMP"/ccdbg.*
+  "${HUGE[@]}" LD_DEBUG=hugepages LD_DEBUG_OUTPUT="$TEST_TMP/ccdbg" "$HUGELD_LDSO" /usr/bin/gcc \
+    -wrapper "$Z/wrap" -c -o "$Z/x.o" "$Z/huge/adler32.c" > /dev/null 2>&1
+  n=$(ls "$Z"/stock/*.o 2>/dev/null | wc -l)
+  same=1
+  for o in "$Z"/stock/*.o; do cmp -s "$o" "$Z/huge/$(basename "$o")" || same=0; done
+  cc1pages=$(grep -h 'cc1: .* huge pages used' "$TEST_TMP"/ccdbg.* 2>/dev/null | head -1 | sed -n 's/.* \([0-9]*\) huge pages used.*/\1/p')
+  if [ $rc1 = 0 ] && [ $rc2 = 0 ] && [ "$n" -gt 10 ] && [ $same = 1 ] \
+     && grep -q '\*\*\* zlib test OK \*\*\*' "$Z/huge/test.log" && [ "${cc1pages:-0}" -gt 0 ]; then
+    pass "zlib built with gcc/cc1/as/ld through hugeld: $n objects byte-identical, make test OK, cc1 on ${cc1pages} huge pages"
+  else
+    fail "zlib through hugeld" "rc=$rc1/$rc2 objects=$n identical=$same cc1pages=$cc1pages $(tail -3 "$Z/huge/make.log" 2>/dev/null | tr '\n' ' ')"
+  fi
+else
+  fail "zlib source" "apt-get source failed: $(tail -3 "$Z/apt.log" | tr '\n' ' ')"
+fi
+finish
