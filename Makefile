@@ -15,7 +15,7 @@ CC ?= gcc
 UNIT_CFLAGS = -std=gnu11 -g -O1 -Wall -Wextra -Werror -Ielf -Itests/unit
 PLAN_SRCS = elf/dl-hugepage-plan.c elf/dl-hugepage-match.c
 
-.PHONY: all build install install-system uninstall-system check-system check unit unit-build fuzz fixtures demo clean distclean
+.PHONY: all build install install-system uninstall-system check-system check-glibc check unit unit-build fuzz fixtures demo clean distclean
 
 all: build
 
@@ -75,6 +75,10 @@ uninstall-system:
 # a throwaway Debian 12 root made with debootstrap.
 check-system: install fixtures
 	tests/run.sh tests/t-system.sh
+
+# glibc's own elf/ and dlfcn/ tests, plain and with every object selected.
+check-glibc: build
+	scripts/check-glibc.sh
 
 clean:
 	rm -rf $(BUILDDIR)/tests

@@ -7,7 +7,7 @@ set -euo pipefail
 . "$(dirname "$0")/config.sh"
 
 build_pkgs="glibc-source gawk bison python3 make gcc-12 binutils libselinux1-dev patch xz-utils"
-test_pkgs="gdb libc6-dbg perl python3 gcc g++ file util-linux binutils"
+test_pkgs="gdb libc6-dbg perl python3 gcc g++ file util-linux binutils libcap2-bin debootstrap libpython3.11-testsuite linux-perf"
 
 case "${1:-build}" in
   build) want=$build_pkgs ;;

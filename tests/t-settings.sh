@@ -95,6 +95,27 @@ else
   else
     fail "setuid program ignores LD_HUGEPAGE_LIBS" "$(grep FAIL "$TEST_TMP/suid.err" | head -3 | tr '\n' ' ')"
   fi
+  # setgid, and file capabilities: AT_SECURE too.
+  cp "$d/plain-bigcheck" "$d/sgid-bigcheck"
+  chgrp root "$d/sgid-bigcheck"; chmod 2755 "$d/sgid-bigcheck"
+  if run_as_nobody env LD_HUGEPAGE_LIBS=libbig.so "$d/sgid-bigcheck" \
+       --dlopen "$d/libbig.so" --expect none > /dev/null 2> "$TEST_TMP/sgid.err"; then
+    pass "setgid program ignores LD_HUGEPAGE_LIBS"
+  else
+    fail "setgid program ignores LD_HUGEPAGE_LIBS" "$(grep FAIL "$TEST_TMP/sgid.err" | head -3 | tr '\n' ' ')"
+  fi
+  if command -v setcap > /dev/null; then
+    cp "$d/plain-bigcheck" "$d/cap-bigcheck"
+    setcap cap_net_bind_service+ep "$d/cap-bigcheck"
+    if run_as_nobody env LD_HUGEPAGE_LIBS=libbig.so "$d/cap-bigcheck" \
+         --dlopen "$d/libbig.so" --expect none > /dev/null 2> "$TEST_TMP/cap.err"; then
+      pass "file-capability program ignores LD_HUGEPAGE_LIBS"
+    else
+      fail "file-capability program ignores LD_HUGEPAGE_LIBS" "$(grep FAIL "$TEST_TMP/cap.err" | head -3 | tr '\n' ' ')"
+    fi
+  else
+    fail "file-capability program" "setcap not installed (apt-get install libcap2-bin)"
+  fi
   # Children of a setuid program do not inherit the variables.
   cat > "$TEST_TMP/envdump.c" <<'EOF'
 #include <stdio.h>
