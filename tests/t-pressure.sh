@@ -40,6 +40,19 @@ out=$(LD_HUGEPAGE_LIBS=cow LD_HUGEPAGE_SEGMENTS=bss "$B/cow" 2); rc=$?
 [ $rc = 0 ] && [ "$out" = $'child: signal BUS\nparent: alive, memory intact' ] \
   && pass "fork/COW, pool exhausted, parent writes first: parent keeps the page, child SIGBUS" \
   || fail "fork/COW, pool exhausted, parent writes first" "rc=$rc $out"
+# A fork storm: 20 children each write to a huge page while 2 spare
+# pages exist: at most 2 succeed, the rest die of SIGBUS, the parent lives.
+setpool $((used + 2))
+out=$(LD_HUGEPAGE_LIBS=cow LD_HUGEPAGE_SEGMENTS=bss "$B/cow" 3 20); rc=$?
+ok=$(sed -n 's/^children: \([0-9]*\) ok.*/\1/p' <<< "$out")
+bus=$(sed -n 's/.* \([0-9]*\) SIGBUS.*/\1/p' <<< "$out")
+if [ $rc = 0 ] && grep -q '^parent: alive, memory intact' <<< "$out" \
+   && [ "${ok:-0}" -ge 1 ] && [ "${ok:-9}" -le 2 ] && [ $((ok + bus)) = 20 ]; then
+  pass "fork storm, 20 children writing, 2 spare pages: $ok ok, $bus SIGBUS, parent lives"
+else
+  fail "fork storm" "rc=$rc $out"
+fi
+setpool "$used"
 # The default segments are never written after start-up: no COW huge page.
 out=$(LD_HUGEPAGE_LIBS=cow "$B/cow" 1)
 [ "$out" = $'child: exit 0\nparent: alive, memory intact' ] \
