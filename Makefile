@@ -5,6 +5,7 @@
 #   make check      run the tests (builds and installs first; root reserves huge pages)
 #   make demo       the big-code demo: what goes on huge pages, and the speed-up
 #   make unit       planner and matcher unit tests only (no glibc build needed)
+#   make tools      the hugeld command only (no glibc build needed)
 
 PREFIX ?= /opt/hugeld
 DESTDIR ?=
@@ -15,15 +16,30 @@ CC ?= gcc
 UNIT_CFLAGS = -std=gnu11 -g -O1 -Wall -Wextra -Werror -Ielf -Itests/unit
 PLAN_SRCS = elf/dl-hugepage-plan.c elf/dl-hugepage-match.c
 
-.PHONY: all build install install-system uninstall-system check-system check-glibc check unit unit-build fuzz fixtures demo clean distclean
+.PHONY: tools install-tools uninstall-tools all build install install-system uninstall-system check-system check-glibc check unit unit-build fuzz fixtures demo clean distclean
 
-all: build
+all: build tools
+
+# The hugeld command (tools/): built into $(BUILDDIR)/tools; installed as
+# $(PREFIX)/bin/hugeld, $(PREFIX)/libexec/hugeld-plan, man page and bash
+# completion, with links under /usr/local (LINKDIR= for none).
+TOOLS_MAKE = $(MAKE) -C tools OUT=$(BUILDDIR)/tools
+
+tools:
+	$(TOOLS_MAKE)
+
+install-tools: tools
+	$(TOOLS_MAKE) install
+
+uninstall-tools:
+	$(TOOLS_MAKE) uninstall
 
 build:
 	scripts/build.sh
 
-install: build
+install: build tools
 	scripts/install.sh
+	$(TOOLS_MAKE) install
 
 $(BUILDDIR)/tests/test-plan: tests/unit/test-plan.c tests/unit/plan-check.h $(PLAN_SRCS) elf/dl-hugepage-plan.h
 	@mkdir -p $(dir $@)
@@ -81,7 +97,7 @@ check-glibc: build
 	scripts/check-glibc.sh
 
 clean:
-	rm -rf $(BUILDDIR)/tests
+	rm -rf $(BUILDDIR)/tests $(BUILDDIR)/tools
 	-$(MAKE) -C $(BUILDDIR)/obj clean >/dev/null 2>&1
 
 distclean:

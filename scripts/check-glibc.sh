@@ -11,6 +11,9 @@ set -uo pipefail
 . "$(dirname "$0")/config.sh"
 
 subdirs=${1:-${GLIBC_CHECK_SUBDIRS:-elf dlfcn}}
+# The nptl tests that load objects (dlopen, TLS in modules, unloading,
+# atfork handlers in modules, gdb attaching to threads).
+nptl_tests=${GLIBC_CHECK_NPTL:-tst-stack4 tst-tls3 tst-atfork2 tst-atfork3 tst-atfork4 tst-create1 tst-join7 tst-pt-tls4 tst-unload tst-pthread-gdb-attach}
 xfail=$HUGELD_TOP/tests/glibc-xfail.txt
 out=$BUILDDIR/check-glibc
 mkdir -p "$out"
@@ -33,7 +36,13 @@ run () { # name env...
   env "$@" make -C "$OBJDIR" subdirs="$subdirs" -j"${JOBS:-$(nproc)}" check \
     > "$out/$name.log" 2>&1
   grep -E '^(PASS|FAIL|XFAIL|XPASS|UNSUPPORTED|UNRESOLVED):' "$OBJDIR/tests.sum" \
-    | sort > "$out/$name.sum"
+    > "$out/$name.sum"
+  for t in $nptl_tests; do
+    rm -f "$OBJDIR/nptl/$t.out" "$OBJDIR/nptl/$t.test-result"
+    env "$@" make -C "$OBJDIR" test t="nptl/$t" >> "$out/$name.log" 2>&1
+    head -1 "$OBJDIR/nptl/$t.test-result" 2>/dev/null || echo "UNRESOLVED: nptl/$t"
+  done >> "$out/$name.sum"
+  sort -o "$out/$name.sum" "$out/$name.sum"
   echo "hugeld: glibc tests ($name): $(cut -d: -f1 "$out/$name.sum" | sort | uniq -c | tr -s ' \n' ' ')in $(( $(date +%s) - start ))s" >&2
 }
 
@@ -58,5 +67,5 @@ fi
 total=$(wc -l < "$out/plain.sum")
 pass=$(grep -c '^PASS' "$out/plain.sum")
 fails=$(grep -c '^FAIL' "$out/plain.sum")
-echo "check-glibc: $subdirs: $total tests, $pass passed, $fails failed (all listed in tests/glibc-xfail.txt: $([ $status = 0 ] && echo yes || echo NO)), identical with LD_HUGEPAGE_LIBS='*' LD_HUGEPAGE_SEGMENTS=all: $(cmp -s "$out/plain.sum" "$out/hugepages.sum" && echo yes || echo NO)"
+echo "check-glibc: $subdirs + $(echo $nptl_tests | wc -w) nptl tests: $total tests, $pass passed, $fails failed (all listed in tests/glibc-xfail.txt: $([ $status = 0 ] && echo yes || echo NO)), identical with LD_HUGEPAGE_LIBS='*' LD_HUGEPAGE_SEGMENTS=all: $(cmp -s "$out/plain.sum" "$out/hugepages.sum" && echo yes || echo NO)"
 exit $status

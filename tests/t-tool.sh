@@ -1,0 +1,702 @@
+#!/bin/bash
+# The hugeld command (tools/): run, plan, status, perf-map and gdb, its
+# errors, and its installation.  On the generated big-code program
+# (bigcheck-shared with libbig.so, bigcheck-pie, bigcheck-dlopen, a PIE
+# with hugeld as PT_INTERP) and on real programs: gdb, which links
+# libpython3.11.so (selected as libpython3*), gcc's cc1 (its own text)
+# and Debian's python3.11 (libpython linked in, selected as python3*).
+#
+# `plan' must give the pages the loader really takes (its LD_DEBUG
+# report, and the zones themselves), `status' what /proc/PID/smaps
+# says, `perf-map' must make perf name functions it showed as raw
+# addresses, and gdb must read a process and a core file whose stack
+# is in huge page library code.
+#
+# HUGELD_CMD may name the command to test (e.g. the installed
+# /opt/hugeld/bin/hugeld); by default it is built into build/tools.
+. "$(dirname "$0")/lib.sh"
+
+F=$FIXTURES
+PY=/usr/bin/python3
+if [ "$(id -u)" != 0 ]; then
+  skip all "must run as root to reserve huge pages"
+  finish
+fi
+unset LD_HUGEPAGE_LIBS LD_HUGEPAGE_SEGMENTS LD_DEBUG LD_DEBUG_OUTPUT \
+  LD_PRELOAD LD_LIBRARY_PATH
+export HUGELD_LDSO
+for f in bigcheck-shared libbig.so bigcheck-pie bigcheck-dlopen big-pic.o; do
+  [ -e "$F/$f" ] || { fail fixtures "$F/$f missing (make fixtures)"; finish; }
+done
+
+# --- Build -----------------------------------------------------------------
+
+if [ -z "${HUGELD_CMD:-}" ]; then
+  if make -C "$HUGELD_TOP/tools" OUT="$HUGELD_TOP/build/tools" \
+       > "$TEST_TMP/build.log" 2>&1; then
+    pass "build: make -C tools (hugeld, hugeld-plan)"
+  else
+    fail "build: make -C tools" "$(tail -5 "$TEST_TMP/build.log" | tr '\n' ' ')"
+    finish
+  fi
+  HUGELD_CMD=$HUGELD_TOP/build/tools/hugeld
+fi
+H=$HUGELD_CMD
+HELPER=$(dirname "$(readlink -f "$H")")/hugeld-plan
+[ -x "$HELPER" ] || HELPER=$(dirname "$(readlink -f "$H")")/../libexec/hugeld-plan
+
+# The pool: at most about 40 pages at a time here.  Enlarge it only if
+# fewer are free (other tests may be using it); check again before each
+# part, in case a test running at the same time has shrunk it.
+need=48
+ensure_pool () {
+  local free; free=$(meminfo HugePages_Free)
+  [ "${free:-0}" -ge $need ] && return 0
+  if [ -z "${pool_saved:-}" ]; then
+    pool_saved=yes
+    reserve_hugepages $(( $(meminfo HugePages_Total) - free + need ))
+  else
+    echo $(( $(meminfo HugePages_Total) - free + need )) > /proc/sys/vm/nr_hugepages
+  fi
+  [ "$(meminfo HugePages_Free)" -ge $need ]
+}
+ensure_pool || { fail reserve "cannot get $need free huge pages"; finish; }
+
+# Helpers.
+jq () { $PY -c "import json, sys; d = json.load(sys.stdin); print($1)"; }
+# dbg_pages PREFIX: huge pages the loader reported in PREFIX.*
+dbg_pages () {
+  cat "$1".* 2> /dev/null | sed -n 's/.* \([0-9]*\) huge pages used.*/\1/p' \
+    | awk '{ s += $1 } END { print s + 0 }'
+}
+# dbg_zones PREFIX OBJ: "kind start end pages" of OBJ's zones in the report
+dbg_zones () {
+  cat "$1".* 2> /dev/null \
+    | sed -n "s|.*hugepages: .*/$2: \([a-z+]*\) \[\(0x[0-9a-f]*\), \(0x[0-9a-f]*\)) at 0x[0-9a-f]* on \([0-9]*\) huge pages|\1 \2 \3 \4|p" \
+    | sort
+}
+# plan_zones JSON OBJ: the same from `hugeld plan --json'
+plan_zones () {
+  $PY - "$1" "$2" <<'PY' | sort
+import json, sys
+d = json.load(open(sys.argv[1]))
+for o in d["objects"]:
+    if o["path"].endswith("/" + sys.argv[2]) and o["selected"]:
+        for z in o["zones"]:
+            print(z["kind"], hex(z["start"]), hex(z["end"]), z["pages"])
+PY
+}
+# one_line_error NAME RC-EXPECTED CMD...: fails with one "hugeld: " line
+# on stderr, nothing on stdout.
+one_line_error () {
+  local name=$1 want=$2; shift 2
+  "$@" > "$TEST_TMP/e.out" 2> "$TEST_TMP/e.err"
+  local rc=$?
+  if [ $rc = "$want" ] && [ "$(wc -l < "$TEST_TMP/e.err")" = 1 ] \
+     && grep -q '^hugeld' "$TEST_TMP/e.err" && [ ! -s "$TEST_TMP/e.out" ]; then
+    pass "$name (exit $rc: $(cat "$TEST_TMP/e.err"))"
+  else
+    fail "$name" "exit $rc, stderr: $(head -3 "$TEST_TMP/e.err" | tr '\n' '|') stdout: $(head -c 100 "$TEST_TMP/e.out")"
+  fi
+}
+# wait_huge PID: until the process has huge page mappings
+wait_huge () {
+  local i
+  for i in $(seq 100); do
+    grep -q anon_hugepage "/proc/$1/maps" 2> /dev/null && return 0
+    sleep 0.05
+  done
+  return 1
+}
+# Background processes still running at the end: this shell's own jobs
+# only (a reaped PID may have been reused).
+at_exit 'kill $(jobs -p) 2> /dev/null; wait 2> /dev/null'
+# The /tmp/perf-PID.map files this test makes.
+perfmaps=()
+at_exit 'rm -f "${perfmaps[@]}"'
+
+# --- Help, version, install --------------------------------------------------
+
+for c in "" run plan status perf-map gdb; do
+  out=$($H $c --help 2>&1); rc=$?
+  if [ $rc = 0 ] && echo "$out" | grep -qi 'usage\|commands:'; then
+    pass "--help${c:+ for $c}"
+  else
+    fail "--help${c:+ for $c}" "exit $rc: $(echo "$out" | head -2 | tr '\n' ' ')"
+  fi
+done
+$H --version | grep -q '^hugeld [0-9]' && pass "--version" \
+  || fail "--version" "$($H --version 2>&1)"
+
+# The helper is the loader's planner: its symbols are there.
+if nm "$HELPER" 2> /dev/null | grep -q ' T _dl_hugepage_plan$' \
+   && nm "$HELPER" | grep -q ' T _dl_hugepage_match_list$'; then
+  pass "hugeld-plan is linked with the loader's _dl_hugepage_plan and _dl_hugepage_match_list"
+else
+  fail "hugeld-plan links the loader's planner" "$(nm "$HELPER" 2>&1 | grep -c _dl_hugepage)"
+fi
+
+D=$TEST_TMP/dest
+if make -C "$HUGELD_TOP/tools" OUT="$TEST_TMP/tools-out" DESTDIR="$D" \
+     install > "$TEST_TMP/install.log" 2>&1; then
+  ok=yes
+  for f in opt/hugeld/bin/hugeld opt/hugeld/libexec/hugeld-plan \
+	   opt/hugeld/share/man/man1/hugeld.1 \
+	   opt/hugeld/share/bash-completion/completions/hugeld; do
+    [ -f "$D/$f" ] || { ok="no $f"; break; }
+  done
+  [ "$(readlink "$D/usr/local/bin/hugeld")" = /opt/hugeld/bin/hugeld ] \
+    || ok="usr/local/bin/hugeld -> $(readlink "$D/usr/local/bin/hugeld")"
+  [ "$(readlink "$D/usr/local/share/man/man1/hugeld.1")" = /opt/hugeld/share/man/man1/hugeld.1 ] \
+    || ok="no man page link"
+  head -1 "$D/opt/hugeld/bin/hugeld" | grep -q '^#!/usr/bin/python3$' || ok="shebang"
+  grep -q '^_LDSO = "/opt/hugeld/ld.so"$' "$D/opt/hugeld/bin/hugeld" || ok="loader path"
+  [ "$ok" = yes ] && pass "make install DESTDIR=: bin/hugeld, libexec/hugeld-plan, man page, completion, /usr/local links" \
+    || fail "make install DESTDIR=" "$ok"
+  # The installed copy finds its helper in ../libexec.
+  out=$(HUGELD_PLAN= "$D/opt/hugeld/bin/hugeld" plan "$F/bigcheck-shared" --libs libbig.so --json 2>&1 | jq 'd["pages_per_process"]')
+  [ "$out" = 16 ] && pass "installed hugeld finds ../libexec/hugeld-plan" \
+    || fail "installed hugeld finds ../libexec/hugeld-plan" "$out"
+  make -C "$HUGELD_TOP/tools" OUT="$TEST_TMP/tools-out" DESTDIR="$D" uninstall > /dev/null 2>&1
+  left=$(find "$D" -type f -o -type l)
+  [ -z "$left" ] && pass "make uninstall removes it all" || fail "make uninstall" "$left"
+else
+  fail "make install DESTDIR=" "$(tail -3 "$TEST_TMP/install.log" | tr '\n' ' ')"
+fi
+if command -v groff > /dev/null; then
+  w=$(groff -man -ww -z "$HUGELD_TOP/tools/hugeld.1" 2>&1)
+  [ -z "$w" ] && pass "man page: groff -man -ww has no warning" || fail "man page" "$w"
+fi
+# Bash completion: subcommands and segment lists.
+comp=$(bash -c '
+  . "$1"
+  c () { COMP_WORDS=("$@"); COMP_CWORD=$(( $# - 1 )); COMPREPLY=(); _hugeld; echo "${COMPREPLY[*]}"; }
+  c hugeld st; c hugeld plan x --segments text,ro; c hugeld status --j' _ "$HUGELD_TOP/tools/hugeld.bash-completion" 2>&1)
+if [ "$comp" = $'status\ntext,rodata\n--json' ]; then
+  pass "bash completion: commands, segment lists, options"
+else
+  fail "bash completion" "$(echo "$comp" | tr '\n' '|')"
+fi
+
+# --- plan against what the loader does -------------------------------------
+
+# plan_vs_run NAME PATTERNS SEGMENTS EXPECT -- PROG ARGS: the plan's pages
+# and zones are the loader's (hugeld run --debug), and bigcheck's own
+# checks (--expect) pass.
+plan_vs_run () {
+  local name=$1 libs=$2 segs=$3 expect=$4; shift 5
+  local prog=$1; shift
+  local j=$TEST_TMP/plan-$name.json dbg=$TEST_TMP/dbg-$name
+  rm -f "$dbg".*
+  if ! $H plan "$prog" --libs "$libs" --segments "$segs" "${plan_extra[@]}" --json > "$j" 2> "$j.err"; then
+    fail "plan $name" "$(cat "$j.err")"; return
+  fi
+  local planned; planned=$(jq 'd["pages_per_process"]' < "$j")
+  ensure_pool
+  $H run --libs "$libs" --segments "$segs" --debug="$dbg" -- "$prog" "$@" \
+    ${expect:+--expect "$expect"} > "$TEST_TMP/$name.out" 2> "$TEST_TMP/$name.err"
+  local rc=$?
+  local got; got=$(dbg_pages "$dbg")
+  if [ $rc != 0 ]; then
+    fail "run $name" "exit $rc: $(grep -m3 'FAIL\|hugeld' "$TEST_TMP/$name.err" | tr '\n' ' ')"
+  elif [ "$planned" = "$got" ] && [ "$got" -gt 0 ]; then
+    pass "plan $name ($libs, $segs): $planned pages = the loader's report; run: checks pass"
+  else
+    fail "plan $name ($libs, $segs): planned pages = loader's" "planned $planned, loader $got"
+  fi
+  local obj
+  for obj in "${zone_objs[@]}"; do
+    if [ -n "$(dbg_zones "$dbg" "$obj")" ] \
+       && [ "$(plan_zones "$j" "$obj")" = "$(dbg_zones "$dbg" "$obj")" ]; then
+      pass "plan $name: $obj's zones are the loader's ($(dbg_zones "$dbg" "$obj" | awk '{ printf "%s %s-%s; ", $1, $2, $3 }'))"
+    else
+      fail "plan $name: $obj's zones are the loader's" \
+	"plan: $(plan_zones "$j" "$obj" | tr '\n' '|') loader: $(dbg_zones "$dbg" "$obj" | tr '\n' '|')"
+    fi
+  done
+}
+plan_extra=()
+zone_objs=(libbig.so)
+plan_vs_run shared libbig.so text,rodata,relro text,rodata,relro -- "$F/bigcheck-shared"
+plan_vs_run shared-all libbig.so all text,rodata,relro,data,bss -- "$F/bigcheck-shared"
+zone_objs=(bigcheck-pie)
+plan_vs_run pie bigcheck-pie text,rodata,relro text,rodata,relro -- "$F/bigcheck-pie"
+zone_objs=(libbig.so)
+plan_extra=(--dlopen "$F/libbig.so")
+plan_vs_run dlopen libbig.so text '' -- "$F/bigcheck-dlopen" --dlopen "$F/libbig.so" --expect text
+plan_extra=()
+
+# The text output: the table, the total and the pool for N copies.
+out=$($H plan "$F/bigcheck-shared" --libs libbig.so --copies 3 2>&1)
+if echo "$out" | grep -q '^/.*/libbig.so  *"libbig.so" (file name)  *11  *4  *1  *-  *-  *16$' \
+   && echo "$out" | grep -q '^per process: 16 huge pages (32 MiB)$' \
+   && echo "$out" | grep -q '^pool for 3 processes: nr_hugepages >= 48 ' \
+   && echo "$out" | grep -q '^pool now: HugePages_Total [0-9]*, Free'; then
+  pass "plan: table (text 11, rodata 4, relro 1 = 16), per process, pool for --copies 3 = 48"
+else
+  fail "plan: table and totals" "$(echo "$out" | tr '\n' '|')"
+fi
+out=$($H plan "$F/bigcheck-shared" --libs libbig.so -v 2>&1)
+echo "$out" | grep -q '^  data  *\[0x[0-9a-f]*, 0x[0-9a-f]*)  ordinary pages: not selected by LD_HUGEPAGE_SEGMENTS$' \
+  && echo "$out" | grep -q '^/lib/x86_64-linux-gnu/libc.so.6  *-' \
+  && pass "plan -v: every range with its reason, unselected objects listed" \
+  || fail "plan -v" "$(echo "$out" | grep -m3 'data\|libc')"
+# Selected by DT_SONAME: libbig.so through a symlink with another name.
+ln -sf "$F/libbig.so" "$TEST_TMP/libother.so"
+out=$($H plan "$F/bigcheck-dlopen" --libs libbig.so --dlopen "$TEST_TMP/libother.so" --json | jq '[(o["matched_by"], o["huge_pages"]) for o in d["objects"] if o["selected"]]')
+[ "$out" = "[('DT_SONAME', 16)]" ] && pass "plan: selection by DT_SONAME (the loader's matcher)" \
+  || fail "plan: selection by DT_SONAME" "$out"
+
+# A program with hugeld as PT_INTERP: the kernel picks its base; the
+# plan gives the range, the loader's count is inside it.
+cc -I"$HUGELD_TOP/tests/fixtures" -O2 -pthread "$HUGELD_TOP/tests/fixtures/bigcheck.c" \
+  "$F/big-pic.o" -o "$TEST_TMP/ipie" -Wl,-z,relro -Wl,-z,pack-relative-relocs \
+  -Wl,--dynamic-linker="$HUGELD_LDSO" 2> "$TEST_TMP/ipie.cc"
+if [ -x "$TEST_TMP/ipie" ]; then
+  j=$($H plan "$TEST_TMP/ipie" --libs ipie --direct --json)
+  lo=$(echo "$j" | jq 'd["direct_start"]["min_pages"]')
+  hi=$(echo "$j" | jq 'd["direct_start"]["max_pages"]')
+  counted=$(echo "$j" | jq 'd["pages_per_process"]')
+  note=$($H plan "$TEST_TMP/ipie" --libs ipie | grep '^note: started directly')
+  ok=yes
+  for i in 1 2 3; do
+    rm -f "$TEST_TMP"/dipie.*
+    $H run --direct --libs ipie --debug="$TEST_TMP/dipie" -- "$TEST_TMP/ipie" --expect text,rodata,relro \
+      > /dev/null 2> "$TEST_TMP/dipie.err" || ok="run failed: $(grep -m2 FAIL "$TEST_TMP/dipie.err")"
+    got=$(dbg_pages "$TEST_TMP/dipie")
+    [ "$got" -ge "$lo" ] && [ "$got" -le "$hi" ] || ok="loader took $got, plan $lo..$hi"
+  done
+  if [ "$ok" = yes ] && [ "$counted" = "$hi" ] && [ -n "$note" ]; then
+    pass "plan --direct (PT_INTERP hugeld): $lo..$hi pages, counts $hi; run --direct took $got; note without --direct"
+  else
+    fail "plan --direct" "$ok; counted $counted; note '$note'"
+  fi
+else
+  fail "link a PIE with hugeld as PT_INTERP" "$(head -3 "$TEST_TMP/ipie.cc")"
+fi
+
+ensure_pool
+# Real programs.  gdb links libpython3.11.so; cc1 is a 20 MiB non-PIE
+# program; python3.11 has libpython linked in, but its text does not
+# hold one whole aligned 2 MiB page: plan and loader agree on nothing.
+real_plan () {
+  local name=$1 libs=$2; shift 2
+  local dbg=$TEST_TMP/dbg-$name
+  rm -f "$dbg".*
+  local planned; planned=$($H plan "$1" --libs "$libs" --json 2> "$TEST_TMP/$name.perr" | jq 'd["pages_per_process"]')
+  $H run --no-pool-check --libs "$libs" --debug="$dbg" -- "$@" > "$TEST_TMP/$name.out" 2> "$TEST_TMP/$name.err"
+  local rc=$? got; got=$(dbg_pages "$dbg")
+  if [ $rc = 0 ] && [ -n "$planned" ] && [ "$planned" = "$got" ]; then
+    pass "real program $name ($libs): plan $planned pages = the loader's report"
+  else
+    fail "real program $name ($libs): plan = loader" "exit $rc, planned '$planned' ($(head -1 "$TEST_TMP/$name.perr")), loader $got $(head -2 "$TEST_TMP/$name.err" | tr '\n' ' ')"
+  fi
+}
+command -v gdb > /dev/null && real_plan gdb 'libpython3*' gdb -batch -nx -ex 'python print(6 * 7)'
+echo 'int f (int x) { return x * 2; }' > "$TEST_TMP/x.c"
+cc1=$(cc -print-prog-name=cc1)
+[ -x "$cc1" ] && real_plan cc1 cc1 "$cc1" -quiet "$TEST_TMP/x.c" -o "$TEST_TMP/x.s"
+real_plan python3 'python3*' /usr/bin/python3.11 -c 'print(6 * 7)'
+grep -q 'python3.11: nothing fills a whole huge page' "$TEST_TMP"/dbg-python3.* 2>/dev/null \
+  && $H plan /usr/bin/python3.11 --libs 'python3*' -v | grep -q '^  text .*ordinary pages: does not fill a whole huge page' \
+  && pass "real program python3.11: plan -v and the loader both say its text does not fill a 2 MiB page" \
+  || fail "real program python3.11: reason reported" "$(cat "$TEST_TMP"/dbg-python3.* | grep -m2 python3)"
+
+ensure_pool
+# --- run ------------------------------------------------------------------
+
+out=$($H run --no-pool-check --libs nothing -- sh -c 'echo "$0"; exit 7'); rc=$?
+[ $rc = 7 ] && [ "$out" = sh ] && pass "run: argv[0] as typed, the program's exit status (7)" \
+  || fail "run: argv[0] and exit status" "exit $rc, \$0 '$out'"
+out=$(LD_HUGEPAGE_LIBS=libbig.so $H run -- "$F/bigcheck-shared" --expect text,rodata,relro 2>&1 >/dev/null | tail -1)
+[ "$out" = "ok: all checks passed" ] && pass "run: LD_HUGEPAGE_LIBS from the environment when no --libs" \
+  || fail "run: LD_HUGEPAGE_LIBS from the environment" "$out"
+# --perf-map: the parent writes the map of its child.
+before=$(ls /tmp/perf-*.map 2> /dev/null)
+$H run --perf-map --libs libbig.so -- "$F/bigcheck-shared" --bench --rounds 3 > /dev/null 2>&1; rc=$?
+new=$(comm -13 <(echo "$before") <(ls /tmp/perf-*.map 2> /dev/null))
+if [ $rc = 0 ] && [ -n "$new" ] && grep -q ' big_fn_[0-9]*$' $new && grep -q ' big_run$' $new; then
+  pass "run --perf-map: $(basename $new) names big_run and $(grep -c ' big_fn_' $new) big_fn_*"
+else
+  fail "run --perf-map" "exit $rc, new map files: $new"
+fi
+rm -f $new
+
+ensure_pool
+# --- status ---------------------------------------------------------------
+
+$H run --libs libbig.so -- "$F/bigcheck-shared" --bench --rounds 1000 > /dev/null 2>&1 &
+bench=$!
+if ! wait_huge $bench; then
+  fail "status: benchmark on huge pages" "no huge page mapping in /proc/$bench/maps"
+fi
+$H status $bench --json > "$TEST_TMP/status.json" 2> "$TEST_TMP/status.err"
+smaps_pages=$(awk '/^[0-9a-f]+-[0-9a-f]+ / { split($1, a, "-"); len = strtonum("0x" a[2]) - strtonum("0x" a[1]) }
+		   /^KernelPageSize: *2048 kB/ { n += len / 2097152 } END { print n + 0 }' /proc/$bench/smaps)
+st_pages=$(jq 'd["pages"]' < "$TEST_TMP/status.json")
+st_zones=$($PY - "$TEST_TMP/status.json" <<'PY' | sort
+import json, sys
+d = json.load(open(sys.argv[1]))
+for o in d["objects"]:
+    if o["path"].endswith("/libbig.so"):
+        for r in o["ranges"]:
+            print(r["kind"], hex(r["object_start"]), hex(r["object_end"]), r["pages"])
+PY
+)
+if [ "$st_pages" = 16 ] && [ "$st_pages" = "$smaps_pages" ] \
+   && [ "$st_zones" = "$(plan_zones "$TEST_TMP/plan-shared.json" libbig.so)" ]; then
+  pass "status PID --json: libbig.so's ranges and kinds = the plan's zones, $st_pages pages = smaps"
+else
+  fail "status PID --json" "pages $st_pages (smaps $smaps_pages), ranges: $(echo "$st_zones" | tr '\n' '|') $(cat "$TEST_TMP/status.err")"
+fi
+jq '[d["ldso_command"], d["hugeld"], d["settings"]["libs"], d["program"]]' < "$TEST_TMP/status.json" \
+  | grep -q "^\[True, True, 'libbig.so', '$F/bigcheck-shared'\]$" \
+  && pass "status: run by hugeld's ld.so as a command, program and settings from /proc" \
+  || fail "status: loader, program and settings" "$(jq '[d["ldso_command"], d["hugeld"], d["settings"], d["program"]]' < "$TEST_TMP/status.json")"
+out=$($H status $bench)
+if echo "$out" | grep -q "^process $bench (bigcheck-shared via ld.so): 16 huge pages (32 MiB) in 1 object$" \
+   && echo "$out" | grep -q '^  /.*/libbig.so  *text  *[0-9a-f]*-[0-9a-f]*  *\[0x[0-9a-f]*, 0x[0-9a-f]*)  *11$' \
+   && echo "$out" | grep -q '^pool (2 MiB): HugePages_Total [0-9]*, Free [0-9]*, Rsvd [0-9]*, Surp [0-9]*: [0-9]* in use'; then
+  pass "status PID: the table and the pool"
+else
+  fail "status PID: the table" "$(echo "$out" | tr '\n' '|')"
+fi
+$H status --all --json > "$TEST_TMP/all.json"
+out=$(jq "[(p['pages'], p['objects'][0]['path'].split('/')[-1]) for p in d['processes'] if p['pid'] == $bench], d['pool']['total'] > 0" < "$TEST_TMP/all.json" 2>&1)
+[ "$out" = "[(16, 'libbig.so')] True" ] && pass "status --all --json: the benchmark with 16 pages of libbig.so, the pool" \
+  || fail "status --all --json" "$out"
+$H status --all | grep -q "^ *$bench  *16  *32  *bigcheck-shared via ld.so  *libbig.so (16)$" \
+  && pass "status --all: the table" || fail "status --all" "$($H status --all | head -5 | tr '\n' '|')"
+
+# Selected but not on huge pages: the stock loader ignores the setting.
+LD_HUGEPAGE_LIBS=libbig.so "$F/bigcheck-shared" --bench --rounds 400 > /dev/null 2>&1 &
+stock=$!
+sleep 0.3
+out=$($H status $stock)
+echo "$out" | grep -q "^process $stock (bigcheck-shared): 0 huge pages" \
+  && echo "$out" | grep -q 'loader: .*(not hugeld)' \
+  && echo "$out" | grep -q 'note: .*/libbig.so is selected by "libbig.so" (file name) but has no huge pages:' \
+  && echo "$out" | grep -q '^  *its plan has 16 pages (pool empty' \
+  && pass "status: a process whose loader is not hugeld: 0 pages, libbig.so selected without huge pages" \
+  || fail "status: selected without huge pages" "$(echo "$out" | tr '\n' '|')"
+kill $stock 2> /dev/null; wait $stock 2> /dev/null
+
+ensure_pool
+# A real program: gdb with libpython3* selected, in a Python sleep.
+if command -v gdb > /dev/null; then
+  $H run --libs 'libpython3*' -- gdb -batch -nx -ex 'python import time; time.sleep(20)' > /dev/null 2>&1 &
+  gp=$!
+  if wait_huge $gp; then
+    planned=$($H plan gdb --libs 'libpython3*' --json | jq 'd["pages_per_process"]')
+    out=$($H status $gp --json | jq '[(o["path"].split("/")[-1], o["pages"], sorted(r["kind"] for r in o["ranges"])) for o in d["objects"]]')
+    [ "$out" = "[('libpython3.11.so.1.0', $planned, ['rodata', 'text'])]" ] \
+      && pass "status of gdb with libpython3*: text and rodata of libpython3.11.so.1.0, $planned pages as planned" \
+      || fail "status of gdb with libpython3*" "$out (planned $planned)"
+    # gdb on it: the Python interpreter's frames, some in the huge text.
+    if command -v gdb > /dev/null; then
+      pytext=$($H status $gp --json | jq "[(r['start'], r['end']) for o in d['objects'] for r in o['ranges'] if r['kind'] == 'text']")
+      timeout 60 $H gdb $gp -- -batch -nx -iex 'set debuginfod enabled off' -ex bt > "$TEST_TMP/gdbpy.out" 2>&1
+      n=$($PY - "$TEST_TMP/gdbpy.out" "$pytext" <<'PY'
+import ast, re, sys
+ranges = ast.literal_eval(sys.argv[2])
+n = 0
+for line in open(sys.argv[1]):
+    m = re.match(r"#[0-9]+ +(0x[0-9a-f]+) in .* from .*/libpython3\.11\.so", line)
+    if m and any(a <= int(m.group(1), 16) < b for a, b in ranges):
+        n += 1
+print(n)
+PY
+)
+      if [ "$n" -ge 1 ] && grep -q ' in PyEval_EvalCode () from .*/libpython3.11.so' "$TEST_TMP/gdbpy.out"; then
+        pass "gdb attach to gdb with libpython3* on huge pages: backtrace through the interpreter, $n frame(s) in its huge text"
+      else
+        fail "gdb attach to gdb with libpython3*" "$n frames in huge text: $(grep -m6 '^#' "$TEST_TMP/gdbpy.out" | tr '\n' '|')"
+      fi
+    fi
+  else
+    fail "status of gdb with libpython3*" "no huge pages"
+  fi
+fi
+
+# python3.11 selected: nothing of it can go on huge pages, and status
+# says why.
+$H run --no-pool-check --libs 'python3*' -- /usr/bin/python3.11 -c 'import time; time.sleep(20)' > /dev/null 2>&1 &
+pp=$!
+for i in $(seq 50); do grep -q 'python3.11' /proc/$pp/maps 2> /dev/null && break; sleep 0.05; done
+out=$($H status $pp)
+if echo "$out" | grep -q "^process $pp (python3.11 via ld.so): 0 huge pages (0 MiB) in 0 objects$" \
+   && echo "$out" | grep -q '^  note: /usr/bin/python3.11 is selected by "python3\*" (file name) but has no huge pages:$' \
+   && echo "$out" | grep -q 'none of its parts fills a whole 2 MiB page'; then
+  pass "status of python3.11 with python3*: 0 pages, selected, none of its parts fills a 2 MiB page (as planned)"
+else
+  fail "status of python3.11 with python3*" "$(echo "$out" | tr '\n' '|')"
+fi
+kill $pp 2> /dev/null
+
+# --- perf -----------------------------------------------------------------
+
+if ! command -v perf > /dev/null || ! perf version > /dev/null 2>&1; then
+  skip perf "perf not installed (apt-get install linux-perf)"
+else
+  # Attached to a running process, perf sees the huge pages as
+  # anonymous memory: raw addresses, until the map file is there.
+  rm -f /tmp/perf-$bench.map
+  perfmaps+=(/tmp/perf-$bench.map)
+  perf record -q -e cpu-clock -p $bench -o "$TEST_TMP/perf.data" -- sleep 2 > /dev/null 2>&1
+  # Samples in anonymous memory are in the [JIT] lines (perf's name
+  # for memory it looks up in /tmp/perf-PID.map).
+  report () {
+    perf report -i "$TEST_TMP/perf.data" --stdio --sort dso,sym 2> /dev/null \
+      | grep '\[JIT\] tid'
+  }
+  report > "$TEST_TMP/report0"
+  if [ -s "$TEST_TMP/report0" ] && ! grep -v '\] 0x0000' "$TEST_TMP/report0" | grep -q .; then
+    pass "perf (control): without a map, the huge page code's samples are raw addresses ($(wc -l < "$TEST_TMP/report0") lines)"
+  else
+    fail "perf (control): without a map, huge page code shows as raw addresses" "$(grep -v '\] 0x0000' "$TEST_TMP/report0" | head -3 | tr '\n' '|')"
+  fi
+  out=$($H perf-map $bench 2>&1)
+  report > "$TEST_TMP/report1"
+  named=$(grep -c '\] big_fn_[0-9]*$\|\] big_run$' "$TEST_TMP/report1")
+  if [ "$named" -gt 10 ] && grep -q '\] big_run$' "$TEST_TMP/report1"; then
+    pass "perf-map PID: perf report names big_run and $((named - 1)) big_fn_* in the huge page code ($out)"
+  else
+    fail "perf-map PID: perf report names the functions" "$out; $(head -5 "$TEST_TMP/report1" | tr '\n' '|')"
+  fi
+  # A real program: libpython's huge text, symbols from .dynsym.
+  if [ -n "${gp:-}" ] && kill -0 $gp 2> /dev/null; then kill $gp; fi
+  if command -v gdb > /dev/null; then
+    cat > "$TEST_TMP/work.py" <<'PY'
+import time
+s = "Ab cd Ef gh " * 4000
+t = time.time() + 6
+while time.time() < t:
+    s.upper().split()
+    s.lower().replace("ab", "xy")
+PY
+    $H run --libs 'libpython3*' -- gdb -batch -nx -ex "source $TEST_TMP/work.py" > /dev/null 2>&1 &
+    gw=$!
+    if wait_huge $gw; then
+      sleep 0.5
+      perf record -q -e cpu-clock -p $gw -o "$TEST_TMP/perf-py.data" -- sleep 1.5 > /dev/null 2>&1
+      out=$($H perf-map $gw 2>&1)
+      perfmaps+=(/tmp/perf-$gw.map)
+      perf report -i "$TEST_TMP/perf-py.data" --stdio --sort dso,sym 2> /dev/null \
+	| grep -v '^#' > "$TEST_TMP/report-py"
+      if grep -q '\[JIT\] tid [0-9]*  *\[\.\] _\?Py[A-Za-z_]*$' "$TEST_TMP/report-py"; then
+	pass "perf-map on gdb's libpython3.11 (.dynsym): perf report names $(grep '\[JIT\]' "$TEST_TMP/report-py" | grep -v 0x0000 | head -2 | awk '{ print $NF }' | tr '\n' ' ')"
+      else
+	fail "perf-map on gdb's libpython3.11" "$out; $(grep -m4 JIT "$TEST_TMP/report-py" | tr '\n' '|')"
+      fi
+    else
+      fail "perf-map on gdb's libpython3.11" "not on huge pages"
+    fi
+    kill $gw 2> /dev/null
+  fi
+fi
+
+ensure_pool
+# Symbol sources: .symtab, else a debug file by build ID, else .dynsym.
+S=$TEST_TMP/stripped
+mkdir -p "$S" "$TEST_TMP/debug"
+cp "$F/bigcheck-shared" "$S/"
+bid=$(readelf -n "$F/libbig.so" | sed -n 's/.*Build ID: *\([0-9a-f]*\).*/\1/p')
+mkdir -p "$TEST_TMP/debug/.build-id/${bid:0:2}"
+objcopy --only-keep-debug "$F/libbig.so" "$TEST_TMP/debug/.build-id/${bid:0:2}/${bid:2}.debug"
+strip --strip-all -o "$S/libbig.so" "$F/libbig.so"
+$H run --libs libbig.so -- "$S/bigcheck-shared" --bench --rounds 400 > /dev/null 2>&1 &
+sp=$!
+if wait_huge $sp; then
+  dyn=$($H perf-map $sp -o - 2> /dev/null)
+  dbg=$($H perf-map $sp -o - --debug-dir "$TEST_TMP/debug" 2> /dev/null)
+  src=$($H perf-map $sp -o "$TEST_TMP/x.map" --debug-dir "$TEST_TMP/debug" 2>&1)
+  if ! echo "$dyn" | grep -q ' big_fn_' && echo "$dyn" | grep -q ' big_run$' \
+     && [ "$(echo "$dbg" | grep -c ' big_fn_')" -gt 5000 ] \
+     && echo "$src" | grep -q "from $TEST_TMP/debug/.build-id/"; then
+    pass "perf-map: stripped library: .dynsym only ($(echo "$dyn" | wc -l) functions), with its debug file by build ID $(echo "$dbg" | wc -l)"
+  else
+    fail "perf-map: symbol sources" "dynsym: $(echo "$dyn" | wc -l) lines, debug: $(echo "$dbg" | grep -c big_fn_) big_fn_; $src"
+  fi
+else
+  fail "perf-map: stripped library on huge pages" "no huge pages"
+fi
+kill $sp 2> /dev/null
+
+# The map file in /tmp: others' lines are kept, links are not followed.
+m=/tmp/perf-$bench.map
+perfmaps+=($m)
+printf '1000 10 jit_code_somewhere\n' > $m
+$H perf-map $bench > /dev/null 2>&1
+grep -q '^1000 10 jit_code_somewhere$' $m && grep -q ' big_run$' $m \
+  && pass "perf-map: keeps lines others wrote about other memory" \
+  || fail "perf-map: keeps others' lines" "$(head -2 $m | tr '\n' '|')"
+echo precious > "$TEST_TMP/target"
+rm -f $m; ln -s "$TEST_TMP/target" $m
+one_line_error "perf-map: /tmp/perf-PID.map is a symbolic link: refused" 1 $H perf-map $bench
+[ "$(cat "$TEST_TMP/target")" = precious ] && [ -L $m ] \
+  && pass "perf-map: the link and its target untouched" || fail "perf-map: link target" "$(head -c 80 "$TEST_TMP/target")"
+rm -f $m
+
+# --- gdb ------------------------------------------------------------------
+
+if command -v gdb > /dev/null; then
+  # Attach to the benchmark (run by ld.so as a command): its stack is in
+  # libbig.so's huge page text.
+  timeout 60 gdb -batch -nx -iex 'set debuginfod enabled off' -p $bench \
+    -ex bt -ex 'info sharedlibrary' -ex "gcore $TEST_TMP/core" > "$TEST_TMP/attach.out" 2>&1
+  text=$(jq "[(r['start'], r['end']) for o in d['objects'] for r in o['ranges'] if r['kind'] == 'text']" < "$TEST_TMP/status.json")
+  frames_on_huge () { # FILE: how many of the first frames' PCs are in huge text
+    $PY - "$1" "$text" <<'PY'
+import ast, re, sys
+ranges = ast.literal_eval(sys.argv[2])
+n = 0
+for line in open(sys.argv[1]):
+    m = re.match(r"#[0-9]+ +(0x[0-9a-f]+) in (big_fn_[0-9]+|big_run) ", line)
+    if m and any(a <= int(m.group(1), 16) < b for a, b in ranges):
+        n += 1
+print(n)
+PY
+  }
+  a=$TEST_TMP/attach.out
+  if grep -q '^#[01] .* in big_fn_[0-9]* () from .*/libbig.so$\|^#[01] .* in big_run () from .*/libbig.so$' $a \
+     && [ "$(frames_on_huge $a)" -ge 1 ] \
+     && grep -q '^0x[0-9a-f]*  *0x[0-9a-f]*  *Yes.* /.*/libbig.so$' $a \
+     && grep -q '^Saved corefile' $a; then
+    pass "gdb attach: backtrace through libbig.so's huge page text ($(frames_on_huge $a) frame(s) there), info sharedlibrary, gcore"
+  else
+    fail "gdb attach" "$(grep -E '^#|rror|Saved|libbig' $a | head -5 | tr '\n' '|')"
+  fi
+  # hugeld gdb adds the program's own symbols (ld.so-command mode).
+  timeout 60 $H gdb $bench -- -batch -nx -iex 'set debuginfod enabled off' -ex bt > "$TEST_TMP/hattach.out" 2>&1
+  grep -q '^#[0-9]* .* in big_run () from .*/libbig.so$' "$TEST_TMP/hattach.out" \
+    && grep -q '^#[0-9]* .* in main (.*bigcheck.c:[0-9]*$' "$TEST_TMP/hattach.out" \
+    && pass "hugeld gdb PID: backtrace from libbig.so's huge pages down to main (bigcheck.c)" \
+    || fail "hugeld gdb PID" "$(grep -E '^#|rror' "$TEST_TMP/hattach.out" | head -4 | tr '\n' '|')"
+  if [ -s "$TEST_TMP/core" ]; then
+    timeout 60 gdb -batch -nx -iex 'set debuginfod enabled off' "$HUGELD_LDSO" "$TEST_TMP/core" \
+      -ex bt -ex 'info sharedlibrary' > "$TEST_TMP/core.out" 2>&1
+    c=$TEST_TMP/core.out
+    if grep -q '^#[01] .* in \(big_fn_[0-9]*\|big_run\) () from .*/libbig.so$' $c \
+       && [ "$(frames_on_huge $c)" -ge 1 ] && grep -q 'Yes.* /.*/libbig.so$' $c; then
+      pass "gdb core file (gcore): backtrace through libbig.so's huge page text, info sharedlibrary"
+    else
+      fail "gdb core file" "$(grep -E '^#|rror|libbig' $c | head -4 | tr '\n' '|')"
+    fi
+    timeout 60 $H gdb --core "$TEST_TMP/core" -- -batch -nx -iex 'set debuginfod enabled off' -ex bt > "$TEST_TMP/hcore.out" 2>&1
+    grep -q '^#[0-9]* .* in big_run () from .*/libbig.so$' "$TEST_TMP/hcore.out" \
+      && grep -q '^#[0-9]* .* in main (.*bigcheck.c:[0-9]*$' "$TEST_TMP/hcore.out" \
+      && pass "hugeld gdb --core: backtrace from libbig.so's huge pages down to main" \
+      || fail "hugeld gdb --core" "$(grep -E '^#|rror' "$TEST_TMP/hcore.out" | head -4 | tr '\n' '|')"
+  else
+    fail "gdb gcore" "no core file"
+  fi
+  # A breakpoint in the huge page library of a program hugeld run-style
+  # (ld.so as a command) started under gdb.
+  timeout 60 gdb -batch -nx -iex 'set debuginfod enabled off' \
+    -ex 'set breakpoint pending on' \
+    -ex "set exec-wrapper env LD_HUGEPAGE_LIBS=libbig.so LD_DEBUG=hugepages LD_DEBUG_OUTPUT=$TEST_TMP/gdbrun" \
+    -ex 'break big_digest' -ex run -ex bt -ex kill \
+    --args "$HUGELD_LDSO" "$F/bigcheck-shared" --bench --rounds 1 > "$TEST_TMP/gdbrun.out" 2>&1
+  if grep -q '^Breakpoint 1, .* in big_digest () from .*/libbig.so$\|^Breakpoint 1, big_digest ()' "$TEST_TMP/gdbrun.out" \
+     && [ "$(dbg_pages "$TEST_TMP/gdbrun")" = 16 ]; then
+    pass "gdb: breakpoint in libbig.so's huge page text (ld.so as a command) is hit"
+  else
+    fail "gdb: breakpoint in huge page library" "$(grep -E '^Breakpoint|^#|rror' "$TEST_TMP/gdbrun.out" | head -3 | tr '\n' '|') pages $(dbg_pages "$TEST_TMP/gdbrun")"
+  fi
+else
+  skip gdb "gdb not installed"
+fi
+kill $bench 2> /dev/null; wait $bench 2> /dev/null
+
+ensure_pool
+# --- plan --apply -----------------------------------------------------------
+
+P=/proc/sys/vm/nr_hugepages
+at_exit "echo $(cat $P) > $P"
+pool_state () { cat $P; cat /sys/devices/system/node/node*/hugepages/hugepages-2048kB/nr_hugepages; }
+avail=$(( $(meminfo HugePages_Free) - $(meminfo HugePages_Rsvd) ))
+old=$(cat $P)
+copies=$(( avail / 16 + 2 ))          # more than is available now
+out=$($H plan "$F/bigcheck-shared" --libs libbig.so --copies $copies --apply 2>&1); rc=$?
+new=$(cat $P)
+avail_after=$(( $(meminfo HugePages_Free) - $(meminfo HugePages_Rsvd) ))
+if [ $rc = 0 ] && [ "$new" -gt "$old" ] && [ "$avail_after" -ge $((copies * 16)) ] \
+   && echo "$out" | grep -q "^applied: pool nr_hugepages [0-9]* -> $new$"; then
+  pass "plan --apply --copies $copies: nr_hugepages $old -> $new, $avail_after available (needed $((copies * 16)), $avail were)"
+else
+  fail "plan --apply" "exit $rc, nr_hugepages $old -> $new, $avail_after available: $(echo "$out" | tail -2 | tr '\n' ' ')"
+fi
+out=$($H plan "$F/bigcheck-shared" --libs libbig.so --copies 1 --apply 2>&1)
+echo "$out" | grep -q '^applied: pool already has [0-9]* available huge pages .*nothing to do$' && [ "$(cat $P)" = "$new" ] \
+  && pass "plan --apply when enough is available: nothing to do" \
+  || fail "plan --apply, enough available" "$(echo "$out" | tail -1)"
+node0=/sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages
+if [ -f $node0 ]; then
+  n0=$(cat $node0)
+  nfree=$(cat /sys/devices/system/node/node0/hugepages/hugepages-2048kB/free_hugepages)
+  c=$(( nfree / 16 + 1 ))
+  out=$($H plan "$F/bigcheck-shared" --libs libbig.so --copies $c --apply --node 0 2>&1); rc=$?
+  [ $rc = 0 ] && [ "$(cat $node0)" -gt "$n0" ] && echo "$out" | grep -q '^applied: node 0 nr_hugepages' \
+    && pass "plan --apply --node 0: node 0's pool $n0 -> $(cat $node0)" \
+    || fail "plan --apply --node 0" "exit $rc, $n0 -> $(cat $node0): $(echo "$out" | tail -1)"
+fi
+before=$(pool_state)
+one_line_error "plan --apply --node 99: no such node" 1 $H plan "$F/bigcheck-shared" --libs libbig.so --apply --node 99
+[ "$(pool_state)" = "$before" ] && pass "plan --apply --node 99: pool unchanged" || fail "plan --node 99: pool changed" ""
+chmod 755 "$TEST_TMP"
+if setpriv --reuid=65534 --regid=65534 --clear-groups true 2> /dev/null; then
+  one_line_error "plan --apply as an ordinary user: refused" 1 \
+    setpriv --reuid=65534 --regid=65534 --clear-groups $H plan "$F/bigcheck-shared" --libs libbig.so --copies 1000 --apply
+  [ "$(pool_state)" = "$before" ] && pass "plan --apply as an ordinary user: pool unchanged" \
+    || fail "plan --apply as an ordinary user: pool changed" ""
+else
+  skip "plan --apply as an ordinary user" "no setpriv"
+fi
+
+# --- Errors: one line, non-zero, nothing changed -----------------------------
+
+one_line_error "bad pattern (unclosed [)" 1 $H plan "$F/bigcheck-shared" --libs 'lib[big.so'
+one_line_error "bad pattern list (empty pattern)" 1 $H run --libs 'libbig.so::x' -- /bin/true
+one_line_error "bad pattern (trailing backslash)" 1 $H plan "$F/bigcheck-shared" --libs 'libbig\'
+one_line_error "bad segment list" 1 $H plan "$F/bigcheck-shared" --libs libbig.so --segments text,code
+one_line_error "nothing selected" 1 $H run -- /bin/true
+printf '#!/bin/sh\ntouch "%s/script-ran"\n' "$TEST_TMP" > "$TEST_TMP/script.sh"
+chmod +x "$TEST_TMP/script.sh"
+one_line_error "run: a script, not ELF" 1 $H run --libs x -- "$TEST_TMP/script.sh"
+[ ! -e "$TEST_TMP/script-ran" ] && pass "run: the script was not run" || fail "run: the script was run" ""
+one_line_error "plan: not an ELF file" 1 $H plan /etc/passwd --libs x
+one_line_error "run: no such program" 1 $H run --libs x -- no-such-program-here
+if echo 'int main (void) { return 0; }' | cc -static -x c - -o "$TEST_TMP/static" 2> /dev/null; then
+  one_line_error "plan: a statically linked program" 1 $H plan "$TEST_TMP/static" --libs x
+fi
+sleep 0.01 & gone=$!; wait $gone
+one_line_error "status: a PID that vanished" 1 $H status $gone
+one_line_error "perf-map: a PID that vanished" 1 $H perf-map $gone
+one_line_error "gdb: a PID that vanished" 1 $H gdb $gone
+one_line_error "gdb --core: not a core file" 1 $H gdb --core "$F/libbig.so"
+one_line_error "usage: unknown command" 2 $H frobnicate
+one_line_error "usage: status with a bad PID" 2 $H status 12x
+one_line_error "usage: --copies 0" 2 $H plan "$F/bigcheck-shared" --libs libbig.so --copies 0
+# No pool: run refuses (the loader would silently use ordinary pages).
+# Other tests running at the same time may resize the pool meanwhile:
+# then try again, up to 3 times.
+before=$(cat $P)
+for i in 1 2 3; do
+  echo 0 > $P
+  rm -f "$TEST_TMP/ran"
+  $H run --libs x -- touch "$TEST_TMP/ran" > "$TEST_TMP/e.out" 2> "$TEST_TMP/e.err"
+  rc=$?
+  [ "$(cat $P)" = 0 ] && break
+  echo "note: the pool was resized by someone else; again" >&2
+done
+if [ $rc = 1 ] && [ "$(wc -l < "$TEST_TMP/e.err")" = 1 ] \
+   && grep -q '^hugeld: no free huge pages (HugePages_Total 0' "$TEST_TMP/e.err"; then
+  pass "run with no free huge page: refused (exit 1: $(cat "$TEST_TMP/e.err"))"
+else
+  fail "run with no free huge page: refused" "exit $rc: $(head -2 "$TEST_TMP/e.err" | tr '\n' '|')"
+fi
+[ ! -e "$TEST_TMP/ran" ] && pass "run with no pool: the program was not run" \
+  || fail "run with no pool: the program was run" ""
+echo "$before" > $P
+
+finish

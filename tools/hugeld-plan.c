@@ -1,0 +1,635 @@
+/* hugeld-plan: print the loader's huge page plan of ELF objects as JSON.
+   Copyright (C) 2026 The hugeld authors.
+   This file is part of hugeld, a patch set for the GNU C Library.
+
+   The GNU C Library is free software; you can redistribute it and/or
+   modify it under the terms of the GNU Lesser General Public
+   License as published by the Free Software Foundation; either
+   version 2.1 of the License, or (at your option) any later version.
+
+   The GNU C Library is distributed in the hope that it will be useful,
+   but WITHOUT ANY WARRANTY; without even the implied warranty of
+   MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+   Lesser General Public License for more details.
+
+   You should have received a copy of the GNU Lesser General Public
+   License along with the GNU C Library; if not, see
+   <https://www.gnu.org/licenses/>.  */
+
+/* The helper behind `hugeld plan'.  It is linked with the loader's own
+   elf/dl-hugepage-plan.c and elf/dl-hugepage-match.c, so the plan it
+   prints is the one ld.so computes: the same selection (file name or
+   path, then DT_SONAME, then the name a program was run by), the same
+   settings (4 KiB pages, 2 MiB huge pages, fixed bias for ET_EXEC,
+   text relocations from DT_TEXTREL / DF_TEXTREL) and the same
+   planner.  What it adds is only reading the file and printing.
+
+   Usage: hugeld-plan [OPTIONS] FILE...
+   See usage () below.  The output is one JSON document:
+     {"settings": {...}, "objects": [{...}, ...]}
+   Addresses are unrelocated (as in the object's program headers) and
+   printed as numbers.  A file that cannot be read or is not an ELF
+   object this loader can load ends the run with one line on stderr
+   and exit status 1; nothing is printed on stdout then.  */
+
+#define _GNU_SOURCE 1
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <link.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dl-hugepage-plan.h"
+
+/* What ld.so uses on x86_64 (GLRO(dl_pagesize) and HP_HUGEPAGESIZE in
+   elf/dl-hugepage.c).  */
+#define PLAN_PAGESIZE ((uint64_t) 4096)
+#define PLAN_HUGEPAGESIZE ((uint64_t) 2 * 1024 * 1024)
+
+/* As ld.so reads them: at most this many program headers and dynamic
+   entries, and a DT_SONAME shorter than this.  */
+#define MAX_PHNUM 256
+#define MAX_DYN 1024
+#define SONAME_MAX 256
+
+static const char *progname = "hugeld-plan";
+
+struct options
+{
+  const char *libs;		/* LD_HUGEPAGE_LIBS, or NULL.  */
+  const char *segments;		/* LD_HUGEPAGE_SEGMENTS, or NULL.  */
+  unsigned int kinds;
+  bool kernel;			/* Main program mapped by the kernel.  */
+  bool have_bias;
+  uint64_t bias;
+  const char *alias;		/* Name the program was run by.  */
+  const char *name;		/* Match as this path.  */
+};
+
+struct object
+{
+  const char *file;		/* What was read.  */
+  const char *path;		/* What is matched.  */
+  int type;			/* e_type.  */
+  ElfW(Phdr) phdr[MAX_PHNUM];
+  size_t phnum;
+  bool textrel;
+  char soname[SONAME_MAX];
+  char interp[4096];
+  bool dynamic;			/* Has PT_DYNAMIC.  */
+};
+
+static void __attribute__ ((noreturn, format (printf, 1, 2)))
+die (const char *fmt, ...)
+{
+  va_list ap;
+  fprintf (stderr, "%s: ", progname);
+  va_start (ap, fmt);
+  vfprintf (stderr, fmt, ap);
+  va_end (ap);
+  fputc ('\n', stderr);
+  exit (1);
+}
+
+static void
+usage (FILE *out)
+{
+  fprintf (out, "\
+Usage: %s [OPTIONS] FILE...\n\
+Print, as JSON, how hugeld's ld.so would place each ELF object FILE on\n\
+2 MiB pages: whether LD_HUGEPAGE_LIBS selects it and by which pattern,\n\
+the zones that go on huge pages and the ranges that stay on 4 KiB pages.\n\
+The planning code is the loader's own (elf/dl-hugepage-plan.c).\n\
+\n\
+  --libs PATTERNS     LD_HUGEPAGE_LIBS (default: the environment's; unset\n\
+                      selects nothing)\n\
+  --segments LIST     LD_HUGEPAGE_SEGMENTS (default: the environment's, or\n\
+                      text,rodata,relro)\n\
+  --name PATH         match the (single) FILE as PATH, the name ld.so opens\n\
+  --kernel            plan FILE as a main program the kernel mapped (its\n\
+                      PT_INTERP is hugeld): fixed base, gaps not its own\n\
+  --bias ADDR         with --kernel: the load bias; without it every\n\
+                      possible bias is tried and the least and most\n\
+                      huge pages are reported\n\
+  --alias NAME        with --kernel: the name the program was run by\n\
+  --help              this text\n", progname);
+}
+
+/* Read exactly LEN bytes at OFF.  */
+static bool
+read_at (int fd, void *buf, size_t len, off_t off)
+{
+  size_t done = 0;
+  while (done < len)
+    {
+      ssize_t n = pread (fd, (char *) buf + done, len - done, off + done);
+      if (n < 0 && errno == EINTR)
+	continue;
+      if (n <= 0)
+	return false;
+      done += n;
+    }
+  return true;
+}
+
+/* The file offset of VADDR through the PT_LOAD headers, or -1.  */
+static off_t
+vaddr_to_offset (const struct object *o, uint64_t vaddr)
+{
+  for (size_t i = 0; i < o->phnum; ++i)
+    {
+      const ElfW(Phdr) *ph = &o->phdr[i];
+      if (ph->p_type == PT_LOAD && vaddr >= ph->p_vaddr
+	  && vaddr - ph->p_vaddr < ph->p_filesz)
+	return ph->p_offset + (vaddr - ph->p_vaddr);
+    }
+  return -1;
+}
+
+/* What ld.so reads of the dynamic section before mapping: text
+   relocations and DT_SONAME (as hp_read_dynamic does).  */
+static void
+read_dynamic (int fd, struct object *o)
+{
+  const ElfW(Phdr) *dyn = NULL;
+  for (size_t i = 0; i < o->phnum; ++i)
+    if (o->phdr[i].p_type == PT_DYNAMIC)
+      dyn = &o->phdr[i];
+  if (dyn == NULL)
+    return;
+  o->dynamic = true;
+
+  size_t total = dyn->p_filesz / sizeof (ElfW(Dyn));
+  if (total > MAX_DYN)
+    total = MAX_DYN;
+  uint64_t strtab = 0, soname_off = 0;
+  bool have_soname = false;
+  for (size_t i = 0; i < total; ++i)
+    {
+      ElfW(Dyn) d;
+      if (!read_at (fd, &d, sizeof d, dyn->p_offset + i * sizeof d)
+	  || d.d_tag == DT_NULL)
+	break;
+      switch (d.d_tag)
+	{
+	case DT_TEXTREL:
+	  o->textrel = true;
+	  break;
+	case DT_FLAGS:
+	  if (d.d_un.d_val & DF_TEXTREL)
+	    o->textrel = true;
+	  break;
+	case DT_STRTAB:
+	  strtab = d.d_un.d_ptr;
+	  break;
+	case DT_SONAME:
+	  soname_off = d.d_un.d_val;
+	  have_soname = true;
+	  break;
+	}
+    }
+  if (!have_soname || strtab == 0)
+    return;
+  off_t off = vaddr_to_offset (o, strtab + soname_off);
+  if (off < 0)
+    return;
+  ssize_t n = pread (fd, o->soname, sizeof o->soname - 1, off);
+  if (n < 0)
+    n = 0;
+  o->soname[n] = '\0';
+  /* Cut at the limit: ld.so ignores such a name.  */
+  if (strlen (o->soname) == sizeof o->soname - 1)
+    o->soname[0] = '\0';
+}
+
+static void
+read_object (const char *file, struct object *o)
+{
+  memset (o, 0, sizeof *o);
+  o->file = file;
+  o->path = file;
+  int fd = open (file, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    die ("%s: %s", file, strerror (errno));
+  struct stat st;
+  if (fstat (fd, &st) != 0)
+    die ("%s: %s", file, strerror (errno));
+  if (!S_ISREG (st.st_mode))
+    die ("%s: not a regular file", file);
+
+  ElfW(Ehdr) eh;
+  unsigned char ident[EI_NIDENT];
+  if (!read_at (fd, ident, sizeof ident, 0)
+      || memcmp (ident, ELFMAG, SELFMAG) != 0)
+    die ("%s: not an ELF file", file);
+  if (ident[EI_CLASS] != ELFCLASS64 || ident[EI_DATA] != ELFDATA2LSB)
+    die ("%s: not a 64-bit little-endian ELF file", file);
+  if (!read_at (fd, &eh, sizeof eh, 0))
+    die ("%s: truncated ELF header", file);
+  if (eh.e_machine != EM_X86_64)
+    die ("%s: ELF machine %u, not x86-64", file, eh.e_machine);
+  if (eh.e_type != ET_DYN && eh.e_type != ET_EXEC)
+    die ("%s: not an executable or shared object (e_type %u)", file,
+	 eh.e_type);
+  if (eh.e_phentsize != sizeof (ElfW(Phdr)) || eh.e_phnum == 0
+      || eh.e_phnum > MAX_PHNUM)
+    die ("%s: unusable program headers (%u of size %u)", file,
+	 eh.e_phnum, eh.e_phentsize);
+  o->type = eh.e_type;
+  o->phnum = eh.e_phnum;
+  if (!read_at (fd, o->phdr, o->phnum * sizeof (ElfW(Phdr)), eh.e_phoff))
+    die ("%s: truncated program headers", file);
+  for (size_t i = 0; i < o->phnum; ++i)
+    if (o->phdr[i].p_type == PT_INTERP)
+      {
+	size_t len = o->phdr[i].p_filesz;
+	if (len >= sizeof o->interp)
+	  len = sizeof o->interp - 1;
+	if (!read_at (fd, o->interp, len, o->phdr[i].p_offset))
+	  len = 0;
+	o->interp[len] = '\0';
+      }
+  read_dynamic (fd, o);
+  close (fd);
+}
+
+/* --- JSON output -------------------------------------------------------- */
+
+static void
+json_string (const char *s)
+{
+  putchar ('"');
+  for (; *s != '\0'; ++s)
+    {
+      unsigned char c = *s;
+      if (c == '"' || c == '\\')
+	printf ("\\%c", c);
+      else if (c < 0x20 || c == 0x7f)
+	printf ("\\u%04x", c);
+      else
+	putchar (c);
+    }
+  putchar ('"');
+}
+
+static void
+json_strn (const char *s, size_t n)
+{
+  char buf[4096];
+  if (n >= sizeof buf)
+    n = sizeof buf - 1;
+  memcpy (buf, s, n);
+  buf[n] = '\0';
+  json_string (buf);
+}
+
+static const char *
+reason_name (int reason)
+{
+  switch (reason)
+    {
+    case HP_R_NOT_SELECTED:
+      return "not selected by LD_HUGEPAGE_SEGMENTS";
+    case HP_R_PARTIAL:
+      return "does not fill a whole huge page";
+    case HP_R_WRITE_EXEC:
+      return "writable and executable segment";
+    default:
+      return "?";
+    }
+}
+
+static const char *
+error_name (int error)
+{
+  switch (error)
+    {
+    case HP_E_BAD_SETTINGS:
+      return "unsupported page sizes";
+    case HP_E_NO_LOADS:
+      return "no loadable segments";
+    case HP_E_TOO_MANY_LOADS:
+      return "too many loadable segments";
+    case HP_E_BAD_HEADERS:
+      return "program headers that ld.so will reject";
+    default:
+      return "?";
+    }
+}
+
+static const char *
+basename_of (const char *path)
+{
+  const char *slash = strrchr (path, '/');
+  return slash != NULL ? slash + 1 : path;
+}
+
+static void
+print_prot (int prot)
+{
+  printf ("\"%c%c%c\"", (prot & PF_R) ? 'r' : '-', (prot & PF_W) ? 'w' : '-',
+	  (prot & PF_X) ? 'x' : '-');
+}
+
+static void
+print_plan (const struct hp_plan *plan)
+{
+  printf ("\"error\": ");
+  if (plan->error != HP_E_NONE)
+    json_string (error_name (plan->error));
+  else
+    printf ("null");
+  printf (", \"bias\": %" PRIu64 ", \"modulus\": %" PRIu64
+	  ", \"huge_bytes\": %" PRIu64 ", \"huge_pages\": %" PRIu64
+	  ",\n   \"zones\": [",
+	  plan->bias, plan->modulus,
+	  plan->error == HP_E_NONE ? plan->huge_bytes : 0,
+	  plan->error == HP_E_NONE ? plan->huge_bytes / PLAN_HUGEPAGESIZE : 0);
+  for (size_t i = 0; plan->error == HP_E_NONE && i < plan->nzones; ++i)
+    {
+      const struct hp_zone *z = &plan->zones[i];
+      printf ("%s\n    {\"kind\": \"%s\", \"start\": %" PRIu64
+	      ", \"end\": %" PRIu64 ", \"pages\": %" PRIu64
+	      ", \"load\": %d, \"prot\": ",
+	      i > 0 ? "," : "", _dl_hugepage_kind_name (z->kind), z->start,
+	      z->end, (z->end - z->start) / PLAN_HUGEPAGESIZE, z->load);
+      print_prot (z->prot);
+      printf ("}");
+    }
+  printf ("],\n   \"small\": [");
+  for (size_t i = 0; plan->error == HP_E_NONE && i < plan->nsmall; ++i)
+    {
+      const struct hp_range *r = &plan->small[i];
+      printf ("%s\n    {\"kind\": \"%s\", \"start\": %" PRIu64
+	      ", \"end\": %" PRIu64 ", \"load\": %d, \"reason\": ",
+	      i > 0 ? "," : "", _dl_hugepage_kind_name (r->kind), r->start,
+	      r->end, r->load);
+      json_string (reason_name (r->reason));
+      printf ("}");
+    }
+  printf ("]");
+}
+
+/* The settings ld.so would use for O (hp_select_and_plan).  */
+static struct hp_settings
+settings_for (const struct object *o, const struct options *opt)
+{
+  struct hp_settings s =
+    {
+      .pagesize = PLAN_PAGESIZE,
+      .hugepagesize = PLAN_HUGEPAGESIZE,
+      .kinds = opt->kinds,
+      .fixed_bias = opt->kernel || o->type != ET_DYN,
+      .bias = 0,
+      .textrel = o->textrel,
+      .no_gaps = opt->kernel,
+    };
+  if (opt->kernel && opt->have_bias)
+    s.bias = opt->bias;
+  return s;
+}
+
+/* The largest power-of-two p_align of the PT_LOAD headers, at least a
+   page: the kernel places a PIE at a multiple of it.  */
+static uint64_t
+load_alignment (const struct object *o)
+{
+  uint64_t a = PLAN_PAGESIZE;
+  for (size_t i = 0; i < o->phnum; ++i)
+    {
+      uint64_t al = o->phdr[i].p_align;
+      if (o->phdr[i].p_type == PT_LOAD && al != 0 && (al & (al - 1)) == 0
+	  && al > a)
+	a = al;
+    }
+  return a;
+}
+
+static void
+print_object (const struct object *o, const struct options *opt, bool first)
+{
+  /* Selection, in ld.so's order: the path it opened (patterns with
+     `/') or its last component, then DT_SONAME, then the name a
+     kernel-mapped program was run by.  */
+  const char *pat = NULL, *matched_by = NULL;
+  size_t patlen = 0;
+  if (opt->libs != NULL && opt->kinds != 0)
+    {
+      pat = _dl_hugepage_match_list (opt->libs, o->path,
+				     basename_of (o->path), &patlen);
+      matched_by = "file name";
+      if (pat == NULL && o->soname[0] != '\0')
+	{
+	  pat = _dl_hugepage_match_list (opt->libs, o->path, o->soname,
+					 &patlen);
+	  matched_by = "DT_SONAME";
+	}
+      if (pat == NULL && opt->kernel && opt->alias != NULL)
+	{
+	  pat = _dl_hugepage_match_list (opt->libs, opt->alias,
+					 basename_of (opt->alias), &patlen);
+	  matched_by = "name it was run by";
+	}
+    }
+
+  printf ("%s\n  {\"file\": ", first ? "" : ",");
+  json_string (o->file);
+  printf (", \"path\": ");
+  json_string (o->path);
+  printf (", \"type\": \"%s\", \"soname\": ",
+	  o->type == ET_DYN ? "DYN" : "EXEC");
+  if (o->soname[0] != '\0')
+    json_string (o->soname);
+  else
+    printf ("null");
+  printf (", \"interp\": ");
+  if (o->interp[0] != '\0')
+    json_string (o->interp);
+  else
+    printf ("null");
+  printf (", \"dynamic\": %s, \"textrel\": %s,\n   \"mode\": \"%s\", "
+	  "\"selected\": %s, \"pattern\": ",
+	  o->dynamic ? "true" : "false", o->textrel ? "true" : "false",
+	  opt->kernel ? "kernel" : "ldso", pat != NULL ? "true" : "false");
+  if (pat != NULL)
+    {
+      json_strn (pat, patlen);
+      printf (", \"matched_by\": ");
+      json_string (matched_by);
+    }
+  else
+    printf ("null, \"matched_by\": null");
+  printf (",\n   ");
+
+  /* The plan is made whether or not the object is selected, so that
+     one can see what selecting it would take.  */
+  struct hp_settings s = settings_for (o, opt);
+  static struct hp_plan plan;
+  if (opt->kernel && !opt->have_bias && o->type == ET_DYN)
+    {
+      /* The kernel picks the base: try every bias it can pick (a
+	 multiple of the largest p_align) modulo the huge page size.  */
+      uint64_t step = load_alignment (o);
+      uint64_t lo = UINT64_MAX, hi = 0, lo_bias = 0, hi_bias = 0, n = 0;
+      for (uint64_t b = 0; b < PLAN_HUGEPAGESIZE || b == 0; b += step)
+	{
+	  s.bias = b;
+	  _dl_hugepage_plan (o->phdr, o->phnum, &s, &plan);
+	  uint64_t pages = (plan.error == HP_E_NONE
+			    ? plan.huge_bytes / PLAN_HUGEPAGESIZE : 0);
+	  if (pages < lo)
+	    {
+	      lo = pages;
+	      lo_bias = b;
+	    }
+	  if (pages > hi)
+	    {
+	      hi = pages;
+	      hi_bias = b;
+	    }
+	  ++n;
+	  if (step >= PLAN_HUGEPAGESIZE)
+	    break;
+	}
+      printf ("\"bias_range\": {\"biases\": %" PRIu64 ", \"min_pages\": %"
+	      PRIu64 ", \"min_bias\": %" PRIu64 ", \"max_pages\": %" PRIu64
+	      ", \"max_bias\": %" PRIu64 "},\n   ",
+	      n, lo, lo_bias, hi, hi_bias);
+      /* The plan printed is the worst case: the most pages.  */
+      s.bias = hi_bias;
+    }
+  _dl_hugepage_plan (o->phdr, o->phnum, &s, &plan);
+  print_plan (&plan);
+  printf ("}");
+}
+
+static uint64_t
+parse_number (const char *opt, const char *s)
+{
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull (s, &end, 0);
+  if (errno != 0 || *s == '\0' || *end != '\0' || *s == '-')
+    die ("%s: not a number: %s", opt, s);
+  return v;
+}
+
+int
+main (int argc, char **argv)
+{
+  enum { OPT_LIBS = 256, OPT_SEGMENTS, OPT_KERNEL, OPT_BIAS, OPT_ALIAS,
+	 OPT_NAME, OPT_HELP };
+  static const struct option longopts[] =
+    {
+      { "libs", required_argument, NULL, OPT_LIBS },
+      { "segments", required_argument, NULL, OPT_SEGMENTS },
+      { "kernel", no_argument, NULL, OPT_KERNEL },
+      { "bias", required_argument, NULL, OPT_BIAS },
+      { "alias", required_argument, NULL, OPT_ALIAS },
+      { "name", required_argument, NULL, OPT_NAME },
+      { "help", no_argument, NULL, OPT_HELP },
+      { NULL, 0, NULL, 0 }
+    };
+  struct options opt = { 0 };
+  opt.libs = getenv ("LD_HUGEPAGE_LIBS");
+  opt.segments = getenv ("LD_HUGEPAGE_SEGMENTS");
+
+  int c;
+  while ((c = getopt_long (argc, argv, "", longopts, NULL)) != -1)
+    switch (c)
+      {
+      case OPT_LIBS:
+	opt.libs = optarg;
+	break;
+      case OPT_SEGMENTS:
+	opt.segments = optarg;
+	break;
+      case OPT_KERNEL:
+	opt.kernel = true;
+	break;
+      case OPT_BIAS:
+	opt.bias = parse_number ("--bias", optarg);
+	opt.have_bias = true;
+	break;
+      case OPT_ALIAS:
+	opt.alias = optarg;
+	break;
+      case OPT_NAME:
+	opt.name = optarg;
+	break;
+      case OPT_HELP:
+	usage (stdout);
+	return 0;
+      default:
+	usage (stderr);
+	return 2;
+      }
+  if (optind == argc)
+    {
+      fprintf (stderr, "%s: no file given (try --help)\n", progname);
+      return 2;
+    }
+  if (opt.name != NULL && argc - optind != 1)
+    die ("--name needs exactly one FILE");
+  if ((opt.have_bias || opt.alias != NULL) && !opt.kernel)
+    die ("--bias and --alias need --kernel");
+
+  /* As _dl_hugepage_init: an empty or unset LD_HUGEPAGE_LIBS selects
+     nothing, an empty LD_HUGEPAGE_SEGMENTS is the default.  The loader
+     warns about and ignores a bad list; here it is an error.  */
+  if (opt.libs != NULL && opt.libs[0] == '\0')
+    opt.libs = NULL;
+  opt.kinds = HP_KIND_DEFAULT;
+  if (opt.segments != NULL && opt.segments[0] != '\0')
+    {
+      int k = _dl_hugepage_parse_kinds (opt.segments);
+      if (k < 0)
+	die ("bad segment list \"%s\": use a comma list of text, rodata, "
+	     "relro, data, bss or all", opt.segments);
+      opt.kinds = k;
+    }
+
+  /* Read everything first: an error prints nothing on stdout.  */
+  size_t n = argc - optind;
+  struct object *objs = calloc (n, sizeof *objs);
+  if (objs == NULL)
+    die ("out of memory");
+  for (size_t i = 0; i < n; ++i)
+    {
+      read_object (argv[optind + i], &objs[i]);
+      if (opt.name != NULL)
+	objs[i].path = opt.name;
+    }
+
+  printf ("{\"settings\": {\"libs\": ");
+  if (opt.libs != NULL)
+    json_string (opt.libs);
+  else
+    printf ("null");
+  printf (", \"kinds\": [");
+  const char *sep = "";
+  for (unsigned int k = HP_KIND_TEXT; k <= HP_KIND_BSS; k <<= 1)
+    if (opt.kinds & k)
+      {
+	printf ("%s\"%s\"", sep, _dl_hugepage_kind_name (k));
+	sep = ", ";
+      }
+  printf ("], \"pagesize\": %" PRIu64 ", \"hugepagesize\": %" PRIu64
+	  "},\n \"objects\": [", PLAN_PAGESIZE, PLAN_HUGEPAGESIZE);
+  for (size_t i = 0; i < n; ++i)
+    print_object (&objs[i], &opt, i == 0);
+  printf ("]}\n");
+  free (objs);
+  if (fflush (stdout) != 0 || ferror (stdout))
+    die ("writing the output: %s", strerror (errno));
+  return 0;
+}
