@@ -6,6 +6,7 @@
 #   make demo       the big-code demo: what goes on huge pages, and the speed-up
 #   make unit       planner and matcher unit tests only (no glibc build needed)
 #   make tools      the hugeld command only (no glibc build needed)
+#   make bench      benchmarks against the stock loader, THP and libhugetlbfs (bench-quick: < 5 min)
 
 PREFIX ?= /opt/hugeld
 DESTDIR ?=
@@ -16,7 +17,7 @@ CC ?= gcc
 UNIT_CFLAGS = -std=gnu11 -g -O1 -Wall -Wextra -Werror -Ielf -Itests/unit
 PLAN_SRCS = elf/dl-hugepage-plan.c elf/dl-hugepage-match.c
 
-.PHONY: tools install-tools uninstall-tools all build install install-system uninstall-system check-system check-glibc check unit unit-build fuzz fixtures demo clean distclean
+.PHONY: bench bench-quick tools install-tools uninstall-tools all build install install-system uninstall-system check-system check-glibc check unit unit-build fuzz fixtures demo clean distclean
 
 all: build tools
 
@@ -91,6 +92,13 @@ uninstall-system:
 # a throwaway Debian 12 root made with debootstrap.
 check-system: install fixtures
 	tests/run.sh tests/t-system.sh
+
+# Benchmarks (bench/): the full set for the README and a CI-sized one.
+bench: install fixtures
+	$(MAKE) -C bench bench
+
+bench-quick: install fixtures
+	$(MAKE) -C bench bench-quick
 
 # glibc's own elf/ and dlfcn/ tests, plain and with every object selected.
 check-glibc: build

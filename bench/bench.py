@@ -1,0 +1,684 @@
+#!/usr/bin/env python3
+"""hugeld benchmarks (issue #7): hugeld against the stock loader, kernel THP
+and libhugetlbfs' hugectl, on synthetic iTLB/dTLB-bound programs, clang,
+MariaDB, and the cost of loading onto huge pages.
+
+  bench.py [--quick] [--only SECTION,...] [--out DIR]
+
+Sections: synthetic, clang, mariadb, costs (default: all).  Must run as
+root: it sets /proc/sys/vm/nr_hugepages and
+/sys/kernel/mm/transparent_hugepage/enabled and mounts a hugetlbfs under
+/tmp for libhugetlbfs; all three are restored on exit (also on ^C).
+
+Every comparison runs its variants round-robin (A B C A B C ..., the order
+rotated each round), several runs each, and reports medians and ratios to
+the first variant (the stock loader).  Raw samples go to OUT/raw/*.json;
+bench/report.py turns them into OUT/RESULTS.md and PNG plots.
+"""
+import argparse, glob, json, os, platform, re, shutil, signal, statistics
+import subprocess, sys, tempfile, time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(TOP, "scripts"))
+from abtime import run_once  # noqa: E402  (same measurement as abtime.py)
+
+HUGELD = os.environ.get("HUGELD_LDSO", "/opt/hugeld/ld.so")
+STOCK = "/lib64/ld-linux-x86-64.so.2"
+FIXTURES = os.path.join(TOP, "build", "tests")
+THP = "/sys/kernel/mm/transparent_hugepage/enabled"
+POOL = "/proc/sys/vm/nr_hugepages"
+CLANG = "/usr/lib/llvm-14/bin/clang"
+LLVM_LIBS = ["/usr/lib/x86_64-linux-gnu/libLLVM-14.so.1",
+             "/usr/lib/x86_64-linux-gnu/libclang-cpp.so.14"]
+CLANG_SEL = "libLLVM-14.so*:libclang-cpp.so*"
+MARIADB_SEL = "mariadbd:libcrypto*:libssl*"
+
+
+def log(*a):
+    print("[bench %s]" % time.strftime("%H:%M:%S"), *a, flush=True)
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, check=True, **kw)
+
+
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
+def write(path, text):
+    with open(path, "w") as f:
+        f.write(text)
+
+
+# ---------------------------------------------------------------- system state
+class System:
+    """Pool, THP mode and the hugetlbfs mount, restored on exit."""
+
+    def __init__(self, work):
+        self.work = work
+        self.old_pool = int(read(POOL))
+        self.old_thp = re.search(r"\[(\w+)\]", read(THP)).group(1)
+        self.mount = None
+        self.cur_thp = self.old_thp
+
+    def pool(self, n):
+        if n > int(read(POOL)):
+            write(POOL, str(n))
+        got = int(read(POOL))
+        log("huge page pool: %d pages (was %d)" % (got, self.old_pool))
+        return got
+
+    def thp(self, mode):
+        mode = mode or self.old_thp
+        if mode != self.cur_thp:
+            write(THP, mode)
+            self.cur_thp = mode
+
+    def hugetlbfs(self):
+        if self.mount is None:
+            self.mount = tempfile.mkdtemp(prefix="hugeld-bench-hugetlbfs.", dir="/tmp")
+            sh(["mount", "-t", "hugetlbfs", "-o", "pagesize=2M", "none", self.mount])
+        return self.mount
+
+    def restore(self):
+        try:
+            write(THP, self.old_thp)
+        except OSError as e:
+            print("bench: cannot restore THP:", e, file=sys.stderr)
+        try:
+            write(POOL, str(self.old_pool))
+        except OSError as e:
+            print("bench: cannot restore pool:", e, file=sys.stderr)
+        if self.mount:
+            subprocess.run(["umount", self.mount])
+            os.rmdir(self.mount)
+            self.mount = None
+
+
+def perf_probe():
+    """Which TLB events perf stat can count here (often none in a VM)."""
+    if not shutil.which("perf"):
+        return [], "perf not installed"
+    ev = ["iTLB-load-misses", "dTLB-load-misses", "dTLB-store-misses"]
+    p = subprocess.run(["perf", "stat", "-x,", "-e", ",".join(ev), "true"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    ok = [e for e in ev if re.search(r"^[0-9]+,[^,]*,%s" % re.escape(e), p.stderr, re.M)]
+    why = "" if ok else "perf stat: " + "; ".join(
+        l.strip() for l in p.stderr.splitlines() if "not supported" in l or "not counted" in l)
+    return ok, why or "no TLB events"
+
+
+def perf_run(cmd, env, events):
+    out = tempfile.mktemp(prefix="hugeld-bench-perf.")
+    subprocess.run(["perf", "stat", "-x,", "-o", out, "-e", ",".join(events), "--"] + cmd,
+                   env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    res = {}
+    for line in read(out).splitlines():
+        f = line.split(",")
+        if len(f) > 2 and f[2] in events and f[0].isdigit():
+            res[f[2]] = int(f[0])
+    os.unlink(out)
+    return res
+
+
+# ---------------------------------------------------------------- runner
+def base_env():
+    env = dict(os.environ)
+    for k in list(env):
+        if k.startswith("LD_HUGEPAGE") or k in ("LD_DEBUG", "LD_LIBRARY_PATH", "LD_PRELOAD") \
+                or k.startswith("HUGETLB_"):
+            del env[k]
+    return env
+
+
+def variant(name, label, cmd, env=None, thp=None, probe=None):
+    return {"name": name, "label": label, "cmd": cmd, "env": env or {}, "thp": thp,
+            "probe": probe}
+
+
+def run_group(sysm, gid, title, variants, runs, warmup, perf_events, extra=None):
+    """Round-robin timing of VARIANTS; first one is the baseline."""
+    log("%s: %s (%d variants x %d runs + %d warm-up)" % (gid, title, len(variants), runs, warmup))
+    samples = {v["name"]: [] for v in variants}
+    outs = {v["name"]: set() for v in variants}
+    n = len(variants)
+    for r in range(warmup + runs):
+        order = variants[r % n:] + variants[:r % n]
+        for v in order:
+            sysm.thp(v["thp"])
+            env = base_env()
+            env.update(v["env"])
+            wall, user, sys_, out = run_once(v["cmd"], env)
+            outs[v["name"]].add(out)
+            if r >= warmup:
+                samples[v["name"]].append({"wall": wall, "user": user, "sys": sys_})
+    sysm.thp(None)
+    allout = set()
+    for k, o in outs.items():
+        if len(o) != 1:
+            sys.exit("bench: %s/%s printed different output in different runs" % (gid, k))
+        allout |= o
+    if len(allout) != 1:
+        sys.exit("bench: %s: variants printed different outputs" % gid)
+    res = {"id": gid, "title": title, "runs": runs, "warmup": warmup, "variants": []}
+    base = None
+    for v in variants:
+        s = samples[v["name"]]
+        med = {k: statistics.median(x[k] for x in s) for k in ("wall", "user", "sys")}
+        spread = {k: (max(x[k] for x in s) - min(x[k] for x in s)) / med[k] if med[k] else 0
+                  for k in ("wall", "user")}
+        if base is None:
+            base = med
+        ent = {"name": v["name"], "label": v["label"], "cmd": v["cmd"], "env": v["env"],
+               "thp": v["thp"] or sysm.old_thp, "samples": s, "median": med,
+               "spread": spread,
+               "ratio": {k: med[k] / base[k] for k in ("wall", "user")}}
+        if v.get("probe"):
+            sysm.thp(v["thp"])
+            env = base_env()
+            env.update(v["env"])
+            ent["pages"] = v["probe"](env)
+            sysm.thp(None)
+        if perf_events:
+            sysm.thp(v["thp"])
+            env = base_env()
+            env.update(v["env"])
+            ent["perf"] = perf_run(v["cmd"], env, perf_events)
+            sysm.thp(None)
+        res["variants"].append(ent)
+        log("  %-34s wall %8.3f s  user %8.3f s  ratio %.3f / %.3f" % (
+            v["label"], med["wall"], med["user"], ent["ratio"]["wall"], ent["ratio"]["user"]))
+    if extra:
+        res.update(extra)
+    return res
+
+
+# ---------------------------------------------------------------- probes
+INFO = re.compile(r"info: (\w+): .*\((\d+) KiB\): (\d+) KiB on 2 MiB pages.*?; (\d+) KiB of transparent")
+
+
+def bigcheck_probe(cmd):
+    """Run bigcheck (one round, no --bench) the same way; its info lines say
+    how much of each region is on hugetlb pages and on THP/PMD-mapped pages."""
+    def probe(env):
+        p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        res = {}
+        for m in INFO.finditer(p.stderr):
+            res[m.group(1)] = {"kib": int(m.group(2)), "hugetlb_kib": int(m.group(3)),
+                               "thp_kib": int(m.group(4))}
+        m = re.search(r"info: process: (\d+) KiB on 2 MiB pages", p.stderr)
+        if m:
+            res["process_hugetlb_kib"] = int(m.group(1))
+        return res
+    return probe
+
+
+def ldd_probe(cmd):
+    """LD_DEBUG=hugepages of the same command: huge pages used per object."""
+    def probe(env):
+        env = dict(env)
+        if "LD_HUGEPAGE_LIBS" not in env:
+            return {}
+        d = tempfile.mkdtemp(prefix="hugeld-bench-dbg.")
+        env["LD_DEBUG"] = "hugepages"
+        env["LD_DEBUG_OUTPUT"] = os.path.join(d, "dbg")
+        subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        res = {}
+        for f in glob.glob(os.path.join(d, "dbg*")):
+            for m in re.finditer(r"hugepages: (\S+): (\d+) huge pages used", read(f)):
+                res[os.path.basename(m.group(1))] = int(m.group(2))
+        shutil.rmtree(d)
+        return {"hugeld_pages": res}
+    return probe
+
+
+# ---------------------------------------------------------------- synthetic
+def synthetic(sysm, w, q, perf_events):
+    runs, warm = (3, 1) if q else (5, 1)
+    ext, shm = w["ext4"], w["shm"]
+    hugectl = ["hugectl", "--force-preload", "--library-use-path"]
+    hlenv = {"LD_LIBRARY_PATH": w["hlib"], "HUGETLB_PATH": sysm.hugetlbfs()}
+    groups = []
+
+    def std(kind, prog, args, sel, extra_env=None, hugectl_opts=None, tmpfs=True):
+        ee = dict(extra_env or {})
+        hl = dict(ee, LD_HUGEPAGE_LIBS=sel)
+
+        def a(d):
+            return [x.replace("@", d) for x in args]
+        pa = [a for a in args if a != "--bench" and a != "--bench-mem"]
+
+        def pr(loader, d):
+            return bigcheck_probe(([loader] if loader else []) + [os.path.join(d, prog)]
+                                  + [x.replace("@", d) for x in pa] + ["--rounds", "1"])
+        vs = [variant("stock", "stock ld.so (ext4)", [STOCK, os.path.join(ext, prog)] + a(ext),
+                      ee, probe=pr(STOCK, ext)),
+              variant("hugeld", "hugeld (ext4)", [HUGELD, os.path.join(ext, prog)] + a(ext),
+                      hl, probe=pr(HUGELD, ext))]
+        if tmpfs:
+            ra = w["ra"]
+            vs += [variant("stock-ra", "stock ld.so (ext4, page cache via readahead)",
+                           [STOCK, os.path.join(ra, prog)] + a(ra), ee, probe=pr(STOCK, ra)),
+                   variant("stock-tmpfs", "stock ld.so (tmpfs)", [STOCK, os.path.join(shm, prog)] + a(shm),
+                           ee, probe=pr(STOCK, shm)),
+                   variant("hugeld-tmpfs", "hugeld (tmpfs)", [HUGELD, os.path.join(shm, prog)] + a(shm),
+                           hl, probe=pr(HUGELD, shm))]
+        vs.append(variant("thp", "stock ld.so, THP=always", [STOCK, os.path.join(ext, prog)] + a(ext),
+                          ee, thp="always", probe=pr(STOCK, ext)))
+        if hugectl_opts:
+            p2 = prog + "-2m"
+            vs += [variant("stock-2m", "stock ld.so, 2 MiB-aligned build",
+                           [STOCK, os.path.join(ext, p2)] + a(ext), ee,
+                           probe=bigcheck_probe([STOCK, os.path.join(ext, p2), "--rounds", "1"])),
+                   variant("hugectl", "hugectl %s, 2 MiB-aligned build" % " ".join(hugectl_opts),
+                           hugectl + hugectl_opts + [os.path.join(ext, p2)] + a(ext), dict(ee, **hlenv),
+                           probe=bigcheck_probe(hugectl + hugectl_opts + [os.path.join(ext, p2), "--rounds", "1"])),
+                   variant("hugeld-2m", "hugeld, 2 MiB-aligned build",
+                           [HUGELD, os.path.join(ext, p2)] + a(ext), dict(ee, LD_HUGEPAGE_LIBS=p2),
+                           probe=bigcheck_probe([HUGELD, os.path.join(ext, p2), "--rounds", "1"]))]
+        return vs
+
+    groups.append(run_group(sysm, "itlb-pie", "iTLB-bound, code in a PIE (bigcheck-pie --bench)",
+                            std("itlb", "bigcheck-pie", ["--bench"], "bigcheck-pie",
+                                hugectl_opts=["--text"]), runs, warm, perf_events))
+    groups.append(run_group(sysm, "itlb-shared", "iTLB-bound, code in a shared library (bigcheck-shared --bench, libbig.so)",
+                            std("itlb", "bigcheck-shared", ["--bench"], "libbig.so"), runs, warm, perf_events,
+                            {"note": "hugectl: not applicable, libhugetlbfs remaps only the main executable's segments"}))
+    groups.append(run_group(sysm, "itlb-dlopen", "iTLB-bound, code in a dlopened library (bigcheck-dlopen --dlopen libbig.so --bench)",
+                            std("itlb", "bigcheck-dlopen", ["--dlopen", "@/libbig.so", "--bench"], "libbig.so"),
+                            runs, warm, perf_events,
+                            {"note": "hugectl: not applicable, libhugetlbfs remaps only the main executable's segments"}))
+    groups.append(run_group(sysm, "dtlb-pie", "dTLB-bound, random walk over 8 MiB .data + 16 MiB .bss (bigcheck-pie --bench-mem, LD_HUGEPAGE_SEGMENTS=all)",
+                            std("dtlb", "bigcheck-pie", ["--bench-mem"], "bigcheck-pie",
+                                extra_env={"LD_HUGEPAGE_SEGMENTS": "all"},
+                                hugectl_opts=["--text", "--data", "--bss"], tmpfs=False),
+                            runs, warm, perf_events,
+                            {"note": "hugectl --data --bss: libhugetlbfs 2.23 prints \"Executable has too many "
+                             "segments (max 3)\" (the -z separate-code build has 4 PT_LOADs: R, R E, R, RW) and "
+                             "remaps nothing, so that row is the stock layout"}))
+    return groups
+
+
+# ---------------------------------------------------------------- clang
+def clang(sysm, w, q, perf_events):
+    runs, warm = (2, 1) if q else (3, 1)
+    nfun = 3 if q else 6
+    src = os.path.join(w["ext4"], "clang-work-%d.cpp" % nfun)
+    with open(src, "w") as f:
+        sh([sys.executable, os.path.join(HERE, "gen_cxx.py"), str(nfun)], stdout=f)
+    rd = subprocess.run([CLANG, "-print-resource-dir"], stdout=subprocess.PIPE,
+                        text=True, check=True).stdout.strip()
+    llvm_shm = os.path.join(w["shm"], "llvm")
+    os.makedirs(llvm_shm, exist_ok=True)
+    for l in LLVM_LIBS:
+        shutil.copy(l, llvm_shm)
+    # The tmpfs copies must really be the ones loaded.
+    lst = subprocess.run([STOCK, "--list", CLANG], env=dict(base_env(), LD_LIBRARY_PATH=llvm_shm),
+                         stdout=subprocess.PIPE, text=True).stdout
+    assert lst.count(llvm_shm) == 2, lst
+    # -fintegrated-cc1: the compilation runs in the process the loader
+    # started (the driver would otherwise re-exec itself via the kernel).
+    # -resource-dir: /proc/self/exe is the loader, not clang.
+    args = [CLANG, "-fintegrated-cc1", "-resource-dir", rd, "-O2", "-c", src, "-o", "/dev/null"]
+    sel = {"LD_HUGEPAGE_LIBS": CLANG_SEL}
+    tm = {"LD_LIBRARY_PATH": llvm_shm}
+    vs = [variant("stock", "stock ld.so (ext4)", [STOCK] + args),
+          variant("hugeld", "hugeld (ext4)", [HUGELD] + args, sel, probe=ldd_probe([HUGELD] + args[:-5] + ["-E", "-x", "c", "/dev/null", "-o", "/dev/null"])),
+          variant("stock-tmpfs", "stock ld.so (libs on tmpfs)", [STOCK] + args, tm),
+          variant("hugeld-tmpfs", "hugeld (libs on tmpfs)", [HUGELD] + args, dict(sel, **tm)),
+          variant("thp", "stock ld.so, THP=always", [STOCK] + args, thp="always")]
+    if q:
+        vs = [vs[0], vs[1], vs[2], vs[3]]
+    return [run_group(sysm, "clang", "clang-14 -O2 -c of a %d-function C++ file (%s on huge pages)"
+                      % (nfun, CLANG_SEL), vs, runs, warm, perf_events)]
+
+
+# ---------------------------------------------------------------- mariadb
+class MariaDB:
+    def __init__(self, sysm, w, q):
+        self.sysm = sysm
+        self.dir = os.path.join(w["ext4"], "mariadb")
+        self.data = os.path.join(self.dir, "data")
+        self.sock = os.path.join(self.dir, "sock")
+        self.port = 33917
+        self.proc = None
+        self.q = q
+        self.tables, self.rows = 4, 20000
+
+    def install(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+        os.makedirs(self.dir)
+        sh(["mariadb-install-db", "--no-defaults", "--datadir=" + self.data, "--user=root",
+            "--skip-test-db", "--auth-root-authentication-method=socket"],
+           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def start(self, loader, env, thp):
+        self.sysm.thp(thp)
+        e = base_env()
+        e.update(env)
+        cmd = [loader, "/usr/sbin/mariadbd", "--no-defaults", "--datadir=" + self.data,
+               "--socket=" + self.sock, "--port=%d" % self.port, "--bind-address=127.0.0.1",
+               "--user=root", "--skip-name-resolve", "--innodb-buffer-pool-size=256M",
+               "--innodb-log-file-size=64M", "--performance-schema=OFF",
+               "--pid-file=" + os.path.join(self.dir, "pid"),
+               "--log-error=" + os.path.join(self.dir, "error.log")]
+        self.proc = subprocess.Popen(cmd, env=e, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for _ in range(600):
+            if self.proc.poll() is not None:
+                raise RuntimeError("mariadbd exited %d, see %s/error.log" % (self.proc.returncode, self.dir))
+            if subprocess.run(["mariadb-admin", "--no-defaults", "-S", self.sock, "-uroot", "ping"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0:
+                return
+            time.sleep(0.1)
+        raise RuntimeError("mariadbd did not come up")
+
+    def smaps(self):
+        """Huge page use of the server and the RSS of the selected objects."""
+        pat = re.compile(r"/(mariadbd|libcrypto[^/]*|libssl[^/]*)$")
+        res = {"hugetlb_kib": 0, "rss_kib": 0, "file_pmd_kib": 0, "anon_huge_kib": 0}
+        cur = False
+        for line in read("/proc/%d/smaps" % self.proc.pid).splitlines():
+            f = line.split()
+            if re.match(r"^[0-9a-f]+-[0-9a-f]+ ", line):
+                cur = bool(len(f) >= 6 and pat.search(f[-1]))
+                hug = False
+                continue
+            if f[0] in ("Private_Hugetlb:", "Shared_Hugetlb:"):
+                res["hugetlb_kib"] += int(f[1])
+            if f[0] == "AnonHugePages:":
+                res["anon_huge_kib"] += int(f[1])
+            if cur and f[0] == "Rss:":
+                res["rss_kib"] += int(f[1])
+            if cur and f[0] == "FilePmdMapped:":
+                res["file_pmd_kib"] += int(f[1])
+        return res
+
+    def stop(self):
+        if self.proc is None:
+            return
+        self.sysm.thp(None)
+        subprocess.run(["mariadb-admin", "--no-defaults", "-S", self.sock, "-uroot", "shutdown"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
+        try:
+            self.proc.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.proc = None
+
+    def sql(self, q):
+        sh(["mariadb", "--no-defaults", "-S", self.sock, "-uroot", "-e", q])
+
+    def sysbench(self, test, secs, threads=2):
+        p = subprocess.run(["sysbench", test, "--db-driver=mysql", "--mysql-host=127.0.0.1",
+                            "--mysql-port=%d" % self.port, "--mysql-user=sb", "--mysql-password=sb",
+                            "--mysql-db=sbtest", "--tables=%d" % self.tables,
+                            "--table-size=%d" % self.rows, "--threads=%d" % threads,
+                            "--time=%d" % secs, "--events=0", "--rand-seed=1", "run"
+                            if secs else "prepare"],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           timeout=secs + 300)
+        if p.returncode != 0:
+            raise RuntimeError("sysbench %s failed: %s" % (test, p.stdout[-1000:]))
+        if not secs:
+            return {}
+        tps = float(re.search(r"transactions:\s+\d+\s+\(([\d.]+) per sec", p.stdout).group(1))
+        qps = float(re.search(r"queries:\s+\d+\s+\(([\d.]+) per sec", p.stdout).group(1))
+        lat = float(re.search(r"95th percentile:\s+([\d.]+)", p.stdout).group(1))
+        return {"tps": tps, "qps": qps, "p95_ms": lat}
+
+
+def mariadb(sysm, w, q, perf_events):
+    reps, secs, warm = (1, 5, 2) if q else (2, 15, 5)
+    m = MariaDB(sysm, w, q)
+    log("mariadb: installing a datadir and preparing %d x %d rows" % (m.tables, m.rows))
+    m.install()
+    try:
+        m.start(STOCK, {}, None)
+        m.sql("CREATE DATABASE sbtest; CREATE USER sb@'127.0.0.1' IDENTIFIED BY 'sb';"
+              " GRANT ALL ON sbtest.* TO sb@'127.0.0.1';")
+        m.sysbench("oltp_read_only", 0)
+        m.stop()
+        vs = [("stock", "stock ld.so", STOCK, {}, None),
+              ("hugeld", "hugeld (%s)" % MARIADB_SEL, HUGELD, {"LD_HUGEPAGE_LIBS": MARIADB_SEL}, None)]
+        if not q:
+            vs.append(("thp", "stock ld.so, THP=always", STOCK, {}, "always"))
+        tests = ["oltp_point_select", "oltp_read_only"]
+        res = {v[0]: {"label": v[1], "env": v[3], "thp": v[4] or sysm.old_thp, "runs": []} for v in vs}
+        for r in range(reps):
+            order = vs[r % len(vs):] + vs[:r % len(vs)]
+            for name, label, loader, env, thp in order:
+                m.start(loader, env, thp)
+                pages = m.smaps()
+                m.sysbench("oltp_read_only", warm)      # warm the buffer pool
+                run = {"smaps_after_start": pages}
+                for t in tests:
+                    run[t] = m.sysbench(t, secs)
+                m.stop()
+                res[name]["runs"].append(run)
+                log("  mariadb %-10s round %d: %s" % (name, r + 1, ", ".join(
+                    "%s %.0f tps" % (t, run[t]["tps"]) for t in tests)))
+    finally:
+        m.stop()
+    out = {"id": "mariadb", "title": "MariaDB %s + sysbench, %d tables x %d rows, 2 threads, %d s runs, "
+           "%d server restarts per variant" % (mariadb_version(), m.tables, m.rows, secs, reps),
+           "tests": tests, "seconds": secs, "reps": reps, "variants": []}
+    base = None
+    for name, label, *_ in vs:
+        v = res[name]
+        med = {t: {k: statistics.median(x[t][k] for x in v["runs"]) for k in ("tps", "qps", "p95_ms")}
+               for t in tests}
+        if base is None:
+            base = med
+        v.update({"name": name, "median": med,
+                  "ratio": {t: med[t]["tps"] / base[t]["tps"] for t in tests},
+                  "pages": v["runs"][0]["smaps_after_start"]})
+        out["variants"].append(v)
+        log("  mariadb %-10s %s" % (name, ", ".join("%s %.0f tps (x%.3f)" % (t, med[t]["tps"], v["ratio"][t])
+                                                    for t in tests)))
+    return [out]
+
+
+def mariadb_version():
+    p = subprocess.run(["/usr/sbin/mariadbd", "--version"], stdout=subprocess.PIPE, text=True)
+    m = re.search(r"Ver (\S+)", p.stdout)
+    return m.group(1) if m else "?"
+
+
+# ---------------------------------------------------------------- costs
+def costs(sysm, w, q, perf_events):
+    rounds, iters = (2, 5) if q else (5, 10)
+    out = []
+    libs = {"ext4": os.path.join(w["ext4"], "libcost100.so"),
+            "tmpfs": os.path.join(w["shm"], "libcost100.so")}
+    # The executable segment's file range: what hugeld puts on huge pages.
+    ph = subprocess.run(["readelf", "-lW", libs["ext4"]], stdout=subprocess.PIPE, text=True).stdout
+    m = re.search(r"LOAD\s+(0x[0-9a-f]+)\s+\S+\s+\S+\s+(0x[0-9a-f]+)\s+\S+\s+R E", ph)
+    off, size = int(m.group(1), 16), int(m.group(2), 16)
+    mib = size / 2**20
+    sel = {"LD_HUGEPAGE_LIBS": "libcost100.so"}
+    dlt, flo = os.path.join(w["bin"], "dltime"), os.path.join(w["bin"], "floor")
+    vs = [("stock", "stock ld.so: dlopen", [STOCK, dlt, "--touch", libs["ext4"], str(iters)], {}),
+          ("hugeld-off", "hugeld, not selected: dlopen", [HUGELD, dlt, "--touch", libs["ext4"], str(iters)], {}),
+          ("hugeld", "hugeld, selected: dlopen", [HUGELD, dlt, "--touch", libs["ext4"], str(iters)], sel),
+          ("floor", "floor: mmap MAP_HUGETLB + pread", [flo, libs["ext4"], str(off), str(size), str(iters)], {}),
+          ("stock-tmpfs", "stock ld.so (tmpfs): dlopen", [STOCK, dlt, "--touch", libs["tmpfs"], str(iters)], {}),
+          ("hugeld-tmpfs", "hugeld, selected (tmpfs): dlopen", [HUGELD, dlt, "--touch", libs["tmpfs"], str(iters)], sel),
+          ("floor-tmpfs", "floor (tmpfs)", [flo, libs["tmpfs"], str(off), str(size), str(iters)], {})]
+    log("costs: load time of a %.0f MiB library (%d rounds x %d dlopens)" % (mib, rounds, iters))
+    samp = {v[0]: [] for v in vs}
+    for r in range(rounds):
+        for name, label, cmd, env in vs[r % len(vs):] + vs[:r % len(vs)]:
+            e = base_env()
+            e.update(env)
+            p = subprocess.run(cmd, env=e, stdout=subprocess.PIPE, text=True)
+            if p.returncode not in (0,):
+                raise RuntimeError("%s failed" % cmd)
+            samp[name].append(json.loads(p.stdout))
+    pages = ldd_probe([HUGELD, dlt, libs["ext4"], "1"])(dict(base_env(), **sel))
+    load = {"id": "load-cost", "title": "Load time of a %.0f MiB library (text), page cache warm" % mib,
+            "bytes": size, "mib": mib, "hugeld_pages": pages.get("hugeld_pages"), "variants": []}
+    for name, label, cmd, env in vs:
+        s = samp[name]
+        if name.startswith("floor"):
+            t = statistics.median(x["median_us"] for x in s)
+            touch = 0.0
+        else:
+            t = statistics.median(x["dlopen_median_us"] for x in s)
+            touch = statistics.median(x["touch_median_us"] for x in s)
+        load["variants"].append({"name": name, "label": label, "cmd": cmd, "env": env, "samples": s,
+                                 "load_us": t, "touch_us": touch,
+                                 "load_us_per_mib": t / mib, "load_plus_touch_us_per_mib": (t + touch) / mib})
+        log("  %-36s load %9.1f us (%6.1f us/MiB), first touch of all pages %8.1f us"
+            % (label, t, t / mib, touch))
+    out.append(load)
+
+    if not q:
+        # Build cost: the 2 MiB-aligned link hugectl needs (hugeld needs none).
+        bo = os.path.join(FIXTURES, "big-pic.o")
+        src = os.path.join(TOP, "tests", "fixtures", "bigcheck.c")
+        inc = os.path.join(TOP, "tests", "fixtures")
+        base = ["gcc", "-I" + inc, "-O2", "-g", "-fPIE", "-pie", "-pthread", src, bo,
+                "-Wl,-z,relro", "-Wl,-z,pack-relative-relocs"]
+        two = ["-Wl,-z,max-page-size=0x200000", "-Wl,-z,separate-code"]
+        bt = {"normal": [], "2m": []}
+        for r in range(3):
+            for k, extra in (("normal", []), ("2m", two)):
+                o = os.path.join(w["ext4"], "link-%s" % k)
+                t0 = time.perf_counter()
+                sh(base + extra + ["-o", o])
+                bt[k].append(time.perf_counter() - t0)
+                bt[k + "_size"] = os.path.getsize(o)
+                os.unlink(o)
+        out.append({"id": "build-cost", "title": "Link time and size of bigcheck-pie, normal vs 2 MiB-aligned (the build hugectl needs)",
+                    "link_s": {k: statistics.median(bt[k]) for k in ("normal", "2m")},
+                    "size": {k: bt[k + "_size"] for k in ("normal", "2m")}, "samples": bt})
+        log("  link: normal %.2f s %d B, 2 MiB-aligned %.2f s %d B" % (
+            out[-1]["link_s"]["normal"], bt["normal_size"], out[-1]["link_s"]["2m"], bt["2m_size"]))
+    return out
+
+
+# ---------------------------------------------------------------- setup
+def machine(sysm, perf_events, perf_why):
+    cpu = re.search(r"model name\s*:\s*(.*)", read("/proc/cpuinfo")).group(1)
+    mem = int(re.search(r"MemTotal:\s+(\d+)", read("/proc/meminfo")).group(1)) // 1024
+    fs = subprocess.run(["findmnt", "-no", "FSTYPE", "-T", TOP], stdout=subprocess.PIPE, text=True).stdout.strip()
+    return {"cpu": cpu, "cpus": os.cpu_count(), "mem_mib": mem, "kernel": platform.release(),
+            "os": re.search(r'PRETTY_NAME="(.*)"', read("/etc/os-release")).group(1),
+            "thp_default": sysm.old_thp, "shmem_enabled": read(
+                "/sys/kernel/mm/transparent_hugepage/shmem_enabled").strip(),
+            "fs": fs, "loadavg_start": read("/proc/loadavg").split()[:3],
+            "perf_tlb_events": perf_events, "perf_note": perf_why,
+            "glibc": subprocess.run(["dpkg-query", "-W", "-f=${Version}", "libc6"],
+                                    stdout=subprocess.PIPE, text=True).stdout,
+            "date": time.strftime("%Y-%m-%d %H:%M %Z")}
+
+
+def setup(out):
+    work = os.path.join(HERE, "work")
+    ext = os.path.join(work, "fixtures")
+    b = os.path.join(work, "bin")
+    hlib = os.path.join(work, "hlib")
+    for d in (ext, b, hlib):
+        os.makedirs(d, exist_ok=True)
+    # Private copies: others may rebuild build/tests while we run.
+    need = ["bigcheck-pie", "bigcheck-pie-2m", "bigcheck-shared", "bigcheck-dlopen", "libbig.so"]
+    for f in need:
+        src = os.path.join(FIXTURES, f)
+        if not os.path.exists(src):
+            sys.exit("bench: %s missing: run make fixtures" % src)
+        # One big write(): the page cache gets 2 MiB folios, as it does
+        # for the linker's output, and the kernel PMD-maps the stock
+        # loader's text (FilePmdMapped).
+        with open(src, "rb") as i, open(os.path.join(ext, f) + ".tmp", "wb") as o:
+            o.write(i.read())
+        shutil.copymode(src, os.path.join(ext, f) + ".tmp")
+        os.rename(os.path.join(ext, f) + ".tmp", os.path.join(ext, f))
+    # The same bytes with the page cache dropped: refilled by readahead
+    # and faults in small folios (a library installed long ago and evicted).
+    ra = os.path.join(work, "fixtures-ra")
+    os.makedirs(ra, exist_ok=True)
+    for f in need:
+        shutil.copy2(os.path.join(ext, f), ra)
+        fd = os.open(os.path.join(ra, f), os.O_RDONLY)
+        os.fsync(fd)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        os.close(fd)
+    shm = tempfile.mkdtemp(prefix="hugeld-bench.", dir="/dev/shm")
+    for f in need:
+        shutil.copy2(os.path.join(ext, f), shm)
+    for c, extra in (("floor", []), ("dltime", ["-ldl"])):
+        sh(["gcc", "-O2", "-Wall", "-o", os.path.join(b, c), os.path.join(HERE, "cost", c + ".c")] + extra)
+    lib = os.path.join(ext, "libcost100.so")
+    if not os.path.exists(lib):
+        sh([os.path.join(HERE, "cost", "mklib.sh"), lib, "100"])
+    shutil.copy2(lib, shm)
+    # hugectl preloads "libhugetlbfs.so", which Debian ships only in -dev:
+    # a private symlink to libhugetlbfs.so.0 stands in for it.
+    l = os.path.join(hlib, "libhugetlbfs.so")
+    if not os.path.lexists(l):
+        os.symlink("/usr/lib/x86_64-linux-gnu/libhugetlbfs.so.0", l)
+    return {"ext4": ext, "ra": ra, "shm": shm, "bin": b, "hlib": hlib}
+
+
+SECTIONS = {"synthetic": synthetic, "clang": clang, "mariadb": mariadb, "costs": costs}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--only", default=",".join(SECTIONS))
+    ap.add_argument("--out", default=os.path.join(HERE, "results"))
+    o = ap.parse_args()
+    if os.geteuid() != 0:
+        sys.exit("bench: run as root (huge page pool, THP mode, hugetlbfs mount)")
+    for p in (HUGELD, CLANG):
+        if not os.path.exists(p):
+            sys.exit("bench: %s missing" % p)
+    raw = os.path.join(o.out, "raw")
+    os.makedirs(raw, exist_ok=True)
+    sysm = System(None)
+
+    def on_signal(sig, frame):
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGTERM, on_signal)
+    w = None
+    t0 = time.time()
+    try:
+        w = setup(o.out)
+        sysm.pool(max(sysm.old_pool, 320))
+        perf_events, perf_why = perf_probe()
+        mach = machine(sysm, perf_events, perf_why)
+        log("machine:", mach)
+        results = []
+        for s in o.only.split(","):
+            ts = time.time()
+            try:
+                r = SECTIONS[s](sysm, w, o.quick, perf_events)
+            except (RuntimeError, subprocess.CalledProcessError, AssertionError) as e:
+                log("section %s FAILED: %s" % (s, e))
+                r = [{"id": s, "error": str(e)}]
+            for g in r:
+                g["section"] = s
+                g["seconds"] = time.time() - ts
+                with open(os.path.join(raw, g["id"] + ".json"), "w") as f:
+                    json.dump(g, f, indent=1)
+            results += r
+        mach["loadavg_end"] = read("/proc/loadavg").split()[:3]
+        mach["total_seconds"] = time.time() - t0
+        mach["mode"] = "quick" if o.quick else "full"
+        with open(os.path.join(raw, "machine.json"), "w") as f:
+            json.dump(mach, f, indent=1)
+    finally:
+        sysm.restore()
+        if w:
+            shutil.rmtree(w["shm"], ignore_errors=True)
+    sh([sys.executable, os.path.join(HERE, "report.py"), o.out])
+    log("done in %.0f s" % (time.time() - t0))
+
+
+if __name__ == "__main__":
+    main()
