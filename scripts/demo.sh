@@ -63,6 +63,7 @@ python3 "$HUGELD_TOP/scripts/abtime.py" --runs "$RUNS" \
   --json "$BUILDDIR/demo-code-tmpfs.json" \
   -- "$SYSTEM_LDSO" "$shm/$(basename "$PROG")" --bench --- "$LDSO" "$shm/$(basename "$PROG")" --bench
 echo
-echo "Note: on this kernel the page cache of a file on ext4 keeps 2 MiB folios"
-echo "and the kernel maps the stock loader's text with PMD entries where it can"
-echo "(FilePmdMapped in smaps); that is why the first code comparison is close."
+echo "Note: on this kernel the page cache of a file just written by the linker"
+echo "keeps 2 MiB folios and the kernel maps the stock loader's text with PMD"
+echo "entries where it can (FilePmdMapped in smaps); that is why the first code"
+echo "comparison is close.  Refilled by readahead, or on tmpfs, it is 4 KiB pages."
