@@ -99,14 +99,18 @@ one_line_error () {
     fail "$name" "exit $rc, stderr: $(head -3 "$TEST_TMP/e.err" | tr '\n' '|') stdout: $(head -c 100 "$TEST_TMP/e.out")"
   fi
 }
-# wait_huge PID: until the process has huge page mappings
+# wait_huge PID: until the process has huge page mappings and their
+# number has stopped changing (the loader maps zone after zone; a loaded
+# machine can be slow at it).
 wait_huge () {
-  local i
-  for i in $(seq 100); do
-    grep -q anon_hugepage "/proc/$1/maps" 2> /dev/null && return 0
-    sleep 0.05
+  local i n last=-1
+  for i in $(seq 200); do
+    n=$(grep -c anon_hugepage "/proc/$1/maps" 2> /dev/null)
+    if [ "${n:-0}" -gt 0 ] && [ "$n" = "$last" ]; then return 0; fi
+    last=${n:-0}
+    sleep 0.1
   done
-  return 1
+  [ "${last:-0}" -gt 0 ]
 }
 # Background processes still running at the end: this shell's own jobs
 # only (a reaped PID may have been reused).
@@ -422,7 +426,14 @@ fi
 # says why.
 $H run --no-pool-check --libs 'python3*' -- /usr/bin/python3.11 -c 'import time; time.sleep(20)' > /dev/null 2>&1 &
 pp=$!
-for i in $(seq 50); do grep -q 'python3.11' /proc/$pp/maps 2> /dev/null && break; sleep 0.05; done
+# `hugeld run' is itself a python3.11 script until it execs the loader:
+# wait for the loader's mapping, not python's (seen under load).
+hl=$(readlink -f "$HUGELD_LDSO")
+for i in $(seq 200); do
+  grep -qF "$hl" /proc/$pp/maps 2> /dev/null && grep -q 'python3.11' /proc/$pp/maps && break
+  sleep 0.05
+done
+sleep 0.2
 out=$($H status $pp)
 if echo "$out" | grep -q "^process $pp (python3.11 via ld.so): 0 huge pages (0 MiB) in 0 objects$" \
    && echo "$out" | grep -q '^  note: /usr/bin/python3.11 is selected by "python3\*" (file name) but has no huge pages:$' \
