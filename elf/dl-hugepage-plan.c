@@ -475,3 +475,42 @@ _dl_hugepage_kind_name (unsigned int kind)
       return "?";
     }
 }
+
+bool
+_dl_hugepage_scan_dynamic (const ElfW(Dyn) *dyn, size_t n,
+			   struct hp_dynamic *info)
+{
+  for (size_t i = 0; i < n; ++i)
+    switch (dyn[i].d_tag)
+      {
+      case DT_NULL:
+	return false;
+      case DT_TEXTREL:
+	info->textrel = true;
+	break;
+      case DT_FLAGS:
+	if (dyn[i].d_un.d_val & DF_TEXTREL)
+	  info->textrel = true;
+	break;
+      case DT_STRTAB:
+	info->strtab = dyn[i].d_un.d_ptr;
+	break;
+      case DT_SONAME:
+	info->soname = dyn[i].d_un.d_val;
+	info->have_soname = true;
+	break;
+      }
+  return true;
+}
+
+int64_t
+_dl_hugepage_vaddr_to_offset (const ElfW(Phdr) *phdr, size_t phnum,
+			      uint64_t vaddr)
+{
+  for (size_t i = 0; i < phnum; ++i)
+    if (phdr[i].p_type == PT_LOAD && vaddr >= phdr[i].p_vaddr
+	&& vaddr - phdr[i].p_vaddr < phdr[i].p_filesz
+	&& phdr[i].p_offset < HP_ADDR_LIMIT)
+      return phdr[i].p_offset + (vaddr - phdr[i].p_vaddr);
+  return -1;
+}

@@ -130,6 +130,26 @@ void _dl_hugepage_plan (const ElfW(Phdr) *phdr, size_t phnum,
 			const struct hp_settings *settings,
 			struct hp_plan *plan);
 
+/* What ld.so reads of an object's dynamic section before mapping it.  */
+struct hp_dynamic
+{
+  bool textrel;			/* DT_TEXTREL, or DF_TEXTREL in DT_FLAGS.  */
+  bool have_soname;
+  uint64_t strtab;		/* DT_STRTAB (unrelocated address).  */
+  uint64_t soname;		/* DT_SONAME (offset into the strings).  */
+};
+
+/* Fold the dynamic entries DYN[0..N) into *INFO (zeroed before the
+   first call).  Returns false once DT_NULL was seen: the caller reads
+   the section in chunks and stops there.  */
+bool _dl_hugepage_scan_dynamic (const ElfW(Dyn) *dyn, size_t n,
+				struct hp_dynamic *info);
+
+/* The file offset of the unrelocated address VADDR through the PT_LOAD
+   headers PHDR[0..PHNUM), or -1 if no segment has it in the file.  */
+int64_t _dl_hugepage_vaddr_to_offset (const ElfW(Phdr) *phdr, size_t phnum,
+				      uint64_t vaddr);
+
 /* Parse LD_HUGEPAGE_SEGMENTS: a comma list of text, rodata, relro,
    data, bss, all.  Returns the HP_KIND_* mask, or -1 if an element is
    not one of these (the caller then keeps the default).  */

@@ -139,19 +139,6 @@ hp_pread_full (int fd, void *buf, size_t len, off64_t offset)
   return done;
 }
 
-/* Translate the virtual address VADDR of the file's image to a file
-   offset through its PT_LOAD headers.  Returns -1 if no segment holds
-   it in the file.  */
-static off64_t
-hp_vaddr_to_offset (const ElfW(Phdr) *phdr, size_t phnum, ElfW(Addr) vaddr)
-{
-  for (size_t i = 0; i < phnum; ++i)
-    if (phdr[i].p_type == PT_LOAD && vaddr >= phdr[i].p_vaddr
-	&& vaddr - phdr[i].p_vaddr < phdr[i].p_filesz)
-      return phdr[i].p_offset + (vaddr - phdr[i].p_vaddr);
-  return -1;
-}
-
 /* Look at the object's dynamic section in the file: does it have text
    relocations, and what is its DT_SONAME (copied into SONAME, empty if
    none)?  Nothing is mapped yet, so this reads the file.  */
@@ -172,9 +159,7 @@ hp_read_dynamic (int fd, const ElfW(Phdr) *phdr, size_t phnum,
   size_t total = dyn->p_filesz / sizeof (ElfW(Dyn));
   if (total > 1024)
     total = 1024;
-  ElfW(Addr) strtab = 0;
-  ElfW(Xword) soname_off = 0;
-  bool have_soname = false;
+  struct hp_dynamic info = { 0 };
   for (size_t done = 0; done < total; )
     {
       size_t want = total - done;
@@ -185,36 +170,16 @@ hp_read_dynamic (int fd, const ElfW(Phdr) *phdr, size_t phnum,
       if (n < (ssize_t) sizeof (ElfW(Dyn)))
 	break;
       size_t got = n / sizeof (ElfW(Dyn));
-      for (size_t i = 0; i < got; ++i)
-	switch (buf[i].d_tag)
-	  {
-	  case DT_NULL:
-	    done = total;
-	    got = 0;
-	    break;
-	  case DT_TEXTREL:
-	    *textrel = true;
-	    break;
-	  case DT_FLAGS:
-	    if (buf[i].d_un.d_val & DF_TEXTREL)
-	      *textrel = true;
-	    break;
-	  case DT_STRTAB:
-	    strtab = buf[i].d_un.d_ptr;
-	    break;
-	  case DT_SONAME:
-	    soname_off = buf[i].d_un.d_val;
-	    have_soname = true;
-	    break;
-	  }
-      done += got;
-      if (got < want)
+      if (!_dl_hugepage_scan_dynamic (buf, got, &info) || got < want)
 	break;
+      done += got;
     }
+  *textrel = info.textrel;
 
-  if (have_soname && strtab != 0)
+  if (info.have_soname && info.strtab != 0)
     {
-      off64_t off = hp_vaddr_to_offset (phdr, phnum, strtab + soname_off);
+      int64_t off = _dl_hugepage_vaddr_to_offset (phdr, phnum,
+						  info.strtab + info.soname);
       if (off >= 0)
 	{
 	  ssize_t n = hp_pread_full (fd, soname, sonamelen - 1, off);
@@ -231,7 +196,6 @@ hp_read_dynamic (int fd, const ElfW(Phdr) *phdr, size_t phnum,
     }
 }
 
-/* ld.so has only a few string functions of its own; no strrchr.  */
 static const char *
 hp_basename (const char *path)
 {

@@ -141,22 +141,9 @@ read_at (int fd, void *buf, size_t len, off_t off)
   return true;
 }
 
-/* The file offset of VADDR through the PT_LOAD headers, or -1.  */
-static off_t
-vaddr_to_offset (const struct object *o, uint64_t vaddr)
-{
-  for (size_t i = 0; i < o->phnum; ++i)
-    {
-      const ElfW(Phdr) *ph = &o->phdr[i];
-      if (ph->p_type == PT_LOAD && vaddr >= ph->p_vaddr
-	  && vaddr - ph->p_vaddr < ph->p_filesz)
-	return ph->p_offset + (vaddr - ph->p_vaddr);
-    }
-  return -1;
-}
-
 /* What ld.so reads of the dynamic section before mapping: text
-   relocations and DT_SONAME (as hp_read_dynamic does).  */
+   relocations and DT_SONAME, with the loader's own helpers (as
+   hp_read_dynamic does).  */
 static void
 read_dynamic (int fd, struct object *o)
 {
@@ -171,35 +158,19 @@ read_dynamic (int fd, struct object *o)
   size_t total = dyn->p_filesz / sizeof (ElfW(Dyn));
   if (total > MAX_DYN)
     total = MAX_DYN;
-  uint64_t strtab = 0, soname_off = 0;
-  bool have_soname = false;
+  struct hp_dynamic info = { 0 };
   for (size_t i = 0; i < total; ++i)
     {
       ElfW(Dyn) d;
       if (!read_at (fd, &d, sizeof d, dyn->p_offset + i * sizeof d)
-	  || d.d_tag == DT_NULL)
+	  || !_dl_hugepage_scan_dynamic (&d, 1, &info))
 	break;
-      switch (d.d_tag)
-	{
-	case DT_TEXTREL:
-	  o->textrel = true;
-	  break;
-	case DT_FLAGS:
-	  if (d.d_un.d_val & DF_TEXTREL)
-	    o->textrel = true;
-	  break;
-	case DT_STRTAB:
-	  strtab = d.d_un.d_ptr;
-	  break;
-	case DT_SONAME:
-	  soname_off = d.d_un.d_val;
-	  have_soname = true;
-	  break;
-	}
     }
-  if (!have_soname || strtab == 0)
+  o->textrel = info.textrel;
+  if (!info.have_soname || info.strtab == 0)
     return;
-  off_t off = vaddr_to_offset (o, strtab + soname_off);
+  int64_t off = _dl_hugepage_vaddr_to_offset (o->phdr, o->phnum,
+					      info.strtab + info.soname);
   if (off < 0)
     return;
   ssize_t n = pread (fd, o->soname, sizeof o->soname - 1, off);

@@ -390,6 +390,36 @@ test_relro_split (void)
 }
 
 static void
+test_dynamic (void)
+{
+  ElfW(Dyn) d[] = {
+    { .d_tag = DT_STRTAB, .d_un.d_ptr = 0x4000 },
+    { .d_tag = DT_SONAME, .d_un.d_val = 0x10 },
+    { .d_tag = DT_FLAGS, .d_un.d_val = DF_TEXTREL },
+    { .d_tag = DT_NULL },
+    { .d_tag = DT_TEXTREL },
+  };
+  struct hp_dynamic info = { 0 };
+  CHECK (_dl_hugepage_scan_dynamic (d, 2, &info), "no DT_NULL yet");
+  CHECK (!info.textrel && info.have_soname && info.strtab == 0x4000
+	 && info.soname == 0x10, "strtab/soname");
+  CHECK (!_dl_hugepage_scan_dynamic (d + 2, 3, &info), "stops at DT_NULL");
+  CHECK (info.textrel, "DF_TEXTREL");
+  struct hp_dynamic t = { 0 };
+  _dl_hugepage_scan_dynamic (d + 4, 1, &t);
+  CHECK (t.textrel && !t.have_soname, "DT_TEXTREL");
+
+  ElfW(Phdr) ph[] = {
+    load (0, 0x1000, 0x1000, 0, PF_R, 0x1000),
+    load (0x3e10, 0x200, 0x400, 0x2e10, PF_R | PF_W, 0x1000),
+  };
+  CHECK (_dl_hugepage_vaddr_to_offset (ph, 2, 0x10) == 0x10, "first");
+  CHECK (_dl_hugepage_vaddr_to_offset (ph, 2, 0x3f00) == 0x2f00, "second");
+  CHECK (_dl_hugepage_vaddr_to_offset (ph, 2, 0x4100) == -1, "bss");
+  CHECK (_dl_hugepage_vaddr_to_offset (ph, 2, 0x2000) == -1, "gap");
+}
+
+static void
 test_kinds (void)
 {
   CHECK (_dl_hugepage_parse_kinds ("text") == (int) HP_KIND_TEXT, "text");
@@ -479,6 +509,7 @@ main (void)
   test_bad_headers ();
   test_relro_split ();
   test_kinds ();
+  test_dynamic ();
   test_glob ();
   printf ("%d passed, %d failed\n", checks - failures, failures);
   return failures != 0;
