@@ -172,3 +172,36 @@ _dl_hugepage_match_list (const char *patterns, const char *path,
     }
   return NULL;
 }
+
+const char *
+_dl_hugepage_basename (const char *path)
+{
+  const char *base = path;
+  for (const char *p = path; *p != '\0'; ++p)
+    if (*p == '/')
+      base = p + 1;
+  return base;
+}
+
+const char *
+_dl_hugepage_select (const char *patterns, const char *path,
+		     const char *soname, const char *alias, size_t *len,
+		     const char **how)
+{
+  const char *pat = _dl_hugepage_match_list (patterns, path,
+					     _dl_hugepage_basename (path),
+					     len);
+  *how = "file name";
+  if (pat == NULL && soname != NULL && soname[0] != '\0')
+    {
+      pat = _dl_hugepage_match_list (patterns, path, soname, len);
+      *how = "DT_SONAME";
+    }
+  if (pat == NULL && alias != NULL)
+    {
+      pat = _dl_hugepage_match_list (patterns, alias,
+				     _dl_hugepage_basename (alias), len);
+      *how = "name it was run by";
+    }
+  return pat;
+}

@@ -170,4 +170,17 @@ bool _dl_hugepage_glob (const char *pat, size_t patlen, const char *name);
 const char *_dl_hugepage_match_list (const char *patterns, const char *path,
 				     const char *name, size_t *len);
 
+/* The last path component of PATH.  */
+const char *_dl_hugepage_basename (const char *path);
+
+/* Whether LD_HUGEPAGE_LIBS (PATTERNS) selects an object, in ld.so's
+   order: the path it was opened by (patterns with `/') or its last
+   component, then its DT_SONAME (SONAME, or NULL/empty), then the name
+   a kernel-mapped program was run by (ALIAS, or NULL).  Returns the
+   matching pattern (length in *LEN) and sets *HOW to what matched, or
+   returns NULL.  */
+const char *_dl_hugepage_select (const char *patterns, const char *path,
+				 const char *soname, const char *alias,
+				 size_t *len, const char **how);
+
 #endif /* dl-hugepage-plan.h */

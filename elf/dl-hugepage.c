@@ -196,15 +196,7 @@ hp_read_dynamic (int fd, const ElfW(Phdr) *phdr, size_t phnum,
     }
 }
 
-static const char *
-hp_basename (const char *path)
-{
-  const char *base = path;
-  for (const char *p = path; *p != '\0'; ++p)
-    if (*p == '/')
-      base = p + 1;
-  return base;
-}
+#define hp_basename _dl_hugepage_basename
 
 static int
 hp_prot (int pflags)
@@ -306,26 +298,13 @@ hp_select_and_plan (const char *path, const char *alias, int fd,
 		    ElfW(Addr) bias, bool no_gaps)
 {
   hp_objname = path[0] != '\0' ? path : "<main program>";
-  size_t patlen = 0;
-  const char *pat = _dl_hugepage_match_list (_dl_hugepage_libs, path,
-					     hp_basename (path), &patlen);
-  const char *matched_by = "file name";
-
   bool textrel;
   char soname[256];
   hp_read_dynamic (fd, phdr, phnum, &textrel, soname, sizeof soname);
-  if (pat == NULL && soname[0] != '\0')
-    {
-      pat = _dl_hugepage_match_list (_dl_hugepage_libs, path, soname,
-				     &patlen);
-      matched_by = "DT_SONAME";
-    }
-  if (pat == NULL && alias != NULL)
-    {
-      pat = _dl_hugepage_match_list (_dl_hugepage_libs, alias,
-				     hp_basename (alias), &patlen);
-      matched_by = "name it was run by";
-    }
+  size_t patlen = 0;
+  const char *matched_by;
+  const char *pat = _dl_hugepage_select (_dl_hugepage_libs, path, soname,
+					 alias, &patlen, &matched_by);
   if (pat == NULL)
     {
       if (hp_debug ())

@@ -297,13 +297,6 @@ error_name (int error)
     }
 }
 
-static const char *
-basename_of (const char *path)
-{
-  const char *slash = strrchr (path, '/');
-  return slash != NULL ? slash + 1 : path;
-}
-
 static void
 print_prot (int prot)
 {
@@ -395,21 +388,11 @@ print_object (const struct object *o, const struct options *opt, bool first)
   size_t patlen = 0;
   if (opt->libs != NULL && opt->kinds != 0)
     {
-      pat = _dl_hugepage_match_list (opt->libs, o->path,
-				     basename_of (o->path), &patlen);
-      matched_by = "file name";
-      if (pat == NULL && o->soname[0] != '\0')
-	{
-	  pat = _dl_hugepage_match_list (opt->libs, o->path, o->soname,
-					 &patlen);
-	  matched_by = "DT_SONAME";
-	}
-      if (pat == NULL && opt->kernel && opt->alias != NULL)
-	{
-	  pat = _dl_hugepage_match_list (opt->libs, opt->alias,
-					 basename_of (opt->alias), &patlen);
-	  matched_by = "name it was run by";
-	}
+      pat = _dl_hugepage_select (opt->libs, o->path, o->soname,
+				 opt->kernel ? opt->alias : NULL, &patlen,
+				 &matched_by);
+      if (pat == NULL)
+	matched_by = NULL;
     }
 
   printf ("%s\n  {\"file\": ", first ? "" : ",");

@@ -493,6 +493,23 @@ test_glob (void)
   CHECK (p == NULL, "name pattern matches only the name");
   p = _dl_hugepage_match_list ("", "/a/b", "b", &len);
   CHECK (p == NULL, "empty list");
+
+  /* ld.so's order: file name, then DT_SONAME, then the name run by.  */
+  const char *how = NULL;
+  p = _dl_hugepage_select ("libz*", "/lib/libz.so.1", "libq.so", NULL, &len,
+			   &how);
+  CHECK (p != NULL && strcmp (how, "file name") == 0, "select by name");
+  p = _dl_hugepage_select ("libq*", "/lib/libz.so.1", "libq.so", NULL, &len,
+			   &how);
+  CHECK (p != NULL && strcmp (how, "DT_SONAME") == 0, "select by soname");
+  p = _dl_hugepage_select ("py", "/usr/bin/python3.11", "", "/usr/bin/py",
+			   &len, &how);
+  CHECK (p != NULL && strcmp (how, "name it was run by") == 0,
+	 "select by alias");
+  p = _dl_hugepage_select ("x*", "/a/b", NULL, NULL, &len, &how);
+  CHECK (p == NULL, "select nothing");
+  CHECK (strcmp (_dl_hugepage_basename ("/a/b/c.so"), "c.so") == 0
+	 && strcmp (_dl_hugepage_basename ("c"), "c") == 0, "basename");
 }
 
 int
