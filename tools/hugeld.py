@@ -518,18 +518,14 @@ def pool_line(p):
 
 # --- run ----------------------------------------------------------------
 
-def cmd_run(args):
-    cmd = list(args.command)
-    if cmd and cmd[0] == "--":
-        cmd = cmd[1:]
-    if not cmd:
-        raise UsageError("hugeld run: no program given (hugeld run "
-                         "[OPTIONS] -- PROG ARGS...)")
+def settings(args, cmd):
+    """LD_HUGEPAGE_LIBS and LD_HUGEPAGE_SEGMENTS for CMD: the options, else
+    the environment; checked, one clear error if unusable."""
     libs = args.libs if args.libs is not None \
         else os.environ.get("LD_HUGEPAGE_LIBS")
     if libs is None or libs == "":
-        raise Error("run: nothing selected: give --libs PATTERNS (or set "
-                    "LD_HUGEPAGE_LIBS)")
+        raise Error("%s: nothing selected: give --libs PATTERNS (or set "
+                    "LD_HUGEPAGE_LIBS)" % cmd)
     check_patterns(libs, "--libs" if args.libs is not None
                    else "LD_HUGEPAGE_LIBS")
     segs = args.segments if args.segments is not None \
@@ -537,6 +533,17 @@ def cmd_run(args):
     if segs:
         check_segments(segs, "--segments" if args.segments is not None
                        else "LD_HUGEPAGE_SEGMENTS")
+    return libs, segs
+
+
+def cmd_run(args):
+    cmd = list(args.command)
+    if cmd and cmd[0] == "--":
+        cmd = cmd[1:]
+    if not cmd:
+        raise UsageError("hugeld run: no program given (hugeld run "
+                         "[OPTIONS] -- PROG ARGS...)")
+    libs, segs = settings(args, "run")
     ldso = ldso_path(args)
     path = resolve_program(cmd[0])
     elf = check_program(path)
@@ -724,18 +731,7 @@ def cmd_plan(args):
             "/nodeN/hugepages/hugepages-2048kB/nr_hugepages"))
     if args.node is not None and not args.apply:
         raise UsageError("hugeld plan: --node only goes with --apply")
-    libs = args.libs if args.libs is not None \
-        else os.environ.get("LD_HUGEPAGE_LIBS")
-    if libs is None or libs == "":
-        raise Error("plan: nothing selected: give --libs PATTERNS (or set "
-                    "LD_HUGEPAGE_LIBS)")
-    check_patterns(libs, "--libs" if args.libs is not None
-                   else "LD_HUGEPAGE_LIBS")
-    segs = args.segments if args.segments is not None \
-        else os.environ.get("LD_HUGEPAGE_SEGMENTS")
-    if segs:
-        check_segments(segs, "--segments" if args.segments is not None
-                       else "LD_HUGEPAGE_SEGMENTS")
+    libs, segs = settings(args, "plan")
     nodes = None
     pool = pool_info()
     if args.apply and pool is None:
