@@ -204,6 +204,10 @@ _dl_hugepage_plan (const ElfW(Phdr) *phdr, size_t phnum,
 	}
       if (ph->p_type != PT_LOAD)
 	continue;
+      /* ld.so honours the p_align of every PT_LOAD, even an empty
+	 one.  */
+      if (hp_pow2 (ph->p_align) && ph->p_align > palign)
+	palign = ph->p_align;
       if (ph->p_memsz == 0)
 	continue;
       if (nloads == HP_MAX_LOADS)
@@ -232,8 +236,6 @@ _dl_hugepage_plan (const ElfW(Phdr) *phdr, size_t phnum,
 	  plan->error = HP_E_BAD_HEADERS;
 	  return;
 	}
-      if (hp_pow2 (ph->p_align) && ph->p_align > palign)
-	palign = ph->p_align;
       ++nloads;
     }
   if (nloads == 0)

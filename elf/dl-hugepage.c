@@ -27,23 +27,38 @@
    3. _dl_map_segments maps everything the ordinary way (file mappings,
       zero fill, holes), exactly as without hugeld.
    4. _dl_hugepage_apply: for each zone, build a MAP_PRIVATE|MAP_HUGETLB
-      copy aside (pread straight from the file into it: one copy of the
-      bytes), give it the segment's protection, and mremap it over the
-      ordinary pages.  mremap replaces the old pages atomically; if any
-      step fails the ordinary mapping is untouched and that zone simply
-      stays on small pages.
+      copy aside, make every huge page of it present (so that a page the
+      pool or a hugetlb cgroup cannot give is an error now, not a
+      SIGBUS later), fill it with pread straight from the file (one copy
+      of the bytes), give it the segment's protection, and mremap it
+      over the ordinary pages.
+
+   Nothing is ever left unmapped.  mremap replaces the old pages in one
+   step, but a kernel may unmap the destination before it fails: Linux
+   before 5.16 cannot move hugetlb mappings at all and does exactly
+   that (mremap_to unmaps the target, then refuses the hugetlb VMA with
+   EINVAL).  So ld.so first finds out, once, whether the running kernel
+   can move a hugetlb mapping, with a mapping of its own that reserves
+   nothing; where it cannot, objects simply stay on ordinary pages.  If
+   the final mremap fails anyway and the destination is no longer
+   mapped, the zone is mapped again from the file exactly as the stock
+   loader mapped it; only if even that fails does the load fail, as it
+   would for any failed mmap.
 
    MAP_PRIVATE hugetlb mappings reserve their pages at mmap time, so a
-   successful mmap cannot lead to a later SIGBUS for want of pages
+   successful mmap cannot lead to a later SIGBUS for want of pool pages
    (only a copy-on-write after fork can need more, which is why
-   writable kinds are opt-in).  */
+   writable kinds are opt-in).  Reservations do not cover hugetlb
+   cgroup fault limits or memory policies, hence the population step.  */
 
 #include <errno.h>
+#include <libintl.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <ldsodefs.h>
 #include <not-cancel.h>
+#include <sysdep.h>
 #include <dl-hugepage.h>
 
 /* As in dl-load.h, which cannot be included here.  */
@@ -53,8 +68,8 @@
 #ifndef MAP_HUGE_SHIFT
 # define MAP_HUGE_SHIFT 26
 #endif
-#ifndef MADV_POPULATE_WRITE
-# define MADV_POPULATE_WRITE 23
+#ifndef MAP_FIXED_NOREPLACE
+# define MAP_FIXED_NOREPLACE 0x100000
 #endif
 
 #define HP_HUGEPAGESIZE ((uint64_t) 2 * 1024 * 1024)
@@ -67,21 +82,41 @@ const char *_dl_hugepage_segments attribute_relro;
 static bool hp_active attribute_relro;
 static unsigned int hp_kinds attribute_relro = HP_KIND_DEFAULT;
 
-/* The plan of the object being loaded.  Objects are mapped with the
-   load lock held, so one buffer serves.  */
-static struct hp_plan hp_plan_buf;
-/* The plan for the object between _dl_hugepage_prepare and
-   _dl_hugepage_apply, or NULL.  */
-static const struct hp_plan *hp_current;
-static const char *hp_objname;
-static const ElfW(Phdr) *hp_phdr;
-static size_t hp_phnum;
-static bool hp_textrel;
+/* The state of the object being loaded, from _dl_hugepage_prepare to
+   _dl_hugepage_apply.  Objects are mapped with the load lock held (the
+   main program before any other thread exists), so one serves.  */
+static struct
+{
+  struct hp_plan plan;
+  /* The plan for the object being loaded, or NULL.  */
+  const struct hp_plan *current;
+  const char *objname;
+  const ElfW(Phdr) *phdr;
+  size_t phnum;
+  bool textrel;
+  bool no_gaps;
+} hp_load;
+
+/* Whether the running kernel can move a hugetlb mapping with mremap:
+   0 not known yet, 1 yes, -1 no (hp_move_errno says why).  */
+static int hp_can_move;
+static int hp_move_errno;
 
 static bool
 hp_debug (void)
 {
   return __glibc_unlikely (GLRO(dl_debug_mask) & DL_DEBUG_HUGEPAGES);
+}
+
+/* A copy of S in ld.so's memory, or NULL.  */
+static const char *
+hp_strdup (const char *s)
+{
+  size_t len = strlen (s) + 1;
+  char *copy = malloc (len);
+  if (copy != NULL)
+    memcpy (copy, s, len);
+  return copy;
 }
 
 void
@@ -91,6 +126,15 @@ _dl_hugepage_init (bool normal_mode)
     return;
   if (!normal_mode)
     return;
+
+  /* The values point into the environment block, which programs that
+     set their process title (PostgreSQL, nginx) overwrite later; later
+     dlopens must still see what the program was started with.  */
+  _dl_hugepage_libs = hp_strdup (_dl_hugepage_libs);
+  if (_dl_hugepage_libs == NULL)
+    return;
+  if (_dl_hugepage_segments != NULL)
+    _dl_hugepage_segments = hp_strdup (_dl_hugepage_segments);
 
   if (_dl_hugepage_segments != NULL && _dl_hugepage_segments[0] != '\0')
     {
@@ -230,6 +274,10 @@ hp_errno_name (int err)
       return "EAGAIN";
     case EBUSY:
       return "EBUSY";
+    case EEXIST:
+      return "EEXIST, something else is mapped there";
+    case ENOSPC:
+      return "ENOSPC";
     default:
       return "error";
     }
@@ -274,7 +322,7 @@ hp_report_plan (const struct hp_plan *plan)
 {
   if (plan->error != HP_E_NONE)
     {
-      _dl_debug_printf ("hugepages: %s: ordinary pages: %s\n", hp_objname,
+      _dl_debug_printf ("hugepages: %s: ordinary pages: %s\n", hp_load.objname,
 			hp_error (plan->error));
       return;
     }
@@ -282,22 +330,41 @@ hp_report_plan (const struct hp_plan *plan)
     {
       const struct hp_range *r = &plan->small[i];
       _dl_debug_printf ("hugepages: %s: %s [0x%lx, 0x%lx) on ordinary pages:"
-			" %s\n", hp_objname, _dl_hugepage_kind_name (r->kind),
+			" %s\n", hp_load.objname, _dl_hugepage_kind_name (r->kind),
 			(unsigned long int) r->start,
 			(unsigned long int) r->end, hp_reason (r->reason));
     }
 }
 
+/* Plan the object described by hp_load into hp_load.plan, with the
+   load bias FIXED_BIAS ? BIAS : chosen by the planner.  The one place
+   that turns ld.so's settings into the planner's.  */
+static void
+hp_plan_load (bool fixed_bias, ElfW(Addr) bias)
+{
+  struct hp_settings s =
+    {
+      .pagesize = GLRO(dl_pagesize),
+      .hugepagesize = HP_HUGEPAGESIZE,
+      .kinds = hp_kinds,
+      .fixed_bias = fixed_bias,
+      .bias = bias,
+      .textrel = hp_load.textrel,
+      .no_gaps = hp_load.no_gaps,
+    };
+  _dl_hugepage_plan (hp_load.phdr, hp_load.phnum, &s, &hp_load.plan);
+}
+
 /* Decide whether the object in FD at PATH (also known as ALIAS, if not
    NULL: the name a program was run by) is selected, and if so plan it
-   into hp_plan_buf.  FIXED_BIAS and BIAS, NO_GAPS: as in struct
+   into hp_load.plan.  FIXED_BIAS and BIAS, NO_GAPS: as in struct
    hp_settings.  Returns true if there is something to map.  */
 static bool
 hp_select_and_plan (const char *path, const char *alias, int fd,
 		    const ElfW(Phdr) *phdr, size_t phnum, bool fixed_bias,
 		    ElfW(Addr) bias, bool no_gaps)
 {
-  hp_objname = path[0] != '\0' ? path : "<main program>";
+  hp_load.objname = path[0] != '\0' ? path : "<main program>";
   bool textrel;
   char soname[256];
   hp_read_dynamic (fd, phdr, phnum, &textrel, soname, sizeof soname);
@@ -308,37 +375,28 @@ hp_select_and_plan (const char *path, const char *alias, int fd,
   if (pat == NULL)
     {
       if (hp_debug ())
-	_dl_debug_printf ("hugepages: %s: not selected\n", hp_objname);
+	_dl_debug_printf ("hugepages: %s: not selected\n", hp_load.objname);
       return false;
     }
   if (hp_debug ())
     _dl_debug_printf ("hugepages: %s: selected by pattern \"%.*s\" (%s)%s\n",
-		      hp_objname, (int) patlen, pat, matched_by,
+		      hp_load.objname, (int) patlen, pat, matched_by,
 		      textrel ? ", has text relocations" : "");
 
-  struct hp_settings s =
-    {
-      .pagesize = GLRO(dl_pagesize),
-      .hugepagesize = HP_HUGEPAGESIZE,
-      .kinds = hp_kinds,
-      .fixed_bias = fixed_bias,
-      .bias = bias,
-      .textrel = textrel,
-      .no_gaps = no_gaps,
-    };
-  _dl_hugepage_plan (phdr, phnum, &s, &hp_plan_buf);
-  hp_phdr = phdr;
-  hp_phnum = phnum;
-  hp_textrel = textrel;
+  hp_load.phdr = phdr;
+  hp_load.phnum = phnum;
+  hp_load.textrel = textrel;
+  hp_load.no_gaps = no_gaps;
+  hp_plan_load (fixed_bias, bias);
   if (hp_debug ())
-    hp_report_plan (&hp_plan_buf);
-  if (hp_plan_buf.error != HP_E_NONE)
+    hp_report_plan (&hp_load.plan);
+  if (hp_load.plan.error != HP_E_NONE)
     return false;
-  if (hp_plan_buf.nzones == 0)
+  if (hp_load.plan.nzones == 0)
     {
       if (hp_debug ())
 	_dl_debug_printf ("hugepages: %s: nothing fills a whole huge page\n",
-			  hp_objname);
+			  hp_load.objname);
       return false;
     }
   return true;
@@ -348,7 +406,7 @@ void
 _dl_hugepage_prepare (const char *realname, int fd, int type,
 		      const ElfW(Phdr) *phdr, size_t phnum)
 {
-  hp_current = NULL;
+  hp_load.current = NULL;
   if (__glibc_likely (!hp_active))
     return;
 
@@ -358,16 +416,19 @@ _dl_hugepage_prepare (const char *realname, int fd, int type,
      (l_name is empty for the main program).  */
   if (type != ET_DYN && type != ET_EXEC)
     return;
+  /* ld.so maps an ET_EXEC program's segments at their addresses and
+     leaves the gaps between them unreserved: zones must not grow into
+     them.  */
   if (hp_select_and_plan (realname, NULL, fd, phdr, phnum, type != ET_DYN,
-			  0, false))
-    hp_current = &hp_plan_buf;
+			  0, type != ET_DYN))
+    hp_load.current = &hp_load.plan;
 }
 
 ElfW(Addr)
 _dl_hugepage_map_first (ElfW(Addr) mapstart, ElfW(Off) mapoff, int prot,
 			ElfW(Addr) mappref, size_t maplength, int fd)
 {
-  const struct hp_plan *plan = hp_current;
+  const struct hp_plan *plan = hp_load.current;
   if (plan == NULL)
     return (ElfW(Addr)) MAP_FAILED;
   size_t pagesize = GLRO(dl_pagesize);
@@ -386,7 +447,7 @@ _dl_hugepage_map_first (ElfW(Addr) mapstart, ElfW(Off) mapoff, int prot,
     {
       if (hp_debug ())
 	_dl_debug_printf ("hugepages: %s: cannot reserve address space to "
-			  "align the object: %s (errno %d)\n", hp_objname,
+			  "align the object: %s (errno %d)\n", hp_load.objname,
 			  hp_errno_name (errno), errno);
       return res;
     }
@@ -407,19 +468,200 @@ _dl_hugepage_map_first (ElfW(Addr) mapstart, ElfW(Off) mapoff, int prot,
   return start;
 }
 
+/* Whether the running kernel can move a hugetlb mapping with
+   mremap (MREMAP_FIXED), found out once with a 2 MiB mapping that
+   reserves and touches nothing (MAP_NORESERVE), moved into an address
+   range of ld.so's own.  Linux before 5.16 unmaps the target range and
+   then fails with EINVAL; here the target is ours, so nothing is lost.
+   A kernel that refuses for another reason (a seccomp filter, no huge
+   page support) counts as unable, too.  */
+static bool
+hp_kernel_can_move (void)
+{
+  if (hp_can_move != 0)
+    return hp_can_move > 0;
+  hp_can_move = -1;
+
+  void *src = __mmap (NULL, HP_HUGEPAGESIZE, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB
+		      | MAP_NORESERVE | HP_MAP_HUGE_2MB, -1, 0);
+  if (src == MAP_FAILED)
+    {
+      hp_move_errno = errno;
+      return false;
+    }
+  char *area = __mmap (NULL, 2 * HP_HUGEPAGESIZE, PROT_NONE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (area == MAP_FAILED)
+    {
+      hp_move_errno = errno;
+      __munmap (src, HP_HUGEPAGESIZE);
+      return false;
+    }
+  void *dst = (void *) ALIGN_UP ((uintptr_t) area, HP_HUGEPAGESIZE);
+  if (__mremap (src, HP_HUGEPAGESIZE, HP_HUGEPAGESIZE,
+		MREMAP_MAYMOVE | MREMAP_FIXED, dst) == MAP_FAILED)
+    {
+      hp_move_errno = errno;
+      __munmap (src, HP_HUGEPAGESIZE);
+    }
+  else
+    hp_can_move = 1;
+  /* The moved mapping lies entirely inside AREA.  */
+  __munmap (area, 2 * HP_HUGEPAGESIZE);
+  return hp_can_move > 0;
+}
+
+/* Make every huge page of [ADDR, ADDR + LEN) present now, allocated and
+   charged to the pool and to the hugetlb cgroup, by letting the kernel
+   write one byte into each (from FD, at offset 0), then clearing that
+   byte.  A page that cannot be had is then an error of this read
+   (EFAULT), where a store by the program would have been killed by
+   SIGBUS: a hugetlb cgroup's hugetlb.2MB.max, a memory policy bound to
+   a node without pages.  Works on every kernel, unlike
+   MADV_POPULATE_WRITE (Linux 5.14).  Returns 0 or an errno value.  */
+static int
+hp_populate (char *addr, size_t len, int fd)
+{
+  for (size_t off = 0; off < len; off += HP_HUGEPAGESIZE)
+    {
+      ssize_t n;
+      do
+	n = __pread64_nocancel (fd, addr + off, 1, 0);
+      while (n < 0 && errno == EINTR);
+      if (n != 1)
+	return n < 0 ? errno : EIO;
+      addr[off] = 0;
+    }
+  return 0;
+}
+
+/* Whether every page of [ADDR, ADDR + LEN) is mapped: msync fails
+   with ENOMEM on a range with a hole, and MS_ASYNC does nothing else.  */
+static bool
+hp_mapped (void *addr, size_t len)
+{
+  return INTERNAL_SYSCALL_CALL (msync, addr, len, MS_ASYNC) == 0;
+}
+
+/* The PT_LOAD header the planner calls segment INDEX (it counts only
+   segments with memory).  */
+static const ElfW(Phdr) *
+hp_load_phdr (int index)
+{
+  int n = 0;
+  for (size_t i = 0; i < hp_load.phnum; ++i)
+    if (hp_load.phdr[i].p_type == PT_LOAD && hp_load.phdr[i].p_memsz != 0
+	&& n++ == index)
+      return &hp_load.phdr[i];
+  return NULL;
+}
+
+/* Map [START, END) (absolute, page-aligned) as fresh memory of
+   protection PROT: from FD at OFFSET, or anonymous if FD is -1.  Never
+   replaces a mapping: a range that is already wholly mapped was never
+   unmapped and is left alone.  Returns 0 or an errno value.  */
+static int
+hp_restore_piece (ElfW(Addr) start, ElfW(Addr) end, int prot, int fd,
+		  off64_t offset)
+{
+  if (end <= start)
+    return 0;
+  size_t len = end - start;
+  if (hp_mapped ((void *) start, len))
+    return 0;
+  int flags = MAP_PRIVATE | MAP_FIXED_NOREPLACE;
+  if (fd == -1)
+    flags |= MAP_ANONYMOUS;
+  void *p = __mmap ((void *) start, len, prot, flags, fd,
+		    fd == -1 ? 0 : offset);
+  if (p == MAP_FAILED)
+    return errno;
+  if (p != (void *) start)
+    {
+      /* A kernel before 4.17 took MAP_FIXED_NOREPLACE as a hint.  */
+      __munmap (p, len);
+      return EEXIST;
+    }
+  return 0;
+}
+
+/* Map zone Z of the object with load bias L_ADDR again exactly as the
+   stock loader (or the kernel) had mapped it: the segment's file pages
+   from FD, the zero fill after its last file byte, and inaccessible
+   pages where the zone covers a gap between segments.  Parts that are
+   still mapped are kept.  Returns 0 or an errno value.  */
+static int
+hp_restore_zone (const struct hp_zone *z, ElfW(Addr) l_addr, int fd)
+{
+  const ElfW(Phdr) *ph = hp_load_phdr (z->load);
+  if (ph == NULL)
+    return EINVAL;
+  size_t pg = GLRO(dl_pagesize);
+  ElfW(Addr) zs = l_addr + z->start, ze = l_addr + z->end;
+  ElfW(Addr) seg = l_addr + ALIGN_DOWN (ph->p_vaddr, pg);
+  ElfW(Addr) dataend = l_addr + ph->p_vaddr + ph->p_filesz;
+  ElfW(Addr) fileend = ALIGN_UP (dataend, pg);
+  ElfW(Addr) allocend = ALIGN_UP (l_addr + ph->p_vaddr + ph->p_memsz, pg);
+  int prot = hp_prot (ph->p_flags);
+#define HP_CLAMP(x) ((x) < zs ? zs : (x) > ze ? ze : (x))
+  ElfW(Addr) a = HP_CLAMP (seg), b = HP_CLAMP (fileend),
+    c = HP_CLAMP (allocend);
+#undef HP_CLAMP
+  int err = hp_restore_piece (zs, a, PROT_NONE, -1, 0);
+  if (err == 0)
+    err = hp_restore_piece (a, b, prot, fd,
+			    ALIGN_DOWN (ph->p_offset, pg) + (a - seg));
+  if (err == 0)
+    err = hp_restore_piece (b, c, prot, -1, 0);
+  if (err == 0)
+    err = hp_restore_piece (c, ze, PROT_NONE, -1, 0);
+  /* The bytes of the last file page after the segment's data are
+     zero, as _dl_map_segments (and the kernel) make them.  */
+  if (err == 0 && ph->p_memsz > ph->p_filesz && (dataend & (pg - 1)) != 0
+      && dataend > zs && dataend < ze)
+    {
+      ElfW(Addr) page = ALIGN_DOWN (dataend, pg);
+      if ((prot & PROT_WRITE) == 0
+	  && __mprotect ((void *) page, pg, prot | PROT_WRITE) != 0)
+	return errno;
+      memset ((void *) dataend, '\0', fileend - dataend);
+      if ((prot & PROT_WRITE) == 0
+	  && __mprotect ((void *) page, pg, prot) != 0)
+	return errno;
+    }
+  return err;
+}
+
+/* What became of one zone.  */
+enum hp_outcome
+{
+  HP_DONE,			/* On huge pages.  */
+  HP_FALLBACK,			/* On ordinary pages, as before.  */
+  HP_RESTORED,			/* Mapped again from the file.  */
+  HP_LOST,			/* Not mapped any more: the load fails.  */
+};
+
 /* Put zone Z of the object with load bias L_ADDR on huge pages.
    With VERIFY, the bytes read from the file must equal what is mapped
    there now: a program the kernel mapped may already carry a
    debugger's breakpoints or uprobes in its text, and those must not be
    silently dropped (nor copied, for a uprobe's int3 would then trap
    with no probe behind it): such a zone stays on ordinary pages.
-   Returns 0 or an errno value; *WHAT names the step that failed.  */
-static int
+   Sets *ERR to an errno value and *WHAT to the step that failed.  */
+static enum hp_outcome
 hp_apply_zone (const struct hp_zone *z, ElfW(Addr) l_addr, int fd,
-	       bool verify, const char **what)
+	       bool verify, int *err, const char **what)
 {
   size_t len = z->end - z->start;
   void *dst = (void *) (l_addr + z->start);
+
+  if (!hp_kernel_can_move ())
+    {
+      *what = "moving a huge page mapping (mremap; Linux 5.16 or later)";
+      *err = hp_move_errno;
+      return HP_FALLBACK;
+    }
 
   void *tmp = __mmap (NULL, len, PROT_READ | PROT_WRITE,
 		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB
@@ -427,21 +669,22 @@ hp_apply_zone (const struct hp_zone *z, ElfW(Addr) l_addr, int fd,
   if (tmp == MAP_FAILED)
     {
       *what = "mmap MAP_HUGETLB";
-      return errno;
+      *err = errno;
+      return HP_FALLBACK;
     }
-  int err = 0;
   if (((uintptr_t) tmp & (HP_HUGEPAGESIZE - 1)) != 0)
     {
       *what = "mmap MAP_HUGETLB alignment";
-      err = EINVAL;
+      *err = EINVAL;
       goto fail;
     }
 
-  /* Fault the pages in now: they were reserved by the mmap, and the
-     counts in /proc/meminfo then match what the report says.  Older
-     kernels lack MADV_POPULATE_WRITE; the copy faults the pages in
-     anyway.  */
-  __madvise (tmp, len, MADV_POPULATE_WRITE);
+  *err = hp_populate (tmp, len, fd);
+  if (*err != 0)
+    {
+      *what = "populating the huge pages";
+      goto fail;
+    }
 
   if (z->copy_len > 0)
     {
@@ -451,13 +694,13 @@ hp_apply_zone (const struct hp_zone *z, ElfW(Addr) l_addr, int fd,
       if (n < 0)
 	{
 	  *what = "pread";
-	  err = errno;
+	  *err = errno;
 	  goto fail;
 	}
       if ((size_t) n < z->copy_need)
 	{
 	  *what = "pread (file shorter than its program headers)";
-	  err = EIO;
+	  *err = EIO;
 	  goto fail;
 	}
       if (verify
@@ -466,7 +709,7 @@ hp_apply_zone (const struct hp_zone *z, ElfW(Addr) l_addr, int fd,
 	{
 	  *what = "compare (the mapped code differs from the file: "
 		  "debugger breakpoints or uprobes)";
-	  err = EBUSY;
+	  *err = EBUSY;
 	  goto fail;
 	}
     }
@@ -474,29 +717,42 @@ hp_apply_zone (const struct hp_zone *z, ElfW(Addr) l_addr, int fd,
   if (__mprotect (tmp, len, hp_prot (z->prot)) != 0)
     {
       *what = "mprotect";
-      err = errno;
+      *err = errno;
       goto fail;
     }
-  if (__mremap (tmp, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, dst) == MAP_FAILED)
+  if (__mremap (tmp, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, dst)
+      != MAP_FAILED)
+    return HP_DONE;
+
+  /* The kernel may have unmapped DST before it failed.  */
+  *what = "mremap";
+  *err = errno;
+  __munmap (tmp, len);
+  if (hp_mapped (dst, len))
+    return HP_FALLBACK;
+  int rerr = hp_restore_zone (z, l_addr, fd);
+  if (rerr != 0)
     {
-      *what = "mremap";
-      err = errno;
-      goto fail;
+      *err = rerr;
+      return HP_LOST;
     }
-  return 0;
+  return HP_RESTORED;
 
  fail:
   __munmap (tmp, len);
-  return err;
+  return HP_FALLBACK;
 }
 
-static void
+/* Apply the current plan to L, mapped from FD.  Returns NULL, or the
+   error that must fail the load: a zone that could be neither put on
+   huge pages nor mapped again.  */
+static const char *
 hp_apply_plan (struct link_map *l, int fd, bool verify)
 {
-  const struct hp_plan *plan = hp_current;
-  hp_current = NULL;
+  const struct hp_plan *plan = hp_load.current;
+  hp_load.current = NULL;
   if (plan == NULL)
-    return;
+    return NULL;
 
   /* The reservation in _dl_hugepage_map_first may have failed, leaving
      the object where the kernel put it: plan again for that bias.  */
@@ -504,21 +760,12 @@ hp_apply_plan (struct link_map *l, int fd, bool verify)
     {
       if (hp_debug ())
 	_dl_debug_printf ("hugepages: %s: load address 0x%lx is not the "
-			  "planned one; planning again\n", hp_objname,
+			  "planned one; planning again\n", hp_load.objname,
 			  (unsigned long int) l->l_addr);
-      struct hp_settings s =
-	{
-	  .pagesize = GLRO(dl_pagesize),
-	  .hugepagesize = HP_HUGEPAGESIZE,
-	  .kinds = hp_kinds,
-	  .fixed_bias = true,
-	  .bias = l->l_addr,
-	  .textrel = hp_textrel,
-	};
-      _dl_hugepage_plan (hp_phdr, hp_phnum, &s, &hp_plan_buf);
-      plan = &hp_plan_buf;
+      hp_plan_load (true, l->l_addr);
+      plan = &hp_load.plan;
       if (plan->error != HP_E_NONE)
-	return;
+	return NULL;
     }
 
   size_t pages = 0, failed = 0;
@@ -526,44 +773,58 @@ hp_apply_plan (struct link_map *l, int fd, bool verify)
     {
       const struct hp_zone *z = &plan->zones[i];
       const char *what = NULL;
-      int err = hp_apply_zone (z, l->l_addr, fd, verify, &what);
+      int err = 0;
+      enum hp_outcome o = hp_apply_zone (z, l->l_addr, fd, verify, &err,
+					 &what);
       size_t n = (z->end - z->start) / HP_HUGEPAGESIZE;
-      if (err == 0)
+      if (o == HP_DONE)
 	{
 	  pages += n;
 	  if (hp_debug ())
 	    _dl_debug_printf ("hugepages: %s: %s [0x%lx, 0x%lx) at 0x%lx on "
-			      "%lu huge pages\n", hp_objname,
+			      "%lu huge pages\n", hp_load.objname,
 			      _dl_hugepage_kind_name (z->kind),
 			      (unsigned long int) z->start,
 			      (unsigned long int) z->end,
 			      (unsigned long int) (l->l_addr + z->start),
 			      (unsigned long int) n);
+	  continue;
 	}
-      else
+      failed += n;
+      if (o == HP_LOST)
 	{
-	  failed += n;
 	  if (hp_debug ())
-	    _dl_debug_printf ("hugepages: %s: %s [0x%lx, 0x%lx) fallback to "
-			      "ordinary pages: %s failed: %s (errno %d)\n",
-			      hp_objname, _dl_hugepage_kind_name (z->kind),
+	    _dl_debug_printf ("hugepages: %s: %s [0x%lx, 0x%lx): %s failed "
+			      "and the ordinary pages could not be mapped "
+			      "again (errno %d)\n", hp_load.objname,
+			      _dl_hugepage_kind_name (z->kind),
 			      (unsigned long int) z->start,
-			      (unsigned long int) z->end, what,
-			      hp_errno_name (err), err);
+			      (unsigned long int) z->end, what, err);
+	  return N_("cannot map segment back after a failed move to "
+		    "huge pages");
 	}
+      if (hp_debug ())
+	_dl_debug_printf ("hugepages: %s: %s [0x%lx, 0x%lx) fallback to "
+			  "ordinary pages%s: %s failed: %s (errno %d)\n",
+			  hp_load.objname, _dl_hugepage_kind_name (z->kind),
+			  (unsigned long int) z->start,
+			  (unsigned long int) z->end,
+			  o == HP_RESTORED ? " (mapped again from the file)"
+			  : "", what, hp_errno_name (err), err);
     }
   if (hp_debug ())
     _dl_debug_printf ("hugepages: %s: %lu huge pages used, %lu not "
-		      "available\n", hp_objname, (unsigned long int) pages,
-		      (unsigned long int) failed);
+		      "available\n", hp_load.objname,
+		      (unsigned long int) pages, (unsigned long int) failed);
+  return NULL;
 }
 
-void
+const char *
 _dl_hugepage_apply (struct link_map *l, int fd)
 {
   /* ld.so has just mapped the object: nobody else has written to it
      (gdb inserts breakpoints only after the next r_debug event).  */
-  hp_apply_plan (l, fd, false);
+  return hp_apply_plan (l, fd, false);
 }
 
 /* The main program when the kernel mapped it (ld.so is its PT_INTERP).
@@ -592,7 +853,7 @@ _dl_hugepage_map_main (struct link_map *main_map)
       return;
     }
   path[len] = '\0';
-  hp_objname = path;
+  hp_load.objname = path;
 
   /* The name it was run by (a symlink such as python3 -> python3.11
      counts too).  */
@@ -658,12 +919,14 @@ _dl_hugepage_map_main (struct link_map *main_map)
       return;
     }
 
-  hp_current = NULL;
+  hp_load.current = NULL;
   if (hp_select_and_plan (path, execfn, fd, phdr, phnum, true,
 			  main_map->l_addr, true))
     {
-      hp_current = &hp_plan_buf;
-      hp_apply_plan (main_map, fd, true);
+      hp_load.current = &hp_load.plan;
+      const char *err = hp_apply_plan (main_map, fd, true);
+      if (err != NULL)
+	_dl_fatal_printf ("%s: %s: %s\n", RTLD_PROGNAME, path, err);
     }
   __close_nocancel (fd);
 }

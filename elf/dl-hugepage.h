@@ -60,8 +60,11 @@ ElfW(Addr) _dl_hugepage_map_first (ElfW(Addr) mapstart, ElfW(Off) mapoff,
 
 /* After L has been mapped the ordinary way: replace the planned zones
    with huge page copies.  Each zone is built aside and moved into
-   place atomically; whatever fails leaves that zone as it was.  */
-void _dl_hugepage_apply (struct link_map *l, int fd) attribute_hidden;
+   place; whatever fails leaves that zone mapped as it was.  Returns
+   NULL, or (only if a zone could be neither moved nor mapped again
+   from the file) an error message: the load must then fail.  */
+const char *_dl_hugepage_apply (struct link_map *l, int fd)
+  attribute_hidden;
 
 /* The main program, when the kernel mapped it (ld.so is its
    PT_INTERP): put its planned zones on huge pages in place, before

@@ -138,4 +138,15 @@ EOF
     pass "setuid program: variables erased for children"
   fi
 fi
+# The variables are read once: a program that writes its process title
+# over the environment block (PostgreSQL, nginx) and dlopens afterwards
+# still gets what it was started with.
+if [ "$(id -u)" = 0 ] && reserve_hugepages 32; then
+  gcc -O1 -o "$TEST_TMP/retitle" "$HUGELD_TOP/tests/pressure/retitle.c"
+  out=$(LD_HUGEPAGE_LIBS=libbig.so "$HUGELD_LDSO" "$TEST_TMP/retitle" "$F/libbig.so" 2>&1)
+  [ "$out" = "huge: yes" ] && pass "environment overwritten before dlopen: still selected" \
+    || fail "environment overwritten before dlopen: still selected" "$out"
+else
+  skip "environment overwritten before dlopen" "needs root and 32 huge pages"
+fi
 finish

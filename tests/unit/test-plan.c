@@ -256,6 +256,18 @@ test_big_palign (void)
   make_big (64 * K);
   run (big, 6, &s);
   CHECK (plan.bias % (64 * K) == 0, "bias %#lx", (unsigned long) plan.bias);
+
+  /* ld.so takes the largest p_align of every PT_LOAD, empty ones
+     included (dl-load.c records it before anything else): so must the
+     planner.  */
+  ElfW(Phdr) empty_align[] = {
+    load (0, 0, 0, 0, PF_R, 8 * M),
+    load (0x1000, 12 * M, 12 * M, 0x1000, PF_R | PF_X, 0x1000),
+  };
+  run (empty_align, 2, &s);
+  CHECK (plan.error == HP_E_NONE && plan.modulus == 8 * M
+	 && plan.bias == 0, "empty PT_LOAD p_align: modulus %#lx bias %#lx",
+	 (unsigned long) plan.modulus, (unsigned long) plan.bias);
 }
 
 /* ET_EXEC: fixed at its link address.  */

@@ -1,0 +1,103 @@
+#!/bin/bash
+# Never a hole in a mapping.  tests/pressure/inject.c runs a program
+# under ptrace and makes every mremap that moves a huge copy into place
+# behave as on Linux before 5.16 (or as any kernel whose move fails
+# after it unmapped the target): the destination is unmapped, then
+# EINVAL.  ld.so must map those ranges again from the file, exactly as
+# the stock loader had them, and the program must give the stock
+# result.  If the ordinary pages cannot be mapped again either
+# (hole-nomap), the load must fail with one clear error, like any failed
+# mmap: never a SIGSEGV over a hole.
+. "$(dirname "$0")/lib.sh"
+
+F=$FIXTURES
+SRC=$HUGELD_TOP/tests/fixtures
+if [ "$(id -u)" != 0 ]; then
+  skip all "must run as root to reserve huge pages"
+  finish
+fi
+unset LD_HUGEPAGE_LIBS LD_HUGEPAGE_SEGMENTS LD_DEBUG LD_DEBUG_OUTPUT
+reserve_hugepages 64 || { fail reserve "cannot reserve 64 huge pages"; finish; }
+
+B=$TEST_TMP/bin
+mkdir -p "$B"
+cc -O2 -Wall -Werror -o "$B/inject" "$HUGELD_TOP/tests/pressure/inject.c" \
+  || { fail "build inject" ""; finish; }
+# The big-code program with hugeld as PT_INTERP: mapped by the kernel.
+cc -I"$SRC" -O2 -pthread "$SRC/bigcheck.c" -fPIE -pie "$F/big-pic.o" \
+  -o "$B/bigcheck-interp" -Wl,-z,relro -Wl,-z,pack-relative-relocs \
+  -Wl,--dynamic-linker="$HUGELD_LDSO" || { fail "link bigcheck-interp" ""; finish; }
+
+# variant: name | command | LD_HUGEPAGE_LIBS
+variants=(
+  "shared|$HUGELD_LDSO $F/bigcheck-shared|libbig.so"
+  "dlopen|$HUGELD_LDSO $F/bigcheck-dlopen --dlopen $F/libbig.so|libbig.so"
+  "pie|$HUGELD_LDSO $F/bigcheck-pie|bigcheck-pie"
+  "nopie|$HUGELD_LDSO $F/bigcheck-nopie|bigcheck-nopie"
+  "interp|$B/bigcheck-interp|bigcheck-interp"
+)
+
+# run PFX ENV... -- CMD...
+run () {
+  local pfx=$1; shift
+  local envs=()
+  while [ "$1" != -- ]; do envs+=("$1"); shift; done
+  shift
+  rm -f "$pfx".dbg.*
+  env "${envs[@]}" LD_DEBUG=hugepages LD_DEBUG_OUTPUT="$pfx.dbg" "$@" \
+    > "$pfx.out" 2> "$pfx.err"
+  echo $? > "$pfx.rc"
+  cat "$pfx".dbg.* > "$pfx.dbg" 2>/dev/null || : > "$pfx.dbg"
+}
+
+for v in "${variants[@]}"; do
+  IFS='|' read -r name cmd libs <<< "$v"
+  T=$TEST_TMP/$name
+  mkdir -p "$T"
+  read -r -a argv <<< "$cmd"
+  [ "$name" = interp ] && stock=("$SYSTEM_LDSO" "${argv[@]}") \
+    || stock=("$SYSTEM_LDSO" "${argv[@]:1}")
+  run "$T/stock" -- "${stock[@]}" --expect none
+  [ "$(cat "$T/stock.rc")" = 0 ] || { fail "$name: stock loader" "$(tail -2 "$T/stock.err")"; continue; }
+
+  # Every move turned into a hole: all zones mapped again from the file.
+  run "$T/hole" LD_HUGEPAGE_LIBS="$libs" LD_HUGEPAGE_SEGMENTS=all -- \
+    "$B/inject" hole "${argv[@]}" --expect none
+  holes=$(sed -n 's/^inject: \([0-9]*\) mremap calls turned into holes.*/\1/p' "$T/hole.err")
+  again=$(grep -c 'fallback to ordinary pages (mapped again from the file): mremap failed: EINVAL' "$T/hole.dbg")
+  if [ "$(cat "$T/hole.rc")" != 0 ]; then
+    fail "$name: moves that leave a hole" "exit $(cat "$T/hole.rc"): $(grep -v '^ok:' "$T/hole.err" | head -3 | tr '\n' ' ')"
+  elif ! cmp -s "$T/hole.out" "$T/stock.out"; then
+    fail "$name: moves that leave a hole" "output differs from the stock loader"
+  elif [ "${holes:-0}" -lt 1 ] || [ "$again" != "$holes" ]; then
+    fail "$name: moves that leave a hole" "holes=$holes, zones mapped again=$again"
+  else
+    pass "$name: $holes moves left holes; each zone mapped again from the file, stock result, bigcheck's mapping checks pass"
+  fi
+  [ "$(meminfo HugePages_Free)" = "$(meminfo HugePages_Total)" ] \
+    && pass "$name: no huge page kept after the failed moves" \
+    || fail "$name: no huge page kept after the failed moves" "$(meminfo HugePages_Free) free of $(meminfo HugePages_Total)"
+
+  # Nor can the ordinary pages be mapped again: the load fails cleanly.
+  run "$T/lost" LD_HUGEPAGE_LIBS="$libs" LD_HUGEPAGE_SEGMENTS=all -- \
+    "$B/inject" hole-nomap "${argv[@]}" --expect none
+  rc=$(cat "$T/lost.rc")
+  msg='cannot map segment back after a failed move to huge pages'
+  if [ "$rc" -ge 128 ]; then
+    fail "$name: nothing can be mapped again: clean load failure" "killed: $(grep -m1 'killed' "$T/lost.err")"
+  elif [ "$rc" = 0 ]; then
+    fail "$name: nothing can be mapped again: clean load failure" "exit 0 with a lost range?"
+  elif ! grep -q "$msg" "$T/lost.err"; then
+    fail "$name: nothing can be mapped again: clean load failure" "exit $rc: $(grep -v '^ok:' "$T/lost.err" | head -3 | tr '\n' ' ')"
+  else
+    pass "$name: nothing can be mapped again: load fails with \"$msg\" (exit $rc), no crash"
+  fi
+done
+
+# Not selected: the loader makes no move at all, the tracer sees none.
+run "$TEST_TMP/unsel" LD_HUGEPAGE_LIBS=no-such-object -- \
+  "$B/inject" hole "$HUGELD_LDSO" "$F/bigcheck-shared" --expect none
+grep -q '^inject: 0 mremap calls' "$TEST_TMP/unsel.err" && [ "$(cat "$TEST_TMP/unsel.rc")" = 0 ] \
+  && pass "not selected: no mremap, stock behaviour" \
+  || fail "not selected: no mremap" "$(grep '^inject' "$TEST_TMP/unsel.err")"
+finish
