@@ -516,3 +516,51 @@ _dl_hugepage_vaddr_to_offset (const ElfW(Phdr) *phdr, size_t phnum,
       return phdr[i].p_offset + (vaddr - phdr[i].p_vaddr);
   return -1;
 }
+
+void
+_dl_hugepage_settings (struct hp_settings *s, uint64_t pagesize,
+		       unsigned int kinds, int type, bool kernel,
+		       bool have_bias, uint64_t bias, bool textrel)
+{
+  s->pagesize = pagesize;
+  s->hugepagesize = HP_HUGEPAGE_SIZE;
+  s->kinds = kinds;
+  s->fixed_bias = kernel || type != ET_DYN || have_bias;
+  s->bias = have_bias ? bias : 0;
+  s->textrel = textrel;
+  s->no_gaps = kernel || type != ET_DYN;
+}
+
+const char *
+_dl_hugepage_reason_name (int reason)
+{
+  switch (reason)
+    {
+    case HP_R_NOT_SELECTED:
+      return "not selected by LD_HUGEPAGE_SEGMENTS";
+    case HP_R_PARTIAL:
+      return "does not fill a whole huge page";
+    case HP_R_WRITE_EXEC:
+      return "writable and executable segment";
+    default:
+      return "?";
+    }
+}
+
+const char *
+_dl_hugepage_error_name (int error)
+{
+  switch (error)
+    {
+    case HP_E_BAD_SETTINGS:
+      return "unsupported page sizes";
+    case HP_E_NO_LOADS:
+      return "no loadable segments";
+    case HP_E_TOO_MANY_LOADS:
+      return "too many loadable segments";
+    case HP_E_BAD_HEADERS:
+      return "program headers that ld.so will reject";
+    default:
+      return "?";
+    }
+}

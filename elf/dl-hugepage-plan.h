@@ -41,6 +41,11 @@
    copy-on-write huge page for it.  */
 #define HP_KIND_DEFAULT	(HP_KIND_TEXT | HP_KIND_RODATA | HP_KIND_RELRO)
 
+/* The huge page size hugeld uses (x86-64's PMD size), and the
+   ordinary page size the tool assumes (ld.so uses GLRO(dl_pagesize)).  */
+#define HP_HUGEPAGE_SIZE	((uint64_t) 2 * 1024 * 1024)
+#define HP_PAGE_SIZE		((uint64_t) 4096)
+
 /* Limits that keep the plan a fixed-size object (ld.so has no malloc
    worth using here).  Objects with more PT_LOAD segments are left on
    ordinary pages.  */
@@ -122,6 +127,22 @@ struct hp_plan
   size_t nsmall;
   struct hp_range small[2 * HP_MAX_RUNS];
 };
+
+/* The settings ld.so plans an object with, in *S.  TYPE is its e_type;
+   KERNEL says the kernel mapped it (a program whose PT_INTERP is ld.so:
+   the kernel chose its bias and left the gaps between its segments
+   unmapped).  HAVE_BIAS says its load bias is already BIAS (the
+   kernel's, or where an ET_DYN object ended up); otherwise ld.so
+   chooses it for ET_DYN objects, and ET_EXEC objects have bias 0 and,
+   mapped by ld.so, no reserved gaps either.  */
+void _dl_hugepage_settings (struct hp_settings *s, uint64_t pagesize,
+			    unsigned int kinds, int type, bool kernel,
+			    bool have_bias, uint64_t bias, bool textrel);
+
+/* Why a range stays on ordinary pages (enum hp_reason), and why a whole
+   object does (enum hp_error), as the report and the tool print it.  */
+const char *_dl_hugepage_reason_name (int reason);
+const char *_dl_hugepage_error_name (int error);
 
 /* Fill *PLAN for the program headers PHDR[0..PHNUM) under *SETTINGS.
    Never fails: a plan with error != HP_E_NONE or nzones == 0 means

@@ -72,7 +72,6 @@
 # define MAP_FIXED_NOREPLACE 0x100000
 #endif
 
-#define HP_HUGEPAGESIZE ((uint64_t) 2 * 1024 * 1024)
 #define HP_MAP_HUGE_2MB (21 << MAP_HUGE_SHIFT)
 
 const char *_dl_hugepage_libs attribute_relro;
@@ -93,8 +92,9 @@ static struct
   const char *objname;
   const ElfW(Phdr) *phdr;
   size_t phnum;
+  int type;			/* e_type.  */
+  bool kernel;			/* Mapped by the kernel (PT_INTERP).  */
   bool textrel;
-  bool no_gaps;
 } hp_load;
 
 /* Whether the running kernel can move a hugetlb mapping with mremap:
@@ -283,47 +283,13 @@ hp_errno_name (int err)
     }
 }
 
-static const char *
-hp_reason (int reason)
-{
-  switch (reason)
-    {
-    case HP_R_NOT_SELECTED:
-      return "not selected by LD_HUGEPAGE_SEGMENTS";
-    case HP_R_PARTIAL:
-      return "does not fill a whole huge page";
-    case HP_R_WRITE_EXEC:
-      return "writable and executable segment";
-    default:
-      return "?";
-    }
-}
-
-static const char *
-hp_error (int error)
-{
-  switch (error)
-    {
-    case HP_E_BAD_SETTINGS:
-      return "unsupported page sizes";
-    case HP_E_NO_LOADS:
-      return "no loadable segments";
-    case HP_E_TOO_MANY_LOADS:
-      return "too many loadable segments";
-    case HP_E_BAD_HEADERS:
-      return "program headers that ld.so will reject";
-    default:
-      return "?";
-    }
-}
-
 static void
 hp_report_plan (const struct hp_plan *plan)
 {
   if (plan->error != HP_E_NONE)
     {
       _dl_debug_printf ("hugepages: %s: ordinary pages: %s\n", hp_load.objname,
-			hp_error (plan->error));
+			_dl_hugepage_error_name (plan->error));
       return;
     }
   for (size_t i = 0; i < plan->nsmall; ++i)
@@ -332,38 +298,33 @@ hp_report_plan (const struct hp_plan *plan)
       _dl_debug_printf ("hugepages: %s: %s [0x%lx, 0x%lx) on ordinary pages:"
 			" %s\n", hp_load.objname, _dl_hugepage_kind_name (r->kind),
 			(unsigned long int) r->start,
-			(unsigned long int) r->end, hp_reason (r->reason));
+			(unsigned long int) r->end, _dl_hugepage_reason_name (r->reason));
     }
 }
 
-/* Plan the object described by hp_load into hp_load.plan, with the
-   load bias FIXED_BIAS ? BIAS : chosen by the planner.  The one place
-   that turns ld.so's settings into the planner's.  */
+/* Plan the object described by hp_load into hp_load.plan; with
+   HAVE_BIAS for the load bias BIAS, else with the bias the planner
+   chooses.  */
 static void
-hp_plan_load (bool fixed_bias, ElfW(Addr) bias)
+hp_plan_load (bool have_bias, ElfW(Addr) bias)
 {
-  struct hp_settings s =
-    {
-      .pagesize = GLRO(dl_pagesize),
-      .hugepagesize = HP_HUGEPAGESIZE,
-      .kinds = hp_kinds,
-      .fixed_bias = fixed_bias,
-      .bias = bias,
-      .textrel = hp_load.textrel,
-      .no_gaps = hp_load.no_gaps,
-    };
+  struct hp_settings s;
+  _dl_hugepage_settings (&s, GLRO(dl_pagesize), hp_kinds, hp_load.type,
+			 hp_load.kernel, have_bias, bias, hp_load.textrel);
   _dl_hugepage_plan (hp_load.phdr, hp_load.phnum, &s, &hp_load.plan);
 }
 
 /* Decide whether the object in FD at PATH (also known as ALIAS, if not
-   NULL: the name a program was run by) is selected, and if so plan it
-   into hp_load.plan.  FIXED_BIAS and BIAS, NO_GAPS: as in struct
-   hp_settings.  Returns true if there is something to map.  */
+   NULL: the name a program was run by), whose program headers and type
+   the caller put into hp_load, is selected, and if so plan it into
+   hp_load.plan (with the load bias BIAS if HAVE_BIAS).  Sets
+   hp_load.current and returns true if there is something to map.  */
 static bool
 hp_select_and_plan (const char *path, const char *alias, int fd,
-		    const ElfW(Phdr) *phdr, size_t phnum, bool fixed_bias,
-		    ElfW(Addr) bias, bool no_gaps)
+		    bool have_bias, ElfW(Addr) bias)
 {
+  const ElfW(Phdr) *phdr = hp_load.phdr;
+  size_t phnum = hp_load.phnum;
   hp_load.objname = path[0] != '\0' ? path : "<main program>";
   bool textrel;
   char soname[256];
@@ -383,11 +344,8 @@ hp_select_and_plan (const char *path, const char *alias, int fd,
 		      hp_load.objname, (int) patlen, pat, matched_by,
 		      textrel ? ", has text relocations" : "");
 
-  hp_load.phdr = phdr;
-  hp_load.phnum = phnum;
   hp_load.textrel = textrel;
-  hp_load.no_gaps = no_gaps;
-  hp_plan_load (fixed_bias, bias);
+  hp_plan_load (have_bias, bias);
   if (hp_debug ())
     hp_report_plan (&hp_load.plan);
   if (hp_load.plan.error != HP_E_NONE)
@@ -399,6 +357,7 @@ hp_select_and_plan (const char *path, const char *alias, int fd,
 			  hp_load.objname);
       return false;
     }
+  hp_load.current = &hp_load.plan;
   return true;
 }
 
@@ -416,12 +375,11 @@ _dl_hugepage_prepare (const char *realname, int fd, int type,
      (l_name is empty for the main program).  */
   if (type != ET_DYN && type != ET_EXEC)
     return;
-  /* ld.so maps an ET_EXEC program's segments at their addresses and
-     leaves the gaps between them unreserved: zones must not grow into
-     them.  */
-  if (hp_select_and_plan (realname, NULL, fd, phdr, phnum, type != ET_DYN,
-			  0, type != ET_DYN))
-    hp_load.current = &hp_load.plan;
+  hp_load.phdr = phdr;
+  hp_load.phnum = phnum;
+  hp_load.type = type;
+  hp_load.kernel = false;
+  hp_select_and_plan (realname, NULL, fd, false, 0);
 }
 
 ElfW(Addr)
@@ -482,7 +440,7 @@ hp_kernel_can_move (void)
     return hp_can_move > 0;
   hp_can_move = -1;
 
-  void *src = __mmap (NULL, HP_HUGEPAGESIZE, PROT_READ | PROT_WRITE,
+  void *src = __mmap (NULL, HP_HUGEPAGE_SIZE, PROT_READ | PROT_WRITE,
 		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB
 		      | MAP_NORESERVE | HP_MAP_HUGE_2MB, -1, 0);
   if (src == MAP_FAILED)
@@ -490,25 +448,25 @@ hp_kernel_can_move (void)
       hp_move_errno = errno;
       return false;
     }
-  char *area = __mmap (NULL, 2 * HP_HUGEPAGESIZE, PROT_NONE,
+  char *area = __mmap (NULL, 2 * HP_HUGEPAGE_SIZE, PROT_NONE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (area == MAP_FAILED)
     {
       hp_move_errno = errno;
-      __munmap (src, HP_HUGEPAGESIZE);
+      __munmap (src, HP_HUGEPAGE_SIZE);
       return false;
     }
-  void *dst = (void *) ALIGN_UP ((uintptr_t) area, HP_HUGEPAGESIZE);
-  if (__mremap (src, HP_HUGEPAGESIZE, HP_HUGEPAGESIZE,
+  void *dst = (void *) ALIGN_UP ((uintptr_t) area, HP_HUGEPAGE_SIZE);
+  if (__mremap (src, HP_HUGEPAGE_SIZE, HP_HUGEPAGE_SIZE,
 		MREMAP_MAYMOVE | MREMAP_FIXED, dst) == MAP_FAILED)
     {
       hp_move_errno = errno;
-      __munmap (src, HP_HUGEPAGESIZE);
+      __munmap (src, HP_HUGEPAGE_SIZE);
     }
   else
     hp_can_move = 1;
   /* The moved mapping lies entirely inside AREA.  */
-  __munmap (area, 2 * HP_HUGEPAGESIZE);
+  __munmap (area, 2 * HP_HUGEPAGE_SIZE);
   return hp_can_move > 0;
 }
 
@@ -523,7 +481,7 @@ hp_kernel_can_move (void)
 static int
 hp_populate (char *addr, size_t len, int fd)
 {
-  for (size_t off = 0; off < len; off += HP_HUGEPAGESIZE)
+  for (size_t off = 0; off < len; off += HP_HUGEPAGE_SIZE)
     {
       ssize_t n;
       do
@@ -672,7 +630,7 @@ hp_apply_zone (const struct hp_zone *z, ElfW(Addr) l_addr, int fd,
       *err = errno;
       return HP_FALLBACK;
     }
-  if (((uintptr_t) tmp & (HP_HUGEPAGESIZE - 1)) != 0)
+  if (((uintptr_t) tmp & (HP_HUGEPAGE_SIZE - 1)) != 0)
     {
       *what = "mmap MAP_HUGETLB alignment";
       *err = EINVAL;
@@ -776,7 +734,7 @@ hp_apply_plan (struct link_map *l, int fd, bool verify)
       int err = 0;
       enum hp_outcome o = hp_apply_zone (z, l->l_addr, fd, verify, &err,
 					 &what);
-      size_t n = (z->end - z->start) / HP_HUGEPAGESIZE;
+      size_t n = (z->end - z->start) / HP_HUGEPAGE_SIZE;
       if (o == HP_DONE)
 	{
 	  pages += n;
@@ -920,10 +878,12 @@ _dl_hugepage_map_main (struct link_map *main_map)
     }
 
   hp_load.current = NULL;
-  if (hp_select_and_plan (path, execfn, fd, phdr, phnum, true,
-			  main_map->l_addr, true))
+  hp_load.phdr = phdr;
+  hp_load.phnum = phnum;
+  hp_load.type = ehdr.e_type;
+  hp_load.kernel = true;
+  if (hp_select_and_plan (path, execfn, fd, true, main_map->l_addr))
     {
-      hp_load.current = &hp_load.plan;
       const char *err = hp_apply_plan (main_map, fd, true);
       if (err != NULL)
 	_dl_fatal_printf ("%s: %s: %s\n", RTLD_PROGNAME, path, err);

@@ -50,10 +50,10 @@
 
 #include "dl-hugepage-plan.h"
 
-/* What ld.so uses on x86_64 (GLRO(dl_pagesize) and HP_HUGEPAGESIZE in
-   elf/dl-hugepage.c).  */
-#define PLAN_PAGESIZE ((uint64_t) 4096)
-#define PLAN_HUGEPAGESIZE ((uint64_t) 2 * 1024 * 1024)
+/* What ld.so uses on x86_64 (GLRO(dl_pagesize), and the planner's
+   huge page size).  */
+#define PLAN_PAGESIZE HP_PAGE_SIZE
+#define PLAN_HUGEPAGESIZE HP_HUGEPAGE_SIZE
 
 /* As ld.so reads them: at most this many program headers and dynamic
    entries, and a DT_SONAME shorter than this.  */
@@ -263,40 +263,6 @@ json_strn (const char *s, size_t n)
   json_string (buf);
 }
 
-static const char *
-reason_name (int reason)
-{
-  switch (reason)
-    {
-    case HP_R_NOT_SELECTED:
-      return "not selected by LD_HUGEPAGE_SEGMENTS";
-    case HP_R_PARTIAL:
-      return "does not fill a whole huge page";
-    case HP_R_WRITE_EXEC:
-      return "writable and executable segment";
-    default:
-      return "?";
-    }
-}
-
-static const char *
-error_name (int error)
-{
-  switch (error)
-    {
-    case HP_E_BAD_SETTINGS:
-      return "unsupported page sizes";
-    case HP_E_NO_LOADS:
-      return "no loadable segments";
-    case HP_E_TOO_MANY_LOADS:
-      return "too many loadable segments";
-    case HP_E_BAD_HEADERS:
-      return "program headers that ld.so will reject";
-    default:
-      return "?";
-    }
-}
-
 static void
 print_prot (int prot)
 {
@@ -309,7 +275,7 @@ print_plan (const struct hp_plan *plan)
 {
   printf ("\"error\": ");
   if (plan->error != HP_E_NONE)
-    json_string (error_name (plan->error));
+    json_string (_dl_hugepage_error_name (plan->error));
   else
     printf ("null");
   printf (", \"bias\": %" PRIu64 ", \"modulus\": %" PRIu64
@@ -337,28 +303,19 @@ print_plan (const struct hp_plan *plan)
 	      ", \"end\": %" PRIu64 ", \"load\": %d, \"reason\": ",
 	      i > 0 ? "," : "", _dl_hugepage_kind_name (r->kind), r->start,
 	      r->end, r->load);
-      json_string (reason_name (r->reason));
+      json_string (_dl_hugepage_reason_name (r->reason));
       printf ("}");
     }
   printf ("]");
 }
 
-/* The settings ld.so would use for O (hp_select_and_plan).  */
+/* The settings ld.so would use for O (hp_plan_load).  */
 static struct hp_settings
 settings_for (const struct object *o, const struct options *opt)
 {
-  struct hp_settings s =
-    {
-      .pagesize = PLAN_PAGESIZE,
-      .hugepagesize = PLAN_HUGEPAGESIZE,
-      .kinds = opt->kinds,
-      .fixed_bias = opt->kernel || o->type != ET_DYN,
-      .bias = 0,
-      .textrel = o->textrel,
-      .no_gaps = opt->kernel,
-    };
-  if (opt->kernel && opt->have_bias)
-    s.bias = opt->bias;
+  struct hp_settings s;
+  _dl_hugepage_settings (&s, PLAN_PAGESIZE, opt->kinds, o->type, opt->kernel,
+			 opt->kernel && opt->have_bias, opt->bias, o->textrel);
   return s;
 }
 
