@@ -101,6 +101,7 @@ static struct
    0 not known yet, 1 yes, -1 no (hp_move_errno says why).  */
 static int hp_can_move;
 static int hp_move_errno;
+static const char *hp_move_what;
 
 static bool
 hp_debug (void)
@@ -446,8 +447,10 @@ hp_kernel_can_move (void)
   if (src == MAP_FAILED)
     {
       hp_move_errno = errno;
+      hp_move_what = "mmap MAP_HUGETLB";
       return false;
     }
+  hp_move_what = "moving a huge page mapping (mremap; Linux 5.16 or later)";
   char *area = __mmap (NULL, 2 * HP_HUGEPAGE_SIZE, PROT_NONE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (area == MAP_FAILED)
@@ -616,7 +619,7 @@ hp_apply_zone (const struct hp_zone *z, ElfW(Addr) l_addr, int fd,
 
   if (!hp_kernel_can_move ())
     {
-      *what = "moving a huge page mapping (mremap; Linux 5.16 or later)";
+      *what = hp_move_what;
       *err = hp_move_errno;
       return HP_FALLBACK;
     }

@@ -92,6 +92,19 @@ for v in "${variants[@]}"; do
   else
     pass "$name: nothing can be mapped again: load fails with \"$msg\" (exit $rc), no crash"
   fi
+
+  # A kernel that cannot move hugetlb mappings at all (Linux 5.10): the
+  # probe finds out, nothing is moved, no huge page is even taken.
+  run "$T/old" LD_HUGEPAGE_LIBS="$libs" LD_HUGEPAGE_SEGMENTS=all -- \
+    "$B/inject" oldkernel "${argv[@]}" --expect none
+  holes=$(sed -n 's/^inject: \([0-9]*\) mremap calls turned into holes.*/\1/p' "$T/old.err")
+  why=$(grep -c 'fallback to ordinary pages: moving a huge page mapping (mremap; Linux 5.16 or later) failed: EINVAL' "$T/old.dbg")
+  if [ "$(cat "$T/old.rc")" = 0 ] && cmp -s "$T/old.out" "$T/stock.out" \
+     && [ "$holes" = 1 ] && [ "$why" -ge 1 ] && ! grep -q 'on [0-9]* huge pages' "$T/old.dbg"; then
+    pass "$name: kernel without hugetlb mremap: only the probe tried, $why zones on ordinary pages with the reason, stock result"
+  else
+    fail "$name: kernel without hugetlb mremap" "rc=$(cat "$T/old.rc") holes=$holes reported=$why $(grep -v '^ok:' "$T/old.err" | head -2 | tr '\n' ' ')"
+  fi
 done
 
 # Not selected: the loader makes no move at all, the tracer sees none.

@@ -17,6 +17,9 @@
    hole-nomap	As hole, and every mmap with MAP_FIXED_NOREPLACE fails
 		with ENOMEM: the ordinary pages cannot be mapped again
 		either, so the load must fail cleanly.
+   oldkernel	Every mremap with MREMAP_FIXED, the probe included,
+		unmaps its destination and fails with EINVAL: Linux 5.10
+		as far as hugeld can tell.
 
    On stderr: "inject: N mremap calls turned into holes, M mmap calls
    failed".  The exit status is PROGRAM's (128 + signal if it was
@@ -44,12 +47,16 @@ int
 main (int argc, char **argv)
 {
   if (argc < 3
-      || (strcmp (argv[1], "hole") != 0 && strcmp (argv[1], "hole-nomap") != 0))
+      || (strcmp (argv[1], "hole") != 0 && strcmp (argv[1], "hole-nomap") != 0
+	  && strcmp (argv[1], "oldkernel") != 0))
     {
-      fprintf (stderr, "usage: inject hole|hole-nomap PROGRAM [ARGS...]\n");
+      fprintf (stderr,
+	       "usage: inject hole|hole-nomap|oldkernel PROGRAM [ARGS...]\n");
       return 2;
     }
   bool nomap = strcmp (argv[1], "hole-nomap") == 0;
+  /* How many moves to let through: the probe's, or none.  */
+  unsigned int spared = strcmp (argv[1], "oldkernel") == 0 ? 0 : 1;
 
   pid_t pid = fork ();
   if (pid < 0)
@@ -108,7 +115,7 @@ main (int argc, char **argv)
 	  in_syscall = true;
 	  fake_return = 0;
 	  if (regs.orig_rax == SYS_mremap && (regs.r10 & MREMAP_FIXED)
-	      && mremaps++ > 0)
+	      && mremaps++ >= spared)
 	    {
 	      /* munmap (new_address, new_size) instead.  */
 	      regs.orig_rax = SYS_munmap;
