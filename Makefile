@@ -7,6 +7,7 @@
 #   make unit       planner and matcher unit tests only (no glibc build needed)
 #   make tools      the hugeld command only (no glibc build needed)
 #   make bench      benchmarks against the stock loader, THP and libhugetlbfs (bench-quick: < 5 min)
+#   make check-kernels  the built loader under Debian's 5.10, 6.1 and 6.12 kernels (qemu)
 
 PREFIX ?= /opt/hugeld
 DESTDIR ?=
@@ -17,7 +18,7 @@ CC ?= gcc
 UNIT_CFLAGS = -std=gnu11 -g -O1 -Wall -Wextra -Werror -Ielf -Itests/unit
 PLAN_SRCS = elf/dl-hugepage-plan.c elf/dl-hugepage-match.c
 
-.PHONY: bench bench-quick tools install-tools uninstall-tools all build install install-system uninstall-system check-system check-glibc check unit unit-build fuzz fixtures demo clean distclean
+.PHONY: bench bench-quick tools install-tools uninstall-tools all build install install-system uninstall-system check-system check-glibc check-kernels check unit unit-build fuzz fixtures demo clean distclean
 
 all: build tools
 
@@ -92,6 +93,11 @@ uninstall-system:
 # a throwaway Debian 12 root made with debootstrap.
 check-system: install fixtures
 	tests/run.sh tests/t-system.sh
+
+# The built loader (build/obj/elf/ld.so; no install) under the kernels of
+# Debian 11, 12 and 13, booted with qemu (see scripts/check-kernels.sh).
+check-kernels: fixtures
+	scripts/check-kernels.sh
 
 # Benchmarks (bench/): the full set for the README and a CI-sized one.
 bench: install fixtures

@@ -3,6 +3,7 @@
 # As root on Debian, install what is missing; otherwise name it and fail.
 #   scripts/deps.sh build   # what `make` needs
 #   scripts/deps.sh test    # what `make check` needs on top
+#   scripts/deps.sh kernels # what `make check-kernels` needs (qemu, busybox)
 set -euo pipefail
 . "$(dirname "$0")/config.sh"
 
@@ -13,7 +14,8 @@ case "${1:-build}" in
   build) want=$build_pkgs ;;
   test) want="$build_pkgs $test_pkgs" ;;
   fuzz) want="clang-14" ;;
-  *) die "usage: deps.sh build|test|fuzz" ;;
+  kernels) want="qemu-system-x86 busybox-static cpio gcc libc6-dev" ;;
+  *) die "usage: deps.sh build|test|fuzz|kernels" ;;
 esac
 
 missing=

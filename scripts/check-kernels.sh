@@ -1,0 +1,344 @@
+#!/bin/bash
+# make check-kernels: the loader under other kernels.  Boots Debian's
+# kernels of Debian 11 (5.10), 12 (6.1) and 13 (6.12) under qemu, each
+# with an initramfs that holds the built loader (build/obj/elf/ld.so, at
+# /opt/hugeld/ld.so), the stock loader, libc.so.6 and the big-code test
+# programs, and runs the huge-page checks of tests/kernels/init.sh in it:
+# a selected DSO, a dlopened library, PIE and non-PIE programs run as
+# "ld.so PROG", a program with PT_INTERP /opt/hugeld/ld.so, fork with
+# data and bss on huge pages, and an empty pool.  Every check compares
+# with the stock loader in the same guest.  Whether the selected objects
+# must be on huge pages depends on whether the kernel can move a hugetlb
+# mapping with mremap (MREMAP_FIXED), which a probe finds out in the
+# guest (tests/kernels/probe-mremap.c); where it cannot (5.10), the
+# programs must only behave exactly as with the stock loader.
+#
+#   scripts/check-kernels.sh [SUITE...]     default: bullseye bookworm trixie
+#
+# The kernels are the newest linux-image-*-amd64-unsigned (or the signed
+# linux-image) that the suite's linux-image-amd64 depends on, downloaded
+# with apt from the Debian archive the host's own apt sources name (and
+# its security archive), through a private apt state under
+# build/kernels/apt: the host's sources, lists and cache are not touched.
+# Downloads and vmlinuz stay cached in build/kernels.  Prints
+# "PASS: kernels-<version>: <check>" / "FAIL: ...: <why>" per check and
+# "N passed, N failed"; the serial console of each boot is kept in
+# build/kernels/logs/<version>.log.
+#
+# Environment: KERNEL_SUITES, KERNELS_OFFLINE=1 (no apt-get update, use
+# the cached kernels), KERNEL_MIRROR / KERNEL_SECURITY_MIRROR (instead of
+# the host's), KERNEL_LDSO (another loader than build/obj/elf/ld.so),
+# QEMU_ACCEL=kvm|tcg, QEMU_MEM (1G), KERNEL_POOL (huge pages, 64),
+# BOOT_TIMEOUT (seconds per boot; 300 with KVM, 600 with TCG),
+# RUN_TIMEOUT (per program run in the guest; 60, 180 with TCG),
+# KVM_START_TIMEOUT (60), FIXTURES (build/tests).
+#
+# Time, measured on the development machine (2 cores, AMD EPYC, Linux
+# 6.18; default fixtures, 5.7 MB initramfs): with TCG a full run takes
+# 1 min 55 s with the kernels cached (5.10: 28 s, 6.1: 40 s, 6.12: 39 s,
+# plus about 7 s for the apt-get updates and the initramfs); the first
+# run downloads three kernel packages of about 57 MB each on top
+# (about 10 s each here).  With KVM: not measured, as that machine's
+# /dev/kvm is PVM (kvm_pvm), on which Debian's kernels do not get past
+# their decompressor in 4 minutes (and -cpu host makes qemu 7.2 abort),
+# so the script uses TCG there; with a hardware KVM expect a few seconds
+# per kernel.
+set -euo pipefail
+. "$(dirname "$0")/config.sh"
+
+KDIR=$BUILDDIR/kernels
+FIXTURES=${FIXTURES:-$BUILDDIR/tests}
+LDSO=${KERNEL_LDSO:-$OBJDIR/elf/ld.so}
+SYSTEM_LDSO=${SYSTEM_LDSO:-/lib64/ld-linux-x86-64.so.2}
+GUEST_LDSO=/opt/hugeld/ld.so
+# Guest memory in MiB, split between two NUMA nodes (the guest empties
+# node 1's huge page pool to test a memory policy bound to it).
+QEMU_MEM_MIB=${QEMU_MEM_MIB:-1024}
+QEMU_MEM=${QEMU_MEM_MIB}M
+KERNEL_POOL=${KERNEL_POOL:-64}
+suites=("$@")
+[ ${#suites[@]} -gt 0 ] || read -r -a suites <<< "${KERNEL_SUITES:-bullseye bookworm trixie}"
+
+note () { echo "hugeld: $*" >&2; }
+
+# What is needed, and clear words if it is not there.
+[ -x "$LDSO" ] || die "$LDSO is missing: build the loader first (make build)"
+for f in bigcheck-shared bigcheck-dlopen bigcheck-pie bigcheck-nopie libbig.so big-pic.o; do
+  [ -f "$FIXTURES/$f" ] || die "$FIXTURES/$f is missing: build the fixtures first (make fixtures)"
+done
+"$HUGELD_TOP/scripts/deps.sh" kernels
+[ -x /bin/busybox ] || die "/bin/busybox is missing (apt-get install busybox-static)"
+"$SYSTEM_LDSO" --verify /bin/busybox > /dev/null 2>&1 \
+  && die "/bin/busybox is not statically linked (apt-get install busybox-static)"
+
+# KVM if /dev/kvm can be opened and is a hardware KVM (kvm_intel or
+# kvm_amd).  PVM (kvm_pvm, virtualisation without hardware support) is
+# made for PVM-enabled guest kernels; Debian's crawl under it (not past
+# their decompressor in 4 minutes): TCG then.  A KVM under which a kernel does not reach /init
+# within KVM_START_TIMEOUT seconds (TCG needs about 10) is given up for
+# TCG as well, and so is one that makes qemu fail before that (boot
+# below).
+if [ -n "${QEMU_ACCEL:-}" ]; then accel=$QEMU_ACCEL
+elif ! { : <> /dev/kvm; } 2> /dev/null; then accel=tcg accel_why="/dev/kvm cannot be opened"
+elif [ -d /sys/module/kvm_pvm ] && [ ! -d /sys/module/kvm_intel ] && [ ! -d /sys/module/kvm_amd ]; then
+  accel=tcg accel_why="/dev/kvm is PVM (kvm_pvm), which cannot run Debian's kernels at speed"
+else accel=kvm
+fi
+USER_BOOT_TIMEOUT=${BOOT_TIMEOUT:-} USER_RUN_TIMEOUT=${RUN_TIMEOUT:-}
+KVM_START_TIMEOUT=${KVM_START_TIMEOUT:-60}
+set_accel () {
+  accel=$1
+  case $accel in
+    kvm) qemu_accel=(-accel kvm -cpu host)
+         BOOT_TIMEOUT=${USER_BOOT_TIMEOUT:-300} RUN_TIMEOUT=${USER_RUN_TIMEOUT:-60} ;;
+    tcg) qemu_accel=(-accel tcg -cpu max)
+         BOOT_TIMEOUT=${USER_BOOT_TIMEOUT:-600} RUN_TIMEOUT=${USER_RUN_TIMEOUT:-180} ;;
+    *) die "QEMU_ACCEL must be kvm or tcg, not $accel" ;;
+  esac
+}
+set_accel "$accel"
+
+mkdir -p "$KDIR/logs" "$KDIR/bin"
+
+# The Debian archive and security archive of the host's own apt sources
+# (e.g. http://deb.debian.org/debian/ and .../debian-security/).
+host_mirrors () {
+  local codename uri rel main='' sec=''
+  codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+  while read -r uri rel; do
+    case $rel in
+      "$codename"|stable|oldstable) [ -n "$main" ] || main=$uri ;;
+      "$codename"-security|*/updates) [ -n "$sec" ] || sec=$uri ;;
+    esac
+  done < <(apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 'Identifier: Packages' | sort -u)
+  echo "${KERNEL_MIRROR:-$main} ${KERNEL_SECURITY_MIRROR:-$sec}"
+}
+read -r mirror security <<< "$(host_mirrors) "
+[ -n "$mirror" ] || die "cannot find the Debian archive in the host's apt sources (set KERNEL_MIRROR)"
+keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+
+# apt_for SUITE: the private apt of SUITE, as the array APT (options).
+apt_for () {
+  local d=$KDIR/apt/$1 opt="target=Packages"
+  [ -f "$keyring" ] && opt="signed-by=$keyring $opt"
+  mkdir -p "$d/lists/partial" "$d/cache/archives/partial" "$d/state"
+  : >> "$d/status"
+  {
+    echo "deb [$opt] $mirror $1 main"
+    echo "deb [$opt] $mirror $1-updates main"
+    [ -z "$security" ] || echo "deb [$opt] $security $1-security main"
+  } > "$d/sources.list"
+  APT=(-o Dir::Etc::SourceList="$d/sources.list" -o Dir::Etc::SourceParts=/dev/null
+       -o Dir::Etc::Preferences=/dev/null -o Dir::Etc::PreferencesParts=/dev/null
+       -o Dir::State="$d/state" -o Dir::State::Lists="$d/lists"
+       -o Dir::State::status="$d/status" -o Dir::Cache="$d/cache"
+       -o APT::Architecture=amd64 -o APT::Architectures=amd64
+       -o Acquire::Languages=none -o quiet=1)
+  if [ "$(id -u)" = 0 ]; then APT+=(-o APT::Sandbox::User=root)
+  else APT+=(-o Debug::NoLocking=1)
+  fi
+}
+
+# fetch_kernel SUITE: the newest kernel of SUITE, downloaded and its
+# vmlinuz extracted if not cached yet.  Sets KPKG, KVER, VMLINUZ.
+fetch_kernel () {
+  local suite=$1 sel=$KDIR/$1/selected meta deb member offline=${KERNELS_OFFLINE:-0}
+  mkdir -p "$KDIR/$suite"
+  apt_for "$suite"
+  if [ "$offline" != 1 ] && ! apt-get "${APT[@]}" update > "$KDIR/$suite/update.log" 2>&1; then
+    [ -f "$sel" ] || die "apt-get update for $suite failed (see $KDIR/$suite/update.log)"
+    note "$suite: apt-get update failed, using the cached kernel"
+    offline=1
+  fi
+  if [ "$offline" = 1 ]; then
+    [ -f "$sel" ] || die "no cached kernel for $suite (run without KERNELS_OFFLINE)"
+    read -r KPKG KVER VMLINUZ < "$sel"
+    [ -f "$VMLINUZ" ] || die "$VMLINUZ is missing (run without KERNELS_OFFLINE)"
+    return
+  fi
+  # linux-image-amd64 depends on linux-image-<abi>-amd64 (signed); the
+  # -unsigned package has the same kernel without the signature.
+  meta=$(apt-cache "${APT[@]}" depends linux-image-amd64 2> /dev/null \
+           | sed -n 's/^ *|\{0,1\}Depends: \(linux-image-[^ ]*\)$/\1/p' | head -1)
+  [ -n "$meta" ] || die "$suite: no linux-image-amd64 in $mirror (see $KDIR/$suite/update.log)"
+  KPKG=$meta-unsigned
+  apt-cache "${APT[@]}" show "$KPKG" > /dev/null 2>&1 || KPKG=$meta
+  KVER=$(apt-cache "${APT[@]}" policy "$KPKG" | sed -n 's/^ *Candidate: //p')
+  [ -n "$KVER" ] && [ "$KVER" != "(none)" ] || die "$suite: no version of $KPKG"
+  if [ -f "$sel" ] && { read -r p v z < "$sel"; [ "$p $v" = "$KPKG $KVER" ] && [ -f "$z" ]; }; then
+    VMLINUZ=$z
+    return
+  fi
+  deb=$KDIR/$suite/${KPKG}_${KVER//:/%3a}_amd64.deb
+  if [ ! -f "$deb" ]; then
+    note "$suite: downloading $KPKG $KVER"
+    rm -f "$KDIR/$suite"/*.deb "$KDIR/$suite"/vmlinuz-*
+    (cd "$KDIR/$suite" && apt-get "${APT[@]}" download "$KPKG=$KVER" > download.log 2>&1) \
+      || die "$suite: apt-get download $KPKG=$KVER failed (see $KDIR/$suite/download.log)"
+    [ -f "$deb" ] || deb=$(ls "$KDIR/$suite"/"${KPKG}"_*.deb | head -1)
+  fi
+  member=$(dpkg-deb --fsys-tarfile "$deb" | tar -t | awk '/^\.\/boot\/vmlinuz-/ && !f { print; f = 1 }')
+  [ -n "$member" ] || die "$suite: no /boot/vmlinuz-* in $deb"
+  VMLINUZ=$KDIR/$suite/${member#./boot/}
+  dpkg-deb --fsys-tarfile "$deb" | tar -x -O "$member" > "$VMLINUZ.tmp"
+  mv "$VMLINUZ.tmp" "$VMLINUZ"
+  echo "$KPKG $KVER $VMLINUZ" > "$sel"
+}
+
+# The guest's programs: bigcheck relinked with hugeld as PT_INTERP
+# (as in tests/t-interp.sh), and the static mremap probe.
+SRC=$HUGELD_TOP/tests/fixtures
+interp=$KDIR/bin/bigcheck-interp
+probe=$KDIR/bin/probe-mremap
+membind=$KDIR/bin/membind
+if [ ! -f "$interp" ] || [ "$SRC/bigcheck.c" -nt "$interp" ] || [ "$SRC/big.h" -nt "$interp" ] \
+   || [ "$FIXTURES/big-pic.o" -nt "$interp" ]; then
+  cc -I"$SRC" -O2 -g -pthread -fPIE -pie "$SRC/bigcheck.c" "$FIXTURES/big-pic.o" \
+    -o "$interp.tmp" -Wl,-z,relro -Wl,-z,pack-relative-relocs \
+    -Wl,--dynamic-linker="$GUEST_LDSO" || die "cannot link $interp"
+  mv "$interp.tmp" "$interp"
+fi
+if [ ! -f "$probe" ] || [ "$HUGELD_TOP/tests/kernels/probe-mremap.c" -nt "$probe" ]; then
+  cc -static -O2 -Wall -Wextra "$HUGELD_TOP/tests/kernels/probe-mremap.c" -o "$probe.tmp" \
+    || die "cannot build $probe"
+  mv "$probe.tmp" "$probe"
+fi
+
+if [ ! -f "$membind" ] || [ "$HUGELD_TOP/tests/kernels/membind.c" -nt "$membind" ]; then
+  cc -static -O2 -Wall -Wextra "$HUGELD_TOP/tests/kernels/membind.c" -o "$membind.tmp" \
+    || die "cannot build $membind"
+  mv "$membind.tmp" "$membind"
+fi
+
+# The initramfs (the same for every kernel: no modules needed).
+ROOT=$KDIR/root
+INITRD=$KDIR/initramfs.cpio.gz
+rm -rf "$ROOT"
+mkdir -p "$ROOT"/{t,opt/hugeld,proc,sys,dev,tmp,root}
+# copy_in PATH: PATH into ROOT at the same place, with the symbolic
+# links met on the way (merged /usr: /lib64 -> usr/lib64, ...).
+copy_in () {
+  local p cur='' c target
+  p=$(realpath -m -s "$1")
+  local IFS=/
+  for c in ${p#/}; do
+    cur=$cur/$c
+    if [ -L "$cur" ]; then
+      if [ ! -e "$ROOT$cur" ] && [ ! -L "$ROOT$cur" ]; then
+        mkdir -p "$ROOT${cur%/*}"
+        cp -P "$cur" "$ROOT$cur"
+      fi
+      target=$(readlink "$cur")
+      case $target in /*) ;; *) target=${cur%/*}/$target ;; esac
+      copy_in "$target${p#"$cur"}"
+      return
+    fi
+  done
+  if [ ! -e "$ROOT$p" ]; then
+    mkdir -p "$ROOT${p%/*}"
+    cp "$p" "$ROOT$p"
+  fi
+}
+# The host's layout of /bin, /sbin, /lib and /lib64 (merged /usr or not).
+for d in bin sbin lib lib64; do
+  if [ -L "/$d" ]; then
+    ln -s "$(readlink "/$d")" "$ROOT/$d"
+    mkdir -p "$ROOT/$(realpath -m -s --relative-to=/ "$(dirname "/$d")/$(readlink "/$d")")"
+  else
+    mkdir -p "$ROOT/$d"
+  fi
+done
+# The init script starts with #!/bin/busybox.
+copy_in /bin/busybox
+install -m 755 "$HUGELD_TOP/tests/kernels/init.sh" "$ROOT/init"
+cp "$LDSO" "$ROOT$GUEST_LDSO"
+copy_in "$SYSTEM_LDSO"
+for f in bigcheck-shared bigcheck-dlopen bigcheck-pie bigcheck-nopie libbig.so; do
+  cp "$FIXTURES/$f" "$ROOT/t/"
+done
+cp "$interp" "$probe" "$membind" "$ROOT/t/"
+# The libraries they need (libc.so.6), at the host's paths.
+for f in "$ROOT"/t/bigcheck-* "$ROOT/t/libbig.so"; do
+  "$SYSTEM_LDSO" --list "$f" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'
+done | sort -u | while read -r lib; do
+  case $lib in "$ROOT"/*|"$FIXTURES"/*) ;; *) copy_in "$lib" ;; esac
+done
+[ "$(id -u)" = 0 ] && mknod -m 600 "$ROOT/dev/console" c 5 1 2> /dev/null || :
+(cd "$ROOT" && find . -print0 | LC_ALL=C sort -z | cpio --null -o -H newc -R 0:0 --quiet) \
+  | gzip -1 > "$INITRD.tmp"
+mv "$INITRD.tmp" "$INITRD"
+note "initramfs: $(du -h "$INITRD" | cut -f1) ($(du -sh "$ROOT" | cut -f1) unpacked); loader $LDSO of $(date -r "$LDSO" '+%F %T')"
+rm -rf "$ROOT"
+note "qemu with $accel${accel_why:+ ($accel_why)}"
+
+# boot: boot VMLINUZ with INITRD, the console going to $log; sets rc
+# (qemu's exit status, 124 if BOOT_TIMEOUT ran out).  Under KVM, if the
+# guest's /init has not spoken after KVM_START_TIMEOUT seconds, KVM is
+# given up and the boot done again with TCG (for this and the later
+# kernels).
+boot () {
+  local pid waited=0 why
+  : > "$log"
+  timeout "$BOOT_TIMEOUT" qemu-system-x86_64 -nodefaults -no-user-config "${qemu_accel[@]}" \
+    -smp 2 -m "$QEMU_MEM" -object memory-backend-ram,id=m0,size=$((QEMU_MEM_MIB / 2))M \
+    -object memory-backend-ram,id=m1,size=$((QEMU_MEM_MIB - QEMU_MEM_MIB / 2))M \
+    -numa node,nodeid=0,cpus=0,memdev=m0 -numa node,nodeid=1,cpus=1,memdev=m1 \
+    -display none -monitor none -serial "file:$log" -no-reboot \
+    -kernel "$VMLINUZ" -initrd "$INITRD" \
+    -append "console=ttyS0 loglevel=3 panic=-1 hugepages=$KERNEL_POOL hugeld.timeout=$RUN_TIMEOUT" \
+    < /dev/null > "${log%.log}.qemu" 2>&1 &
+  pid=$!
+  if [ "$accel" = kvm ]; then
+    while kill -0 $pid 2> /dev/null && ! grep -q '@hugeld' "$log" \
+          && [ $waited -lt "$KVM_START_TIMEOUT" ]; do
+      sleep 1
+      waited=$((waited + 1))
+    done
+    if ! grep -q '@hugeld' "$log"; then
+      if kill $pid 2> /dev/null; then why="no word from the guest after ${waited}s"
+      else why="qemu failed: $(tail -1 "${log%.log}.qemu")"
+      fi
+      wait $pid || :
+      note "$label: KVM: $why: using TCG"
+      set_accel tcg
+      boot
+      return
+    fi
+  fi
+  rc=0
+  wait $pid || rc=$?
+}
+
+passed=0 failed=0
+result () { # PASS|FAIL LABEL CHECK
+  echo "$1: $2: $3"
+  if [ "$1" = PASS ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+}
+
+for suite in "${suites[@]}"; do
+  fetch_kernel "$suite"
+  label=kernels-$(sed -E 's/^([0-9]+\.[0-9]+).*/\1/' <<< "$KVER")
+  log=$KDIR/logs/${label#kernels-}.log
+  note "$label: booting $KPKG $KVER (${VMLINUZ##*/}, $suite) with $accel"
+  start=$(date +%s)
+  boot
+  note "$label: $(( $(date +%s) - start ))s (serial console: $log)"
+  done=0
+  while IFS= read -r line; do
+    case $line in
+      "PASS "*) result PASS "$label" "${line#PASS }" ;;
+      "FAIL "*) result FAIL "$label" "${line#FAIL }" ;;
+      DONE) done=1 ;;
+    esac
+  done < <(tr -d '\r' < "$log" 2> /dev/null | grep -o '@hugeld .*' | sed 's/^@hugeld //')
+  if [ $done = 0 ]; then
+    if [ "$rc" = 124 ]; then why="timed out after ${BOOT_TIMEOUT}s"
+    else why="qemu exited $rc before the guest finished"
+    fi
+    result FAIL "$label" "guest: $why: $( (tr -d '\r' < "$log"; cat "${log%.log}.qemu") 2> /dev/null | grep -v '^ *$' | tail -4 | tr '\n' ' ')"
+  fi
+done
+
+echo
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
