@@ -19,11 +19,11 @@ out=$BUILDDIR/check-glibc
 mkdir -p "$out"
 [ -f "$OBJDIR/config.status" ] || die "$OBJDIR is not built (make)"
 
-pool=/proc/sys/vm/nr_hugepages
-old=$(cat $pool)
-if [ -w $pool ] && [ "$old" -lt 16 ]; then
-  trap 'echo "$old" > '"$pool" EXIT
-  echo 16 > $pool
+. "$HUGELD_TOP/scripts/pool.sh"
+if [ -w "$HUGELD_POOL_FILE" ] && [ "$(pool_size)" -lt 16 ]; then
+  pool_save
+  trap pool_restore EXIT
+  pool_set 16 || true
 fi
 
 run () { # name env...

@@ -15,14 +15,13 @@ RUNS=${RUNS:-7}
 [ -x "$PROG" ] || die "$PROG is not built (make fixtures)"
 unset LD_HUGEPAGE_LIBS LD_HUGEPAGE_SEGMENTS LD_DEBUG
 
-pool=/proc/sys/vm/nr_hugepages
-old=$(cat $pool)
+. "$HUGELD_TOP/scripts/pool.sh"
 want=40
-if [ "$old" -lt "$want" ]; then
-  [ -w $pool ] || die "need $want huge pages in the pool: run as root, or: echo $want > $pool"
-  restore_pool=1
-  trap 'echo "$old" > '"$pool" EXIT
-  echo "$want" > $pool
+if [ "$(pool_size)" -lt "$want" ]; then
+  [ -w "$HUGELD_POOL_FILE" ] || die "need $want huge pages in the pool: run as root, or: echo $want > $HUGELD_POOL_FILE"
+  pool_save
+  trap pool_restore EXIT
+  pool_set "$want" || die "the kernel gave only $(pool_size) of $want huge pages"
 fi
 echo "== Huge page pool: $(awk '/HugePages_Total/ {print $2}' /proc/meminfo) pages of 2 MiB"
 echo
@@ -54,7 +53,7 @@ echo
 # page cache is not PMD-mapped (shmem_enabled=never by default): what
 # the stock loader gets where the kernel has no large file folios.
 shm=$(mktemp -d /dev/shm/hugeld-demo.XXXXXX)
-trap 'rm -rf "$shm"; [ -z "${restore_pool:-}" ] || echo "$old" > '"$pool" EXIT
+trap 'rm -rf "$shm"; pool_restore' EXIT
 cp "$F/libbig.so" "$PROG" "$shm/"
 echo "== Code again, files on tmpfs (no file-backed huge pages for the stock loader)"
 python3 "$HUGELD_TOP/scripts/abtime.py" --runs "$RUNS" \

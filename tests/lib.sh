@@ -45,12 +45,15 @@ finish () { exit $_failed; }
 
 meminfo () { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
 
+. "$HUGELD_TOP/scripts/pool.sh"
+
 # reserve_hugepages N: make sure the 2 MiB pool has exactly N pages (as
-# root), restoring the old size when the test exits.
+# root), restoring the old size when the test exits.  Later changes
+# within the test: pool_set N.
 reserve_hugepages () {
-  local want=$1 f=/proc/sys/vm/nr_hugepages
-  local old; old=$(cat $f)
-  at_exit "echo $old > $f"
-  echo "$want" > $f 2>/dev/null || return 1
-  [ "$(cat $f)" -ge "$want" ] || return 1
+  if [ -z "${_hugeld_pool_saved:-}" ]; then
+    pool_save
+    at_exit pool_restore
+  fi
+  pool_set "$1"
 }

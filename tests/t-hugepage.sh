@@ -109,7 +109,7 @@ run "$T/stock" -- "$SYSTEM_LDSO" "$F/bigcheck-shared" --expect none
 
 # An empty pool: the program runs normally on ordinary pages and the
 # report says why.
-echo 0 > /proc/sys/vm/nr_hugepages
+pool_set 0
 run "$T/empty" LD_HUGEPAGE_LIBS='*' LD_HUGEPAGE_SEGMENTS=all -- \
   "$HUGELD_LDSO" "$F/bigcheck-shared" --expect none
 same "pool of 0 pages: runs on ordinary pages" "$T/empty"
@@ -119,7 +119,7 @@ grep -q 'fallback to ordinary pages: mmap MAP_HUGETLB failed: ENOMEM' "$T/empty.
 
 # A pool too small for everything: some zones get huge pages, the rest
 # falls back, the result is the same.
-echo 5 > /proc/sys/vm/nr_hugepages
+pool_set 5
 run "$T/small" LD_HUGEPAGE_LIBS=libbig.so -- "$HUGELD_LDSO" "$F/bigcheck-shared"
 same "pool of 5 pages: partial, same result" "$T/small"
 if grep -q 'fallback to ordinary pages' "$T/small.dbg" && grep -q 'on [0-9]* huge pages' "$T/small.dbg"; then

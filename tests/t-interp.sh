@@ -165,7 +165,7 @@ else
 fi
 
 # An empty pool: the program runs on the kernel's pages.
-echo 0 > /proc/sys/vm/nr_hugepages
+pool_set 0
 run_check "ipie: pool of 0 pages: runs on ordinary pages" \
   LD_HUGEPAGE_LIBS=ipie LD_HUGEPAGE_SEGMENTS=all -- "$B/ipie" --expect none
 finish

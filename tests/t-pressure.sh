@@ -14,8 +14,7 @@ if [ "$(id -u)" != 0 ]; then
 fi
 unset LD_HUGEPAGE_LIBS LD_HUGEPAGE_SEGMENTS LD_DEBUG LD_DEBUG_OUTPUT
 reserve_hugepages 0 || true
-POOL=/proc/sys/vm/nr_hugepages
-setpool () { echo "$1" > $POOL; }
+setpool () { pool_set "$1"; }
 
 B=$TEST_TMP/bin
 mkdir -p "$B"
