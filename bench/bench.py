@@ -18,10 +18,10 @@ bench/report.py turns them into OUT/RESULTS.md and PNG plots.
 import argparse, glob, json, os, platform, re, shutil, signal, statistics
 import subprocess, sys, tempfile, time
 
+from abtime import run_once  # bench/abtime.py: the demo's measurement too
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(TOP, "scripts"))
-from abtime import run_once  # noqa: E402  (same measurement as abtime.py)
 
 HUGELD = os.environ.get("HUGELD_LDSO", "/opt/hugeld/ld.so")
 STOCK = "/lib64/ld-linux-x86-64.so.2"

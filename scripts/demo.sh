@@ -35,7 +35,7 @@ LD_HUGEPAGE_LIBS=libbig.so "$LDSO" "$PROG" --expect text,rodata,relro 2>&1 >/dev
 echo
 echo "== Code: $RUNS alternating runs each of the iTLB-bound benchmark"
 echo "   (6000 functions on separate pages called in random order; LD_HUGEPAGE_LIBS=libbig.so)"
-python3 "$HUGELD_TOP/scripts/abtime.py" --runs "$RUNS" \
+python3 "$HUGELD_TOP/bench/abtime.py" --runs "$RUNS" \
   --label-a "stock ld.so" --label-b "hugeld, text on 2 MiB" \
   --env-b LD_HUGEPAGE_LIBS=libbig.so \
   --json "$BUILDDIR/demo-code.json" \
@@ -43,7 +43,7 @@ python3 "$HUGELD_TOP/scripts/abtime.py" --runs "$RUNS" \
 echo
 echo "== Data: $RUNS alternating runs each of the dTLB-bound benchmark"
 echo "   (random walk over 8 MiB .data and 16 MiB .bss; LD_HUGEPAGE_SEGMENTS=all)"
-python3 "$HUGELD_TOP/scripts/abtime.py" --runs "$RUNS" \
+python3 "$HUGELD_TOP/bench/abtime.py" --runs "$RUNS" \
   --label-a "stock ld.so" --label-b "hugeld, all on 2 MiB" \
   --env-b LD_HUGEPAGE_LIBS=libbig.so --env-b LD_HUGEPAGE_SEGMENTS=all \
   --json "$BUILDDIR/demo-data.json" \
@@ -56,7 +56,7 @@ shm=$(mktemp -d /dev/shm/hugeld-demo.XXXXXX)
 trap 'rm -rf "$shm"; pool_restore' EXIT
 cp "$F/libbig.so" "$PROG" "$shm/"
 echo "== Code again, files on tmpfs (no file-backed huge pages for the stock loader)"
-python3 "$HUGELD_TOP/scripts/abtime.py" --runs "$RUNS" \
+python3 "$HUGELD_TOP/bench/abtime.py" --runs "$RUNS" \
   --label-a "stock ld.so" --label-b "hugeld, text on 2 MiB" \
   --env-b LD_HUGEPAGE_LIBS=libbig.so \
   --json "$BUILDDIR/demo-code-tmpfs.json" \
