@@ -57,3 +57,29 @@ reserve_hugepages () {
   fi
   pool_set "$1"
 }
+
+# run_report PFX ENV... -- CMD...: run CMD with ENV and
+# LD_DEBUG=hugepages; PFX.out, PFX.err, PFX.rc (exit status) and
+# PFX.dbg (the report, from LD_DEBUG_OUTPUT) are what it did.
+run_report () {
+  local pfx=$1; shift
+  local envs=()
+  while [ "$1" != -- ]; do envs+=("$1"); shift; done
+  shift
+  rm -f "$pfx".dbg.*
+  env "${envs[@]}" LD_DEBUG=hugepages LD_DEBUG_OUTPUT="$pfx.dbg" "$@" \
+    > "$pfx.out" 2> "$pfx.err"
+  echo $? > "$pfx.rc"
+  cat "$pfx".dbg.* > "$pfx.dbg" 2>/dev/null || : > "$pfx.dbg"
+}
+
+# link_interp OUT FLAGS...: the big-code checker (tests/fixtures/bigcheck.c)
+# linked with FLAGS (and the big-code object they name) into OUT, with
+# $HUGELD_LDSO as its PT_INTERP, so that the kernel maps it.
+link_interp () {
+  local out=$1; shift
+  cc -I"$HUGELD_TOP/tests/fixtures" -O2 -pthread "$HUGELD_TOP/tests/fixtures/bigcheck.c" \
+    "$@" -o "$out" -Wl,-z,relro -Wl,-z,pack-relative-relocs \
+    -Wl,--dynamic-linker="$HUGELD_LDSO" 2> "$out.cc" \
+    || { fail "link $(basename "$out")" "$(head -3 "$out.cc" | tr '\n' ' ')"; return 1; }
+}

@@ -41,30 +41,23 @@ at_exit "rmdir '$cg'"
 # The pool has plenty of pages: only the cgroup stands in the way.
 reserve_hugepages 96 || { fail reserve "cannot reserve 96 huge pages"; finish; }
 
-# run PFX CGROUP|- ENV... -- CMD...: stdout, stderr, status, report.
+# run PFX CGROUP|- ENV... -- CMD...: run_report, in CGROUP (or not).
 run () {
   local pfx=$1 group=$2; shift 2
+  if [ "$group" = - ]; then
+    run_report "$pfx" "$@"
+    return
+  fi
   local envs=()
   while [ "$1" != -- ]; do envs+=("$1"); shift; done
   shift
-  rm -f "$pfx".dbg.*
-  if [ "$group" = - ]; then
-    env "${envs[@]}" LD_DEBUG=hugepages LD_DEBUG_OUTPUT="$pfx.dbg" "$@"
-  else
-    env "${envs[@]}" LD_DEBUG=hugepages LD_DEBUG_OUTPUT="$pfx.dbg" \
-      sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$group" "$@"
-  fi > "$pfx.out" 2> "$pfx.err"
-  echo $? > "$pfx.rc"
-  cat "$pfx".dbg.* > "$pfx.dbg" 2>/dev/null || : > "$pfx.dbg"
+  run_report "$pfx" "${envs[@]}" -- sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$group" "$@"
 }
 
 # The big-code program with hugeld as PT_INTERP (mapped by the kernel).
 B=$TEST_TMP/bin
 mkdir -p "$B"
-cc -I"$HUGELD_TOP/tests/fixtures" -O2 -pthread "$HUGELD_TOP/tests/fixtures/bigcheck.c" \
-  -fPIE -pie "$F/big-pic.o" -o "$B/bigcheck-interp" -Wl,-z,relro \
-  -Wl,-z,pack-relative-relocs -Wl,--dynamic-linker="$HUGELD_LDSO" \
-  || { fail "link bigcheck-interp" ""; finish; }
+link_interp "$B/bigcheck-interp" -fPIE -pie "$F/big-pic.o" || finish
 
 # variant: name | command | LD_HUGEPAGE_LIBS
 variants=(

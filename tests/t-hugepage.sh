@@ -26,19 +26,7 @@ variants=(
   "pie-2m|$F/bigcheck-pie-2m|bigcheck-pie-2m"
 )
 
-# run OUT_PREFIX ENV... -- LOADER PROG ARGS...: stdout, stderr, status
-# and the LD_DEBUG=hugepages report of one run.
-run () {
-  local pfx=$1; shift
-  local envs=()
-  while [ "$1" != -- ]; do envs+=("$1"); shift; done
-  shift
-  rm -f "$pfx".dbg.*
-  env "${envs[@]}" LD_DEBUG=hugepages LD_DEBUG_OUTPUT="$pfx.dbg" "$@" \
-    > "$pfx.out" 2> "$pfx.err"
-  echo $? > "$pfx.rc"
-  cat "$pfx".dbg.* > "$pfx.dbg" 2>/dev/null || : > "$pfx.dbg"
-}
+run () { run_report "$@"; }
 
 # same NAME PFX: run PFX exited 0 with the stock loader's output.
 same () {

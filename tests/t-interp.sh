@@ -8,7 +8,6 @@
 . "$(dirname "$0")/lib.sh"
 
 F=$FIXTURES
-SRC=$HUGELD_TOP/tests/fixtures
 if [ "$(id -u)" != 0 ]; then
   skip all "must run as root to reserve huge pages"
   finish
@@ -19,13 +18,7 @@ reserve_hugepages 64 || { fail reserve "cannot reserve 64 huge pages"; finish; }
 B=$TEST_TMP/bin
 mkdir -p "$B"
 chmod 755 "$TEST_TMP" "$B"
-link () { # name flags...: bigcheck relinked with hugeld as PT_INTERP
-  local name=$1; shift
-  cc -I"$SRC" -O2 -pthread "$SRC/bigcheck.c" "$@" -o "$B/$name" \
-    -Wl,-z,relro -Wl,-z,pack-relative-relocs \
-    -Wl,--dynamic-linker="$HUGELD_LDSO" 2> "$TEST_TMP/$name.cc" \
-    || fail "link $name" "$(head -3 "$TEST_TMP/$name.cc" | tr '\n' ' ')"
-}
+link () { local name=$1; shift; link_interp "$B/$name" "$@"; }
 link ipie -fPIE -pie "$F/big-pic.o"
 link inopie -fno-pie -no-pie "$F/big-nopic.o"
 link ipie2m -fPIE -pie "$F/big-pic.o" -Wl,-z,max-page-size=0x200000 -Wl,-z,separate-code

@@ -11,7 +11,6 @@
 . "$(dirname "$0")/lib.sh"
 
 F=$FIXTURES
-SRC=$HUGELD_TOP/tests/fixtures
 if [ "$(id -u)" != 0 ]; then
   skip all "must run as root to reserve huge pages"
   finish
@@ -24,9 +23,7 @@ mkdir -p "$B"
 cc -O2 -Wall -Werror -o "$B/inject" "$HUGELD_TOP/tests/pressure/inject.c" \
   || { fail "build inject" ""; finish; }
 # The big-code program with hugeld as PT_INTERP: mapped by the kernel.
-cc -I"$SRC" -O2 -pthread "$SRC/bigcheck.c" -fPIE -pie "$F/big-pic.o" \
-  -o "$B/bigcheck-interp" -Wl,-z,relro -Wl,-z,pack-relative-relocs \
-  -Wl,--dynamic-linker="$HUGELD_LDSO" || { fail "link bigcheck-interp" ""; finish; }
+link_interp "$B/bigcheck-interp" -fPIE -pie "$F/big-pic.o" || finish
 
 # variant: name | command | LD_HUGEPAGE_LIBS
 variants=(
@@ -37,18 +34,7 @@ variants=(
   "interp|$B/bigcheck-interp|bigcheck-interp"
 )
 
-# run PFX ENV... -- CMD...
-run () {
-  local pfx=$1; shift
-  local envs=()
-  while [ "$1" != -- ]; do envs+=("$1"); shift; done
-  shift
-  rm -f "$pfx".dbg.*
-  env "${envs[@]}" LD_DEBUG=hugepages LD_DEBUG_OUTPUT="$pfx.dbg" "$@" \
-    > "$pfx.out" 2> "$pfx.err"
-  echo $? > "$pfx.rc"
-  cat "$pfx".dbg.* > "$pfx.dbg" 2>/dev/null || : > "$pfx.dbg"
-}
+run () { run_report "$@"; }
 
 for v in "${variants[@]}"; do
   IFS='|' read -r name cmd libs <<< "$v"
