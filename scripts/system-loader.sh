@@ -11,9 +11,13 @@
 # How it stays safe:
 # - The loader path ($REAL, owned by libc6) is diverted with dpkg-divert
 #   to $REAL.distrib, which keeps the distribution's loader: a libc6
-#   upgrade writes its new loader there, never over hugeld.
-# - Every replacement of $REAL is a rename(2) of a complete file: at no
-#   moment is there no loader, or half a loader.
+#   upgrade writes its new loader there, never over hugeld.  Nothing but
+#   the libc6 package's loader is ever written to .distrib: the bytes
+#   are checked against dpkg's checksum of the package before the rename.
+# - Every replacement of a file is a rename(2) of a complete, fsync'ed
+#   copy made under a fresh temporary name (a leftover temporary file or
+#   symbolic link is removed, never written through): at no moment is
+#   there no loader, or half a loader, even after a power cut.
 # - ld.so and libc.so.6 must come from the same glibc build.  Before
 #   every dpkg run (dpkg-pre), $REAL becomes a symlink to $REAL.distrib,
 #   so while dpkg unpacks a new libc6 the loader is always the one that
@@ -24,8 +28,17 @@
 #   matched too) and a message says hugeld is off until it is rebuilt
 #   and installed again: a libc6 upgrade always ends with a matching
 #   loader.  (The hook does not call dpkg-divert: dpkg holds its lock.)
+# - The hooks run a copy of this script that install puts in
+#   /var/lib/hugeld (root's), and they use $PREFIX/ld.so only if it and
+#   every directory above it belong to root and nobody else can write
+#   them; otherwise the distribution's loader stays.
 # - install refuses a hugeld built from another glibc than the installed
-#   libc6, and checks that programs still start before it returns.
+#   libc6, and checks that programs still start before it returns;
+#   uninstall puts back only a loader that matches libc6's checksum and
+#   runs programs.
+# - Every step is ordered so that an interruption anywhere (kill -9, a
+#   power cut) leaves a system whose loader matches its libc.so.6, and
+#   running the same command again finishes the job.
 #
 # If the system loader is ever broken (no program starts), boot a rescue
 # system or use a static busybox, and copy $REAL.distrib over $REAL; or
@@ -38,11 +51,23 @@ PREFIX=${PREFIX:-/opt/hugeld}
 REAL=/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2
 DISTRIB=$REAL.distrib
 HOOKS=/etc/dpkg/dpkg.cfg.d/hugeld
-STATE=/var/lib/hugeld/system-loader
+STATE_DIR=/var/lib/hugeld
+STATE=$STATE_DIR/system-loader
+# What the dpkg hooks run: the copy of this script install made in a
+# directory only root can write, never code under $PREFIX directly.
+HOOK=$STATE_DIR/dpkg-hook
 SELF=$PREFIX/libexec/hugeld-system-loader
+MD5SUMS=/var/lib/dpkg/info/libc6:amd64.md5sums
 
 say () { echo "hugeld: $*" >&2; }
 die () { say "$*"; exit 1; }
+
+# For the interruption tests (tests/t-system.sh): HUGELD_TEST_KILL_AT=NAME
+# makes the script kill itself with SIGKILL at the step called NAME, as
+# a power cut or the OOM killer would.
+step () {
+  if [ "${HUGELD_TEST_KILL_AT:-}" = "$1" ]; then kill -9 $$; fi
+}
 
 libc_version () {
   dpkg-query -W -f='${Status} ${Version}\n' libc6 2>/dev/null \
@@ -57,48 +82,123 @@ diverted () {
 }
 installed () { [ -f "$STATE" ] && diverted; }
 
-# put SRC: atomically make $REAL a copy of SRC.
+# is_distrib FILE: FILE is a regular file with exactly the bytes of the
+# loader in the installed libc6 package (dpkg's own checksum), and it
+# runs a program.
+is_distrib () {
+  local want
+  [ -f "$1" ] && [ ! -L "$1" ] || return 1
+  want=$(awk -v f="${REAL#/}" '$2 == f { print $1 }' "$MD5SUMS" 2>/dev/null)
+  [ -n "$want" ] || return 1
+  [ "$(md5sum < "$1" | cut -d' ' -f1)" = "$want" ] || return 1
+  "$1" /bin/true
+}
+
+# root_only PATH: PATH and every directory above it are owned by root
+# and nobody else can write them (no group or other write bit).
+root_only () {
+  local p=$1 owner mode
+  while :; do
+    [ -e "$p" ] || return 1
+    owner=$(stat -L -c %u "$p")
+    mode=$(stat -L -c %a "$p")
+    [ "$owner" = 0 ] || return 1
+    [ $(( 8#$mode & 8#022 )) = 0 ] || return 1
+    [ "$p" = / ] && return 0
+    p=$(dirname "$p")
+  done
+}
+
+# tmp_for TARGET: a fresh temporary name next to TARGET.  A leftover of
+# an interrupted run, file or symbolic link, is removed first.
+tmp_for () {
+  rm -f "$1.hugeld-tmp"
+  echo "$1.hugeld-tmp"
+}
+# commit TMP TARGET: TARGET becomes the complete file TMP by one
+# rename(2), with the data and then the directory on disk.
+commit () {
+  sync "$1"
+  mv -f -T "$1" "$2"
+  sync "$(dirname "$2")"
+}
+# put SRC TARGET: atomically make TARGET a copy of the regular file SRC.
 put () {
-  cp "$1" "$REAL.hugeld-tmp"
-  chmod 0755 "$REAL.hugeld-tmp"
-  mv -f -T "$REAL.hugeld-tmp" "$REAL"
+  local tmp
+  tmp=$(tmp_for "$2")
+  cp --no-dereference -- "$1" "$tmp"
+  [ -f "$tmp" ] && [ ! -L "$tmp" ] || die "cannot make $tmp"
+  chmod 0755 "$tmp"
+  step "put-$(basename "$2")"
+  commit "$tmp" "$2"
 }
 # link_distrib: atomically make $REAL a symlink to the distribution's loader.
 link_distrib () {
-  ln -sfn "$(basename "$DISTRIB")" "$REAL.hugeld-tmp"
-  mv -f -T "$REAL.hugeld-tmp" "$REAL"
+  local tmp
+  tmp=$(tmp_for "$REAL")
+  ln -s "$(basename "$DISTRIB")" "$tmp"
+  step link
+  commit "$tmp" "$REAL"
+}
+# write_file TARGET: standard input becomes TARGET, atomically.
+write_file () {
+  local tmp
+  tmp=$(tmp_for "$1")
+  cat > "$tmp"
+  commit "$tmp" "$1"
 }
 
 programs_start () {
   /bin/true && /bin/sh -c 'exit 0' && ls / > /dev/null
 }
 
+# save_distrib: copy the distribution's loader from $REAL to .distrib,
+# checking the bytes against libc6's checksum before the rename.
+save_distrib () {
+  local tmp
+  is_distrib "$REAL" || die "$REAL is not the libc6 package's loader (dpkg's checksum); run 'apt-get install --reinstall libc6' first"
+  tmp=$(tmp_for "$DISTRIB")
+  cp --no-dereference -- "$REAL" "$tmp"
+  is_distrib "$tmp" || die "the copy $tmp does not match libc6's checksum"
+  step save
+  commit "$tmp" "$DISTRIB"
+}
+
 do_uninstall () {
-  if ! diverted; then
-    rm -f "$HOOKS" "$STATE"
-    say "hugeld is not installed as the system loader"
-    return 0
+  # In this order every state in between is safe, and uninstall run
+  # again finishes an interrupted one:
+  #   1. the distribution's loader, verified, goes back into $REAL;
+  #   2. the diversion goes: libc6 upgrades write $REAL again;
+  #   3. only then the hooks (while diverted they are what keeps the
+  #      loader matched), the state and .distrib.
+  if diverted; then
+    if ! is_distrib "$REAL"; then
+      is_distrib "$DISTRIB" || die "refusing: $DISTRIB is not the libc6 package's loader (dpkg's checksum), or does not run programs; run 'apt-get install --reinstall libc6', then uninstall again"
+      put "$DISTRIB" "$REAL"
+      programs_start || die "programs do not start with $DISTRIB"
+    fi
+    step undivert
+    dpkg-divert --quiet --local --no-rename --remove "$REAL"
+  elif ! is_distrib "$REAL"; then
+    # Damaged by hand: take the verified copy if there is one.
+    is_distrib "$DISTRIB" || die "$REAL is not the libc6 package's loader and no verified copy is left; run 'apt-get install --reinstall libc6'"
+    put "$DISTRIB" "$REAL"
   fi
-  [ -f "$DISTRIB" ] || die "$DISTRIB is missing; restore the loader from the libc6 package"
-  put "$DISTRIB"
-  programs_start || die "programs do not start with $DISTRIB"
-  rm -f "$HOOKS"
-  dpkg-divert --quiet --local --no-rename --remove "$REAL"
-  rm -f "$DISTRIB" "$STATE"
-  # Check against the package's own checksum.
-  local sum want
-  sum=$(md5sum "$REAL" | cut -d' ' -f1)
-  want=$(awk -v f="${REAL#/}" '$2 == f { print $1 }' /var/lib/dpkg/info/libc6:amd64.md5sums 2>/dev/null)
-  if [ -n "$want" ] && [ "$sum" != "$want" ]; then
-    die "the restored $REAL does not match the libc6 package's checksum; reinstall libc6"
-  fi
-  say "the system loader is the distribution's again ($(loader_version "$REAL"))"
+  step hooks
+  rm -f "$HOOKS" "$HOOKS.hugeld-tmp"
+  sync "$(dirname "$HOOKS")"
+  rm -f "$STATE" "$STATE.hugeld-tmp" "$HOOK" "$HOOK.hugeld-tmp" \
+    "$DISTRIB" "$DISTRIB.hugeld-tmp" "$REAL.hugeld-tmp"
+  if [ -d "$STATE_DIR" ]; then rmdir "$STATE_DIR" 2>/dev/null || true; fi
+  is_distrib "$REAL" || die "the restored $REAL does not match the libc6 package's checksum; reinstall libc6"
+  say "the system loader is the distribution's ($(loader_version "$REAL"))"
 }
 
 do_install () {
   [ "$(id -u)" = 0 ] || die "install needs root"
   local hl=$PREFIX/ld.so
   [ -x "$hl" ] || die "$hl is not installed (make install)"
+  root_only "$hl" || die "refusing: $hl or a directory above it is not owned by root or can be written by others"
   local libc hv
   libc=$(libc_version)
   hv=$(loader_version "$hl")
@@ -107,23 +207,36 @@ do_install () {
   # The candidate must run programs before it becomes the system loader.
   "$hl" /bin/true && "$hl" --list /bin/sh > /dev/null \
     || die "$hl cannot run /bin/true here; not installing"
+  # The order keeps every state in between safe, and install run again
+  # finishes an interrupted one: .distrib is saved and the hooks are in
+  # place before the diversion makes libc6 upgrades write to .distrib
+  # (the hooks do nothing until then), and hugeld replaces $REAL last.
   if ! diverted; then
-    [ -f "$REAL" ] && [ ! -L "$REAL" ] || die "$REAL is not a regular file"
-    cp -p "$REAL" "$DISTRIB.hugeld-tmp"
-    mv -f -T "$DISTRIB.hugeld-tmp" "$DISTRIB"
-    dpkg-divert --quiet --local --no-rename --divert "$DISTRIB" --add "$REAL"
+    # After an interrupted uninstall $REAL may not be the distribution's
+    # loader any more, but then .distrib is, verified.
+    if is_distrib "$REAL" || ! is_distrib "$DISTRIB"; then
+      save_distrib
+    fi
   fi
-  mkdir -p "$(dirname "$STATE")" "$(dirname "$HOOKS")"
-  echo "$hv" > "$STATE"
-  cat > "$HOOKS" <<EOF
+  mkdir -p "$STATE_DIR" "$(dirname "$HOOKS")"
+  chmod 0755 "$STATE_DIR"
+  put "$(readlink -f "$0")" "$HOOK"
+  echo "$hv" | write_file "$STATE"
+  step hookfile
+  write_file "$HOOKS" <<EOF
 # hugeld is the system loader: keep ld.so and libc.so.6 matched across
 # every dpkg run (see $SELF).
-pre-invoke=$SELF dpkg-pre
-post-invoke=$SELF dpkg-post
+pre-invoke=$HOOK dpkg-pre
+post-invoke=$HOOK dpkg-post
 EOF
-  put "$hl"
+  if ! diverted; then
+    step divert
+    dpkg-divert --quiet --local --no-rename --divert "$DISTRIB" --add "$REAL"
+  fi
+  is_distrib "$DISTRIB" || die "$DISTRIB is not the libc6 package's loader; run 'apt-get install --reinstall libc6', then install again"
+  put "$hl" "$REAL"
   if ! programs_start; then
-    put "$DISTRIB"
+    put "$DISTRIB" "$REAL"
     die "programs did not start with hugeld as the system loader; the distribution's loader is back"
   fi
   say "hugeld ($hv) is the system loader; the distribution's is kept as $DISTRIB"
@@ -140,8 +253,11 @@ do_dpkg_post () {
   local libc hv
   libc=$(libc_version)
   hv=$(cat "$STATE")
-  if [ "$libc" = "$hv" ] && [ "$(loader_version "$PREFIX/ld.so")" = "$hv" ]; then
-    put "$PREFIX/ld.so"
+  if ! root_only "$PREFIX/ld.so"; then
+    say "refusing $PREFIX/ld.so: it or a directory above it is not owned by root or can be written by others;"
+    say "the system runs the distribution's loader until that is fixed and '$SELF install' is run again"
+  elif [ "$libc" = "$hv" ] && [ "$(loader_version "$PREFIX/ld.so")" = "$hv" ]; then
+    put "$PREFIX/ld.so" "$REAL"
     programs_start || { link_distrib; say "hugeld did not run programs after dpkg; the distribution's loader is back"; }
   else
     say "libc6 is now ${libc:-removed} but hugeld was built from $hv:"
@@ -151,7 +267,7 @@ do_dpkg_post () {
 
 do_status () {
   if installed && [ -L "$REAL" ]; then
-    echo "system loader: the distribution's, through $REAL -> $(readlink "$REAL") (hugeld $(cat "$STATE") is off: libc6 changed)"
+    echo "system loader: the distribution's, through $REAL -> $(readlink "$REAL") (hugeld $(cat "$STATE") is off)"
   elif installed; then
     echo "system loader: hugeld $(cat "$STATE") ($REAL; distribution's kept as $DISTRIB)"
   else

@@ -149,6 +149,110 @@ else
     || fail "libc6 back: hugeld again" "$(tail -3 "$TEST_TMP/up.log" | tr '\n' ' ')"
 fi
 
+# --- Interruptions: a kill -9 at each step, then the same command again.
+DISTRIB=$REAL.distrib
+libc_sum=$(awk -v f="${REAL#/}" '$2 == f { print $1 }' "$C/var/lib/dpkg/info/libc6:amd64.md5sums")
+# sane LABEL: the system runs programs, its loader is built from the
+# installed libc6 (hugeld or the distribution's, nothing else), and
+# .distrib, where it exists, is the distribution's loader.
+sane () {
+  local v l
+  v=$(in_root /lib64/ld-linux-x86-64.so.2 --version 2>&1 | head -1)
+  l=$(in_root dpkg-query -W -f='${Version}' libc6)
+  if ! in_root bash -c 'perl -e 1 && /bin/true'; then
+    fail "$1: programs run" "$v"
+  elif ! grep -q "GLIBC $l[ )]" <<< "$v"; then
+    fail "$1: the loader matches libc6 $l" "$v"
+  elif [ -e "$C$DISTRIB" ] && [ "$(md5sum < "$C$DISTRIB" | cut -d' ' -f1)" != "$libc_sum" ]; then
+    fail "$1: .distrib is the distribution's loader" "$(ls -l "$C$DISTRIB")"
+  else
+    pass "$1: programs run, loader matches libc6, .distrib intact"
+  fi
+}
+is_hugeld () { in_root /lib64/ld-linux-x86-64.so.2 --version | head -1 | grep -q hugeld; }
+is_stock () { [ ! -L "$C$REAL" ] && [ "$(md5sum < "$C$REAL" | cut -d' ' -f1)" = "$stock_sum" ]; }
+killed_at () { # STEP COMMAND...: run COMMAND in the root, killed at STEP
+  local step=$1 rc; shift
+  in_root env HUGELD_TEST_KILL_AT="$step" "$@" > "$TEST_TMP/kill.log" 2>&1
+  rc=$?
+  # The installer itself, or the hook under dpkg, really was killed.
+  [ $rc = 137 ] || grep -q "exit code 137\|exit status 137\|Killed" "$TEST_TMP/kill.log" \
+    || fail "killed at $step" "not killed (exit $rc): $(tail -2 "$TEST_TMP/kill.log" | tr '\n' ' ')"
+}
+
+# uninstall killed at each of its steps; uninstall again finishes it.
+for step in put-ld-linux-x86-64.so.2 undivert hooks; do
+  is_hugeld || in_root "$TOOL" install > /dev/null 2>&1
+  killed_at "$step" "$TOOL" uninstall
+  sane "uninstall killed at $step"
+  if in_root "$TOOL" uninstall > "$TEST_TMP/un2.log" 2>&1 && is_stock \
+     && ! in_root dpkg-divert --list | grep -q ld-linux && [ ! -e "$C/etc/dpkg/dpkg.cfg.d/hugeld" ]; then
+    pass "uninstall killed at $step: uninstall again restores the stock loader"
+  else
+    fail "uninstall killed at $step: uninstall again" "$(tail -2 "$TEST_TMP/un2.log" | tr '\n' ' ')"
+  fi
+done
+# install killed at each of its steps; install again finishes it.
+for step in save put-dpkg-hook hookfile divert put-ld-linux-x86-64.so.2; do
+  killed_at "$step" "$TOOL" install
+  sane "install killed at $step"
+  if in_root "$TOOL" install > "$TEST_TMP/in2.log" 2>&1 && is_hugeld; then
+    pass "install killed at $step: install again makes hugeld the loader"
+  else
+    fail "install killed at $step: install again" "$(tail -2 "$TEST_TMP/in2.log" | tr '\n' ' ')"
+  fi
+  in_root "$TOOL" uninstall > /dev/null 2>&1
+done
+in_root "$TOOL" install > /dev/null 2>&1
+# The dpkg hooks killed: dpkg stops; the next dpkg run puts things right.
+for step in link put-ld-linux-x86-64.so.2; do
+  killed_at "$step" apt-get install -y -qq --reinstall libc6
+  sane "dpkg hook killed at $step"
+  if in_root apt-get install -y -qq --reinstall libc6 > "$TEST_TMP/re2.log" 2>&1 && is_hugeld; then
+    pass "dpkg hook killed at $step: the next dpkg run puts hugeld back"
+  else
+    fail "dpkg hook killed at $step: the next dpkg run" "$(tail -2 "$TEST_TMP/re2.log" | tr '\n' ' ')"
+  fi
+done
+# A leftover temporary symlink to .distrib (an old installer's
+# interrupted link_distrib) is never written through.
+ln -sfn "$(basename "$DISTRIB")" "$C$REAL.hugeld-tmp"
+in_root apt-get install -y -qq --reinstall libc6 > /dev/null 2>&1
+sane "leftover $REAL.hugeld-tmp symlink"
+is_hugeld && [ ! -e "$C$REAL.hugeld-tmp" ] \
+  && pass "leftover temporary symlink: removed, not written through" \
+  || fail "leftover temporary symlink" "$(ls -l "$C$REAL"*)"
+# A $PREFIX others can write: the hooks keep the distribution's loader.
+chmod g+w "$C/opt/hugeld"
+in_root apt-get install -y -qq --reinstall libc6 > "$TEST_TMP/gw.log" 2>&1
+sane "group-writable /opt/hugeld"
+if ! is_hugeld && grep -q "refusing /opt/hugeld/ld.so" "$TEST_TMP/gw.log"; then
+  pass "group-writable /opt/hugeld: the dpkg hook refuses it, one clear line, distribution's loader"
+else
+  fail "group-writable /opt/hugeld: the hook refuses" "$(grep hugeld "$TEST_TMP/gw.log" | head -2 | tr '\n' ' ')"
+fi
+in_root "$TOOL" install > "$TEST_TMP/gwi.log" 2>&1 \
+  && fail "group-writable /opt/hugeld: install refuses" "it installed" \
+  || { grep -q "refusing: .* written by others" "$TEST_TMP/gwi.log" \
+       && pass "group-writable /opt/hugeld: install refuses" \
+       || fail "group-writable /opt/hugeld: install refuses" "$(cat "$TEST_TMP/gwi.log")"; }
+chmod g-w "$C/opt/hugeld"
+in_root apt-get install -y -qq --reinstall libc6 > /dev/null 2>&1
+is_hugeld && pass "/opt/hugeld root's again: the next dpkg run puts hugeld back" \
+  || fail "/opt/hugeld root's again: hugeld back" ""
+# A damaged .distrib: uninstall refuses to put it back.
+cp -p "$C$DISTRIB" "$TEST_TMP/distrib.save"
+printf 'x' >> "$C$DISTRIB"
+if in_root "$TOOL" uninstall > "$TEST_TMP/bad.log" 2>&1; then
+  fail "damaged .distrib: uninstall refuses" "it uninstalled"
+else
+  grep -q "refusing: .*distrib is not the libc6 package's loader" "$TEST_TMP/bad.log" && is_hugeld \
+    && in_root /bin/true \
+    && pass "damaged .distrib: uninstall refuses in one line, hugeld stays, programs run" \
+    || fail "damaged .distrib: uninstall refuses" "$(cat "$TEST_TMP/bad.log")"
+fi
+cp -p "$TEST_TMP/distrib.save" "$C$DISTRIB"
+
 # Uninstall: the stock loader, byte for byte; no diversion, no hooks.
 if in_root "$TOOL" uninstall > "$TEST_TMP/un.log" 2>&1; then
   pass "uninstall"
@@ -159,10 +263,10 @@ fi
   && pass "uninstall: the stock loader is back byte for byte" \
   || fail "uninstall: stock loader byte for byte" "$(ls -l "$C$REAL")"
 if in_root dpkg-divert --list | grep -q ld-linux || [ -e "$C/etc/dpkg/dpkg.cfg.d/hugeld" ] \
-   || [ -e "$C$REAL.distrib" ]; then
-  fail "uninstall: no diversion, hook or .distrib left" "$(in_root dpkg-divert --list | grep ld-linux)"
+   || [ -e "$C$REAL.distrib" ] || [ -e "$C/var/lib/hugeld" ] || ls "$C$REAL".hugeld-tmp > /dev/null 2>&1; then
+  fail "uninstall: no diversion, hook, state, .distrib or temporary file left" "$(in_root dpkg-divert --list | grep ld-linux)"
 else
-  pass "uninstall: no diversion, hook or .distrib left"
+  pass "uninstall: no diversion, hook, state, .distrib or temporary file left"
 fi
 check "after uninstall: dpkg --verify libc6 is clean" in_root dpkg --verify libc6
 finish
