@@ -235,8 +235,9 @@ out=$($H plan "$F/bigcheck-shared" --libs libbig.so --copies 3 2>&1)
 if echo "$out" | grep -q '^/.*/libbig.so  *"libbig.so" (file name)  *11  *4  *1  *-  *-  *16$' \
    && echo "$out" | grep -q '^per process: 16 huge pages (32 MiB)$' \
    && echo "$out" | grep -q '^pool for 3 processes: nr_hugepages >= 48 ' \
+   && echo "$out" | grep -q '^debugger: a breakpoint in huge-page text .* (up to 11 here); with none spare the children die of SIGBUS$' \
    && echo "$out" | grep -q '^pool now: HugePages_Total [0-9]*, Free'; then
-  pass "plan: table (text 11, rodata 4, relro 1 = 16), per process, pool for --copies 3 = 48"
+  pass "plan: table (text 11, rodata 4, relro 1 = 16), per process, pool for --copies 3 = 48, debugger cost (11)"
 else
   fail "plan: table and totals" "$(echo "$out" | tr '\n' '|')"
 fi

@@ -838,6 +838,11 @@ def cmd_plan(args):
 
     per_process = sum(o["huge_pages"] for o in objects if o["selected"])
     need = per_process * args.copies
+    # A debugger's breakpoint in huge-page text of a process with forked
+    # children needs a spare huge page for the copy (README: "Debuggers
+    # and forked children"); at most one per text page.
+    text_pages = sum(z["pages"] for o in objects if o["selected"]
+                     for z in o.get("zones") or [] if z["kind"] == "text")
     result = {
         "program": path,
         "ldso": ldso,
@@ -849,6 +854,7 @@ def cmd_plan(args):
         "pages_per_process": per_process,
         "copies": args.copies,
         "pages_needed": need,
+        "debugger_spare_pages": text_pages,
         "pool": pool,
     }
     if res_kernel is not None and "bias_range" in res_kernel \
@@ -962,6 +968,11 @@ def print_plan(r, verbose):
     print("pool for %s: nr_hugepages >= %d (%s)" % (
         plural(r["copies"], "process", "processes"), r["pages_needed"],
         mib(r["pages_needed"])))
+    if r.get("debugger_spare_pages"):
+        print("debugger: a breakpoint in huge-page text of a process with "
+              "forked children takes one spare huge page per 2 MiB page it "
+              "lands on (up to %d here); with none spare the children die "
+              "of SIGBUS" % r["debugger_spare_pages"])
     p = r["pool"]
     print("pool now: %s" % pool_line(p))
     if p is not None and "applied" not in r:
