@@ -205,3 +205,47 @@ _dl_hugepage_select (const char *patterns, const char *path,
     }
   return pat;
 }
+
+const char *
+_dl_hugepage_pattern_problem (const char *patterns, const char **pat,
+			      size_t *patlen)
+{
+  *pat = patterns;
+  *patlen = 0;
+  if (patterns == NULL || *patterns == '\0')
+    return "empty pattern list";
+  const char *p = patterns;
+  for (;;)
+    {
+      const char *end = p;
+      while (*end != '\0' && *end != ':')
+	++end;
+      *pat = p;
+      *patlen = end - p;
+      if (end == p)
+	return "empty pattern (two colons in a row, or a colon at an end)";
+      for (const char *q = p; q < end; ++q)
+	{
+	  if (*q == '\n')
+	    return "pattern contains a newline";
+	  if (*q == '\\')
+	    {
+	      if (q + 1 == end)
+		return "pattern ends with a lone backslash";
+	      ++q;
+	    }
+	  else if (*q == '[')
+	    {
+	      bool matched;
+	      const char *after = hp_bracket (q + 1, end, 0, &matched);
+	      if (after == NULL)
+		return "pattern has a '[' that is not closed (write \\[ for "
+		       "a literal one)";
+	      q = after - 1;
+	    }
+	}
+      if (*end == '\0')
+	return NULL;
+      p = end + 1;
+    }
+}

@@ -191,6 +191,14 @@ bool _dl_hugepage_glob (const char *pat, size_t patlen, const char *name);
 const char *_dl_hugepage_match_list (const char *patterns, const char *path,
 				     const char *name, size_t *len);
 
+/* Patterns that the matcher accepts but that are almost certainly
+   mistakes: an empty list or pattern, an unclosed `[' (which then
+   matches itself), a trailing lone backslash, a newline.  Returns a
+   description of the first one, with the pattern in *PAT, *PATLEN, or
+   NULL.  ld.so does not refuse these; the hugeld command does.  */
+const char *_dl_hugepage_pattern_problem (const char *patterns,
+					  const char **pat, size_t *patlen);
+
 /* The last path component of PATH.  */
 const char *_dl_hugepage_basename (const char *path);
 

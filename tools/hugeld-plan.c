@@ -114,7 +114,11 @@ The planning code is the loader's own (elf/dl-hugepage-plan.c).\n\
                       selects nothing)\n\
   --segments LIST     LD_HUGEPAGE_SEGMENTS (default: the environment's, or\n\
                       text,rodata,relro)\n\
-  --name PATH         match the (single) FILE as PATH, the name ld.so opens\n\
+  --name PATH         match the FILE after it as PATH, the name ld.so\n\
+                      opens (with one FILE it may stand anywhere)\n\
+  --check-libs PATTERNS      exit 0 if the LD_HUGEPAGE_LIBS list is sound,\n\
+                      else say what is wrong and exit 1 (no FILE)\n\
+  --check-segments LIST      the same for LD_HUGEPAGE_SEGMENTS\n\
   --kernel            plan FILE as a main program the kernel mapped (its\n\
                       PT_INTERP is hugeld): fixed base, gaps not its own\n\
   --bias ADDR         with --kernel: the load bias; without it every\n\
@@ -438,7 +442,7 @@ int
 main (int argc, char **argv)
 {
   enum { OPT_LIBS = 256, OPT_SEGMENTS, OPT_KERNEL, OPT_BIAS, OPT_ALIAS,
-	 OPT_NAME, OPT_HELP };
+	 OPT_NAME, OPT_CHECK_LIBS, OPT_CHECK_SEGMENTS, OPT_HELP };
   static const struct option longopts[] =
     {
       { "libs", required_argument, NULL, OPT_LIBS },
@@ -447,6 +451,8 @@ main (int argc, char **argv)
       { "bias", required_argument, NULL, OPT_BIAS },
       { "alias", required_argument, NULL, OPT_ALIAS },
       { "name", required_argument, NULL, OPT_NAME },
+      { "check-libs", required_argument, NULL, OPT_CHECK_LIBS },
+      { "check-segments", required_argument, NULL, OPT_CHECK_SEGMENTS },
       { "help", no_argument, NULL, OPT_HELP },
       { NULL, 0, NULL, 0 }
     };
@@ -454,10 +460,46 @@ main (int argc, char **argv)
   opt.libs = getenv ("LD_HUGEPAGE_LIBS");
   opt.segments = getenv ("LD_HUGEPAGE_SEGMENTS");
 
+  /* FILEs in command-line order; --name PATH applies to the FILE after
+     it (or, with a single FILE, wherever it stands).  */
+  const char **files = calloc (argc, sizeof *files);
+  const char **names = calloc (argc, sizeof *names);
+  if (files == NULL || names == NULL)
+    die ("out of memory");
+  size_t n = 0;
+  const char *pending_name = NULL;
   int c;
-  while ((c = getopt_long (argc, argv, "", longopts, NULL)) != -1)
+  while ((c = getopt_long (argc, argv, "-", longopts, NULL)) != -1)
     switch (c)
       {
+      case 1:
+	names[n] = pending_name;
+	files[n++] = optarg;
+	pending_name = NULL;
+	break;
+      case OPT_CHECK_LIBS:
+	{
+	  const char *pat;
+	  size_t len;
+	  const char *why = _dl_hugepage_pattern_problem (optarg, &pat, &len);
+	  if (why == NULL)
+	    return 0;
+	  if (len > 0)
+	    die ("pattern \"%.*s\": %s", (int) len, pat, why);
+	  die ("\"%s\": %s", optarg, why);
+	}
+      case OPT_CHECK_SEGMENTS:
+	{
+	  int kinds = _dl_hugepage_parse_kinds (optarg);
+	  if (optarg[0] == '\0')
+	    die ("empty list");
+	  if (kinds < 0)
+	    die ("unknown segment kind in \"%s\": use a comma list of text, "
+		 "rodata, relro, data, bss or all", optarg);
+	  if (kinds == 0)
+	    die ("\"%s\" selects nothing", optarg);
+	  return 0;
+	}
       case OPT_LIBS:
 	opt.libs = optarg;
 	break;
@@ -475,7 +517,9 @@ main (int argc, char **argv)
 	opt.alias = optarg;
 	break;
       case OPT_NAME:
-	opt.name = optarg;
+	if (pending_name != NULL)
+	  die ("--name given twice for one FILE");
+	pending_name = optarg;
 	break;
       case OPT_HELP:
 	usage (stdout);
@@ -484,13 +528,17 @@ main (int argc, char **argv)
 	usage (stderr);
 	return 2;
       }
-  if (optind == argc)
+  if (n == 0)
     {
       fprintf (stderr, "%s: no file given (try --help)\n", progname);
       return 2;
     }
-  if (opt.name != NULL && argc - optind != 1)
-    die ("--name needs exactly one FILE");
+  if (pending_name != NULL)
+    {
+      if (n != 1 || names[0] != NULL)
+	die ("--name goes before the FILE it names");
+      names[0] = pending_name;
+    }
   if ((opt.have_bias || opt.alias != NULL) && !opt.kernel)
     die ("--bias and --alias need --kernel");
 
@@ -510,15 +558,14 @@ main (int argc, char **argv)
     }
 
   /* Read everything first: an error prints nothing on stdout.  */
-  size_t n = argc - optind;
   struct object *objs = calloc (n, sizeof *objs);
   if (objs == NULL)
     die ("out of memory");
   for (size_t i = 0; i < n; ++i)
     {
-      read_object (argv[optind + i], &objs[i]);
-      if (opt.name != NULL)
-	objs[i].path = opt.name;
+      read_object (files[i], &objs[i]);
+      if (names[i] != NULL)
+	objs[i].path = names[i];
     }
 
   printf ("{\"settings\": {\"libs\": ");

@@ -559,9 +559,35 @@ test_settings (void)
 	 "reason and error names");
 }
 
+/* The hugeld command's check of LD_HUGEPAGE_LIBS, on the matcher's own
+   grammar.  */
+static void
+test_pattern_problem (void)
+{
+  const char *pat;
+  size_t len;
+  CHECK (_dl_hugepage_pattern_problem ("libbig.so:lib*.so*:[a-c]?x:\\[x",
+				       &pat, &len) == NULL, "good list");
+  CHECK (_dl_hugepage_pattern_problem ("[]x]:[!]]", &pat, &len) == NULL,
+	 "] first in a bracket");
+  const char *why = _dl_hugepage_pattern_problem ("", &pat, &len);
+  CHECK (why != NULL && strstr (why, "empty pattern list") != NULL, "empty");
+  why = _dl_hugepage_pattern_problem ("a::b", &pat, &len);
+  CHECK (why != NULL && strstr (why, "two colons") != NULL && len == 0,
+	 "empty pattern");
+  why = _dl_hugepage_pattern_problem ("ok:lib[abc", &pat, &len);
+  CHECK (why != NULL && strstr (why, "not closed") != NULL
+	 && len == 7 && strncmp (pat, "lib[abc", len) == 0, "open bracket");
+  why = _dl_hugepage_pattern_problem ("x\\", &pat, &len);
+  CHECK (why != NULL && strstr (why, "lone backslash") != NULL, "backslash");
+  why = _dl_hugepage_pattern_problem ("a\nb", &pat, &len);
+  CHECK (why != NULL && strstr (why, "newline") != NULL, "newline");
+}
+
 int
 main (void)
 {
+  test_pattern_problem ();
   test_settings ();
   test_small_object ();
   test_big_default ();

@@ -1,0 +1,137 @@
+# Unit tests of the hugeld command (tools/hugeld), stdlib unittest.
+# Copyright (C) 2026 The hugeld authors.
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# Run by tests/t-pyunit.sh (make check):
+#   python3 -m unittest discover -s tests/unit -p 'test_*.py'
+
+import argparse
+import os
+import re
+import sys
+import unittest
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(TOP, "tools"))
+
+from hugeld import cli, common, planner, pool  # noqa: E402
+
+MAN = os.path.join(TOP, "tools", "hugeld.1")
+COMPLETION = os.path.join(TOP, "tools", "hugeld.bash-completion")
+# Options the man page names that are not hugeld's own (ld.so's, the
+# link editor's).
+FOREIGN = {"--argv0", "--list", "--dynamic-linker"}
+
+
+def parser_options():
+    """{subcommand: set of its long options} from the argparse parser."""
+    p = cli.build_parser()
+    subs = [a for a in p._actions if isinstance(a, argparse._SubParsersAction)]
+    def longs(actions):
+        # Options hidden from --help (internal ones) are not documented.
+        return {o for a in actions if a.help != argparse.SUPPRESS
+                for o in a.option_strings if o.startswith("--")}
+    out = {"": longs(p._actions)}
+    for name, sp in subs[0].choices.items():
+        out[name] = longs(sp._actions)
+    return out
+
+
+def man_options():
+    with open(MAN) as f:
+        text = f.read().replace("\\-", "-")
+    return set(re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*", text))
+
+
+def completion_options():
+    """{subcommand: set of long options} from the completion's case arms."""
+    with open(COMPLETION) as f:
+        text = f.read()
+    out = {}
+    top = re.search(r'compgen -W "run plan status perf-map gdb ([^"]*)"', text)
+    out[""] = set(re.findall(r"--[a-z][a-z0-9-]*", top.group(1)))
+    body = text[text.index("case $cmd in"):]
+    body = body[:body.index("\n  esac")]
+    arms = list(re.finditer(r"^    ([a-z-]+)\)$", body, re.M))
+    for m, nxt in zip(arms, arms[1:] + [None]):
+        arm = body[m.end():nxt.start() if nxt else len(body)]
+        # What the arm offers (compgen -W / opts=), not the options it
+        # merely skips over.
+        offered = " ".join(a + b for a, b in
+                           re.findall(r'opts="([^"]*)"|compgen -W "([^"]*)"', arm))
+        out[m.group(1)] = set(re.findall(r"--[a-z][a-z0-9-]*", offered))
+    return out
+
+
+class OptionsAgree(unittest.TestCase):
+    """argparse, the man page and the bash completion list the same
+    options."""
+
+    def test_every_option_is_in_the_man_page(self):
+        man = man_options()
+        for cmd, opts in parser_options().items():
+            for o in opts - {"--help"}:
+                self.assertIn(o, man, "%s %s is not in hugeld.1" % (cmd or "hugeld", o))
+
+    def test_the_man_page_names_no_other_option(self):
+        known = set().union(*parser_options().values())
+        self.assertEqual(man_options() - known - FOREIGN, set())
+
+    def test_completion_matches_each_subcommand(self):
+        comp = completion_options()
+        for cmd, opts in parser_options().items():
+            self.assertIn(cmd, comp, "no completion for %s" % cmd)
+            # The completion offers the options of the command it completes
+            # (words used only as value-taking options are fine too).
+            self.assertEqual(comp[cmd] - {"--"}, opts,
+                             "completion of %s" % (cmd or "hugeld"))
+
+
+class Helpers(unittest.TestCase):
+
+    def test_mib_and_plural(self):
+        self.assertEqual(common.plural(1, "page"), "1 page")
+        self.assertEqual(common.plural(2, "page"), "2 pages")
+        self.assertEqual(common.plural(3, "process", "processes"), "3 processes")
+        self.assertEqual(common.mib(16), "32 MiB")
+
+    def test_check_patterns(self):
+        # Asked of the hugeld-plan helper: the loader's own grammar.
+        if not self.helper():
+            self.skipTest("hugeld-plan not built (make -C tools)")
+        for good in ("libbig.so", "lib*.so*:mysqld", "/usr/lib/*/libLLVM-14.so*",
+                     "[a-c]?x", "[]x]"):
+            self.assertEqual(planner.check_patterns(good), good)
+        for bad, why in (("", "empty pattern list"), ("a::b", "empty pattern"),
+                         ("ok:lib[abc", "not closed"), ("x\\", "lone backslash"),
+                         ("a\0b", "NUL")):
+            with self.assertRaisesRegex(common.Error, why, msg=bad):
+                planner.check_patterns(bad)
+
+    def test_check_segments(self):
+        if not self.helper():
+            self.skipTest("hugeld-plan not built (make -C tools)")
+        planner.check_segments("text,rodata")
+        planner.check_segments("all")
+        self.assertIsNone(planner.check_segments(None))
+        for bad, why in (("txt", "unknown segment kind"), (",", "selects nothing"),
+                         ("", "empty list")):
+            with self.assertRaisesRegex(common.Error, why, msg=bad):
+                planner.check_segments(bad)
+
+    @staticmethod
+    def helper():
+        try:
+            return common.helper_path()
+        except common.Error:
+            return None
+
+    def test_pool_line(self):
+        p = {"total": 20, "free": 10, "reserved": 2, "surplus": 0,
+             "in_use": 10, "available": 8, "nodes": []}
+        line = pool.pool_line(p)
+        self.assertTrue(line.startswith("HugePages_Total 20, Free 10"), line)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,39 @@
+# hugeld: run programs with hugeld's loader, plan the huge page pool,
+# show what is on huge pages, and keep perf working.
+# Copyright (C) 2026 The hugeld authors.
+# This file is part of hugeld, a patch set for the GNU C Library.
+#
+# The GNU C Library is free software; you can redistribute it and/or
+# modify it under the terms of the GNU Lesser General Public
+# License as published by the Free Software Foundation; either
+# version 2.1 of the License, or (at your option) any later version.
+#
+# The GNU C Library is distributed in the hope that it will be useful,
+# but WITHOUT ANY WARRANTY; without even the implied warranty of
+# MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+# Lesser General Public License for more details.
+#
+# You should have received a copy of the GNU Lesser General Public
+# License along with the GNU C Library; if not, see
+# <https://www.gnu.org/licenses/>.
+
+"""The hugeld command (Python 3 standard library only).
+
+run       run a program through hugeld's ld.so with the settings applied
+plan      the huge pages a program and its libraries would take, computed
+          by the loader's own planner (the hugeld-plan helper is built
+          from elf/dl-hugepage-plan.c and elf/dl-hugepage-match.c), and
+          the pool that N processes need; --apply reserves it
+status    what of a running process is on huge pages, and the pool
+perf-map  /tmp/perf-PID.map for the functions in huge-page text, so that
+          perf can name them (huge pages are anonymous memory to perf)
+gdb       gdb with the right symbols for a process or core
+
+One module per subcommand (run, plan, status, perfmap, gdb) over shared
+ones: common (constants, errors, settings), elf, procfs, pool and
+planner (the hugeld-plan helper); cli parses the command line.  Built
+into one file with zipapp (tools/Makefile).
+
+Errors are one line on stderr, "hugeld: ...", with exit status 1 (2 for
+a usage error), and nothing changed.
+"""

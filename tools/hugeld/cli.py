@@ -1,0 +1,271 @@
+# hugeld: run programs with hugeld's loader, plan the huge page pool,
+# show what is on huge pages, and keep perf working.
+# Copyright (C) 2026 The hugeld authors.
+# This file is part of hugeld, a patch set for the GNU C Library.
+#
+# The GNU C Library is free software; you can redistribute it and/or
+# modify it under the terms of the GNU Lesser General Public
+# License as published by the Free Software Foundation; either
+# version 2.1 of the License, or (at your option) any later version.
+#
+# The GNU C Library is distributed in the hope that it will be useful,
+# but WITHOUT ANY WARRANTY; without even the implied warranty of
+# MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+# Lesser General Public License for more details.
+#
+# You should have received a copy of the GNU Lesser General Public
+# License along with the GNU C Library; if not, see
+# <https://www.gnu.org/licenses/>.
+
+"""The command line: options, help and dispatch."""
+
+import argparse
+import re
+import sys
+
+from .common import DEBUG_DIR, DEFAULT_LDSO, Error, UsageError, VERSION, pid_arg, positive_int
+from .gdb import cmd_gdb
+from .perfmap import cmd_perf_map
+from .plan import cmd_plan
+from .run import cmd_run
+from .status import cmd_status
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):
+        m = re.match(r"argument cmd: invalid choice: '(.*?)'", message)
+        if m:
+            message = "unknown command '%s' (run, plan, status, perf-map, " \
+                "gdb)" \
+                % m.group(1)
+        message = re.sub(r"^argument ([^:]*): ", r"\1: ", message)
+        raise UsageError("%s: %s" % (self.prog, message))
+
+
+HELP = """\
+hugeld: run programs with their code on 2 MiB huge pages (hugeld's ld.so),
+plan the huge page pool, show what is on huge pages, keep perf working.
+
+commands:
+  run [--libs PATTERNS] [--segments LIST] -- PROG ARGS...
+                 run PROG through hugeld's ld.so with the settings applied
+  plan PROG [--libs PATTERNS] [--segments LIST] [--copies N] [--apply]
+                 the huge pages PROG and its libraries take (the loader's
+                 own planner) and the nr_hugepages N processes need
+  status PID|--all [--json]
+                 what of a process is on huge pages, and the pool
+  perf-map PID   write /tmp/perf-PID.map so perf names huge-page code
+  gdb PID|--core CORE [-- GDB-ARGS...]
+                 gdb on a process (or core) that hugeld run started, with
+                 the program's own symbols
+
+'hugeld COMMAND --help' for each.  PATTERNS is a colon-separated list of
+shell globs matched against object file names (or paths, with a /) and
+DT_SONAME, like LD_HUGEPAGE_LIBS; LIST a comma list of text, rodata,
+relro, data, bss, all (default text,rodata,relro).
+
+environment: HUGELD_LDSO (the loader, default %s), HUGELD_PLAN (the
+planning helper).  See hugeld(1).
+""" % DEFAULT_LDSO
+
+
+def build_parser():
+    top = Parser(prog="hugeld", add_help=False, usage=argparse.SUPPRESS)
+    top.add_argument("-h", "--help", action="store_true")
+    top.add_argument("--version", action="store_true")
+    sub = top.add_subparsers(dest="cmd", parser_class=Parser)
+
+    def common(p, pool=False):
+        p.add_argument("--libs", metavar="PATTERNS",
+                       help="colon-separated globs selecting objects, as "
+                       "LD_HUGEPAGE_LIBS (default: $LD_HUGEPAGE_LIBS)")
+        p.add_argument("--segments", metavar="LIST",
+                       help="comma list of text, rodata, relro, data, bss, "
+                       "all, as LD_HUGEPAGE_SEGMENTS (default: "
+                       "$LD_HUGEPAGE_SEGMENTS or text,rodata,relro)")
+        p.add_argument("--ldso", metavar="PATH",
+                       help="hugeld's loader (default: $HUGELD_LDSO or %s)"
+                       % DEFAULT_LDSO)
+        p.add_argument("--direct", action="store_true",
+                       help="the program is started directly: its "
+                       "PT_INTERP is hugeld's loader (default: run it "
+                       "with the loader as a command)")
+
+    p = sub.add_parser(
+        "run", prog="hugeld run",
+        usage="hugeld run [OPTIONS] [--] PROG [ARGS...]",
+        description="Run PROG (searched in PATH) through hugeld's ld.so "
+        "with LD_HUGEPAGE_LIBS and LD_HUGEPAGE_SEGMENTS set, as `ld.so "
+        "--argv0 PROG PATH ARGS'.  Without --perf-map hugeld is replaced "
+        "by the program (same PID, its exit status).  Refuses to run when "
+        "the pool has no free huge page (the loader would silently use "
+        "ordinary pages), unless --no-pool-check.",
+        epilog="example: hugeld run --libs 'libLLVM*.so*' -- clang -c x.c")
+    common(p)
+    p.add_argument("--debug", nargs="?", const="-", metavar="FILE",
+                   help="LD_DEBUG=hugepages: the loader's report on stderr, "
+                   "or, written --debug=FILE, in FILE.PID")
+    p.add_argument("--perf-map", action="store_true",
+                   help="stay as the parent and keep /tmp/perf-PID.map "
+                   "(PID: the program's) written while its huge page "
+                   "mappings change, so that perf can name the functions "
+                   "in them")
+    p.add_argument("--perf-map-output", metavar="FILE",
+                   help=argparse.SUPPRESS)
+    p.add_argument("--debug-dir", action="append", metavar="DIR",
+                   help="with --perf-map: where to look for separate debug "
+                   "files (default %s)" % DEBUG_DIR)
+    p.add_argument("--no-pool-check", action="store_true",
+                   help="run even if no huge page is free")
+    p.add_argument("command", nargs=argparse.REMAINDER,
+                   help=argparse.SUPPRESS)
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser(
+        "plan", prog="hugeld plan", usage="hugeld plan PROG [OPTIONS]",
+        description="Show how hugeld's ld.so would place PROG and the "
+        "libraries it loads (from the loader's own `ld.so --list') on "
+        "2 MiB pages: per object the pages of each kind, the total, and "
+        "the pool N processes need (each process has its own copy).  "
+        "The plan is made by hugeld-plan, built from the loader's own "
+        "planner and matcher.",
+        epilog="example: hugeld plan /usr/bin/gdb --libs 'libpython3*' "
+        "--copies 4 --apply")
+    p.add_argument("program", metavar="PROG",
+                   help="the program (searched in PATH if it has no slash), "
+                   "or a shared library")
+    common(p)
+    p.add_argument("--copies", type=positive_int, default=1, metavar="N",
+                   help="processes that will run at the same time "
+                   "(default 1)")
+    p.add_argument("--dlopen", action="append", metavar="FILE",
+                   help="also plan FILE, a library the program dlopens "
+                   "(as the path it passes to dlopen)")
+    p.add_argument("--apply", action="store_true",
+                   help="grow nr_hugepages so that the pages needed are "
+                   "available (root; never shrinks the pool; all or "
+                   "nothing)")
+    p.add_argument("--node", metavar="N[,N...]",
+                   help="with --apply: reserve the pages needed on each of "
+                   "these NUMA nodes instead of anywhere")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="list every range: on huge pages, or on ordinary "
+                   "pages and why")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_plan)
+
+    p = sub.add_parser(
+        "status", prog="hugeld status",
+        usage="hugeld status PID|--all [--json]",
+        description="Show which objects and ranges of a running process "
+        "are on huge pages (from /proc/PID/smaps and maps: hugetlb "
+        "mappings inside an object's address range are its), the pages "
+        "they use, the settings in its environment, and the pool "
+        "(HugePages_Total, Free, Rsvd, Surp).  --all: every process with "
+        "huge pages (root sees all).")
+    p.add_argument("pid", nargs="?", type=pid_arg, metavar="PID",
+                   help="the process")
+    p.add_argument("--all", action="store_true",
+                   help="all processes that have huge pages")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--ldso", metavar="PATH", help=argparse.SUPPRESS)
+    p.set_defaults(func=cmd_status)
+
+    p = sub.add_parser(
+        "perf-map", prog="hugeld perf-map",
+        usage="hugeld perf-map PID [-o FILE] [--debug-dir DIR]",
+        description="perf shows huge page mappings (/anon_hugepage) as "
+        "anonymous memory and looks up their symbols in /tmp/perf-PID.map. "
+        "Write that file: `START SIZE name' (hex) for each function of "
+        "each object whose code is on huge pages, from its .symtab, else "
+        "a debug file found by build ID (or .gnu_debuglink) under the "
+        "debug directory, else .dynsym.  Lines others wrote about other "
+        "memory (JIT compilers) are kept.  Run it while the process is "
+        "alive; perf report reads the file later.",
+        epilog="example: perf record -e cpu-clock -p PID -- sleep 5; "
+        "hugeld perf-map PID; perf report")
+    p.add_argument("pid", type=pid_arg, metavar="PID",
+                   help="the process")
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="write FILE instead (- for stdout)")
+    p.add_argument("--debug-dir", action="append", metavar="DIR",
+                   help="where separate debug files are (default %s); "
+                   "may be repeated" % DEBUG_DIR)
+    p.set_defaults(func=cmd_perf_map)
+
+    p = sub.add_parser(
+        "gdb", prog="hugeld gdb",
+        usage="hugeld gdb PID | --core CORE [--program PROG] "
+        "[-- GDB-ARGS...]",
+        description="Run gdb on a process or a core file of a program that "
+        "hugeld's ld.so runs as a command (as hugeld run does).  gdb then "
+        "takes ld.so for the program and never loads the real program's "
+        "symbols (with any loader: the main program's frames show as ??); "
+        "this adds them at the address the program is mapped at.  For a "
+        "program started directly it just runs gdb.  Huge page libraries "
+        "need nothing: gdb reads their symbols from their files.",
+        epilog="example: hugeld gdb 1234 -- -batch -ex bt; "
+        "hugeld gdb --core core.1234 -- -batch -ex bt")
+    p.add_argument("pid", nargs="?", type=pid_arg, metavar="PID",
+                   help="the process to attach to")
+    p.add_argument("--core", metavar="CORE", help="a core file instead")
+    p.add_argument("--program", metavar="PROG",
+                   help="with --core: the program ld.so ran (default: the "
+                   "one mapped in the core)")
+    p.add_argument("--print-command", action="store_true",
+                   help="print the gdb command instead of running it")
+    p.set_defaults(func=cmd_gdb)
+    return top
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    top = build_parser()
+    try:
+        # `run' takes everything after its own options as the command.
+        if argv and argv[0] == "run":
+            i = 1
+            takes = {"--libs", "--segments", "--ldso", "--perf-map-output",
+                     "--debug-dir"}
+            while i < len(argv) and argv[i] != "--":
+                a = argv[i]
+                if not a.startswith("-"):
+                    break
+                if a in takes:
+                    i += 1
+                i += 1
+            if i < len(argv) and argv[i] != "--":
+                argv = argv[:i] + ["--"] + argv[i:]
+        # `gdb' passes everything after `--' to gdb.
+        gdb_args = []
+        if argv and argv[0] == "gdb" and "--" in argv:
+            i = argv.index("--")
+            argv, gdb_args = argv[:i], argv[i + 1:]
+        args = top.parse_args(argv)
+        args.gdb_args = gdb_args
+        if args.version:
+            print("hugeld %s" % VERSION)
+            return 0
+        if args.help or args.cmd is None:
+            sys.stdout.write(HELP)
+            return 0 if args.help else 2
+        if getattr(args, "debug_dir", None) is None:
+            args.debug_dir = [DEBUG_DIR]
+        return args.func(args) or 0
+    except UsageError as e:
+        msg = str(e)
+        if not msg.startswith("hugeld"):
+            msg = "hugeld " + msg
+        print("%s (try --help)" % msg, file=sys.stderr)
+        return 2
+    except Error as e:
+        print("hugeld: %s" % e, file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        try:
+            sys.stdout = None
+        except Exception:
+            pass
+        return 1

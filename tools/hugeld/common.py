@@ -1,0 +1,120 @@
+# hugeld: run programs with hugeld's loader, plan the huge page pool,
+# show what is on huge pages, and keep perf working.
+# Copyright (C) 2026 The hugeld authors.
+# This file is part of hugeld, a patch set for the GNU C Library.
+#
+# The GNU C Library is free software; you can redistribute it and/or
+# modify it under the terms of the GNU Lesser General Public
+# License as published by the Free Software Foundation; either
+# version 2.1 of the License, or (at your option) any later version.
+#
+# The GNU C Library is distributed in the hope that it will be useful,
+# but WITHOUT ANY WARRANTY; without even the implied warranty of
+# MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+# Lesser General Public License for more details.
+#
+# You should have received a copy of the GNU Lesser General Public
+# License along with the GNU C Library; if not, see
+# <https://www.gnu.org/licenses/>.
+
+"""Constants, errors, argument checks and settings shared by the subcommands."""
+
+import argparse
+import os
+import re
+import sys
+
+
+VERSION = "@VERSION@"
+# Replaced at build time by tools/Makefile; the fallbacks are for running
+# the package straight from a checkout (python3 tools/hugeld).
+_LDSO = "@LDSO@"
+DEFAULT_LDSO = _LDSO if not _LDSO.startswith("@") else "/opt/hugeld/ld.so"
+if VERSION.startswith("@"):
+    VERSION = "0.1"
+
+HUGE = 2 * 1024 * 1024          # The huge page size hugeld uses.
+PAGE = os.sysconf("SC_PAGESIZE")
+SYSFS_HUGE = "/sys/kernel/mm/hugepages/hugepages-2048kB"
+SYSFS_NODES = "/sys/devices/system/node"
+NR_HUGEPAGES = "/proc/sys/vm/nr_hugepages"
+DEBUG_DIR = "/usr/lib/debug"
+KINDS = ("text", "rodata", "relro", "data", "bss")
+
+
+class Error(Exception):
+    """A failure reported as one line, exit status 1."""
+
+
+def warn(msg):
+    print("hugeld: warning: " + msg, file=sys.stderr)
+
+
+def mib(pages):
+    n = pages * HUGE / (1 << 20)
+    return "%d MiB" % n if n == int(n) else "%.1f MiB" % n
+
+
+def plural(n, word, words=None):
+    return "%d %s" % (n, word if n == 1 else (words or word + "s"))
+
+
+def positive_int(s):
+    try:
+        v = int(s, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError("not a number: %r" % s)
+    if v < 1:
+        raise argparse.ArgumentTypeError("must be at least 1: %r" % s)
+    return v
+
+
+def pid_arg(s):
+    if not s.isdigit() or int(s) < 1:
+        raise argparse.ArgumentTypeError("not a process ID: %r" % s)
+    return int(s)
+
+
+def ldso_path(args):
+    p = getattr(args, "ldso", None) or os.environ.get("HUGELD_LDSO") \
+        or DEFAULT_LDSO
+    if not os.path.isfile(p) or not os.access(p, os.X_OK):
+        raise Error("hugeld's loader %s is not installed (make install, or "
+                    "--ldso PATH)" % p)
+    return p
+
+
+def program_dir():
+    """The directory the hugeld program lives in: the installed zipapp's
+    (bin/), the build's (build/tools/), or the package's in a checkout
+    (tools/hugeld/, run as `python3 tools/hugeld')."""
+    main = sys.modules.get("__main__")
+    p = os.path.realpath(getattr(main, "__file__", None) or sys.argv[0])
+    # Inside a zipapp, __main__.__file__ is ZIPFILE/__main__.py.
+    while p != "/" and not os.path.isdir(p):
+        p = os.path.dirname(p)
+    return p
+
+
+def helper_path():
+    here = program_dir()
+    cands = [os.environ.get("HUGELD_PLAN"),
+             os.path.join(here, "hugeld-plan"),
+             os.path.join(here, "..", "libexec", "hugeld-plan"),
+             os.path.join(here, "..", "build", "tools", "hugeld-plan"),
+             os.path.join(here, "..", "..", "build", "tools", "hugeld-plan")]
+    for c in cands:
+        if c and os.path.isfile(c) and os.access(c, os.X_OK):
+            return c
+    raise Error("the hugeld-plan helper is missing (make -C tools; "
+                "or set HUGELD_PLAN)")
+
+
+def shlex_quote(s):
+    if re.match(r"^[A-Za-z0-9_@%+=:,./-]+$", s):
+        return s
+    return "'" + s.replace("'", "'\"'\"'") + "'"
+
+
+class UsageError(Exception):
+    """A usage error: one line, exit status 2."""

@@ -1,0 +1,306 @@
+# hugeld: run programs with hugeld's loader, plan the huge page pool,
+# show what is on huge pages, and keep perf working.
+# Copyright (C) 2026 The hugeld authors.
+# This file is part of hugeld, a patch set for the GNU C Library.
+#
+# The GNU C Library is free software; you can redistribute it and/or
+# modify it under the terms of the GNU Lesser General Public
+# License as published by the Free Software Foundation; either
+# version 2.1 of the License, or (at your option) any later version.
+#
+# The GNU C Library is distributed in the hope that it will be useful,
+# but WITHOUT ANY WARRANTY; without even the implied warranty of
+# MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+# Lesser General Public License for more details.
+#
+# You should have received a copy of the GNU Lesser General Public
+# License along with the GNU C Library; if not, see
+# <https://www.gnu.org/licenses/>.
+
+"""Reading ELF files: program headers, the dynamic section, symbols."""
+
+import os
+import re
+import shutil
+import stat
+import struct
+
+from .common import Error, PAGE
+
+
+PT_LOAD, PT_DYNAMIC, PT_INTERP, PT_NOTE = 1, 2, 3, 4
+PT_GNU_RELRO = 0x6474e552
+PF_X, PF_W = 1, 2
+SHT_SYMTAB, SHT_DYNSYM = 2, 11
+STT_FUNC, STT_GNU_IFUNC = 2, 10
+ET_EXEC, ET_DYN = 2, 3
+DT_NULL, DT_STRTAB, DT_SONAME = 0, 5, 14
+
+
+class Phdr(object):
+    __slots__ = ("type", "flags", "offset", "vaddr", "filesz", "memsz",
+                 "align")
+
+    def __init__(self, t, flags, offset, vaddr, filesz, memsz, align):
+        self.type, self.flags, self.offset = t, flags, offset
+        self.vaddr, self.filesz, self.memsz, self.align = \
+            vaddr, filesz, memsz, align
+
+
+class Elf(object):
+    """Just enough of an ELF64 little-endian reader."""
+
+    def __init__(self, path, display=None):
+        self.path = path
+        self.name = display or path
+        try:
+            self.f = open(path, "rb")
+        except OSError as e:
+            raise Error("%s: %s" % (self.name, e.strerror))
+        try:
+            st = os.fstat(self.f.fileno())
+            if not stat.S_ISREG(st.st_mode):
+                raise Error("%s: not a regular file" % self.name)
+            self.dev_ino = (st.st_dev, st.st_ino)
+            h = self.f.read(64)
+        except OSError as e:
+            raise Error("%s: %s" % (self.name, e.strerror))
+        if len(h) < 4 or h[:4] != b"\x7fELF":
+            raise Error("%s is not an ELF file%s" % (
+                self.name, " (a script? run its interpreter: "
+                "hugeld run -- INTERPRETER %s)" % self.name
+                if h[:2] == b"#!" else ""))
+        if len(h) < 64 or h[4] != 2 or h[5] != 1:
+            raise Error("%s: not a 64-bit little-endian ELF file" % self.name)
+        (self.type, self.machine, _, _, self.phoff, self.shoff, _, _,
+         self.phentsize, self.phnum, self.shentsize, self.shnum,
+         self.shstrndx) = struct.unpack_from("<HHIQQQIHHHHHH", h, 16)
+        if self.machine != 62:
+            raise Error("%s: ELF machine %d, not x86-64" %
+                        (self.name, self.machine))
+        self.phdrs = []
+        if self.phentsize == 56 and 0 < self.phnum < 1024:
+            data = self.read(self.phoff, 56 * self.phnum)
+            for i in range(len(data) // 56):
+                t, fl, off, va, _, fs, ms, al = struct.unpack_from(
+                    "<IIQQQQQQ", data, 56 * i)
+                self.phdrs.append(Phdr(t, fl, off, va, fs, ms, al))
+        self.loads = [p for p in self.phdrs
+                      if p.type == PT_LOAD and p.memsz > 0]
+        self._sections = None
+        self._dyn = None
+
+    def read(self, off, n):
+        try:
+            self.f.seek(off)
+            return self.f.read(n)
+        except (OSError, OverflowError, ValueError):
+            return b""
+
+    def close(self):
+        self.f.close()
+
+    @property
+    def interp(self):
+        for p in self.phdrs:
+            if p.type == PT_INTERP:
+                return self.read(p.offset, p.filesz).split(b"\0")[0] \
+                    .decode("utf-8", "surrogateescape")
+        return None
+
+    @property
+    def dynamic(self):
+        return any(p.type == PT_DYNAMIC for p in self.phdrs)
+
+    def vaddr_to_offset(self, va):
+        for p in self.loads:
+            if p.vaddr <= va < p.vaddr + p.filesz:
+                return p.offset + va - p.vaddr
+        return None
+
+    @property
+    def soname(self):
+        if self._dyn is None:
+            self._dyn = {}
+            for p in self.phdrs:
+                if p.type != PT_DYNAMIC:
+                    continue
+                data = self.read(p.offset, min(p.filesz, 16 * 1024))
+                for i in range(len(data) // 16):
+                    tag, val = struct.unpack_from("<qQ", data, 16 * i)
+                    if tag == DT_NULL:
+                        break
+                    self._dyn.setdefault(tag, val)
+        if DT_SONAME not in self._dyn or DT_STRTAB not in self._dyn:
+            return None
+        off = self.vaddr_to_offset(self._dyn[DT_STRTAB] + self._dyn[DT_SONAME])
+        if off is None:
+            return None
+        return self.read(off, 256).split(b"\0")[0].decode(
+            "utf-8", "surrogateescape") or None
+
+    def relro(self):
+        for p in self.phdrs:
+            if p.type == PT_GNU_RELRO:
+                return (p.vaddr & -PAGE, (p.vaddr + p.memsz) & -PAGE)
+        return (0, 0)
+
+    def extent(self):
+        if not self.loads:
+            return (0, 0)
+        return (min(p.vaddr for p in self.loads) & -PAGE,
+                max((p.vaddr + p.memsz + PAGE - 1) & -PAGE
+                    for p in self.loads))
+
+    def sections(self):
+        if self._sections is None:
+            self._sections = []
+            if self.shentsize == 64 and 0 < self.shnum < 65536 and self.shoff:
+                data = self.read(self.shoff, 64 * self.shnum)
+                for i in range(len(data) // 64):
+                    self._sections.append(struct.unpack_from(
+                        "<IIQQQQIIQQ", data, 64 * i))
+            names = None
+            if self.shstrndx < len(self._sections):
+                s = self._sections[self.shstrndx]
+                names = self.read(s[4], s[5])
+            out = []
+            for s in self._sections:
+                nm = ""
+                if names is not None and s[0] < len(names):
+                    end = names.find(b"\0", s[0])
+                    nm = names[s[0]:end if end >= 0 else None] \
+                        .decode("utf-8", "replace")
+                out.append({"name": nm, "type": s[1], "flags": s[2],
+                            "addr": s[3], "offset": s[4], "size": s[5],
+                            "link": s[6], "entsize": s[9]})
+            self._sections = out
+        return self._sections
+
+    def has_symtab(self):
+        return any(s["type"] == SHT_SYMTAB and s["size"] > 0
+                   for s in self.sections())
+
+    def functions(self, which):
+        """(value, size, name, bind) of the defined functions of the
+        SHT_SYMTAB or SHT_DYNSYM table."""
+        secs = self.sections()
+        out = []
+        for s in secs:
+            if s["type"] != which or s["size"] == 0:
+                continue
+            if s["link"] >= len(secs):
+                continue
+            link = secs[s["link"]]
+            strs = self.read(link["offset"], link["size"])
+            data = self.read(s["offset"], s["size"])
+            for (name, info, _, shndx, value, size) in \
+                    struct.iter_unpack("<IBBHQQ", data[:len(data) // 24 * 24]):
+                if shndx == 0 or (info & 0xf) not in (STT_FUNC, STT_GNU_IFUNC):
+                    continue
+                end = strs.find(b"\0", name)
+                if name == 0 or end < 0:
+                    continue
+                out.append((value, size, strs[name:end].decode(
+                    "utf-8", "replace"), info >> 4))
+        return out
+
+    def build_id(self):
+        for p in self.phdrs:
+            if p.type != PT_NOTE:
+                continue
+            data = self.read(p.offset, min(p.filesz, 65536))
+            i = 0
+            while i + 12 <= len(data):
+                namesz, descsz, ntype = struct.unpack_from("<III", data, i)
+                name = data[i + 12:i + 12 + namesz]
+                d0 = i + 12 + ((namesz + 3) & ~3)
+                if ntype == 3 and name.rstrip(b"\0") == b"GNU":
+                    return data[d0:d0 + descsz].hex()
+                i = d0 + ((descsz + 3) & ~3)
+        for s in self.sections():
+            if s["name"] == ".note.gnu.build-id":
+                data = self.read(s["offset"], s["size"])
+                if len(data) > 16:
+                    namesz, descsz, _ = struct.unpack_from("<III", data, 0)
+                    d0 = 12 + ((namesz + 3) & ~3)
+                    return data[d0:d0 + descsz].hex()
+        return None
+
+    def debuglink(self):
+        for s in self.sections():
+            if s["name"] == ".gnu_debuglink":
+                return self.read(s["offset"], s["size"]).split(b"\0")[0] \
+                    .decode("utf-8", "surrogateescape")
+        return None
+
+    def kind_of(self, lo, hi):
+        """The kind (text, rodata, relro, data, bss, data+bss) of the
+        unrelocated range [lo, hi), as the loader's planner names it."""
+        for p in self.loads:
+            ps = p.vaddr & -PAGE
+            pe = (p.vaddr + p.memsz + PAGE - 1) & -PAGE
+            if not ps <= lo < pe:
+                continue
+            if p.flags & PF_X:
+                return "text"
+            if not p.flags & PF_W:
+                return "rodata"
+            r0, r1 = self.relro()
+            if r0 <= lo and hi <= r1:
+                return "relro"
+            d = (p.vaddr + p.filesz + PAGE - 1) & -PAGE
+            if hi <= d:
+                return "data"
+            if lo >= d:
+                return "bss"
+            return "data+bss"
+        return "?"
+
+
+def is_hugeld_loader(path, ldso, _cache={}):
+    """Is the file at PATH hugeld's ld.so (the installed one, or any
+    build of it: its version string names hugeld)?"""
+    try:
+        real = os.path.realpath(path)
+        if os.path.exists(ldso) and os.path.samefile(real, ldso):
+            return True
+        key = os.stat(real)[1:3]
+    except OSError:
+        return False
+    if key not in _cache:
+        try:
+            with open(real, "rb") as f:
+                data = f.read(8 << 20)
+            _cache[key] = re.search(rb"GLIBC [^\0)]* hugeld [0-9]", data) \
+                is not None
+        except OSError:
+            _cache[key] = False
+    return _cache[key]
+
+
+def resolve_program(prog):
+    """PROG as a shell would run it: searched in PATH if it has no
+    slash."""
+    if "/" in prog:
+        path = prog
+    else:
+        path = shutil.which(prog)
+        if path is None:
+            raise Error("%s: command not found" % prog)
+    if not os.path.exists(path):
+        raise Error("%s: no such file" % path)
+    if os.path.isdir(path):
+        raise Error("%s: is a directory" % path)
+    return path
+
+
+def check_program(path):
+    """The ELF program at PATH, which hugeld's loader can run."""
+    elf = Elf(path)
+    if elf.type not in (ET_EXEC, ET_DYN):
+        raise Error("%s: not an executable (ELF type %d)" % (path, elf.type))
+    if not elf.dynamic:
+        raise Error("%s is statically linked: no dynamic loader is involved, "
+                    "so hugeld cannot place it" % path)
+    return elf

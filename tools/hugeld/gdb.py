@@ -1,0 +1,171 @@
+# hugeld: run programs with hugeld's loader, plan the huge page pool,
+# show what is on huge pages, and keep perf working.
+# Copyright (C) 2026 The hugeld authors.
+# This file is part of hugeld, a patch set for the GNU C Library.
+#
+# The GNU C Library is free software; you can redistribute it and/or
+# modify it under the terms of the GNU Lesser General Public
+# License as published by the Free Software Foundation; either
+# version 2.1 of the License, or (at your option) any later version.
+#
+# The GNU C Library is distributed in the hope that it will be useful,
+# but WITHOUT ANY WARRANTY; without even the implied warranty of
+# MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+# Lesser General Public License for more details.
+#
+# You should have received a copy of the GNU Lesser General Public
+# License along with the GNU C Library; if not, see
+# <https://www.gnu.org/licenses/>.
+
+"""hugeld gdb: gdb with the right symbols for a process or core."""
+
+import os
+import shutil
+import struct
+import sys
+
+from .common import DEFAULT_LDSO, Error, UsageError, shlex_quote, warn
+from .elf import Elf, PT_NOTE
+from .procfs import load_bias, process_objects, read_smaps
+from .status import process_status
+
+
+class CoreMapping(object):
+    """A file-backed mapping from a core file's NT_FILE note."""
+    __slots__ = ("start", "end", "offset", "path", "perms")
+
+    def __init__(self, start, end, offset, path):
+        self.start, self.end, self.offset, self.path = start, end, offset, path
+        self.perms = "r--p"
+
+
+def core_notes(path):
+    """NT_FILE mappings and NT_AUXV of the ELF core file PATH."""
+    core = Elf(path)
+    if core.type != 4:
+        raise Error("%s is not a core file (ELF type %d)" % (path, core.type))
+    files, auxv = [], {}
+    for p in core.phdrs:
+        if p.type != PT_NOTE:
+            continue
+        data = core.read(p.offset, p.filesz)
+        i = 0
+        while i + 12 <= len(data):
+            namesz, descsz, ntype = struct.unpack_from("<III", data, i)
+            d0 = i + 12 + ((namesz + 3) & ~3)
+            desc = data[d0:d0 + descsz]
+            i = d0 + ((descsz + 3) & ~3)
+            if ntype == 0x46494c45 and len(desc) >= 16:        # NT_FILE
+                count, psz = struct.unpack_from("<QQ", desc, 0)
+                names = desc[16 + 24 * count:].split(b"\0")
+                for k in range(min(count, len(names))):
+                    s0, e0, o0 = struct.unpack_from("<QQQ", desc, 16 + 24 * k)
+                    files.append(CoreMapping(s0, e0, o0 * psz, names[k].decode(
+                        "utf-8", "surrogateescape")))
+            elif ntype == 6:                                    # NT_AUXV
+                for k in range(len(desc) // 16):
+                    t, v = struct.unpack_from("<QQ", desc, 16 * k)
+                    auxv.setdefault(t, v)
+    core.close()
+    return files, auxv
+
+
+def gdb_argv_core(core, program, gdb_args, ldso):
+    files, auxv = core_notes(core)
+    groups = {}
+    order = []
+    for m in files:
+        if m.path.startswith("/anon_hugepage") or not m.path.startswith("/"):
+            continue
+        if m.path not in groups:
+            groups[m.path] = []
+            order.append(m.path)
+        groups[m.path].append(m)
+    entry = auxv.get(9)                                        # AT_ENTRY
+    exe = None
+    loader = None
+    progs = []
+    for path in order:
+        try:
+            elf = Elf(path)
+        except Error:
+            continue
+        ms = groups[path]
+        if any(m.start <= (entry or 0) < m.end for m in ms):
+            exe = path
+        soname = elf.soname or ""
+        if soname.startswith("ld-linux"):
+            loader = path
+        elif elf.interp and not soname:
+            progs.append((path, elf))
+        else:
+            elf.close()
+    if exe is None:
+        raise Error("%s: cannot tell which program it is of (no NT_FILE or "
+                    "AT_ENTRY note)" % core)
+    argv = ["gdb"]
+    if exe != loader:
+        # Started directly: gdb knows everything already.
+        return argv + [program or exe, core] + gdb_args
+    # `ld.so PROGRAM': gdb takes ld.so for the program and never loads
+    # the real program's symbols; add them at the address it has.
+    if program:
+        sel = [(p, e) for p, e in progs
+               if p == os.path.realpath(program)]
+        if not sel:
+            raise Error("%s is not mapped in %s" % (program, core))
+    else:
+        sel = progs
+        if len(sel) != 1:
+            raise Error("%s: cannot tell which program ld.so ran; give it "
+                        "with --program" % core)
+    path, elf = sel[0]
+    bias = load_bias(elf, groups[path])
+    if bias is None:
+        raise Error("%s: cannot find where %s is mapped" % (core, path))
+    return argv + [exe, core, "-ex", "set confirm off", "-ex",
+                   "add-symbol-file %s -o %#x" % (path, bias), "-ex",
+                   "set confirm on"] + gdb_args
+
+
+def gdb_argv_pid(pid, gdb_args, ldso):
+    st = process_status(pid, {}, ldso, detail=False)
+    argv = ["gdb", "-p", str(pid)]
+    if not st["ldso_command"] or not st["program"]:
+        return argv + gdb_args
+    maps = read_smaps(pid)
+    objs, _ = process_objects(pid, maps, {})
+    want = os.path.realpath(st["program"])
+    for o in objs:
+        if o.path == want:
+            return argv + ["-ex", "set confirm off", "-ex",
+                           "add-symbol-file %s -o %#x" % (o.path, o.bias),
+                           "-ex", "set confirm on"] + gdb_args
+    warn("%s is not mapped in process %d; its symbols are not added"
+         % (st["program"], pid))
+    return argv + gdb_args
+
+
+def cmd_gdb(args):
+    ldso = getattr(args, "ldso", None) or os.environ.get("HUGELD_LDSO") \
+        or DEFAULT_LDSO
+    gdb_args = list(args.gdb_args)
+    if (args.pid is None) == (args.core is None):
+        raise UsageError("hugeld gdb: give a PID or --core CORE")
+    if args.core is not None:
+        argv = gdb_argv_core(args.core, args.program, gdb_args, ldso)
+    else:
+        if args.program:
+            raise UsageError("hugeld gdb: --program goes with --core")
+        argv = gdb_argv_pid(args.pid, gdb_args, ldso)
+    gdb = shutil.which("gdb")
+    if gdb is None:
+        raise Error("gdb is not installed")
+    if args.print_command:
+        print(" ".join(shlex_quote(a) for a in argv))
+        return 0
+    sys.stdout.flush()
+    try:
+        os.execv(gdb, argv)
+    except OSError as e:
+        raise Error("cannot run %s: %s" % (gdb, e.strerror))

@@ -1,0 +1,288 @@
+# hugeld: run programs with hugeld's loader, plan the huge page pool,
+# show what is on huge pages, and keep perf working.
+# Copyright (C) 2026 The hugeld authors.
+# This file is part of hugeld, a patch set for the GNU C Library.
+#
+# The GNU C Library is free software; you can redistribute it and/or
+# modify it under the terms of the GNU Lesser General Public
+# License as published by the Free Software Foundation; either
+# version 2.1 of the License, or (at your option) any later version.
+#
+# The GNU C Library is distributed in the hope that it will be useful,
+# but WITHOUT ANY WARRANTY; without even the implied warranty of
+# MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+# Lesser General Public License for more details.
+#
+# You should have received a copy of the GNU Lesser General Public
+# License along with the GNU C Library; if not, see
+# <https://www.gnu.org/licenses/>.
+
+"""hugeld plan: the huge pages a program would take, and the pool."""
+
+import json
+import os
+import sys
+
+from .common import Error, KINDS, NR_HUGEPAGES, SYSFS_HUGE, SYSFS_NODES, UsageError, ldso_path, mib, plural
+from .elf import Elf, check_program, is_hugeld_loader, resolve_program
+from .planner import ldso_list, run_helper, settings, summarize
+from .pool import apply_pool, pool_info, pool_line
+
+
+def cmd_plan(args):
+    if args.apply and os.geteuid() != 0:
+        raise Error("--apply needs root: it writes %s" % (
+            NR_HUGEPAGES if args.node is None else SYSFS_NODES +
+            "/nodeN/hugepages/hugepages-2048kB/nr_hugepages"))
+    if args.node is not None and not args.apply:
+        raise UsageError("hugeld plan: --node only goes with --apply")
+    libs, segs = settings(args, "plan")
+    nodes = None
+    pool = pool_info()
+    if args.apply and pool is None:
+        raise Error("this kernel has no 2 MiB huge pages (no %s)"
+                    % SYSFS_HUGE)
+    if args.node is not None:
+        have = [n["node"] for n in pool["nodes"]]
+        try:
+            nodes = sorted(set(int(x) for x in args.node.split(",")))
+        except ValueError:
+            raise Error("--node: not a list of node numbers: %r" % args.node)
+        for n in nodes:
+            if n not in have:
+                raise Error("--node: no NUMA node %d (this machine has %s)"
+                            % (n, ", ".join(map(str, have)) or "none"))
+    ldso = ldso_path(args)
+    path = resolve_program(args.program)
+    elf = check_program(path)
+    interp = elf.interp
+    library = not interp and elf.soname is not None
+    elf.close()
+    direct_ok = bool(interp) and is_hugeld_loader(interp, ldso)
+    if args.direct and not direct_ok:
+        raise Error("--direct: %s's interpreter is %s, not hugeld's loader"
+                    % (path, interp or "none"))
+
+    # The objects, as the loader finds them.
+    listed = ldso_list(ldso, path)
+    missing = [n for n, p in listed if p is None and n not in
+               ("linux-vdso.so.1", "linux-gate.so.1")]
+    if missing:
+        raise Error("%s: %s not found (the program would not start)"
+                    % (path, missing[0]))
+    libpaths = []
+    skipped = []
+    seen = set()
+
+    def file_id(p):
+        try:
+            st = os.stat(p)
+            return (st.st_dev, st.st_ino)
+        except OSError:
+            return p
+
+    def is_loader(name, p):
+        if interp and name == interp:
+            return True
+        if not os.path.basename(p).startswith("ld-linux") and \
+                not os.path.basename(name).startswith("ld-linux"):
+            try:
+                return os.path.samefile(p, ldso)
+            except OSError:
+                return False
+        return True
+
+    seen.add(file_id(path))
+    for name, p in listed:
+        if p is None:
+            continue
+        if is_loader(name, p):
+            skipped.append((p, "the loader itself (never moved)"))
+            seen.add(file_id(p))
+            continue
+        if file_id(p) not in seen:
+            seen.add(file_id(p))
+            libpaths.append(p)
+    # Libraries the program dlopens, and what they need that is not
+    # loaded yet (found as `ld.so --list' finds it for the library).
+    dlopened = []
+    for d in args.dlopen or []:
+        if not os.path.isfile(d):
+            raise Error("--dlopen %s: no such file" % d)
+        Elf(d).close()
+        if file_id(d) in seen:
+            skipped.append((d, "--dlopen: already loaded"))
+            continue
+        seen.add(file_id(d))
+        libpaths.append(d)
+        dlopened.append(d)
+        for name, p in ldso_list(ldso, d):
+            if p is None and name not in ("linux-vdso.so.1",
+                                          "linux-gate.so.1"):
+                raise Error("--dlopen %s: %s not found" % (d, name))
+            if p is None or is_loader(name, p) or file_id(p) in seen:
+                continue
+            seen.add(file_id(p))
+            libpaths.append(p)
+
+    common = ["--libs", libs] + (["--segments", segs] if segs else [])
+    res_libs = run_helper(common + libpaths)["objects"] if libpaths else []
+    # The main program: as `hugeld run' runs it (ld.so command), or as
+    # the kernel maps it (--direct, or for the note).
+    res_main = run_helper(common + [path])["objects"][0]
+    res_kernel = None
+    if direct_ok:
+        res_kernel = run_helper(common + ["--kernel", "--alias", path,
+                                          "--name", os.path.realpath(path),
+                                          path])["objects"][0]
+    main = res_kernel if args.direct else res_main
+    main["role"] = "program"
+    objects = [main] + res_libs
+    for o in res_libs:
+        o["role"] = "dlopen" if o["file"] in dlopened else "library"
+
+    per_process = sum(o["huge_pages"] for o in objects if o["selected"])
+    need = per_process * args.copies
+    # A debugger's breakpoint in huge-page text of a process with forked
+    # children needs a spare huge page for the copy (README: "Debuggers
+    # and forked children"); at most one per text page.
+    text_pages = sum(z["pages"] for o in objects if o["selected"]
+                     for z in o.get("zones") or [] if z["kind"] == "text")
+    result = {
+        "program": path,
+        "ldso": ldso,
+        "mode": "direct" if args.direct else "library" if library
+        else "ldso-command",
+        "settings": {"libs": libs, "segments": segs or "text,rodata,relro"},
+        "objects": objects,
+        "skipped": [{"path": p, "why": w} for p, w in skipped],
+        "pages_per_process": per_process,
+        "copies": args.copies,
+        "pages_needed": need,
+        "debugger_spare_pages": text_pages,
+        "pool": pool,
+    }
+    if res_kernel is not None and "bias_range" in res_kernel \
+            and res_kernel["selected"]:
+        result["direct_start"] = res_kernel["bias_range"]
+    elif res_kernel is not None and res_kernel["selected"]:
+        result["direct_start"] = {"min_pages": res_kernel["huge_pages"],
+                                  "max_pages": res_kernel["huge_pages"]}
+
+    applied = None
+    if args.apply:
+        applied = apply_pool(need, nodes)
+        result["applied"] = applied
+        result["pool"] = pool_info()
+    if args.json:
+        json.dump(result, sys.stdout, indent=1)
+        print()
+        return 0
+    print_plan(result, args.verbose)
+    if applied is not None:
+        for a in applied:
+            where = "node %d" % a["node"] if a["node"] is not None \
+                else "pool"
+            if a["old"] == a["new"]:
+                print("applied: %s already has %d available huge pages "
+                      "(nr_hugepages %d): nothing to do"
+                      % (where, a["available"], a["old"]))
+            else:
+                print("applied: %s nr_hugepages %d -> %d"
+                      % (where, a["old"], a["new"]))
+    return 0
+
+
+def print_plan(r, verbose):
+    how = {"direct": "started directly, hugeld as its PT_INTERP",
+           "library": "a shared library, as ld.so loads it",
+           "ldso-command": "run by hugeld's ld.so, as hugeld run does"}
+    print("hugeld plan: %s (%s)" % (r["program"], how[r["mode"]]))
+    print("LD_HUGEPAGE_LIBS=%s  LD_HUGEPAGE_SEGMENTS=%s" % (
+        r["settings"]["libs"], r["settings"]["segments"]))
+    print()
+    rows = [("OBJECT", "SELECTED BY") + KINDS + ("PAGES",)]
+    unselected = 0
+    for o in r["objects"]:
+        name = o["path"]
+        if o.get("role") == "dlopen":
+            name += " (dlopen)"
+        if not o["selected"]:
+            # The program is always shown; other objects with -v.
+            if verbose or o.get("role") == "program":
+                rows.append((name, "-") + ("",) * len(KINDS) + ("-",))
+            else:
+                unselected += 1
+            continue
+        by = summarize(o)
+        cells = []
+        for k in KINDS:
+            cells.append(str(by[k]) if by.get(k) else "-")
+        if by.get("data+bss"):
+            cells[3] = "%d(+bss)" % by["data+bss"]
+        sel = '"%s" (%s)' % (o["pattern"], o["matched_by"])
+        if o["error"]:
+            sel += ": " + o["error"]
+        rows.append((name, sel) + tuple(cells) + (str(o["huge_pages"]),))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        print("  ".join(c.ljust(widths[i]) if i < 2 else c.rjust(widths[i])
+                        for i, c in enumerate(row)).rstrip())
+    if unselected:
+        print("(and %s not selected; -v lists them)"
+              % plural(unselected, "other object"))
+    for s in r["skipped"]:
+        print("(%s: %s)" % (s["path"], s["why"]))
+    if verbose:
+        for o in r["objects"]:
+            if not o["selected"]:
+                continue
+            print()
+            print("%s:%s" % (o["path"], " text relocations," if o["textrel"]
+                             else ""))
+            if o["error"]:
+                print("  ordinary pages: %s" % o["error"])
+                continue
+            items = [(z["start"], z["end"], z["kind"], "%s on huge pages" %
+                      plural(z["pages"], "page")) for z in o["zones"]]
+            items += [(s["start"], s["end"], s["kind"],
+                       "ordinary pages: " + s["reason"]) for s in o["small"]]
+            for a, b, k, what in sorted(items):
+                print("  %-8s [%#x, %#x)  %s" % (k, a, b, what))
+            if o["type"] == "DYN" and o["mode"] == "ldso":
+                print("  load address = %#x modulo %#x" % (o["bias"],
+                                                          o["modulus"]))
+    n = r["pages_per_process"]
+    print()
+    print("per process: %s (%s)" % (plural(n, "huge page"), mib(n)))
+    ds = r.get("direct_start")
+    if ds and r["mode"] != "direct":
+        if ds["min_pages"] == ds["max_pages"]:
+            print("note: started directly (its PT_INTERP is hugeld), the "
+                  "program itself takes %s" % plural(ds["max_pages"],
+                                                     "page"))
+        else:
+            print("note: started directly (its PT_INTERP is hugeld), the "
+                  "kernel picks the program's address and it takes %d to "
+                  "%d pages; --direct counts the most" % (ds["min_pages"],
+                                                          ds["max_pages"]))
+    elif r["mode"] == "direct" and ds and ds["min_pages"] != ds["max_pages"]:
+        print("note: the kernel picks the program's address: %d to %d "
+              "pages; counted: %d" % (ds["min_pages"], ds["max_pages"],
+                                      ds["max_pages"]))
+    print("pool for %s: nr_hugepages >= %d (%s)" % (
+        plural(r["copies"], "process", "processes"), r["pages_needed"],
+        mib(r["pages_needed"])))
+    if r.get("debugger_spare_pages"):
+        print("debugger: a breakpoint in huge-page text of a process with "
+              "forked children takes one spare huge page per 2 MiB page it "
+              "lands on (up to %d here); with none spare the children die "
+              "of SIGBUS" % r["debugger_spare_pages"])
+    p = r["pool"]
+    print("pool now: %s" % pool_line(p))
+    if p is not None and "applied" not in r:
+        if p["available"] >= r["pages_needed"]:
+            print("enough: %d huge pages available" % p["available"])
+        else:
+            print("short by %d: run with --apply (as root) to reserve them"
+                  % (r["pages_needed"] - p["available"]))

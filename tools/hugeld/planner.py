@@ -1,0 +1,142 @@
+# hugeld: run programs with hugeld's loader, plan the huge page pool,
+# show what is on huge pages, and keep perf working.
+# Copyright (C) 2026 The hugeld authors.
+# This file is part of hugeld, a patch set for the GNU C Library.
+#
+# The GNU C Library is free software; you can redistribute it and/or
+# modify it under the terms of the GNU Lesser General Public
+# License as published by the Free Software Foundation; either
+# version 2.1 of the License, or (at your option) any later version.
+#
+# The GNU C Library is distributed in the hope that it will be useful,
+# but WITHOUT ANY WARRANTY; without even the implied warranty of
+# MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+# Lesser General Public License for more details.
+#
+# You should have received a copy of the GNU Lesser General Public
+# License along with the GNU C Library; if not, see
+# <https://www.gnu.org/licenses/>.
+
+"""The loader's planner: the hugeld-plan helper and ld.so --list."""
+
+import json
+import os
+import re
+import subprocess
+
+from .common import Error, helper_path
+
+
+def run_helper(args_list):
+    helper = helper_path()
+    env = dict(os.environ)
+    for v in ("LD_HUGEPAGE_LIBS", "LD_HUGEPAGE_SEGMENTS"):
+        env.pop(v, None)
+    try:
+        p = subprocess.run([helper] + args_list, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, env=env)
+    except OSError as e:
+        raise Error("cannot run %s: %s" % (helper, e.strerror))
+    if p.returncode != 0:
+        msg = p.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise Error(re.sub(r"^hugeld-plan: ", "", msg[0]) if msg
+                    else "%s failed (status %d)" % (helper, p.returncode))
+    try:
+        return json.loads(p.stdout.decode("utf-8", "surrogateescape"))
+    except ValueError as e:
+        raise Error("%s printed bad JSON: %s" % (helper, e))
+
+
+def ldso_list(ldso, path):
+    """The objects ld.so loads for PATH, from the loader's own
+    `ld.so --list': [(name, path or None)]."""
+    env = dict(os.environ)
+    for v in ("LD_HUGEPAGE_LIBS", "LD_HUGEPAGE_SEGMENTS", "LD_DEBUG",
+              "LD_DEBUG_OUTPUT", "LD_TRACE_LOADED_OBJECTS"):
+        env.pop(v, None)
+    try:
+        p = subprocess.run([ldso, "--list", path], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, env=env)
+    except OSError as e:
+        raise Error("cannot run %s: %s" % (ldso, e.strerror))
+    out = p.stdout.decode("utf-8", "surrogateescape")
+    if p.returncode != 0 and "=>" not in out:
+        err = (p.stderr.decode("utf-8", "replace").strip() or out.strip()) \
+            .splitlines()
+        raise Error("%s --list %s failed: %s" % (
+            ldso, path, re.sub(r"^\S+: ", "", err[0]) if err
+            else "status %d" % p.returncode))
+    objs = []
+    for line in out.splitlines():
+        line = line.strip()
+        m = re.match(r"^(\S+) => (.*?)(?: \(0x[0-9a-f]+\))?$", line)
+        if m:
+            objs.append((m.group(1), None if m.group(2) == "not found"
+                         else m.group(2)))
+            continue
+        m = re.match(r"^(\S.*?) \(0x[0-9a-f]+\)$", line)
+        if m:
+            objs.append((m.group(1), m.group(1) if "/" in m.group(1)
+                         else None))
+    return objs
+
+
+def summarize(o):
+    by = {}
+    for z in o.get("zones", []):
+        for k in z["kind"].split("+"):
+            by[k] = by.get(k, 0) + (z["pages"] if "+" not in z["kind"]
+                                    else 0)
+        if "+" in z["kind"]:
+            by[z["kind"]] = by.get(z["kind"], 0) + z["pages"]
+    return by
+
+
+def helper_check(flag, value, what):
+    """Ask hugeld-plan whether VALUE is a sound setting (FLAG is
+    --check-libs or --check-segments): the grammar is the loader's own
+    (elf/dl-hugepage-match.c, dl-hugepage-plan.c), not a copy."""
+    if "\0" in value:
+        raise Error("%s: contains a NUL byte" % what)
+    helper = helper_path()
+    try:
+        p = subprocess.run([helper, flag, value], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE)
+    except OSError as e:
+        raise Error("cannot run %s: %s" % (helper, e.strerror))
+    if p.returncode != 0:
+        msg = p.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise Error("%s: %s" % (what, re.sub(r"^hugeld-plan: ", "", msg[0])
+                                if msg else "refused"))
+    return value
+
+
+def check_patterns(s, opt="--libs"):
+    """Refuse pattern lists the loader would accept but that are almost
+    certainly mistakes: empty patterns, unclosed brackets, a trailing
+    backslash."""
+    return helper_check("--check-libs", s or "", opt)
+
+
+def check_segments(s, opt="--segments"):
+    if s is None:
+        return None
+    return helper_check("--check-segments", s, opt)
+
+
+def settings(args, cmd):
+    """LD_HUGEPAGE_LIBS and LD_HUGEPAGE_SEGMENTS for CMD: the options, else
+    the environment; checked, one clear error if unusable."""
+    libs = args.libs if args.libs is not None \
+        else os.environ.get("LD_HUGEPAGE_LIBS")
+    if libs is None or libs == "":
+        raise Error("%s: nothing selected: give --libs PATTERNS (or set "
+                    "LD_HUGEPAGE_LIBS)" % cmd)
+    check_patterns(libs, "--libs" if args.libs is not None
+                   else "LD_HUGEPAGE_LIBS")
+    segs = args.segments if args.segments is not None \
+        else os.environ.get("LD_HUGEPAGE_SEGMENTS")
+    if segs:
+        check_segments(segs, "--segments" if args.segments is not None
+                       else "LD_HUGEPAGE_SEGMENTS")
+    return libs, segs

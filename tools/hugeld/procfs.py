@@ -1,0 +1,234 @@
+# hugeld: run programs with hugeld's loader, plan the huge page pool,
+# show what is on huge pages, and keep perf working.
+# Copyright (C) 2026 The hugeld authors.
+# This file is part of hugeld, a patch set for the GNU C Library.
+#
+# The GNU C Library is free software; you can redistribute it and/or
+# modify it under the terms of the GNU Lesser General Public
+# License as published by the Free Software Foundation; either
+# version 2.1 of the License, or (at your option) any later version.
+#
+# The GNU C Library is distributed in the hope that it will be useful,
+# but WITHOUT ANY WARRANTY; without even the implied warranty of
+# MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+# Lesser General Public License for more details.
+#
+# You should have received a copy of the GNU Lesser General Public
+# License along with the GNU C Library; if not, see
+# <https://www.gnu.org/licenses/>.
+
+"""Running processes: /proc/PID/smaps, maps, environ and their objects."""
+
+import errno
+import os
+
+from .common import Error, PAGE
+from .elf import Elf
+
+
+class Mapping(object):
+    __slots__ = ("start", "end", "perms", "offset", "dev", "inode", "path",
+                 "kps", "hugetlb", "rss", "deleted")
+
+    def __init__(self, line):
+        f = line.split(None, 5)
+        a, b = f[0].split("-")
+        self.start, self.end = int(a, 16), int(b, 16)
+        self.perms = f[1]
+        self.offset = int(f[2], 16)
+        mj, mn = f[3].split(":")
+        self.dev = (int(mj, 16), int(mn, 16))
+        self.inode = int(f[4])
+        path = f[5].rstrip("\n") if len(f) > 5 else ""
+        self.deleted = path.endswith(" (deleted)")
+        self.path = path[:-10] if self.deleted else path
+        self.kps = 4
+        self.hugetlb = 0
+        self.rss = 0
+
+    @property
+    def huge(self):
+        return self.kps > PAGE // 1024
+
+
+def proc_error(pid, e, what):
+    if isinstance(e, (FileNotFoundError, ProcessLookupError)) or \
+            e.errno in (errno.ENOENT, errno.ESRCH):
+        return Error("process %d does not exist (or has exited)" % pid)
+    if e.errno in (errno.EACCES, errno.EPERM):
+        return Error("cannot read /proc/%d/%s: permission denied%s" % (
+            pid, what, "" if os.geteuid() == 0
+            else " (another user's process: run as root)"))
+    return Error("cannot read /proc/%d/%s: %s" % (pid, what, e.strerror))
+
+
+def read_smaps(pid):
+    maps = []
+    try:
+        with open("/proc/%d/smaps" % pid) as f:
+            cur = None
+            for line in f:
+                k = line.split(None, 1)[0] if line.strip() else ""
+                if "-" in k and not k.endswith(":"):
+                    cur = Mapping(line)
+                    maps.append(cur)
+                elif cur is None:
+                    continue
+                elif k == "KernelPageSize:":
+                    cur.kps = int(line.split()[1])
+                elif k in ("Private_Hugetlb:", "Shared_Hugetlb:"):
+                    cur.hugetlb += int(line.split()[1]) * 1024
+                elif k == "Rss:":
+                    cur.rss = int(line.split()[1]) * 1024
+    except OSError as e:
+        raise proc_error(pid, e, "smaps")
+    if not maps and not os.path.exists("/proc/%d/exe" % pid):
+        # A zombie has no memory.
+        try:
+            os.readlink("/proc/%d/exe" % pid)
+        except OSError:
+            raise Error("process %d does not exist (or has exited)" % pid)
+    return maps
+
+
+class ProcObject(object):
+    def __init__(self, path, maps):
+        self.path = path
+        self.maps = maps
+        self.elf = None
+        self.bias = None
+        self.extent = None
+        self.huge = []
+
+
+def open_mapped_elf(pid, m, cache):
+    """The ELF file behind mapping M of process PID: the file at its
+    path if it is still the same inode, else through
+    /proc/PID/map_files (root), else /proc/PID/root."""
+    key = (m.dev, m.inode)
+    if key in cache:
+        return cache[key]
+    cands = []
+    if not m.deleted:
+        cands.append(m.path)
+        cands.append("/proc/%d/root%s" % (pid, m.path))
+    cands.append("/proc/%d/map_files/%x-%x" % (pid, m.start, m.end))
+    elf = None
+    for c in cands:
+        try:
+            st = os.stat(c)
+        except OSError:
+            continue
+        if st.st_ino != m.inode or (os.major(st.st_dev),
+                                    os.minor(st.st_dev)) != m.dev:
+            continue
+        try:
+            elf = Elf(c, display=m.path)
+            break
+        except Error:
+            break
+    cache[key] = elf
+    return elf
+
+
+def load_bias(elf, maps):
+    """The load bias of ELF mapped as MAPS: what most of its file-backed
+    mappings agree on."""
+    votes = {}
+    for m in maps:
+        if m.perms.startswith("---"):
+            continue        # ld.so's gaps keep the first segment's file.
+        for p in elf.loads:
+            o0 = p.offset & -PAGE
+            o1 = (p.offset + p.filesz + PAGE - 1) & -PAGE
+            if o0 <= m.offset < o1 and m.offset + (m.end - m.start) <= o1:
+                b = m.start - ((p.vaddr & -PAGE) + (m.offset - o0))
+                votes[b] = votes.get(b, 0) + (m.end - m.start)
+                break
+    if not votes:
+        return None
+    return max(votes.items(), key=lambda kv: kv[1])[0]
+
+
+def process_objects(pid, maps, cache):
+    """The ELF objects of the process and their huge page ranges."""
+    groups = {}
+    order = []
+    for m in maps:
+        if m.huge or m.inode == 0 or not m.path.startswith("/") \
+                or m.path.startswith("/anon_hugepage"):
+            continue
+        key = (m.dev, m.inode, m.path)
+        if key not in groups:
+            groups[key] = []
+            order.append(key)
+        groups[key].append(m)
+    objs = []
+    for key in order:
+        ms = groups[key]
+        elf = open_mapped_elf(pid, ms[0], cache)
+        if elf is None or not elf.loads:
+            continue
+        o = ProcObject(key[2], ms)
+        o.elf = elf
+        o.bias = load_bias(elf, ms)
+        if o.bias is None:
+            continue
+        lo, hi = elf.extent()
+        o.extent = (o.bias + lo, o.bias + hi)
+        objs.append(o)
+    others = []
+    for m in maps:
+        if not m.huge:
+            continue
+        owner = None
+        for o in objs:
+            if o.extent[0] <= m.start and m.end <= o.extent[1]:
+                owner = o
+                break
+        if owner is None:
+            others.append(m)
+        else:
+            owner.huge.append(m)
+    return objs, others
+
+
+def read_environ(pid):
+    try:
+        with open("/proc/%d/environ" % pid, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    env = {}
+    for item in data.split(b"\0"):
+        if b"=" in item:
+            k, v = item.split(b"=", 1)
+            env[k.decode("utf-8", "replace")] = v.decode("utf-8",
+                                                          "surrogateescape")
+    return env
+
+
+def ldso_command_program(pid):
+    """The program a `ld.so [OPTIONS] PROGRAM' process runs."""
+    try:
+        with open("/proc/%d/cmdline" % pid, "rb") as f:
+            argv = f.read().split(b"\0")
+    except OSError:
+        return None
+    takes = (b"--library-path", b"--glibc-hwcaps-prepend",
+             b"--glibc-hwcaps-mask", b"--inhibit-rpath", b"--audit",
+             b"--preload", b"--argv0")
+    i = 1
+    while i < len(argv) and argv[i].startswith(b"--"):
+        i += 2 if argv[i] in takes else 1
+    if i < len(argv) and argv[i]:
+        return argv[i].decode("utf-8", "surrogateescape")
+    return None
+
+
+def command_of(pid):
+    try:
+        with open("/proc/%d/comm" % pid) as f:
+            return f.read().strip()
+    except OSError:
+        return "?"

@@ -1,0 +1,152 @@
+# hugeld: run programs with hugeld's loader, plan the huge page pool,
+# show what is on huge pages, and keep perf working.
+# Copyright (C) 2026 The hugeld authors.
+# This file is part of hugeld, a patch set for the GNU C Library.
+#
+# The GNU C Library is free software; you can redistribute it and/or
+# modify it under the terms of the GNU Lesser General Public
+# License as published by the Free Software Foundation; either
+# version 2.1 of the License, or (at your option) any later version.
+#
+# The GNU C Library is distributed in the hope that it will be useful,
+# but WITHOUT ANY WARRANTY; without even the implied warranty of
+# MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+# Lesser General Public License for more details.
+#
+# You should have received a copy of the GNU Lesser General Public
+# License along with the GNU C Library; if not, see
+# <https://www.gnu.org/licenses/>.
+
+"""hugeld run: run a program through hugeld's ld.so."""
+
+import os
+import signal
+import sys
+import time
+
+from .common import Error, SYSFS_HUGE, UsageError, ldso_path, warn
+from .elf import check_program, is_hugeld_loader, resolve_program
+from .perfmap import write_perf_map
+from .planner import settings
+from .pool import pool_info
+
+
+def cmd_run(args):
+    cmd = list(args.command)
+    if cmd and cmd[0] == "--":
+        cmd = cmd[1:]
+    if not cmd:
+        raise UsageError("hugeld run: no program given (hugeld run "
+                         "[OPTIONS] -- PROG ARGS...)")
+    libs, segs = settings(args, "run")
+    ldso = ldso_path(args)
+    path = resolve_program(cmd[0])
+    elf = check_program(path)
+    interp = elf.interp
+    elf.close()
+    if args.direct and not (interp and is_hugeld_loader(interp, ldso)):
+        raise Error("--direct: %s's interpreter is %s, not hugeld's loader "
+                    "(relink with -Wl,--dynamic-linker=%s, or leave out "
+                    "--direct)" % (path, interp or "none", ldso))
+    if not args.no_pool_check:
+        p = pool_info()
+        if p is None:
+            raise Error("this kernel has no 2 MiB huge pages (no %s)"
+                        % SYSFS_HUGE)
+        if p["available"] <= 0:
+            raise Error("no free huge pages (HugePages_Total %d, Free %d, "
+                        "Rsvd %d): reserve some first, e.g. hugeld plan %s "
+                        "--libs '%s' --apply (as root); or --no-pool-check"
+                        % (p["total"], p["free"], p["reserved"], cmd[0],
+                           libs))
+    env = dict(os.environ)
+    env["LD_HUGEPAGE_LIBS"] = libs
+    if segs:
+        env["LD_HUGEPAGE_SEGMENTS"] = segs
+    if args.debug is not None:
+        env["LD_DEBUG"] = "hugepages"
+        if args.debug != "-":
+            env["LD_DEBUG_OUTPUT"] = args.debug
+    if args.direct:
+        argv = [cmd[0]] + cmd[1:]
+        exe = path
+    else:
+        # ld.so runs PATH; the program sees argv[0] as typed.
+        argv = [ldso, "--argv0", cmd[0], path] + cmd[1:]
+        exe = ldso
+    sys.stdout.flush()
+    sys.stderr.flush()
+    if not args.perf_map:
+        try:
+            os.execve(exe, argv, env)
+        except OSError as e:
+            raise Error("cannot run %s: %s" % (exe, e.strerror))
+    return run_with_perf_map(exe, argv, env, args)
+
+
+def run_with_perf_map(exe, argv, env, args):
+    """Run the program as a child and keep /tmp/perf-PID.map up to date
+    while its huge page mappings change (start-up, dlopen)."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        try:
+            os.execve(exe, argv, env)
+        except OSError as e:
+            os.write(w, ("%d" % e.errno).encode())
+        os._exit(127)
+    os.close(w)
+    failed = os.read(r, 64)
+    os.close(r)
+    if failed:
+        os.waitpid(pid, 0)
+        raise Error("cannot run %s: %s" % (exe, os.strerror(int(failed))))
+    # The terminal sends SIGINT and SIGQUIT to the child too.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGQUIT, signal.SIG_IGN)
+    def forward(sig, frame):
+        try:
+            os.kill(pid, sig)
+        except OSError:
+            pass
+    for s in (signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2):
+        signal.signal(s, forward)
+    last = None
+    delay = 0.01
+    cache = {}
+    while True:
+        try:
+            done, status = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            done, status = pid, 0
+        if done == pid:
+            break
+        try:
+            with open("/proc/%d/maps" % pid) as f:
+                sig = tuple(l.split(None, 1)[0] for l in f
+                            if "/anon_hugepage" in l)
+        except OSError:
+            sig = last
+        if sig and sig != last:
+            try:
+                write_perf_map(pid, args.perf_map_output, args.debug_dir,
+                               cache, quiet=True)
+                last = sig
+            except Error as e:
+                warn(str(e))
+                last = sig
+            delay = 0.01
+        time.sleep(delay)
+        delay = min(delay * 2, 0.2)
+    if os.WIFSIGNALED(status):
+        # Die of the same signal, as a shell would see it; but do not
+        # dump a core of hugeld itself.
+        sig = os.WTERMSIG(status)
+        if sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP,
+                   signal.SIGKILL, signal.SIGPIPE, signal.SIGALRM,
+                   signal.SIGUSR1, signal.SIGUSR2):
+            signal.signal(sig, signal.SIG_DFL)
+            os.kill(os.getpid(), sig)
+        return 128 + sig
+    return os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1

@@ -1,0 +1,282 @@
+# hugeld: run programs with hugeld's loader, plan the huge page pool,
+# show what is on huge pages, and keep perf working.
+# Copyright (C) 2026 The hugeld authors.
+# This file is part of hugeld, a patch set for the GNU C Library.
+#
+# The GNU C Library is free software; you can redistribute it and/or
+# modify it under the terms of the GNU Lesser General Public
+# License as published by the Free Software Foundation; either
+# version 2.1 of the License, or (at your option) any later version.
+#
+# The GNU C Library is distributed in the hope that it will be useful,
+# but WITHOUT ANY WARRANTY; without even the implied warranty of
+# MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+# Lesser General Public License for more details.
+#
+# You should have received a copy of the GNU Lesser General Public
+# License along with the GNU C Library; if not, see
+# <https://www.gnu.org/licenses/>.
+
+"""hugeld status: what of a running process is on huge pages."""
+
+import json
+import os
+import re
+import sys
+
+from .common import DEFAULT_LDSO, Error, HUGE, UsageError, mib, plural
+from .elf import is_hugeld_loader
+from .planner import check_patterns, check_segments, run_helper
+from .pool import pool_info, pool_line
+from .procfs import command_of, ldso_command_program, process_objects, read_environ, read_smaps
+
+
+def process_status(pid, cache, ldso, detail=True):
+    maps = read_smaps(pid)
+    objs, others = process_objects(pid, maps, cache)
+    try:
+        exe = os.readlink("/proc/%d/exe" % pid)
+    except OSError:
+        exe = None
+    st = {"pid": pid, "command": command_of(pid), "exe": exe}
+    loader = None
+    for o in objs:
+        if (o.elf.soname or "").startswith("ld-linux"):
+            loader = o.path
+            break
+    st["loader"] = loader
+    st["hugeld"] = bool(loader) and is_hugeld_loader(loader, ldso)
+    st["ldso_command"] = bool(exe and loader) and exe == loader
+    st["program"] = exe
+    if st["ldso_command"]:
+        st["program"] = ldso_command_program(pid) or exe
+    env = read_environ(pid)
+    st["settings"] = None if env is None else {
+        "libs": env.get("LD_HUGEPAGE_LIBS"),
+        "segments": env.get("LD_HUGEPAGE_SEGMENTS")}
+    olist = []
+    total = 0
+    for o in objs:
+        if not o.huge:
+            continue
+        ranges = []
+        for m in sorted(o.huge, key=lambda m: m.start):
+            pages = (m.end - m.start) // (m.kps * 1024) \
+                if m.kps * 1024 == HUGE else (m.end - m.start) // HUGE
+            used = m.hugetlb // HUGE
+            total += used
+            ranges.append({
+                "kind": o.elf.kind_of(m.start - o.bias, m.end - o.bias),
+                "start": m.start, "end": m.end,
+                "object_start": m.start - o.bias, "object_end": m.end - o.bias,
+                "perms": m.perms, "kernel_page_kb": m.kps,
+                "pages": pages, "pages_in_use": used})
+        olist.append({"path": o.path, "bias": o.bias,
+                      "pages": sum(r["pages_in_use"] for r in ranges),
+                      "ranges": ranges})
+    oth = []
+    for m in others:
+        used = m.hugetlb // HUGE
+        total += used
+        oth.append({"start": m.start, "end": m.end, "perms": m.perms,
+                    "path": m.path, "kernel_page_kb": m.kps,
+                    "pages_in_use": used})
+    st["objects"] = olist
+    st["other_ranges"] = oth
+    st["pages"] = total
+    # Objects that LD_HUGEPAGE_LIBS selects but that have no huge page
+    # (pool empty when they were loaded, not loaded by hugeld, ...).
+    st["selected_without_huge_pages"] = []
+    if detail and st["settings"] and st["settings"]["libs"]:
+        cand = [o for o in objs if not o.huge and o.path != loader]
+        st["selected_without_huge_pages"] = selected_objects(
+            cand, st["settings"], pid)
+    return st
+
+
+def selected_objects(objs, settings, pid):
+    """Which of OBJS (by the path they are mapped from, or DT_SONAME)
+    the process's LD_HUGEPAGE_LIBS selects, with the loader's matcher,
+    and the pages their plan would take."""
+    try:
+        check_patterns(settings["libs"])
+    except Error:
+        return []
+    out = []
+    args = ["--libs", settings["libs"]]
+    if settings.get("segments"):
+        try:
+            check_segments(settings["segments"])
+            args += ["--segments", settings["segments"]]
+        except Error:
+            pass
+    # One run of the helper for all objects; if one of them cannot be
+    # read any more, ask again object by object and leave that one out.
+    try:
+        batch = [a for o in objs for a in ("--name", o.path, o.elf.path)]
+        planned = list(zip(objs, run_helper(args + batch)["objects"])) \
+            if objs else []
+    except Error:
+        planned = []
+        for o in objs:
+            try:
+                planned.append((o, run_helper(args + ["--name", o.path,
+                                                      o.elf.path])
+                                ["objects"][0]))
+            except Error:
+                continue
+    for o, x in planned:
+        if x["selected"]:
+            out.append({"path": o.path, "pattern": x["pattern"],
+                        "matched_by": x["matched_by"],
+                        "planned_pages": x["huge_pages"]})
+    return out
+
+
+def cmd_status(args):
+    ldso = getattr(args, "ldso", None) or os.environ.get("HUGELD_LDSO") \
+        or DEFAULT_LDSO
+    cache = {}
+    if args.all:
+        if args.pid is not None:
+            raise UsageError("hugeld status: give a PID or --all, not both")
+        return status_all(args, cache, ldso)
+    if args.pid is None:
+        raise UsageError("hugeld status: give a PID or --all")
+    st = process_status(args.pid, cache, ldso)
+    st["pool"] = pool_info()
+    if args.json:
+        json.dump(st, sys.stdout, indent=1)
+        print()
+        return 0
+    print_status(st)
+    return 0
+
+
+def display_name(st):
+    if st["ldso_command"] and st["program"]:
+        return "%s via ld.so" % os.path.basename(st["program"])
+    return st["command"]
+
+
+def print_status(st):
+    nobj = len(st["objects"])
+    print("process %d (%s): %s (%s) in %s%s" % (
+        st["pid"], display_name(st), plural(st["pages"], "huge page"),
+        mib(st["pages"]), plural(nobj, "object"),
+        ", %s of other memory" % plural(len(st["other_ranges"]), "range")
+        if st["other_ranges"] else ""))
+    if st["program"]:
+        print("  program: %s" % st["program"])
+    if st["loader"]:
+        print("  loader: %s%s%s" % (
+            st["loader"], " (hugeld)" if st["hugeld"] else " (not hugeld)",
+            ", run as a command" if st["ldso_command"] else ""))
+    s = st["settings"]
+    if s is None:
+        print("  settings: environment not readable")
+    elif s["libs"] is not None or s["segments"] is not None:
+        print("  settings: LD_HUGEPAGE_LIBS=%s LD_HUGEPAGE_SEGMENTS=%s" % (
+            s["libs"] if s["libs"] is not None else "(unset)",
+            s["segments"] if s["segments"] is not None
+            else "(default: text,rodata,relro)"))
+    else:
+        print("  settings: LD_HUGEPAGE_LIBS not set")
+    rows = [("OBJECT", "KIND", "ADDRESSES", "IN THE OBJECT", "PAGES")]
+    for o in st["objects"]:
+        first = True
+        for r in o["ranges"]:
+            rows.append((o["path"] if first else "", r["kind"],
+                         "%x-%x" % (r["start"], r["end"]),
+                         "[%#x, %#x)" % (r["object_start"], r["object_end"]),
+                         str(r["pages_in_use"])
+                         + ("" if r["pages_in_use"] == r["pages"]
+                            else "/%d" % r["pages"])
+                         + ("" if r["kernel_page_kb"] == HUGE // 1024
+                            else " (%d kB pages)" % r["kernel_page_kb"])))
+            first = False
+    for r in st["other_ranges"]:
+        rows.append(("(not an object: %s)" % (r["path"] or "anonymous"),
+                     r["perms"], "%x-%x" % (r["start"], r["end"]), "",
+                     str(r["pages_in_use"])))
+    if len(rows) > 1:
+        print()
+        widths = [max(len(row[i]) for row in rows) for i in range(5)]
+        for row in rows:
+            print("  " + "  ".join(
+                c.rjust(widths[i]) if i == 4 else c.ljust(widths[i])
+                for i, c in enumerate(row)).rstrip())
+    for x in st["selected_without_huge_pages"]:
+        print("  note: %s is selected by \"%s\" (%s) but has no huge pages:"
+              % (x["path"], x["pattern"], x["matched_by"]))
+        if x["planned_pages"] == 0:
+            print("        none of its parts fills a whole 2 MiB page "
+                  "(hugeld plan -v tells why)")
+        else:
+            print("        its plan has %s (pool empty when it was loaded? "
+                  "loader not hugeld?)" % plural(x["planned_pages"], "page"))
+    print()
+    print("pool (2 MiB): %s" % pool_line(st["pool"]))
+
+
+def status_all(args, cache, ldso):
+    procs = []
+    unreadable = 0
+    me = os.getpid()
+    for d in os.listdir("/proc"):
+        if not d.isdigit() or int(d) == me:
+            continue
+        pid = int(d)
+        # Cheap first look: HugetlbPages in status.
+        try:
+            with open("/proc/%d/status" % pid) as f:
+                txt = f.read()
+        except OSError:
+            continue
+        m = re.search(r"^HugetlbPages:\s+(\d+) kB", txt, re.M)
+        if m is not None and int(m.group(1)) == 0:
+            continue
+        try:
+            st = process_status(pid, cache, ldso, detail=False)
+        except Error as e:
+            if "permission denied" in str(e):
+                unreadable += 1
+            continue
+        if st["pages"] > 0 or st["objects"] or st["other_ranges"]:
+            procs.append(st)
+    procs.sort(key=lambda s: s["pid"])
+    pool = pool_info()
+    total = sum(s["pages"] for s in procs)
+    res = {"processes": procs, "pages": total, "pool": pool,
+           "unreadable": unreadable}
+    if args.json:
+        json.dump(res, sys.stdout, indent=1)
+        print()
+        return 0
+    rows = [("PID", "PAGES", "MiB", "COMMAND", "OBJECTS ON HUGE PAGES")]
+    for s in procs:
+        objs = ", ".join("%s (%d)" % (os.path.basename(o["path"]), o["pages"])
+                         for o in s["objects"])
+        if s["other_ranges"]:
+            objs += (", " if objs else "") + "other memory (%d)" % sum(
+                r["pages_in_use"] for r in s["other_ranges"])
+        rows.append((str(s["pid"]), str(s["pages"]),
+                     mib(s["pages"]).replace(" MiB", ""), display_name(s),
+                     objs))
+    if len(rows) > 1:
+        widths = [max(len(row[i]) for row in rows) for i in range(5)]
+        for row in rows:
+            print("  ".join(c.rjust(widths[i]) if i < 3 else
+                            c.ljust(widths[i]) for i, c in enumerate(row))
+                  .rstrip())
+        print()
+    print("%s in %s" % (plural(total, "huge page"),
+                        plural(len(procs), "process", "processes")))
+    if unreadable:
+        print("(%s not readable: run as root to see them)" %
+              plural(unreadable, "process", "processes"))
+    print("pool (2 MiB): %s" % pool_line(pool))
+    if pool is not None and pool["in_use"] > total and not unreadable:
+        print("(%d pages in use elsewhere: shared memory, hugetlbfs files "
+              "or reservations)" % (pool["in_use"] - total))
+    return 0
