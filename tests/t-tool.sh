@@ -235,11 +235,20 @@ out=$($H plan "$F/bigcheck-shared" --libs libbig.so --copies 3 2>&1)
 if echo "$out" | grep -q '^/.*/libbig.so  *"libbig.so" (file name)  *11  *4  *1  *-  *-  *16$' \
    && echo "$out" | grep -q '^per process: 16 huge pages (32 MiB)$' \
    && echo "$out" | grep -q '^pool for 3 processes: nr_hugepages >= 48 ' \
-   && echo "$out" | grep -q '^debugger: a breakpoint in huge-page text .* (up to 11 here); with none spare the children die of SIGBUS$' \
+   && echo "$out" | grep -q '^debugger: a breakpoint in huge-page text of a process that has forked children needs 1 spare huge page per 2 MiB page it is in (at most 11 per debugged process), else the children die of SIGBUS; hbreak needs none, hugeld gdb --grow-pool reserves them$' \
    && echo "$out" | grep -q '^pool now: HugePages_Total [0-9]*, Free'; then
   pass "plan: table (text 11, rodata 4, relro 1 = 16), per process, pool for --copies 3 = 48, debugger cost (11)"
 else
   fail "plan: table and totals" "$(echo "$out" | tr '\n' '|')"
+fi
+# The debugger's cost in --json, and no such line without huge-page text.
+dj=$($H plan "$F/bigcheck-shared" --libs libbig.so --json | jq 'd["debugger_spare_pages"]')
+dr=$($H plan "$F/bigcheck-shared" --libs libbig.so --segments rodata 2>&1)
+dn=$($H plan "$F/bigcheck-shared" --libs libbig.so --segments rodata --json | jq 'd["debugger_spare_pages"]')
+if [ "$dj" = 11 ] && [ "$dn" = 0 ] && ! echo "$dr" | grep -q '^debugger:'; then
+  pass "plan --json: debugger_spare_pages 11 (the text pages); rodata only: 0 and no debugger line"
+else
+  fail "plan --json: debugger_spare_pages" "text: $dj, rodata only: $dn $(echo "$dr" | grep '^debugger:')"
 fi
 out=$($H plan "$F/bigcheck-shared" --libs libbig.so -v 2>&1)
 echo "$out" | grep -q '^  data  *\[0x[0-9a-f]*, 0x[0-9a-f]*)  ordinary pages: not selected by LD_HUGEPAGE_SEGMENTS$' \

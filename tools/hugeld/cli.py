@@ -57,7 +57,8 @@ commands:
   perf-map PID   write /tmp/perf-PID.map so perf names huge-page code
   gdb PID|--core CORE [-- GDB-ARGS...]
                  gdb on a process (or core) that hugeld run started, with
-                 the program's own symbols
+                 the program's own symbols; warns when a breakpoint would
+                 need spare huge pages (--grow-pool reserves them)
 
 'hugeld COMMAND --help' for each.  PATTERNS is a colon-separated list of
 shell globs matched against object file names (or paths, with a /) and
@@ -195,7 +196,7 @@ def build_parser():
 
     p = sub.add_parser(
         "gdb", prog="hugeld gdb",
-        usage="hugeld gdb PID | --core CORE [--program PROG] "
+        usage="hugeld gdb PID [--grow-pool] | --core CORE [--program PROG] "
         "[-- GDB-ARGS...]",
         description="Run gdb on a process or a core file of a program that "
         "hugeld's ld.so runs as a command (as hugeld run does).  gdb then "
@@ -203,7 +204,10 @@ def build_parser():
         "symbols (with any loader: the main program's frames show as ??); "
         "this adds them at the address the program is mapped at.  For a "
         "program started directly it just runs gdb.  Huge page libraries "
-        "need nothing: gdb reads their symbols from their files.",
+        "need nothing: gdb reads their symbols from their files.  If the "
+        "process shares huge-page text with a forked parent or child and the "
+        "pool has too few spare pages to copy it, it warns first: a "
+        "breakpoint there would cost the children that page (SIGBUS).",
         epilog="example: hugeld gdb 1234 -- -batch -ex bt; "
         "hugeld gdb --core core.1234 -- -batch -ex bt")
     p.add_argument("pid", nargs="?", type=pid_arg, metavar="PID",
@@ -214,6 +218,10 @@ def build_parser():
                    "one mapped in the core)")
     p.add_argument("--print-command", action="store_true",
                    help="print the gdb command instead of running it")
+    p.add_argument("--grow-pool", action="store_true",
+                   help="first grow the huge page pool (root) so that a "
+                   "breakpoint in each huge page of text the process shares "
+                   "with a forked parent or child can be copied")
     p.set_defaults(func=cmd_gdb)
     return top
 

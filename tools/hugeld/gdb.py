@@ -24,8 +24,9 @@ import shutil
 import struct
 import sys
 
-from .common import DEFAULT_LDSO, Error, UsageError, shlex_quote, warn
+from .common import DEFAULT_LDSO, Error, HUGE, UsageError, plural, shlex_quote, warn
 from .elf import Elf, PT_NOTE
+from .pool import apply_pool, pool_info, read_int
 from .procfs import load_bias, process_objects, read_smaps
 from .status import process_status
 
@@ -146,21 +147,83 @@ def gdb_argv_pid(pid, gdb_args, ldso):
     return argv + gdb_args
 
 
+OVERCOMMIT = "/proc/sys/vm/nr_overcommit_hugepages"
+
+
+def shared_text_pages(pid):
+    """The huge pages of text that process PID shares with a process it
+    forked or was forked from (Shared_Hugetlb of its executable hugetlb
+    mappings).  A software breakpoint written into one needs a private
+    copy of that 2 MiB page, which can only come from the pool."""
+    return sum(m.shared_hugetlb for m in read_smaps(pid)
+               if m.kps * 1024 == HUGE and "x" in m.perms) // HUGE
+
+
+def spare_pages():
+    """Huge pages a copy-on-write fault could get now: the pool's free,
+    unreserved pages, plus the surplus pages overcommit still allows."""
+    p = pool_info()
+    if p is None:
+        return 0
+    try:
+        over = max(0, read_int(OVERCOMMIT) - p["surplus"])
+    except (OSError, ValueError, IndexError):
+        over = 0
+    return p["available"] + over
+
+
+def check_breakpoint_pages(pid, grow):
+    """Before gdb attaches to PID: if it shares huge-page text with a
+    parent or children (fork) and the pool cannot copy each such page,
+    warn (a breakpoint there would cost the children that page: SIGBUS),
+    or with GROW (--grow-pool) make the pool large enough first."""
+    shared = shared_text_pages(pid)
+    spare = spare_pages()
+    if shared <= spare:
+        return
+    short = shared - spare
+    if not grow:
+        warn("process %d shares %s of text with a forked parent or child, "
+             "and the pool has %d spare: a breakpoint there needs a spare "
+             "huge page for its own copy of the 2 MiB page; without one, "
+             "a parent keeps the page and its children die of SIGBUS, and "
+             "a breakpoint set in a child is not inserted.  Use hbreak "
+             "(no copy), or --grow-pool (root) to reserve %d more"
+             % (pid, plural(shared, "huge page"), spare, short))
+        return
+    p = pool_info()
+    plans = apply_pool(p["available"] + short, None)
+    for a in plans:
+        if a["old"] != a["new"]:
+            print("hugeld: grew the huge page pool from %d to %d pages so "
+                  "that breakpoints in the %s of text process %d shares can "
+                  "be copied; when done: echo %d > /proc/sys/vm/nr_hugepages"
+                  % (a["old"], a["new"], plural(shared, "huge page"), pid,
+                     a["old"]), file=sys.stderr)
+
+
 def cmd_gdb(args):
     ldso = getattr(args, "ldso", None) or os.environ.get("HUGELD_LDSO") \
         or DEFAULT_LDSO
     gdb_args = list(args.gdb_args)
     if (args.pid is None) == (args.core is None):
         raise UsageError("hugeld gdb: give a PID or --core CORE")
+    if args.grow_pool and args.core is not None:
+        raise UsageError("hugeld gdb: --grow-pool goes with a PID")
     if args.core is not None:
         argv = gdb_argv_core(args.core, args.program, gdb_args, ldso)
     else:
         if args.program:
             raise UsageError("hugeld gdb: --program goes with --core")
+        if args.grow_pool and os.geteuid() != 0:
+            raise Error("--grow-pool needs root: it writes "
+                        "/proc/sys/vm/nr_hugepages")
         argv = gdb_argv_pid(args.pid, gdb_args, ldso)
     gdb = shutil.which("gdb")
     if gdb is None:
         raise Error("gdb is not installed")
+    if args.pid is not None:
+        check_breakpoint_pages(args.pid, args.grow_pool)
     if args.print_command:
         print(" ".join(shlex_quote(a) for a in argv))
         return 0

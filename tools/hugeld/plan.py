@@ -143,9 +143,11 @@ def cmd_plan(args):
 
     per_process = sum(o["huge_pages"] for o in objects if o["selected"])
     need = per_process * args.copies
-    # A debugger's breakpoint in huge-page text of a process with forked
-    # children needs a spare huge page for the copy (README: "Debuggers
-    # and forked children"); at most one per text page.
+    # A debugger's software breakpoint in huge-page text of a process
+    # with forked children needs a spare huge page for the copy-on-write
+    # copy of the page it is in (README: "Debuggers and forked
+    # children"; tests/t-debugger.sh): at most one per text page, for
+    # each process being debugged.
     text_pages = sum(z["pages"] for o in objects if o["selected"]
                      for z in o.get("zones") or [] if z["kind"] == "text")
     result = {
@@ -274,10 +276,11 @@ def print_plan(r, verbose):
         plural(r["copies"], "process", "processes"), r["pages_needed"],
         mib(r["pages_needed"])))
     if r.get("debugger_spare_pages"):
-        print("debugger: a breakpoint in huge-page text of a process with "
-              "forked children takes one spare huge page per 2 MiB page it "
-              "lands on (up to %d here); with none spare the children die "
-              "of SIGBUS" % r["debugger_spare_pages"])
+        print("debugger: a breakpoint in huge-page text of a process that "
+              "has forked children needs 1 spare huge page per 2 MiB page "
+              "it is in (at most %d per debugged process), else the "
+              "children die of SIGBUS; hbreak needs none, hugeld gdb "
+              "--grow-pool reserves them" % r["debugger_spare_pages"])
     p = r["pool"]
     print("pool now: %s" % pool_line(p))
     if p is not None and "applied" not in r:

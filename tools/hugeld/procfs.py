@@ -28,7 +28,7 @@ from .elf import Elf
 
 class Mapping(object):
     __slots__ = ("start", "end", "perms", "offset", "dev", "inode", "path",
-                 "kps", "hugetlb", "rss", "deleted")
+                 "kps", "hugetlb", "shared_hugetlb", "rss", "deleted")
 
     def __init__(self, line):
         f = line.split(None, 5)
@@ -44,6 +44,7 @@ class Mapping(object):
         self.path = path[:-10] if self.deleted else path
         self.kps = 4
         self.hugetlb = 0
+        self.shared_hugetlb = 0
         self.rss = 0
 
     @property
@@ -78,6 +79,9 @@ def read_smaps(pid):
                     cur.kps = int(line.split()[1])
                 elif k in ("Private_Hugetlb:", "Shared_Hugetlb:"):
                     cur.hugetlb += int(line.split()[1]) * 1024
+                    if k == "Shared_Hugetlb:":
+                        # Mapped by another process too (fork).
+                        cur.shared_hugetlb += int(line.split()[1]) * 1024
                 elif k == "Rss:":
                     cur.rss = int(line.split()[1]) * 1024
     except OSError as e:
