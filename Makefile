@@ -8,6 +8,7 @@
 #   make tools      the hugeld command only (no glibc build needed)
 #   make bench      benchmarks against the stock loader, THP and libhugetlbfs (bench-quick: < 5 min)
 #   make check-kernels  the built loader under Debian's 5.10, 6.1 and 6.12 kernels (qemu)
+#   make check-distro DIST=trixie   build and `make check' in a debootstrapped Debian 13 (or bookworm: 12) chroot
 
 PREFIX ?= /opt/hugeld
 DESTDIR ?=
@@ -18,7 +19,7 @@ CC ?= gcc
 UNIT_CFLAGS = -std=gnu11 -g -O1 -Wall -Wextra -Werror -Ielf -Itests/unit
 PLAN_SRCS = elf/dl-hugepage-plan.c elf/dl-hugepage-match.c
 
-.PHONY: bench bench-quick tools install-tools uninstall-tools all build install install-system uninstall-system check-system check-glibc check-kernels check unit unit-build fuzz fixtures demo clean distclean
+.PHONY: check-distro bench bench-quick tools install-tools uninstall-tools all build install install-system uninstall-system check-system check-glibc check-kernels check unit unit-build fuzz fixtures demo clean distclean
 
 all: build tools
 
@@ -98,6 +99,12 @@ check-system: install fixtures
 # Debian 11, 12 and 13, booted with qemu (see scripts/check-kernels.sh).
 check-kernels: fixtures
 	scripts/check-kernels.sh
+
+# Build and `make check' on another Debian release (DIST=bookworm or
+# trixie), in a chroot under build/distro/DIST (see scripts/check-distro.sh).
+check-distro:
+	@test -n "$(DIST)" || { echo "usage: make check-distro DIST=bookworm|trixie" >&2; exit 2; }
+	scripts/check-distro.sh $(DIST)
 
 # Benchmarks (bench/): the full set for the README and a CI-sized one.
 bench: install fixtures

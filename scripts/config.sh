@@ -3,9 +3,6 @@
 
 HUGELD_TOP=${HUGELD_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 BUILDDIR=${BUILDDIR:-$HUGELD_TOP/build}
-GLIBC_TARBALL=${GLIBC_TARBALL:-/usr/src/glibc/glibc-2.36.tar.xz}
-GLIBC_SRCDIR_NAME=glibc-2.36
-PRISTINE=$BUILDDIR/pristine/$GLIBC_SRCDIR_NAME
 SRCDIR=$BUILDDIR/src
 OBJDIR=$BUILDDIR/obj
 HUGELD_VERSION=${HUGELD_VERSION:-0.1}
@@ -14,11 +11,24 @@ DESTDIR=${DESTDIR:-}
 
 die () { echo "hugeld: $*" >&2; exit 1; }
 
-# The Debian version of a package as dpkg knows it (empty if absent).
-# DPKG_VERSION_OVERRIDE_<pkg> lets the tests fake a version.
-pkg_version () {
-  local var="DPKG_VERSION_OVERRIDE_${1//[^A-Za-z0-9]/_}"
-  if [ -n "${!var:-}" ]; then echo "${!var}"; return; fi
-  dpkg-query -W -f='${Status} ${Version}\n' "$1" 2>/dev/null \
-    | awk '$3 == "installed" { print $4 }'
+# pkg_version, glibc_release, os_codename, debian_mirrors.
+. "$HUGELD_TOP/scripts/host.sh"
+
+# The glibc release is the installed libc6's (2.41-12+deb13u4 -> 2.41):
+# its glibc-source holds /usr/src/glibc/glibc-RELEASE.tar.xz and
+# debian/, and glibc-patches/RELEASE/series is the patch series for it.
+GLIBC_DEBVERSION=$(pkg_version libc6)
+GLIBC_RELEASE=$(glibc_release "$GLIBC_DEBVERSION")
+GLIBC_SRCDIR_NAME=glibc-$GLIBC_RELEASE
+GLIBC_TARBALL=${GLIBC_TARBALL:-/usr/src/glibc/$GLIBC_SRCDIR_NAME.tar.xz}
+GLIBC_DEBIAN=${GLIBC_DEBIAN:-/usr/src/glibc/debian}
+PATCHDIR=$HUGELD_TOP/glibc-patches/$GLIBC_RELEASE
+PRISTINE=$BUILDDIR/pristine/$GLIBC_SRCDIR_NAME
+
+# The glibc releases with a patch series (glibc-patches/*/series).
+supported_releases () {
+  local d
+  for d in "$HUGELD_TOP"/glibc-patches/*/series; do
+    [ -f "$d" ] && basename "$(dirname "$d")"
+  done | tr '\n' ' ' | sed 's/ $//'
 }

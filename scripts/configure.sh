@@ -1,9 +1,12 @@
 #!/bin/bash
-# Configure glibc in build/obj the way Debian 12 configures its libc6
-# (debian/rules, debian/rules.d/build.mk, debian/sysdeps/{linux,amd64}.mk of
-# the glibc-source package), so that the resulting ld.so is interchangeable
-# with /lib64/ld-linux-x86-64.so.2.  Only the package version string
-# differs: it names hugeld, so `ld.so --version` tells the two apart.
+# Configure glibc in build/obj the way Debian configures its libc6, from
+# the installed glibc-source's own debian/ directory (debian/rules,
+# debian/rules.d/build.mk, debian/sysdeps/{linux,amd64}.mk): the
+# compiler (DEB_GCC_VERSION), its flags, and the configure options of
+# the libc pass on amd64.  So the resulting ld.so is interchangeable
+# with /lib64/ld-linux-x86-64.so.2 of that release.  Only the package
+# version string differs: it names hugeld, so `ld.so --version` tells
+# the two apart.
 set -euo pipefail
 . "$(dirname "$0")/config.sh"
 
@@ -11,18 +14,65 @@ version=$("$HUGELD_TOP/scripts/check-version.sh")
 arch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)
 [ "$arch" = x86_64-linux-gnu ] || die "only x86_64-linux-gnu is supported, not $arch"
 
-CC="x86_64-linux-gnu-gcc-12 -Wl,--hash-style=both"
-CXX="x86_64-linux-gnu-g++-12 -Wl,--hash-style=both"
-command -v x86_64-linux-gnu-g++-12 >/dev/null || CXX=:   # C++ only matters for tests
+rules=$GLIBC_DEBIAN/rules
+buildmk=$GLIBC_DEBIAN/rules.d/build.mk
+linuxmk=$GLIBC_DEBIAN/sysdeps/linux.mk
+amd64mk=$GLIBC_DEBIAN/sysdeps/amd64.mk
+for f in "$rules" "$buildmk" "$linuxmk" "$amd64mk"; do
+  [ -f "$f" ] || die "$f is missing (glibc-source $version is installed incompletely)"
+done
+# one FILE SED-EXPR WHAT: the single value SED-EXPR prints from FILE.
+one () {
+  local v
+  v=$(sed -n "$2" "$1" | head -1)
+  [ -n "$v" ] || die "cannot find $3 in $1; configure.sh needs updating for glibc $GLIBC_RELEASE"
+  echo "$v"
+}
+gccv=$(one "$rules" 's/^DEB_GCC_VERSION ?= *\(-[0-9][0-9]*\)*$/\1/p' DEB_GCC_VERSION)
+timeout=$(one "$rules" 's/^TIMEOUTFACTOR *= *\([0-9][0-9]*\) *$/\1/p' TIMEOUTFACTOR)
+minkernel=$(one "$linuxmk" 's/^MIN_KERNEL_SUPPORTED *:= *\([0-9.]*\) *$/\1/p' MIN_KERNEL_SUPPORTED)
+linux_opts=$(one "$linuxmk" 's/^ *libc_extra_config_options *= *\(.*\) *\$(extra_config_options) *$/\1/p' libc_extra_config_options)
+amd64_opts=$(one "$amd64mk" 's/^extra_config_options *= *\(.*\)$/\1/p' extra_config_options)
+cc_flags=$(one "$amd64mk" 's/^CC *= *$(DEB_HOST_GNU_TYPE)-$(BASE_CC)$(DEB_GCC_VERSION)\(.*\)$/\1/p' "amd64's CC")
+# build.mk's configure call: CC="$(call xx,CC) EXTRA" and its options.
+cc_extra=$(sed -n 's/^[[:space:]]*CC="$(call xx,CC)\(.*\)" \\$/\1/p' "$buildmk" | head -1)
+grep -q '^[[:space:]]*CC="$(call xx,CC)' "$buildmk" || die "cannot find configure's CC in $buildmk"
+call=$(awk '/\$\(CURDIR\)\/configure \\$/ { on = 1; next } on { print } on && /with_headers/ { exit }' "$buildmk")
+[ -n "$call" ] || die "cannot find the configure call in $buildmk"
+literal=()
+while read -r line; do
+  line=${line%\\}; line=${line%"${line##*[![:space:]]}"}
+  case $line in
+    # Plain options are passed as they are.
+    --*[\$\"\ ]*) ;;
+    --*) literal+=("$line"); continue ;;
+  esac
+  case $line in
+    # The ones with make variables, handled below (the conditional ones
+    # are off for amd64: pt_chown = no, threads = yes, mvec = yes, and
+    # -Wno-error is not in dpkg-buildflags' CFLAGS).
+    --host=*|--build=*|--enable-add-ons=*|--with-pkgversion=*|--with-bugurl=*) ;;
+    --with-timeoutfactor=*|*--enable-pt_chown*|*--disable-nscd*|*--disable-mathvec*) ;;
+    *--disable-werror*|*with_headers*) ;;
+    *) die "$buildmk passes '$line' to configure, which configure.sh does not know; it needs updating for glibc $GLIBC_RELEASE" ;;
+  esac
+done <<< "$call"
+
+CC="x86_64-linux-gnu-gcc$gccv$cc_flags$cc_extra"
+CXX="x86_64-linux-gnu-g++$gccv$cc_flags$cc_extra"
+command -v "x86_64-linux-gnu-g++$gccv" >/dev/null || CXX=:   # C++ only matters for tests
+command -v "x86_64-linux-gnu-gcc$gccv" >/dev/null \
+  || die "x86_64-linux-gnu-gcc$gccv (Debian's compiler for glibc $GLIBC_RELEASE) is not installed (apt-get install gcc$gccv)"
+read -r -a linux_opts <<< "$linux_opts"
+read -r -a amd64_opts <<< "$amd64_opts"
 opts=(
   --host=x86_64-linux-gnu --build=x86_64-linux-gnu --prefix=/usr
-  --without-selinux --disable-crypt
-  --enable-stackguard-randomization --enable-stack-protector=strong
+  "${literal[@]}"
   "--with-pkgversion=Debian GLIBC $version hugeld $HUGELD_VERSION"
   --with-bugurl=http://www.debian.org/Bugs/
-  --with-timeoutfactor=25
-  --enable-kernel=3.2
-  --with-selinux --enable-multi-arch
+  --with-timeoutfactor="$timeout"
+  --enable-kernel="$minkernel"
+  "${linux_opts[@]}" "${amd64_opts[@]}"
 )
 wanted=$(printf '%s\n' "$CC" "$CXX" "${opts[@]}" | sha1sum | cut -d' ' -f1)
 if [ -f "$OBJDIR/config.status" ] && [ "$(cat "$OBJDIR/.hugeld-config" 2>/dev/null)" = "$wanted" ]; then

@@ -4,41 +4,58 @@
 #   scripts/deps.sh build   # what `make` needs
 #   scripts/deps.sh test    # what `make check` needs on top
 #   scripts/deps.sh kernels # what `make check-kernels` needs (qemu, busybox)
+#   scripts/deps.sh distro  # what `make check-distro` needs (debootstrap)
+#   scripts/deps.sh bench   # what `make bench` needs (make -C bench deps)
 set -euo pipefail
 . "$(dirname "$0")/config.sh"
 
-build_pkgs="glibc-source gawk bison python3 make gcc-12 binutils libselinux1-dev patch xz-utils"
-test_pkgs="gdb libc6-dbg perl python3 gcc g++ file util-linux binutils libcap2-bin debootstrap libpython3.11-testsuite linux-perf"
+# glibc-source first: its debian/rules names the compiler Debian builds
+# this glibc with (DEB_GCC_VERSION: gcc-12 for 2.36, gcc-14 for 2.41).
+build_pkgs="glibc-source gawk bison python3 make binutils libselinux1-dev patch xz-utils"
+test_pkgs="gdb libc6-dbg perl python3 gcc g++ file util-linux binutils libcap2-bin debootstrap linux-perf"
+gcc_pkgs () {
+  local v
+  v=$(sed -n 's/^DEB_GCC_VERSION ?= *\(-[0-9][0-9]*\) *$/\1/p' "$GLIBC_DEBIAN/rules" 2>/dev/null | head -1)
+  [ -n "$v" ] && echo "gcc$v g++$v"
+}
+# The python3 testsuite of the release's python3 (tests/t-realprogs.sh).
+python_pkgs () {
+  local v
+  v=$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null) && echo "libpython$v-testsuite"
+}
+
+# need PKG...: install what is missing (as root), or name it and fail.
+need () {
+  local missing= p args=
+  for p in "$@"; do
+    [ -n "$(pkg_version "$p")" ] || missing="$missing $p"
+  done
+  [ -z "$missing" ] && return 0
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "hugeld: installing missing packages:$missing"
+    export DEBIAN_FRONTEND=noninteractive
+    if [ -z "${_apt_updated:-}" ]; then apt-get update -qq >/dev/null; _apt_updated=1; fi
+    # glibc-source and libc6-dbg must match libc6 exactly: ask for that version.
+    for p in $missing; do
+      case $p in
+        glibc-source|libc6-dbg) args="$args $p=$(pkg_version libc6)" ;;
+        *) args="$args $p" ;;
+      esac
+    done
+    apt-get install -y -qq --no-install-recommends $args >/dev/null \
+      || die "apt-get install failed for:$missing"
+  else
+    die "missing packages:$missing (install them with: apt-get install$missing)"
+  fi
+}
 
 case "${1:-build}" in
-  build) want=$build_pkgs ;;
-  test) want="$build_pkgs $test_pkgs" ;;
-  fuzz) want="clang-14" ;;
-  kernels) want="qemu-system-x86 busybox-static cpio gcc libc6-dev" ;;
-  *) die "usage: deps.sh build|test|fuzz|kernels" ;;
+  build) need $build_pkgs; need $(gcc_pkgs) ;;
+  test) need $build_pkgs; need $(gcc_pkgs); need $test_pkgs; need $(python_pkgs) ;;
+  fuzz) need clang-14 ;;
+  kernels) need qemu-system-x86 busybox-static cpio gcc libc6-dev ;;
+  distro) need debootstrap ;;
+  bench) need clang-14 mariadb-server mariadb-client sysbench libhugetlbfs-bin libhugetlbfs0 \
+	      python3-matplotlib linux-perf ;;
+  *) die "usage: deps.sh build|test|fuzz|kernels|distro|bench" ;;
 esac
-
-missing=
-for p in $want; do
-  [ -n "$(pkg_version "$p")" ] || missing="$missing $p"
-done
-[ -z "$missing" ] && exit 0
-
-if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-  echo "hugeld: installing missing packages:$missing"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq >/dev/null
-  # glibc-source must match libc6 exactly: ask for that version.
-  args=
-  for p in $missing; do
-    if [ "$p" = glibc-source ]; then
-      args="$args glibc-source=$(pkg_version libc6)"
-    else
-      args="$args $p"
-    fi
-  done
-  apt-get install -y -qq --no-install-recommends $args >/dev/null \
-    || die "apt-get install failed for:$missing"
-else
-  die "missing packages:$missing (install them with: apt-get install$missing)"
-fi

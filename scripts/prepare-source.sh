@@ -1,7 +1,8 @@
 #!/bin/bash
 # Lay out the glibc source tree that hugeld is built from:
-#   build/pristine/glibc-2.36  the distribution's tarball, untouched
-#   build/src                  pristine + glibc-patches/series + elf/*
+#   build/pristine/glibc-X.Y   the distribution's tarball, untouched
+#   build/src                  pristine + glibc-patches/X.Y/series + elf/*
+# (X.Y: the installed libc6's glibc release, e.g. 2.36 or 2.41)
 # Files are only rewritten when their content changes, so the glibc build
 # in build/obj stays incremental: editing one of our files rebuilds only
 # what depends on it.
@@ -29,11 +30,11 @@ stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 touched=$stage/touched
 : > "$touched"
-series=$HUGELD_TOP/glibc-patches/series
+series=$PATCHDIR/series
 if [ -f "$series" ]; then
   grep -v -e '^#' -e '^[[:space:]]*$' "$series" | while read -r p; do
-    f=$HUGELD_TOP/glibc-patches/$p
-    [ -f "$f" ] || die "series names $p but glibc-patches/$p does not exist"
+    f=$PATCHDIR/$p
+    [ -f "$f" ] || die "series names $p but glibc-patches/$GLIBC_RELEASE/$p does not exist"
     sed -n 's,^+++ [^/]*/\([^[:space:]]*\).*,\1,p' "$f" >> "$touched"
   done
 fi
@@ -45,9 +46,9 @@ while read -r rel; do
 done < "$touched"
 if [ -f "$series" ]; then
   grep -v -e '^#' -e '^[[:space:]]*$' "$series" | while read -r p; do
-    patch -s -p1 -d "$stage/tree" --no-backup-if-mismatch -r - \
-      < "$HUGELD_TOP/glibc-patches/$p" \
-      || die "glibc-patches/$p does not apply to $GLIBC_SRCDIR_NAME"
+    patch -s -p1 -F0 -d "$stage/tree" --no-backup-if-mismatch -r - \
+      < "$PATCHDIR/$p" \
+      || die "glibc-patches/$GLIBC_RELEASE/$p does not apply to $GLIBC_SRCDIR_NAME"
   done
 fi
 

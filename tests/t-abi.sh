@@ -55,10 +55,6 @@ build_id () {
   readelf -n "$1" 2>/dev/null | awk '/Build ID:/ { print $3; exit }'
 }
 
-pkgver () {
-  dpkg-query -W -f='${Status} ${Version}\n' "$1" 2>/dev/null \
-    | awk '$3 == "installed" { print $4 }'
-}
 
 # ---------------------------------------------------------------- dynamic symbols
 
@@ -121,13 +117,13 @@ fi
 STRUCTS="link_map rtld_global rtld_global_ro"
 name="struct layouts (ptype/o ${STRUCTS// /, })"
 unstripped=$HUGELD_OBJDIR/elf/ld.so
-libc_ver=$(pkgver libc6)
+libc_ver=$(pkg_version libc6)
 
 # gdb and the libc6-dbg matching the installed libc6: install them if
 # missing (as root); without them this check FAILs, it does not skip.
 want=()
 command -v gdb > /dev/null || want+=(gdb)
-if [ -n "$libc_ver" ] && [ "$(pkgver libc6-dbg)" != "$libc_ver" ]; then
+if [ -n "$libc_ver" ] && [ "$(pkg_version libc6-dbg)" != "$libc_ver" ]; then
   want+=("libc6-dbg=$libc_ver")
 fi
 if [ ${#want[@]} -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get > /dev/null; then
@@ -145,8 +141,8 @@ if ! command -v gdb > /dev/null; then
   why="gdb is not installed and could not be installed (run: apt-get install gdb)"
 elif [ -z "$libc_ver" ]; then
   why="dpkg knows no installed libc6, so there is no libc6-dbg to read $SYSTEM_LDSO's layouts from"
-elif [ "$(pkgver libc6-dbg)" != "$libc_ver" ]; then
-  why="libc6-dbg ${libc_ver} is needed (installed: '$(pkgver libc6-dbg)') and could not be installed (run: apt-get update && apt-get install libc6-dbg=$libc_ver)"
+elif [ "$(pkg_version libc6-dbg)" != "$libc_ver" ]; then
+  why="libc6-dbg ${libc_ver} is needed (installed: '$(pkg_version libc6-dbg)') and could not be installed (run: apt-get update && apt-get install libc6-dbg=$libc_ver)"
 elif [ -z "$sys_id" ]; then
   why="$SYSTEM_LDSO has no build ID, so gdb cannot find its debug info"
 elif [ ! -f "$dbg" ]; then
@@ -227,14 +223,16 @@ fi
 hug_v=$("$HUGELD_LDSO" --version 2>&1 | head -1)
 sys_v=$("$SYSTEM_LDSO" --version 2>&1 | head -1)
 release () { sed -n 's/.* release version \([0-9][0-9.]*[0-9]\)\.\{0,1\}$/\1/p' <<< "$1"; }
+# The installed libc6's glibc release: 2.41-12+deb13u4 -> 2.41.
+libc_release=${libc_ver#*:}; libc_release=${libc_release%%-*}
 if [[ $hug_v != *hugeld* ]]; then
   fail "--version" "the first line does not name hugeld: $hug_v"
 elif [[ $sys_v == *hugeld* ]]; then
   fail "--version" "$SYSTEM_LDSO names hugeld too: is it the system's loader? ($sys_v)"
 elif [ -z "$(release "$sys_v")" ] || [ "$(release "$hug_v")" != "$(release "$sys_v")" ]; then
   fail "--version" "glibc release differs: hugeld '$hug_v', system '$sys_v'"
-elif [ "$(release "$hug_v")" != 2.36 ]; then
-  fail "--version" "glibc release $(release "$hug_v"), not 2.36: $hug_v"
+elif [ "$(release "$hug_v")" != "$libc_release" ]; then
+  fail "--version" "glibc release $(release "$hug_v"), not the installed libc6's $libc_release ($libc_ver): $hug_v"
 else
   echo "  hugeld: $hug_v"
   echo "  system: $sys_v"

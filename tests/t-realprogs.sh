@@ -2,7 +2,7 @@
 # Real programs with every object on huge pages (LD_HUGEPAGE_LIBS='*'
 # LD_HUGEPAGE_SEGMENTS=all) give the stock loader's results:
 # - Python's own regression tests (a subset of `python3 -m test`, from
-#   Debian's libpython3.11-testsuite, run in-process),
+#   Debian's libpython3.X-testsuite of the release's python3, run in-process),
 # - a set of perl programs (shasum, json_pp, prove over Test::More tests),
 # - a real C project compiled with gcc whose cc1, as and ld run through
 #   hugeld (zlib from Debian's source package): the objects must be
@@ -23,17 +23,19 @@ export DEBIAN_FRONTEND=noninteractive
 pages () { sed -n 's/.* \([0-9]*\) huge pages used.*/\1/p' "$1".* 2>/dev/null | awk '{s += $1} END {print s+0}'; }
 
 # --- Python's regression tests --------------------------------------------
-PY=/usr/bin/python3.11
-if [ ! -d /usr/lib/python3.11/test/libregrtest ]; then
-  apt-get install -y -qq libpython3.11-testsuite > "$TEST_TMP/apt.log" 2>&1 \
-    || { apt-get update -qq > /dev/null 2>&1; apt-get install -y -qq libpython3.11-testsuite >> "$TEST_TMP/apt.log" 2>&1; }
+# The release's python3 (3.11 in Debian 12, 3.13 in Debian 13).
+PYV=$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+PY=/usr/bin/python$PYV
+if [ ! -d /usr/lib/python$PYV/test/libregrtest ]; then
+  apt-get install -y -qq libpython$PYV-testsuite > "$TEST_TMP/apt.log" 2>&1 \
+    || { apt-get update -qq > /dev/null 2>&1; apt-get install -y -qq libpython$PYV-testsuite >> "$TEST_TMP/apt.log" 2>&1; }
 fi
 PYTESTS="test_json test_re test_struct test_math test_unicode test_collections
   test_itertools test_functools test_datetime test_hashlib test_zlib test_bz2
   test_lzma test_fractions test_heapq test_bisect test_string test_textwrap
   test_csv test_dict test_list test_set test_tuple test_float test_long
   test_int test_ctypes test_ast test_codecs test_base64 test_binascii"
-if [ -d /usr/lib/python3.11/test/libregrtest ]; then
+if [ -d /usr/lib/python$PYV/test/libregrtest ]; then
   summary () { grep -E '^(All )?[0-9]+ tests? (OK|failed|skipped)|^Tests result:' "$1"; }
   (cd "$TEST_TMP" && "$SYSTEM_LDSO" "$PY" -m test -q $PYTESTS > py-stock.log 2>&1)
   rc1=$?
@@ -51,7 +53,7 @@ if [ -d /usr/lib/python3.11/test/libregrtest ]; then
     fail "python3 -m test: same results" "stock rc=$rc1 [$(echo "$s1" | tr '\n' ' ')] hugeld rc=$rc2 [$(echo "$s2" | tr '\n' ' ')]"
   fi
 else
-  fail "python3 -m test" "libpython3.11-testsuite could not be installed"
+  fail "python3 -m test" "libpython$PYV-testsuite could not be installed"
 fi
 
 # --- perl programs ---------------------------------------------------------
@@ -100,7 +102,7 @@ fi
 # --- a real C project compiled with gcc through hugeld --------------------
 Z=$TEST_TMP/zlib
 mkdir -p "$Z/lists/partial" "$Z/get"
-echo "deb-src ${HUGELD_DEBIAN_MIRROR:-http://deb.debian.org/debian} bookworm main" > "$Z/sources.list"
+echo "deb-src ${HUGELD_DEBIAN_MIRROR:-http://deb.debian.org/debian} $(os_codename) main" > "$Z/sources.list"
 APT=(apt-get -qq -o Dir::Etc::SourceList="$Z/sources.list" -o Dir::Etc::SourceParts=/dev/null
      -o Dir::State::Lists="$Z/lists")
 if "${APT[@]}" update > "$Z/apt.log" 2>&1 \

@@ -11,13 +11,13 @@ for v in $(compgen -e); do
   case $v in DPKG_VERSION_OVERRIDE_*) unset "$v" ;; esac
 done
 
-FAKE=2.36-9+deb12u1fake
-libc=$(dpkg-query -W -f='${Status} ${Version}\n' libc6 2>/dev/null \
-  | awk '$3 == "installed" { print $4 }')
+libc=$(pkg_version libc6)
 if [ -z "$libc" ]; then
   fail "libc6 version" "dpkg knows no installed libc6"
   finish
 fi
+# A glibc-source of the same glibc release but another Debian version.
+FAKE=${libc}fake
 if [ "$libc" = "$FAKE" ]; then
   fail "libc6 version" "the installed libc6 is $FAKE, the version this test fakes"
   finish
@@ -25,7 +25,7 @@ fi
 
 # names_both NAME FILE: PASS if FILE names the fake glibc-source version and
 # the installed libc6's.  (The fake version may contain the real one as a
-# prefix -- 2.36-9+deb12u1 in 2.36-9+deb12u1fake -- so the real one is
+# prefix -- 2.36-9+deb12u14 in 2.36-9+deb12u14fake -- so the real one is
 # looked for with the fake one taken out.)
 names_both () {
   local name=$1 msg=$2 rest
@@ -61,6 +61,17 @@ if [ $rc = 0 ]; then
 else
   pass "check-version.sh refuses $FAKE"
   names_both "check-version.sh refuses $FAKE: message names both versions" "$TEST_TMP/cvf.msg"
+fi
+
+# 2b. A glibc release without a patch series (libc6 and glibc-source
+# both faked to 2.0-1): refuse, naming the supported releases.
+DPKG_VERSION_OVERRIDE_libc6=2.0-1 DPKG_VERSION_OVERRIDE_glibc_source=2.0-1 "$cv" > "$TEST_TMP/cvu.msg" 2>&1
+rc=$?
+if [ $rc != 0 ] && grep -q 'glibc 2.0 .*not supported.*supported: ' "$TEST_TMP/cvu.msg" \
+   && grep -qF "${libc%%-*}" "$TEST_TMP/cvu.msg"; then
+  pass "check-version.sh refuses a glibc release without a patch series"
+else
+  fail "check-version.sh refuses a glibc release without a patch series" "exit $rc: $(tr '\n' ' ' < "$TEST_TMP/cvu.msg")"
 fi
 
 # 3. prepare-source.sh refuses the same way, before extracting anything

@@ -1,0 +1,70 @@
+# Facts about the host: the one place that asks dpkg, apt and
+# /etc/os-release.  Sourced by scripts/config.sh (so by every script),
+# tests/lib.sh and scripts/system-loader.sh (inlined into the installed
+# copy by scripts/install.sh, which must run without the checkout); run
+# as a command by bench/bench.py and .ci/run:
+#
+#   scripts/host.sh pkg-version PKG    the installed version of PKG, or nothing
+#   scripts/host.sh glibc-release      the installed libc6's glibc release (2.36)
+#   scripts/host.sh codename           the Debian release's code name (bookworm)
+#   scripts/host.sh mirrors            "ARCHIVE SECURITY-ARCHIVE" of the apt sources
+#   scripts/host.sh bootstrap-packages what a fresh machine needs before make
+#
+# Everything here is read-only.
+
+# What .ci/run, docker/Dockerfile and `make check-distro' install on a
+# fresh machine before anything else; scripts/deps.sh installs the rest.
+HUGELD_BOOTSTRAP_PKGS="make gcc g++ patch xz-utils ca-certificates"
+
+# pkg_version PKG: the Debian version of PKG as dpkg knows it (empty if
+# it is not installed).  DPKG_VERSION_OVERRIDE_<pkg> lets the tests fake
+# a version (tests/t-version.sh).
+pkg_version () {
+  local var="DPKG_VERSION_OVERRIDE_${1//[^A-Za-z0-9]/_}"
+  if [ -n "${!var:-}" ]; then echo "${!var}"; return; fi
+  dpkg-query -W -f='${Status} ${Version}\n' "$1" 2>/dev/null \
+    | awk '$3 == "installed" { print $4 }'
+}
+
+# glibc_release [DEBVERSION]: the upstream glibc release of a libc6
+# version (default: the installed one): 2.41-12+deb13u4 -> 2.41.
+glibc_release () {
+  local v=${1-$(pkg_version libc6)}
+  v=${v#*:}
+  echo "${v%%-*}"
+}
+
+# os_codename: bookworm, trixie, ... (empty if /etc/os-release has none).
+os_codename () {
+  (. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
+}
+
+# debian_mirrors: "ARCHIVE SECURITY" -- the Debian archive and security
+# archive of the host's own apt sources (e.g. http://deb.debian.org/debian/
+# and http://deb.debian.org/debian-security/); either may be empty.
+debian_mirrors () {
+  local codename uri rel main='' sec=''
+  codename=$(os_codename)
+  while read -r uri rel; do
+    case $rel in
+      "$codename"|stable|oldstable) [ -n "$main" ] || main=$uri ;;
+      "$codename"-security|*/updates) [ -n "$sec" ] || sec=$uri ;;
+    esac
+  done < <(apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 'Identifier: Packages' 2>/dev/null | sort -u)
+  echo "$main $sec"
+}
+
+# Run as a command (not sourced, nor inlined into another script): one
+# fact on standard output.
+if [ "${BASH_SOURCE[0]}" = "$0" ] && [ "${0##*/}" = host.sh ]; then
+  case "${1:-}" in
+    pkg-version) [ $# = 2 ] || { echo "usage: host.sh pkg-version PKG" >&2; exit 2; }
+		 pkg_version "$2" ;;
+    glibc-release) glibc_release ;;
+    codename) os_codename ;;
+    mirrors) debian_mirrors ;;
+    bootstrap-packages) echo "$HUGELD_BOOTSTRAP_PKGS" ;;
+    *) echo "usage: host.sh pkg-version PKG | glibc-release | codename | mirrors | bootstrap-packages" >&2
+       exit 2 ;;
+  esac
+fi
