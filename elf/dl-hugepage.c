@@ -22,8 +22,9 @@
 
    1. _dl_hugepage_prepare: before _dl_map_segments, match the object's
       name and plan its zones.
-   2. _dl_hugepage_map_first: for ET_DYN objects, reserve the address
-      range so that the load bias is the one the plan chose.
+   2. _dl_hugepage_placement: for ET_DYN objects, tell glibc's
+      _dl_map_segment where to place the object modulo 2 MiB, so that
+      the load bias is the one the plan chose.
    3. _dl_map_segments maps everything the ordinary way (file mappings,
       zero fill, holes), exactly as without hugeld.
    4. _dl_hugepage_apply: for each zone, build a MAP_PRIVATE|MAP_HUGETLB
@@ -61,10 +62,6 @@
 #include <sysdep.h>
 #include <dl-hugepage.h>
 
-/* As in dl-load.h, which cannot be included here.  */
-#ifndef MAP_COPY
-# define MAP_COPY (MAP_PRIVATE | MAP_DENYWRITE)
-#endif
 #ifndef MAP_HUGE_SHIFT
 # define MAP_HUGE_SHIFT 26
 #endif
@@ -383,48 +380,17 @@ _dl_hugepage_prepare (const char *realname, int fd, int type,
   hp_select_and_plan (realname, NULL, fd, false, 0);
 }
 
-ElfW(Addr)
-_dl_hugepage_map_first (ElfW(Addr) mapstart, ElfW(Off) mapoff, int prot,
-			ElfW(Addr) mappref, size_t maplength, int fd)
+void
+_dl_hugepage_placement (ElfW(Addr) mapstart, ElfW(Addr) *mapalign,
+			ElfW(Addr) *mapphase)
 {
   const struct hp_plan *plan = hp_load.current;
   if (plan == NULL)
-    return (ElfW(Addr)) MAP_FAILED;
-  size_t pagesize = GLRO(dl_pagesize);
-  size_t modulus = plan->modulus;
-  size_t len = ALIGN_UP (maplength, pagesize);
-  if (len + modulus < len)
-    return (ElfW(Addr)) MAP_FAILED;
-
-  /* Reserve enough to slide the object into the wanted position, map
-     the first segment over the whole extent exactly as
-     _dl_map_segment does, then give back the slack.  */
-  ElfW(Addr) res = (ElfW(Addr)) __mmap ((void *) mappref, len + modulus,
-					PROT_NONE,
-					MAP_ANONYMOUS | MAP_PRIVATE, -1, 0);
-  if ((void *) res == MAP_FAILED)
-    {
-      if (hp_debug ())
-	_dl_debug_printf ("hugepages: %s: cannot reserve address space to "
-			  "align the object: %s (errno %d)\n", hp_load.objname,
-			  hp_errno_name (errno), errno);
-      return res;
-    }
-  ElfW(Addr) want = (plan->bias + mapstart) & (modulus - 1);
-  ElfW(Addr) start = res + ((want - res) & (modulus - 1));
-  ElfW(Addr) map = (ElfW(Addr)) __mmap ((void *) start, maplength, prot,
-					MAP_COPY | MAP_FILE | MAP_FIXED,
-					fd, mapoff);
-  if ((void *) map == MAP_FAILED)
-    {
-      __munmap ((void *) res, len + modulus);
-      return map;
-    }
-  if (start > res)
-    __munmap ((void *) res, start - res);
-  if (res + len + modulus > start + len)
-    __munmap ((void *) (start + len), res + len + modulus - (start + len));
-  return start;
+    return;
+  /* The modulus is a power of two, at least the huge page size and the
+     segments' own alignment, so the stock alignment still holds.  */
+  *mapalign = plan->modulus;
+  *mapphase = (plan->bias + mapstart) & (plan->modulus - 1);
 }
 
 /* Whether the running kernel can move a hugetlb mapping with
@@ -715,7 +681,7 @@ hp_apply_plan (struct link_map *l, int fd, bool verify)
   if (plan == NULL)
     return NULL;
 
-  /* The reservation in _dl_hugepage_map_first may have failed, leaving
+  /* The larger reservation in _dl_map_segment may have failed, leaving
      the object where the kernel put it: plan again for that bias.  */
   if (((l->l_addr - plan->bias) & (plan->modulus - 1)) != 0)
     {

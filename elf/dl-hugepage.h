@@ -48,15 +48,13 @@ void _dl_hugepage_prepare (const char *realname, int fd, int type,
 			   const ElfW(Phdr) *phdr, size_t phnum)
   attribute_hidden;
 
-/* For an ET_DYN object with a plan: reserve its address range so that
-   the load bias is the planned one, and map the first segment (which
-   starts at MAPSTART, file offset MAPOFF, protection PROT) over all of
-   it as _dl_map_segment does.  Returns the start, or MAP_FAILED
-   (nothing planned, or no room), and then _dl_map_segment does the
-   ordinary thing.  */
-ElfW(Addr) _dl_hugepage_map_first (ElfW(Addr) mapstart, ElfW(Off) mapoff,
-				   int prot, ElfW(Addr) mappref,
-				   size_t maplength, int fd) attribute_hidden;
+/* For an ET_DYN object with a plan, whose first segment starts at
+   MAPSTART: set *MAPALIGN and *MAPPHASE so that _dl_map_segment maps
+   it at an address that is *MAPPHASE modulo *MAPALIGN, which makes the
+   load bias the planned one.  Without a plan it leaves them as they
+   are (the segments' alignment, and 0).  */
+void _dl_hugepage_placement (ElfW(Addr) mapstart, ElfW(Addr) *mapalign,
+			     ElfW(Addr) *mapphase) attribute_hidden;
 
 /* After L has been mapped the ordinary way: replace the planned zones
    with huge page copies.  Each zone is built aside and moved into
