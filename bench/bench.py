@@ -15,7 +15,7 @@ rotated each round), several runs each, and reports medians and ratios to
 the first variant (the stock loader).  Raw samples go to OUT/raw/*.json;
 bench/report.py turns them into OUT/RESULTS.md and PNG plots.
 """
-import argparse, glob, json, os, platform, re, shutil, signal, statistics
+import argparse, fcntl, glob, json, os, platform, re, shutil, signal, statistics
 import subprocess, sys, tempfile, time
 
 from abtime import run_once  # bench/abtime.py: the demo's measurement too
@@ -59,6 +59,15 @@ class System:
 
     def __init__(self, work):
         self.work = work
+        # Own the pool as scripts/pool.sh's pool_lock does (flock on the
+        # pool's file), for as long as the benchmark runs.
+        self.pool_lock = open(POOL)
+        try:
+            fcntl.flock(self.pool_lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            print("bench: waiting for another hugeld script or test that is "
+                  "using the huge page pool", file=sys.stderr)
+            fcntl.flock(self.pool_lock, fcntl.LOCK_EX)
         self.old_pool = int(read(POOL))
         self.old_thp = re.search(r"\[(\w+)\]", read(THP)).group(1)
         self.mount = None
@@ -572,8 +581,8 @@ def machine(sysm, perf_events, perf_why):
                 "/sys/kernel/mm/transparent_hugepage/shmem_enabled").strip(),
             "fs": fs, "loadavg_start": read("/proc/loadavg").split()[:3],
             "perf_tlb_events": perf_events, "perf_note": perf_why,
-            "glibc": subprocess.run(["dpkg-query", "-W", "-f=${Version}", "libc6"],
-                                    stdout=subprocess.PIPE, text=True).stdout,
+            "glibc": subprocess.run([os.path.join(TOP, "scripts", "host.sh"), "pkg-version", "libc6"],
+                                    stdout=subprocess.PIPE, text=True).stdout.strip(),
             "date": time.strftime("%Y-%m-%d %H:%M %Z")}
 
 

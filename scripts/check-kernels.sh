@@ -100,20 +100,9 @@ set_accel "$accel"
 
 mkdir -p "$KDIR/logs" "$KDIR/bin"
 
-# The Debian archive and security archive of the host's own apt sources
-# (e.g. http://deb.debian.org/debian/ and .../debian-security/).
-host_mirrors () {
-  local codename uri rel main='' sec=''
-  codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
-  while read -r uri rel; do
-    case $rel in
-      "$codename"|stable|oldstable) [ -n "$main" ] || main=$uri ;;
-      "$codename"-security|*/updates) [ -n "$sec" ] || sec=$uri ;;
-    esac
-  done < <(apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 'Identifier: Packages' | sort -u)
-  echo "${KERNEL_MIRROR:-$main} ${KERNEL_SECURITY_MIRROR:-$sec}"
-}
-read -r mirror security <<< "$(host_mirrors) "
+# The Debian archive and security archive of the host's own apt sources.
+read -r mirror security <<< "$(debian_mirrors) "
+mirror=${KERNEL_MIRROR:-$mirror} security=${KERNEL_SECURITY_MIRROR:-$security}
 [ -n "$mirror" ] || die "cannot find the Debian archive in the host's apt sources (set KERNEL_MIRROR)"
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 

@@ -16,8 +16,14 @@ install -d "$dest"
 install -m 0755 "$src" "$dest/ld.so.new"
 mv -f "$dest/ld.so.new" "$dest/ld.so"
 install -d "$dest/libexec"
-sed "s|^PREFIX=\${PREFIX:-/opt/hugeld}|PREFIX=\${PREFIX:-$PREFIX}|" \
-  "$HUGELD_TOP/scripts/system-loader.sh" > "$dest/libexec/hugeld-system-loader.new"
+# The installed script stands alone: PREFIX filled in, scripts/host.sh
+# put in place of the line that sources it.
+awk -v prefix="$PREFIX" -v host="$HUGELD_TOP/scripts/host.sh" '
+  /^PREFIX=\$\{PREFIX:-\/opt\/hugeld\}$/ { print "PREFIX=${PREFIX:-" prefix "}"; next }
+  /# @HOST_SH@$/ { while ((getline l < host) > 0) print l; next }
+  { print }' "$HUGELD_TOP/scripts/system-loader.sh" > "$dest/libexec/hugeld-system-loader.new"
+grep -q '^pkg_version ()' "$dest/libexec/hugeld-system-loader.new" \
+  || die "could not put scripts/host.sh into hugeld-system-loader"
 chmod 0755 "$dest/libexec/hugeld-system-loader.new"
 mv -f "$dest/libexec/hugeld-system-loader.new" "$dest/libexec/hugeld-system-loader"
 echo "hugeld: installed $dest/ld.so ($("$dest/ld.so" --version | head -1))"

@@ -69,10 +69,9 @@ step () {
   if [ "${HUGELD_TEST_KILL_AT:-}" = "$1" ]; then kill -9 $$; fi
 }
 
-libc_version () {
-  dpkg-query -W -f='${Status} ${Version}\n' libc6 2>/dev/null \
-    | awk '$3 == "installed" { print $4 }'
-}
+# pkg_version (scripts/host.sh; scripts/install.sh puts its text here).
+. "$(dirname "$0")/host.sh"   # @HOST_SH@
+libc_version () { pkg_version libc6; }
 # The Debian version a loader was built from, from its --version line.
 loader_version () {
   "$1" --version 2>/dev/null | sed -n '1s/.*(Debian GLIBC \([^ )]*\).*/\1/p'

@@ -46,6 +46,7 @@ finish () { exit $_failed; }
 meminfo () { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
 
 . "$HUGELD_TOP/scripts/pool.sh"
+. "$HUGELD_TOP/scripts/host.sh"
 
 # reserve_hugepages N: make sure the 2 MiB pool has exactly N pages (as
 # root), restoring the old size when the test exits.  Later changes
