@@ -2,12 +2,14 @@
 #
 #   make            build ld.so from the distribution's glibc source (incremental)
 #   make install    install it as $(DESTDIR)$(PREFIX)/ld.so (default /opt/hugeld)
-#   make check      run the tests (builds and installs first; root reserves huge pages)
+#   make check      run the tests on the build, staged in build/stage (root reserves huge pages)
+#   make check-installed  the same tests on the installed $(PREFIX) (installs first)
 #   make demo       the big-code demo: what goes on huge pages, and the speed-up
 #   make unit       planner and matcher unit tests only (no glibc build needed)
 #   make tools      the hugeld command only (no glibc build needed)
 #   make bench      benchmarks against the stock loader, THP and libhugetlbfs (bench-quick: < 5 min)
 #   make check-kernels  the built loader under Debian's 5.10, 6.1 and 6.12 kernels (qemu)
+#   make deb        a Debian package of the build: build/hugeld_VERSION+LIBC6VERSION_amd64.deb
 #   make check-distro DIST=trixie   build and `make check' in a debootstrapped Debian 13 (or bookworm: 12) chroot
 
 PREFIX ?= /opt/hugeld
@@ -19,7 +21,7 @@ CC ?= gcc
 UNIT_CFLAGS = -std=gnu11 -g -O1 -Wall -Wextra -Werror -Ielf -Itests/unit
 PLAN_SRCS = elf/dl-hugepage-plan.c elf/dl-hugepage-match.c
 
-.PHONY: check-distro bench bench-quick tools install-tools uninstall-tools all build install install-system uninstall-system check-system check-glibc check-kernels check unit unit-build fuzz fixtures demo clean distclean
+.PHONY: deb check-distro bench bench-quick tools install-tools uninstall-tools all build install install-system uninstall-system check-system check-glibc check-kernels check check-installed unit unit-build fuzz fixtures demo clean distclean
 
 all: build tools
 
@@ -75,13 +77,31 @@ fuzz:
 fixtures:
 	$(MAKE) -C tests/fixtures OUT=$(BUILDDIR)/tests
 
-check: install fixtures
+# The tests run on a staged install (make install DESTDIR=$(STAGE), no
+# links under /usr/local): nothing is written to $(PREFIX).  The tests
+# take the loader and the command from HUGELD_LDSO and HUGELD_CMD; the
+# system-loader test copies the staged tree into its chroot's $(PREFIX).
+STAGE = $(BUILDDIR)/stage
+check: build tools fixtures
 	scripts/deps.sh test
 	$(MAKE) unit-build
-	tests/run.sh
+	rm -rf $(STAGE)
+	$(MAKE) install DESTDIR=$(STAGE) LINKDIR=
+	HUGELD_LDSO=$(STAGE)$(PREFIX)/ld.so HUGELD_CMD=$(STAGE)$(PREFIX)/bin/hugeld tests/run.sh
+
+# The same tests on the installed loader and command ($(DESTDIR)$(PREFIX)).
+check-installed: install fixtures
+	scripts/deps.sh test
+	$(MAKE) unit-build
+	HUGELD_LDSO=$(DESTDIR)$(PREFIX)/ld.so HUGELD_CMD=$(DESTDIR)$(PREFIX)/bin/hugeld tests/run.sh
 
 demo: install fixtures
 	scripts/demo.sh
+
+# The Debian package (see scripts/deb.sh): /opt/hugeld as make install
+# makes it, depending on exactly the libc6 it was built from.
+deb: build tools
+	scripts/deb.sh
 
 # hugeld as the distribution's loader (root; see scripts/system-loader.sh).
 install-system: install

@@ -57,7 +57,6 @@ STATE=$STATE_DIR/system-loader
 # directory only root can write, never code under $PREFIX directly.
 HOOK=$STATE_DIR/dpkg-hook
 SELF=$PREFIX/libexec/hugeld-system-loader
-MD5SUMS=/var/lib/dpkg/info/libc6:amd64.md5sums
 
 say () { echo "hugeld: $*" >&2; }
 die () { say "$*"; exit 1; }
@@ -87,7 +86,8 @@ installed () { [ -f "$STATE" ] && diverted; }
 is_distrib () {
   local want
   [ -f "$1" ] && [ ! -L "$1" ] || return 1
-  want=$(awk -v f="${REAL#/}" '$2 == f { print $1 }' "$MD5SUMS" 2>/dev/null)
+  want=$(dpkg-query --control-show libc6:amd64 md5sums 2>/dev/null \
+	 | awk -v f="${REAL#/}" '$2 == f { print $1 }')
   [ -n "$want" ] || return 1
   [ "$(md5sum < "$1" | cut -d' ' -f1)" = "$want" ] || return 1
   "$1" /bin/true
@@ -225,8 +225,10 @@ do_install () {
   write_file "$HOOKS" <<EOF
 # hugeld is the system loader: keep ld.so and libc.so.6 matched across
 # every dpkg run (see $SELF).
-pre-invoke=$HOOK dpkg-pre
-post-invoke=$HOOK dpkg-post
+# (uninstall, also run by the hugeld package's prerm, removes the hook
+# in the middle of a dpkg run: then the post-invoke has nothing to do.)
+pre-invoke=if [ -x $HOOK ]; then $HOOK dpkg-pre; fi
+post-invoke=if [ -x $HOOK ]; then $HOOK dpkg-post; fi
 EOF
   if ! diverted; then
     step divert

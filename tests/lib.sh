@@ -84,3 +84,58 @@ link_interp () {
     -Wl,--dynamic-linker="$HUGELD_LDSO" 2> "$out.cc" \
     || { fail "link $(basename "$out")" "$(head -3 "$out.cc" | tr '\n' ' ')"; return 1; }
 }
+
+# debian_root DIR: DIR becomes a throwaway root of the host's own Debian
+# release, entered with in_root CMD...: a copy of a minimal debootstrap
+# made once per checkout (build/chroot-base-RELEASE), with /proc and
+# /dev mounted, the release's archives (main, updates, security: the
+# host's own, or HUGELD_DEBIAN_MIRROR and HUGELD_DEBIAN_SECURITY), and
+# libc6 at the host's version, the one hugeld is built from.  Unmounted
+# and removed when the test ends.  Sets DIST; on failure says why (FAIL)
+# and returns 1.  Needs root.
+debian_root () {
+  local c=$1 base mirror security host got m
+  command -v debootstrap > /dev/null \
+    || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap > /dev/null 2>&1
+  command -v debootstrap > /dev/null || { fail debootstrap "cannot install debootstrap"; return 1; }
+  DIST=$(os_codename)
+  [ -n "$DIST" ] || { fail "release" "/etc/os-release names no VERSION_CODENAME"; return 1; }
+  read -r mirror security <<< "$(debian_mirrors) "
+  mirror=${HUGELD_DEBIAN_MIRROR:-${mirror:-http://deb.debian.org/debian}}
+  security=${HUGELD_DEBIAN_SECURITY:-${security:-${mirror%/debian*}/debian-security}}
+  base=$HUGELD_TOP/build/chroot-base-$DIST
+  if [ ! -f "$base/.done" ]; then
+    rm -rf "$base"
+    debootstrap --variant=minbase "$DIST" "$base" "$mirror" > "$TEST_TMP/dbs.log" 2>&1 \
+      || { fail "debootstrap $DIST" "$(tail -3 "$TEST_TMP/dbs.log" | tr '\n' ' ')"; return 1; }
+    touch "$base/.done"
+  fi
+  _root_umount "$c"
+  rm -rf "$c"
+  cp -a "$base" "$c"
+  at_exit "_root_umount '$c'; rm -rf '$c'"
+  mount -t proc proc "$c/proc"
+  mount --bind /dev "$c/dev"
+  cp /etc/resolv.conf "$c/etc/resolv.conf" 2>/dev/null || true
+  printf 'deb %s %s main\ndeb %s %s-updates main\ndeb %s %s-security main\n' \
+    "$mirror" "$DIST" "$mirror" "$DIST" "$security" "$DIST" > "$c/etc/apt/sources.list"
+  _root=$c
+  host=$(pkg_version libc6)
+  got=$(in_root dpkg-query -W -f='${Version}' libc6)
+  if [ "$got" != "$host" ]; then
+    # The release's libc6 moved on (a point release or security update).
+    in_root apt-get update -qq > "$TEST_TMP/root-apt.log" 2>&1
+    in_root apt-get install -y -qq "libc6=$host" "libc-bin=$host" >> "$TEST_TMP/root-apt.log" 2>&1
+    got=$(in_root dpkg-query -W -f='${Version}' libc6)
+    [ "$got" = "$host" ] \
+      || { fail "root's libc6 matches the build" "it has $got, hugeld is built from $host: $(tail -2 "$TEST_TMP/root-apt.log" | tr '\n' ' ')"; return 1; }
+  fi
+}
+_root_umount () {
+  local m
+  for m in "$1/proc" "$1/dev/pts" "$1/dev"; do
+    mountpoint -q "$m" 2> /dev/null && umount -l "$m"
+  done
+  return 0
+}
+in_root () { chroot "$_root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root DEBIAN_FRONTEND=noninteractive "$@"; }

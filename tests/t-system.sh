@@ -1,6 +1,6 @@
 #!/bin/bash
-# hugeld as the distribution's loader, in a throwaway Debian 12 root made
-# with debootstrap and entered with chroot (never on this machine itself):
+# hugeld as the distribution's loader, in a throwaway root of the host's
+# Debian release made with debootstrap and entered with chroot (never on this machine itself):
 # install, use apt-get, dpkg, bash, perl, python3; select a program with
 # LD_HUGEPAGE_LIBS and find its text on huge pages; a libc6 downgrade and
 # upgrade keep ld.so and libc.so.6 matched; install refuses a mismatched
@@ -11,56 +11,12 @@ if [ "$(id -u)" != 0 ]; then
   skip all "must run as root (debootstrap, chroot)"
   finish
 fi
-command -v debootstrap > /dev/null || {
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap > /dev/null 2>&1
-}
-command -v debootstrap > /dev/null || { fail debootstrap "cannot install debootstrap"; finish; }
-
-MIRROR=${HUGELD_DEBIAN_MIRROR:-http://deb.debian.org/debian}
-BASE=$HUGELD_TOP/build/chroot-base
-C=$HUGELD_TOP/build/chroot
 REAL=/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2
 TOOL=/opt/hugeld/libexec/hugeld-system-loader
-
-# The base system is made once per checkout and copied for each run.
-if [ ! -f "$BASE/.done" ]; then
-  rm -rf "$BASE"
-  if debootstrap --variant=minbase bookworm "$BASE" "$MIRROR" > "$TEST_TMP/dbs.log" 2>&1; then
-    touch "$BASE/.done"
-  else
-    fail "debootstrap bookworm" "$(tail -3 "$TEST_TMP/dbs.log" | tr '\n' ' ')"
-    finish
-  fi
-fi
-pass "debootstrap: a Debian 12 root"
-
-umount_all () {
-  for m in "$C/proc" "$C/dev/pts" "$C/dev"; do
-    mountpoint -q "$m" && umount -l "$m"
-  done
-  return 0
-}
-umount_all 2>/dev/null || true
-rm -rf "$C"
-cp -a "$BASE" "$C"
-at_exit "umount_all; rm -rf '$C'"
-mount -t proc proc "$C/proc"
-mount --bind /dev "$C/dev"
-cp /etc/resolv.conf "$C/etc/resolv.conf" 2>/dev/null || true
-# The same archives as a Debian 12 install: main, updates, security.
-cat > "$C/etc/apt/sources.list" <<EOF
-deb $MIRROR bookworm main
-deb $MIRROR bookworm-updates main
-deb ${MIRROR%/debian}/debian-security bookworm-security main
-EOF
-in_root () { chroot "$C" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root "$@"; }
-
-host_libc=$(dpkg-query -W -f='${Version}' libc6)
-root_libc=$(in_root dpkg-query -W -f='${Version}' libc6)
-if [ "$host_libc" != "$root_libc" ]; then
-  fail "chroot libc6 matches the build" "chroot has $root_libc, hugeld is built from $host_libc"
-  finish
-fi
+host_libc=$(pkg_version libc6)
+C=$HUGELD_TOP/build/chroot
+debian_root "$C" || finish
+pass "debootstrap: a Debian $DIST root, libc6 $(pkg_version libc6) as on the host"
 
 # hugeld as `make install' would put it there.
 mkdir -p "$C/opt"

@@ -1,0 +1,159 @@
+#!/bin/bash
+# make deb: the built loader and tool as a Debian package,
+#   build/hugeld_<hugeld version>+<libc6 version>_amd64.deb
+#
+# What it holds:
+#   /opt/hugeld/...      exactly what `make install' puts there: ld.so,
+#                        bin/hugeld, libexec/hugeld-plan,
+#                        libexec/hugeld-system-loader, the man page and
+#                        the bash completion
+#   /usr/bin/hugeld, /usr/share/man/man1/hugeld.1.gz,
+#   /usr/share/bash-completion/completions/hugeld   (so that the command,
+#                        `man hugeld' and completion work without PATH changes)
+#   /usr/share/doc/hugeld/{copyright,changelog.Debian.gz}, lintian overrides
+#
+# It depends on exactly the libc6 it was built from: ld.so and libc.so.6
+# share GLIBC_PRIVATE internals, so apt must never pair this loader with
+# another libc6 (an upgrade of libc6 removes it, or holds libc6 back).
+# Installing it never changes the system loader; `make install-system'
+# (/opt/hugeld/libexec/hugeld-system-loader install) stays an explicit
+# step.  If that was done, removing or purging the package first puts
+# the distribution's loader back (prerm), the same way `uninstall' does.
+set -euo pipefail
+. "$(dirname "$0")/config.sh"
+
+libc=$(pkg_version libc6)
+ldso=$OBJDIR/elf/ld.so
+[ -x "$ldso" ] || die "$ldso is not built (make)"
+built=$("$ldso" --version | sed -n '1s/.*(Debian GLIBC \([^ ]*\) hugeld.*/\1/p')
+[ "$built" = "$libc" ] || die "the built ld.so is glibc $built but the installed libc6 is $libc; rebuild (make distclean && make)"
+arch=$(dpkg --print-architecture)
+[ "$arch" = amd64 ] || die "only amd64 is supported, not $arch"
+version=$HUGELD_VERSION+$libc
+deb=$BUILDDIR/hugeld_${version}_$arch.deb
+root=$BUILDDIR/deb/root
+rm -rf "$BUILDDIR/deb"
+mkdir -p "$root"
+
+# /opt/hugeld as `make install' makes it (no /usr/local links).
+make -s -C "$HUGELD_TOP" install DESTDIR="$root" PREFIX=/opt/hugeld LINKDIR= > "$BUILDDIR/deb/install.log" 2>&1 \
+  || { tail -5 "$BUILDDIR/deb/install.log" >&2; die "make install DESTDIR=$root failed"; }
+opt=$root/opt/hugeld
+for f in ld.so bin/hugeld libexec/hugeld-plan libexec/hugeld-system-loader \
+	 share/man/man1/hugeld.1 share/bash-completion/completions/hugeld; do
+  [ -f "$opt/$f" ] || die "make install did not install /opt/hugeld/$f"
+done
+
+# Stripped as Debian strips its own loader and programs (the build
+# tree keeps the symbols; the build ID stays, for debuginfo).
+strip --strip-unneeded --remove-section=.comment "$opt/ld.so" "$opt/libexec/hugeld-plan"
+"$opt/ld.so" --version > /dev/null || die "the stripped ld.so does not run"
+
+# Where Debian looks for commands, manual pages and completions.
+install -d "$root/usr/bin" "$root/usr/share/man/man1" \
+  "$root/usr/share/bash-completion/completions" "$root/usr/share/doc/hugeld" \
+  "$root/usr/share/lintian/overrides"
+ln -s /opt/hugeld/bin/hugeld "$root/usr/bin/hugeld"
+gzip -9n < "$HUGELD_TOP/tools/hugeld.1" > "$root/usr/share/man/man1/hugeld.1.gz"
+install -m 0644 "$HUGELD_TOP/tools/hugeld.bash-completion" \
+  "$root/usr/share/bash-completion/completions/hugeld"
+
+cat > "$root/usr/share/doc/hugeld/copyright" <<EOF
+Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
+Upstream-Name: hugeld
+Comment: The dynamic loader is built from Debian's glibc-source $libc,
+ with hugeld's patches and files added; the glibc source is the Debian
+ glibc package's (see /usr/share/doc/libc6/copyright).
+
+Files: *
+Copyright: 2026 The hugeld authors
+           1991-2025 Free Software Foundation, Inc. and the GNU C Library contributors
+License: LGPL-2.1+
+
+License: LGPL-2.1+
+ This library is free software; you can redistribute it and/or
+ modify it under the terms of the GNU Lesser General Public
+ License as published by the Free Software Foundation; either
+ version 2.1 of the License, or (at your option) any later version.
+ .
+ On Debian systems, the complete text of the GNU Lesser General Public
+ License version 2.1 can be found in /usr/share/common-licenses/LGPL-2.1.
+EOF
+date=$(date -R -d "@${SOURCE_DATE_EPOCH:-$(git -C "$HUGELD_TOP" log -1 --format=%ct 2>/dev/null || date +%s)}")
+{
+  echo "hugeld ($version) unstable; urgency=medium"
+  echo
+  echo "  * hugeld $HUGELD_VERSION built from Debian's glibc-source $libc"
+  echo "    ($(git -C "$HUGELD_TOP" describe --always --dirty 2>/dev/null || echo 'no git'))."
+  echo
+  echo " -- hugeld maintainers <hugeld@example.org>  $date"
+} | gzip -9n > "$root/usr/share/doc/hugeld/changelog.Debian.gz"
+# Programs name /opt/hugeld/ld.so as their PT_INTERP and users run it by
+# that path (README): the loader cannot move to /usr without breaking them.
+cat > "$root/usr/share/lintian/overrides/hugeld" <<'EOF'
+# /opt/hugeld/ld.so is the path programs name as their PT_INTERP and
+# users run (README); the package keeps make install's layout.
+hugeld: dir-or-file-in-opt *
+# As for libc6's own loader: ld.so must be executable, and needs no
+# other library.
+hugeld: shared-library-is-executable 0755 [opt/hugeld/ld.so]
+hugeld: shared-library-lacks-prerequisites [opt/hugeld/ld.so]
+EOF
+
+# Maintainer scripts.
+install -d "$root/DEBIAN"
+cat > "$root/DEBIAN/prerm" <<'EOF'
+#!/bin/sh
+# If hugeld is the system loader (hugeld-system-loader install), put the
+# distribution's loader back before hugeld's files go away.
+set -e
+L=/opt/hugeld/libexec/hugeld-system-loader
+case "$1" in
+  remove|deconfigure)
+    if [ -x "$L" ] && [ -f /var/lib/hugeld/system-loader ]; then
+      echo "hugeld: hugeld is the system loader; putting the distribution's loader back" >&2
+      "$L" uninstall
+    fi
+    ;;
+esac
+exit 0
+EOF
+cat > "$root/DEBIAN/postrm" <<'EOF'
+#!/bin/sh
+# purge: nothing of hugeld's may be left (prerm already took hugeld out
+# of the system loader's place; this only removes an empty state dir).
+set -e
+if [ "$1" = purge ] && [ -d /var/lib/hugeld ]; then
+  rmdir /var/lib/hugeld 2>/dev/null || true
+fi
+exit 0
+EOF
+chmod 0755 "$root/DEBIAN/prerm" "$root/DEBIAN/postrm"
+size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
+cat > "$root/DEBIAN/control" <<EOF
+Package: hugeld
+Version: $version
+Architecture: $arch
+Maintainer: hugeld maintainers <hugeld@example.org>
+Installed-Size: $size
+Depends: libc6 (= $libc), python3
+Suggests: gdb, linux-perf
+Section: admin
+Priority: optional
+Description: dynamic loader that maps selected objects onto huge pages
+ hugeld is the GNU C Library's dynamic loader (ld.so), built from the
+ Debian glibc-source $libc, with one addition: objects whose
+ names match LD_HUGEPAGE_LIBS are placed on explicit 2 MiB huge pages
+ (MAP_HUGETLB) as they are loaded, falling back to ordinary pages when
+ the pool has none.  It is installed as /opt/hugeld/ld.so, beside the
+ system's loader, which it does not change.
+ .
+ The hugeld command runs programs through it, plans the huge page pool,
+ and shows what a running process got.
+EOF
+( cd "$root" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | sort -z \
+    | xargs -0 md5sum ) > "$root/DEBIAN/md5sums"
+chmod 0644 "$root/DEBIAN/control" "$root/DEBIAN/md5sums"
+dpkg-deb --root-owner-group -Zxz --build "$root" "$deb.tmp" > /dev/null
+mv -f "$deb.tmp" "$deb"
+echo "hugeld: built $deb"

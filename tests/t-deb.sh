@@ -1,0 +1,152 @@
+#!/bin/bash
+# The Debian package (make deb, scripts/deb.sh), in a throwaway root of
+# the host's release (debian_root in lib.sh):
+# - its name and Depends name exactly the libc6 it was built from;
+#   lintian finds nothing (where lintian can be installed);
+# - apt-get installs it; it does not touch the system loader; the
+#   loader, the command, the man page and the completion work; the demo
+#   (scripts/demo.sh, with the package's loader) puts the big-code
+#   library on 2 MiB pages and runs;
+# - purged, nothing of it is left;
+# - installed again and made the system loader (install-system), then
+#   purged: the distribution's loader is back byte for byte, the
+#   diversion and the dpkg hooks are gone, apt-get succeeds, programs run.
+. "$(dirname "$0")/lib.sh"
+
+if [ "$(id -u)" != 0 ]; then
+  skip all "must run as root (debootstrap, chroot, pool)"
+  finish
+fi
+for f in bigcheck-shared libbig.so; do
+  [ -e "$FIXTURES/$f" ] || { fail fixtures "$FIXTURES/$f missing (make fixtures)"; finish; }
+done
+libc=$(pkg_version libc6)
+ver=$(. "$HUGELD_TOP/scripts/config.sh" && echo "$HUGELD_VERSION")
+DEB=$HUGELD_TOP/build/hugeld_${ver}+${libc}_amd64.deb
+
+# --- the package itself -----------------------------------------------------
+rm -f "$DEB"
+if "$HUGELD_TOP/scripts/deb.sh" > "$TEST_TMP/deb.log" 2>&1 && [ -f "$DEB" ]; then
+  pass "make deb: build/$(basename "$DEB")"
+else
+  fail "make deb" "$(tail -3 "$TEST_TMP/deb.log" | tr '\n' ' ')"
+  finish
+fi
+dep=$(dpkg-deb -f "$DEB" Depends)
+if [[ ", $dep, " == *", libc6 (= $libc), "* ]]; then
+  pass "Depends: libc6 (= $libc), exactly the libc6 it was built from"
+else
+  fail "Depends names the exact libc6" "$dep"
+fi
+files=$(dpkg-deb -c "$DEB" | awk '{ print $6 }')
+missing=
+for f in ./opt/hugeld/ld.so ./opt/hugeld/bin/hugeld ./opt/hugeld/libexec/hugeld-plan \
+	 ./opt/hugeld/libexec/hugeld-system-loader ./opt/hugeld/share/man/man1/hugeld.1 \
+	 ./opt/hugeld/share/bash-completion/completions/hugeld ./usr/bin/hugeld \
+	 ./usr/share/man/man1/hugeld.1.gz ./usr/share/doc/hugeld/copyright; do
+  grep -qx -- "$f" <<< "$files" || missing="$missing $f"
+done
+[ -z "$missing" ] && pass "contents: /opt/hugeld (loader, command, helper, system-loader, man page, completion), /usr/bin/hugeld, man page, copyright" \
+  || fail "contents" "missing:$missing"
+# Nothing outside /opt/hugeld and /usr/share except the /usr/bin link.
+other=$(grep -v -e '^\./$' -e '^\./opt/' -e '^\./usr/$' -e '^\./usr/share/' -e '^\./usr/bin/$' -e '^\./usr/bin/hugeld$' <<< "$files")
+[ -z "$other" ] && pass "no files outside /opt/hugeld, /usr/share and /usr/bin/hugeld (nothing in /lib, /etc)" \
+  || fail "files outside /opt/hugeld" "$(echo "$other" | tr '\n' ' ')"
+
+command -v lintian > /dev/null || apt-get install -y -qq --no-install-recommends lintian > /dev/null 2>&1
+if ! command -v lintian > /dev/null; then
+  skip lintian "lintian cannot be installed"
+elif lintian --fail-on error,warning "$DEB" > "$TEST_TMP/lintian.log" 2>&1; then
+  pass "lintian: no errors or warnings (overrides: /opt, and ld.so's own as in libc6)"
+else
+  fail "lintian" "$(grep -E '^[EW]:' "$TEST_TMP/lintian.log" | head -5 | tr '\n' ' ')"
+fi
+
+# --- installed in a root of this release ----------------------------------
+C=$HUGELD_TOP/build/chroot-deb
+debian_root "$C" || finish
+REAL=/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2
+stock_sum=$(md5sum < "$C$REAL" | cut -d' ' -f1)
+cp "$DEB" "$C/tmp/"
+in_root apt-get update -qq > /dev/null 2>&1
+apt_install () {
+  in_root apt-get install -y -qq "/tmp/$(basename "$DEB")" > "$TEST_TMP/$1.log" 2>&1
+}
+if apt_install install1 && [ -x "$C/opt/hugeld/ld.so" ]; then
+  pass "apt-get install ./$(basename "$DEB") (with its dependencies)"
+else
+  fail "apt-get install" "$(tail -3 "$TEST_TMP/install1.log" | tr '\n' ' ')"
+  finish
+fi
+[ "$(md5sum < "$C$REAL" | cut -d' ' -f1)" = "$stock_sum" ] && [ ! -e "$C$REAL.distrib" ] \
+  && [ -z "$(in_root dpkg-divert --list "$REAL")" ] \
+  && pass "installing it leaves the system loader alone (same bytes, no diversion)" \
+  || fail "the system loader is untouched" "$(in_root dpkg-divert --list "$REAL")"
+v=$(in_root /opt/hugeld/ld.so --version | head -1)
+hv=$(in_root hugeld --version 2>&1)
+if [[ $v == *"GLIBC $libc hugeld"* ]] && [[ $hv == "hugeld $ver" ]] \
+   && in_root /opt/hugeld/ld.so /bin/true \
+   && [ -s "$C/usr/share/man/man1/hugeld.1.gz" ] \
+   && [ -f "$C/usr/share/bash-completion/completions/hugeld" ]; then
+  pass "installed: /opt/hugeld/ld.so runs programs ($v), hugeld on PATH ($hv), man page, completion"
+else
+  fail "installed: loader and command" "ld.so: $v; hugeld: $hv"
+fi
+# What the package's own command plans, with its own helper.
+plan=$(in_root env HUGELD_LDSO= HUGELD_PLAN= hugeld plan /bin/true --libs 'libc.so*' 2>&1)
+grep -q '^per process: ' <<< "$plan" && pass "hugeld plan (the package's tool and helper) works" \
+  || fail "hugeld plan in the root" "$(head -3 <<< "$plan" | tr '\n' ' ')"
+
+# The demo with the package's loader, run inside the root (the checkout
+# bound read-only, its fixtures built on this host, whose libc6 is the
+# root's).
+mkdir -p "$C/hugeld" "$C/demo"
+mount --bind "$HUGELD_TOP" "$C/hugeld" && mount -o remount,bind,ro "$C/hugeld"
+at_exit "umount -l '$C/hugeld' 2> /dev/null"
+reserve_hugepages 40 || { fail pool "cannot reserve 40 huge pages"; finish; }
+in_root env HUGELD_LDSO=/opt/hugeld/ld.so BUILDDIR=/demo RUNS=3 \
+  bash -c 'mkdir -p /demo && cp -a /hugeld/build/tests /demo/ && /hugeld/scripts/demo.sh' \
+  > "$TEST_TMP/demo.log" 2>&1
+rc=$?
+if [ $rc = 0 ] && grep -q 'ok: text on 2 MiB pages' "$TEST_TMP/demo.log" \
+   && grep -q 'huge pages used' "$TEST_TMP/demo.log"; then
+  pass "make demo's script with the package's loader: text on 2 MiB pages, runs ($(grep -m1 'ok: text' "$TEST_TMP/demo.log" | sed 's/^ *//'))"
+else
+  fail "demo with the package's loader" "exit $rc: $(grep -E 'ok:|FAIL|hugeld:|Error' "$TEST_TMP/demo.log" | head -4 | tr '\n' ' ')"
+fi
+umount -l "$C/hugeld"
+
+# Purged: nothing left.
+in_root apt-get purge -y -qq hugeld > "$TEST_TMP/purge1.log" 2>&1
+rc=$?
+left=$(cd "$C" && ls -d opt/hugeld usr/bin/hugeld usr/share/doc/hugeld var/lib/hugeld etc/dpkg/dpkg.cfg.d/hugeld 2> /dev/null)
+if [ $rc = 0 ] && [ -z "$left" ] && [ -z "$(in_root dpkg-query -W -f='${Status}' hugeld 2> /dev/null | grep -v not-installed)" ]; then
+  pass "apt-get purge: nothing of hugeld left"
+else
+  fail "apt-get purge" "exit $rc, left: $left $(tail -2 "$TEST_TMP/purge1.log" | tr '\n' ' ')"
+fi
+
+# Installed again and made the system loader, then purged.
+apt_install install2 || fail "apt-get install again" "$(tail -3 "$TEST_TMP/install2.log" | tr '\n' ' ')"
+in_root /opt/hugeld/libexec/hugeld-system-loader install > "$TEST_TMP/sys.log" 2>&1
+if in_root /lib64/ld-linux-x86-64.so.2 --version | head -1 | grep -q hugeld; then
+  pass "install-system from the package: the system loader is hugeld"
+else
+  fail "install-system from the package" "$(tail -3 "$TEST_TMP/sys.log" | tr '\n' ' ')"
+fi
+in_root apt-get purge -y -qq hugeld > "$TEST_TMP/purge2.log" 2>&1
+rc=$?
+sum=$(md5sum < "$C$REAL" | cut -d' ' -f1)
+left=$(cd "$C" && ls -d opt/hugeld var/lib/hugeld etc/dpkg/dpkg.cfg.d/hugeld "${REAL#/}.distrib" 2> /dev/null)
+div=$(in_root dpkg-divert --list "$REAL")
+if [ $rc = 0 ] && [ "$sum" = "$stock_sum" ] && [ ! -L "$C$REAL" ] && [ -z "$left" ] && [ -z "$div" ] \
+   && in_root bash -c 'perl -e 1 && /bin/true' && in_root dpkg --verify libc6 > "$TEST_TMP/verify.log" 2>&1 \
+   && in_root apt-get install -y -qq --reinstall libc6 > "$TEST_TMP/re.log" 2>&1; then
+  pass "purge after install-system: the distribution's loader back byte for byte, no diversion, no hooks, no state; dpkg --verify libc6 clean; apt-get still works"
+else
+  fail "purge after install-system" "apt exit $rc, loader $sum (stock $stock_sum), left: $left, divert: $div; $(grep -i 'hugeld\|error' "$TEST_TMP/purge2.log" | head -3 | tr '\n' ' ') $(cat "$TEST_TMP/verify.log" 2> /dev/null | head -2)"
+fi
+grep -q "putting the distribution's loader back" "$TEST_TMP/purge2.log" \
+  && pass "purge says it put the distribution's loader back" \
+  || fail "purge message" "$(head -5 "$TEST_TMP/purge2.log" | tr '\n' ' ')"
+finish
