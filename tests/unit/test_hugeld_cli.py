@@ -126,6 +126,24 @@ class Helpers(unittest.TestCase):
         except common.Error:
             return None
 
+    def test_table(self):
+        rows = [("NAME", "KIND", "N"), ("libbig.so", "text", "11"),
+                ("", "rodata", "4"), ("x", "", "")]
+        self.assertEqual(common.table(rows, right={2}), [
+            "NAME       KIND     N",
+            "libbig.so  text    11",
+            "           rodata   4",
+            "x"])
+        # An indent; right-aligned columns first; empty trailing cells
+        # leave no blanks, and an all-empty row leaves an empty line.
+        self.assertEqual(common.table([("PID", "CMD"), ("7", "sh"),
+                                       ("1234", "python3"), ("", "")],
+                                      right=range(1), indent="  "), [
+            "   PID  CMD",
+            "     7  sh",
+            "  1234  python3",
+            ""])
+
     def test_pool_line(self):
         p = {"total": 20, "free": 10, "reserved": 2, "surplus": 0,
              "in_use": 10, "available": 8, "nodes": []}

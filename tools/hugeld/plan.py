@@ -23,7 +23,7 @@ import json
 import os
 import sys
 
-from .common import Error, KINDS, NR_HUGEPAGES, SYSFS_HUGE, SYSFS_NODES, UsageError, ldso_path, mib, plural
+from .common import Error, KINDS, NR_HUGEPAGES, SYSFS_HUGE, SYSFS_NODES, UsageError, ldso_path, mib, plural, table
 from .elf import Elf, check_program, is_hugeld_loader, resolve_program
 from .planner import ldso_list, run_helper, settings, summarize
 from .pool import apply_pool, pool_info, pool_line
@@ -226,10 +226,8 @@ def print_plan(r, verbose):
         if o["error"]:
             sel += ": " + o["error"]
         rows.append((name, sel) + tuple(cells) + (str(o["huge_pages"]),))
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    for row in rows:
-        print("  ".join(c.ljust(widths[i]) if i < 2 else c.rjust(widths[i])
-                        for i, c in enumerate(row)).rstrip())
+    for line in table(rows, right=range(2, len(rows[0]))):
+        print(line)
     if unselected:
         print("(and %s not selected; -v lists them)"
               % plural(unselected, "other object"))

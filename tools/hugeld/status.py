@@ -24,7 +24,7 @@ import os
 import re
 import sys
 
-from .common import DEFAULT_LDSO, Error, HUGE, UsageError, mib, plural
+from .common import DEFAULT_LDSO, Error, HUGE, UsageError, mib, plural, table
 from .elf import is_hugeld_loader
 from .planner import check_patterns, check_segments, run_helper
 from .pool import pool_info, pool_line
@@ -201,11 +201,8 @@ def print_status(st):
                      str(r["pages_in_use"])))
     if len(rows) > 1:
         print()
-        widths = [max(len(row[i]) for row in rows) for i in range(5)]
-        for row in rows:
-            print("  " + "  ".join(
-                c.rjust(widths[i]) if i == 4 else c.ljust(widths[i])
-                for i, c in enumerate(row)).rstrip())
+        for line in table(rows, right={4}, indent="  "):
+            print(line)
     for x in st["selected_without_huge_pages"]:
         print("  note: %s is selected by \"%s\" (%s) but has no huge pages:"
               % (x["path"], x["pattern"], x["matched_by"]))
@@ -264,11 +261,8 @@ def status_all(args, cache, ldso):
                      mib(s["pages"]).replace(" MiB", ""), display_name(s),
                      objs))
     if len(rows) > 1:
-        widths = [max(len(row[i]) for row in rows) for i in range(5)]
-        for row in rows:
-            print("  ".join(c.rjust(widths[i]) if i < 3 else
-                            c.ljust(widths[i]) for i, c in enumerate(row))
-                  .rstrip())
+        for line in table(rows, right={0, 1, 2}):
+            print(line)
         print()
     print("%s in %s" % (plural(total, "huge page"),
                         plural(len(procs), "process", "processes")))
