@@ -87,6 +87,41 @@ class OptionsAgree(unittest.TestCase):
                              "completion of %s" % (cmd or "hugeld"))
 
 
+class RunCommandLine(unittest.TestCase):
+    """`run' finds where the program starts from its own parser."""
+
+    def test_value_options_are_the_parsers(self):
+        run = cli.subcommand(cli.build_parser(), "run")
+        self.assertEqual(cli.value_options(run),
+                         {"--libs", "--segments", "--ldso", "--debug-dir",
+                          "--perf-map-output"})
+
+    def test_program_starts_after_the_options(self):
+        top = cli.build_parser()
+        for argv, want in (
+                (["run", "--libs", "x", "--debug", "prog", "-v"],
+                 ["run", "--libs", "x", "--debug", "--", "prog", "-v"]),
+                (["run", "--debug=f", "--segments", "all", "prog", "--libs"],
+                 ["run", "--debug=f", "--segments", "all", "--", "prog",
+                  "--libs"]),
+                (["run", "--libs=x", "--perf-map", "prog"],
+                 ["run", "--libs=x", "--perf-map", "--", "prog"]),
+                (["run", "--libs", "x", "--", "prog", "a"],
+                 ["run", "--libs", "x", "--", "prog", "a"]),
+                (["run", "--no-pool-check"], ["run", "--no-pool-check"])):
+            self.assertEqual(cli.run_argv(top, argv), want, argv)
+        args = top.parse_args(cli.run_argv(top, ["run", "--libs", "x",
+                                                 "prog", "--libs", "y"]))
+        self.assertEqual((args.libs, args.command),
+                         ("x", ["--", "prog", "--libs", "y"]))
+
+    def test_a_new_option_needs_one_edit(self):
+        top = cli.build_parser()
+        cli.subcommand(top, "run").add_argument("--new-option", metavar="V")
+        self.assertEqual(cli.run_argv(top, ["run", "--new-option", "v", "prog"]),
+                         ["run", "--new-option", "v", "--", "prog"])
+
+
 class Helpers(unittest.TestCase):
 
     def test_mib_and_plural(self):
