@@ -14,7 +14,7 @@ import unittest
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(TOP, "tools"))
 
-from hugeld import cli, common, planner, pool  # noqa: E402
+from hugeld import cli, common, elf, planner, pool  # noqa: E402
 
 MAN = os.path.join(TOP, "tools", "hugeld.1")
 COMPLETION = os.path.join(TOP, "tools", "hugeld.bash-completion")
@@ -178,6 +178,36 @@ class Helpers(unittest.TestCase):
             "     7  sh",
             "  1234  python3",
             ""])
+
+    def test_layout(self):
+        # hugeld-plan --layout: every page of the PT_LOAD segments has
+        # one kind, its zone's (without the gaps zones grow into) or its
+        # small range's.
+        if not self.helper():
+            self.skipTest("hugeld-plan not built (make -C tools)")
+        exe = os.path.realpath(sys.executable)
+        for segs in ("text,rodata,relro", "all"):
+            o = planner.run_helper(["--layout", "--segments", segs, exe])["objects"][0]
+            e = elf.Elf(exe)
+            pages = [(p.vaddr & -common.PAGE,
+                      (p.vaddr + p.memsz + common.PAGE - 1) & -common.PAGE)
+                     for p in e.loads]
+            e.close()
+            lay = o["layout"]
+            self.assertEqual([(r["start"], r["end"]) for r in lay],
+                             sorted((r["start"], r["end"]) for r in lay))
+            for a, b in pages:
+                inside = [r for r in lay if a <= r["start"] < b]
+                self.assertTrue(inside, hex(a))
+                self.assertEqual(inside[0]["start"], a)
+                self.assertEqual(inside[-1]["end"], b)
+                for r, s in zip(inside, inside[1:]):
+                    self.assertEqual(r["end"], s["start"])
+            self.assertEqual(sum(r["end"] - r["start"] for r in lay),
+                             sum(b - a for a, b in pages))
+            for z in o["zones"] + o["small"]:
+                over = [r for r in lay if r["start"] < z["end"] and z["start"] < r["end"]]
+                self.assertEqual({r["kind"] for r in over}, {z["kind"]}, z)
 
     def test_pool_line(self):
         p = {"total": 20, "free": 10, "reserved": 2, "surplus": 0,
