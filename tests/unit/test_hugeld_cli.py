@@ -14,7 +14,7 @@ import unittest
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(TOP, "tools"))
 
-from hugeld import cli, common, elf, planner, pool  # noqa: E402
+from hugeld import cli, common, elf, planner, pool, status  # noqa: E402
 
 MAN = os.path.join(TOP, "tools", "hugeld.1")
 COMPLETION = os.path.join(TOP, "tools", "hugeld.bash-completion")
@@ -208,6 +208,22 @@ class Helpers(unittest.TestCase):
             for z in o["zones"] + o["small"]:
                 over = [r for r in lay if r["start"] < z["end"] and z["start"] < r["end"]]
                 self.assertEqual({r["kind"] for r in over}, {z["kind"]}, z)
+
+    def test_kind_in(self):
+        # The kind of a process's huge page mapping: the layout range
+        # holding most of it, also when it reaches into a gap.
+        plan = {"layout": [
+            {"kind": "rodata", "start": 0, "end": 0x1006000, "load": 0},
+            {"kind": "text", "start": 0x1200000, "end": 0x16c5000, "load": 1},
+            {"kind": "data+bss", "start": 0x2400000, "end": 0x2e01000, "load": 2}]}
+        M = 0x200000
+        self.assertEqual(status.kind_in(plan, 0, 8 * M), "rodata")
+        self.assertEqual(status.kind_in(plan, 0x1000000, 0x1200000), "rodata")
+        self.assertEqual(status.kind_in(plan, 0x1200000, 0x1800000), "text")
+        self.assertEqual(status.kind_in(plan, 0x2a00000, 0x2c00000), "data+bss")
+        self.assertEqual(status.kind_in(plan, 0x1800000, 0x1a00000), "?")
+        self.assertEqual(status.kind_in(None, 0, M), "?")
+        self.assertEqual(status.kind_in({"layout": []}, 0, M), "?")
 
     def test_pool_line(self):
         p = {"total": 20, "free": 10, "reserved": 2, "surplus": 0,

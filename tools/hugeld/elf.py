@@ -29,8 +29,6 @@ from .common import Error, PAGE
 
 
 PT_LOAD, PT_DYNAMIC, PT_INTERP, PT_NOTE = 1, 2, 3, 4
-PT_GNU_RELRO = 0x6474e552
-PF_X, PF_W = 1, 2
 SHT_SYMTAB, SHT_DYNSYM = 2, 11
 STT_FUNC, STT_GNU_IFUNC = 2, 10
 ET_EXEC, ET_DYN = 2, 3
@@ -139,12 +137,6 @@ class Elf(object):
         return self.read(off, 256).split(b"\0")[0].decode(
             "utf-8", "surrogateescape") or None
 
-    def relro(self):
-        for p in self.phdrs:
-            if p.type == PT_GNU_RELRO:
-                return (p.vaddr & -PAGE, (p.vaddr + p.memsz) & -PAGE)
-        return (0, 0)
-
     def extent(self):
         if not self.loads:
             return (0, 0)
@@ -233,29 +225,6 @@ class Elf(object):
                 return self.read(s["offset"], s["size"]).split(b"\0")[0] \
                     .decode("utf-8", "surrogateescape")
         return None
-
-    def kind_of(self, lo, hi):
-        """The kind (text, rodata, relro, data, bss, data+bss) of the
-        unrelocated range [lo, hi), as the loader's planner names it."""
-        for p in self.loads:
-            ps = p.vaddr & -PAGE
-            pe = (p.vaddr + p.memsz + PAGE - 1) & -PAGE
-            if not ps <= lo < pe:
-                continue
-            if p.flags & PF_X:
-                return "text"
-            if not p.flags & PF_W:
-                return "rodata"
-            r0, r1 = self.relro()
-            if r0 <= lo and hi <= r1:
-                return "relro"
-            d = (p.vaddr + p.filesz + PAGE - 1) & -PAGE
-            if hi <= d:
-                return "data"
-            if lo >= d:
-                return "bss"
-            return "data+bss"
-        return "?"
 
 
 def is_hugeld_loader(path, ldso, _cache={}):
