@@ -17,7 +17,7 @@
 # License along with the GNU C Library; if not, see
 # <https://www.gnu.org/licenses/>.
 
-"""Reading ELF files: program headers, the dynamic section, symbols."""
+"""Reading ELF files: program headers, symbols, build IDs and debug links."""
 
 import os
 import re
@@ -32,7 +32,6 @@ PT_LOAD, PT_DYNAMIC, PT_INTERP, PT_NOTE = 1, 2, 3, 4
 SHT_SYMTAB, SHT_DYNSYM = 2, 11
 STT_FUNC, STT_GNU_IFUNC = 2, 10
 ET_EXEC, ET_DYN = 2, 3
-DT_NULL, DT_STRTAB, DT_SONAME = 0, 5, 14
 
 
 class Phdr(object):
@@ -86,7 +85,6 @@ class Elf(object):
         self.loads = [p for p in self.phdrs
                       if p.type == PT_LOAD and p.memsz > 0]
         self._sections = None
-        self._dyn = None
 
     def read(self, off, n):
         try:
@@ -109,33 +107,6 @@ class Elf(object):
     @property
     def dynamic(self):
         return any(p.type == PT_DYNAMIC for p in self.phdrs)
-
-    def vaddr_to_offset(self, va):
-        for p in self.loads:
-            if p.vaddr <= va < p.vaddr + p.filesz:
-                return p.offset + va - p.vaddr
-        return None
-
-    @property
-    def soname(self):
-        if self._dyn is None:
-            self._dyn = {}
-            for p in self.phdrs:
-                if p.type != PT_DYNAMIC:
-                    continue
-                data = self.read(p.offset, min(p.filesz, 16 * 1024))
-                for i in range(len(data) // 16):
-                    tag, val = struct.unpack_from("<qQ", data, 16 * i)
-                    if tag == DT_NULL:
-                        break
-                    self._dyn.setdefault(tag, val)
-        if DT_SONAME not in self._dyn or DT_STRTAB not in self._dyn:
-            return None
-        off = self.vaddr_to_offset(self._dyn[DT_STRTAB] + self._dyn[DT_SONAME])
-        if off is None:
-            return None
-        return self.read(off, 256).split(b"\0")[0].decode(
-            "utf-8", "surrogateescape") or None
 
     def extent(self):
         if not self.loads:

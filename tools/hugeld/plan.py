@@ -56,7 +56,6 @@ def cmd_plan(args):
     path = resolve_program(args.program)
     elf = check_program(path)
     interp = elf.interp
-    library = not interp and elf.soname is not None
     elf.close()
     direct_ok = bool(interp) and is_hugeld_loader(interp, ldso)
     if args.direct and not direct_ok:
@@ -130,6 +129,7 @@ def cmd_plan(args):
     # The main program: as `hugeld run' runs it (ld.so command), or as
     # the kernel maps it (--direct, or for the note).
     res_main = run_helper(common + [path])["objects"][0]
+    library = not interp and res_main["soname"] is not None
     res_kernel = None
     if direct_ok:
         res_kernel = run_helper(common + ["--kernel", "--alias", path,

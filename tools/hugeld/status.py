@@ -44,9 +44,14 @@ def process_status(pid, cache, ldso, detail=True):
         "libs": env.get("LD_HUGEPAGE_LIBS"),
         "segments": env.get("LD_HUGEPAGE_SEGMENTS")}
     plans = plan_objects(objs, settings, detail)
+    # The dynamic loader: by its DT_SONAME, as the helper reads it.  Not
+    # by the kernel's AT_BASE or the program's PT_INTERP: run as a
+    # command (hugeld run) ld.so is the program itself, AT_BASE is 0
+    # and the program's PT_INTERP names the system's loader.  Nor by its
+    # path: hugeld's is /opt/hugeld/ld.so, a build's elf/ld.so.
     loader = None
-    for o in objs:
-        if (o.elf.soname or "").startswith("ld-linux"):
+    for o, x in zip(objs, plans):
+        if x is not None and (x["soname"] or "").startswith("ld-linux"):
             loader = o.path
             break
     st["loader"] = loader
