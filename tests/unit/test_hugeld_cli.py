@@ -209,6 +209,24 @@ class Helpers(unittest.TestCase):
                 over = [r for r in lay if r["start"] < z["end"] and z["start"] < r["end"]]
                 self.assertEqual({r["kind"] for r in over}, {z["kind"]}, z)
 
+    def test_plan_each(self):
+        # One run of the helper for all; a file it refuses is None, and
+        # the others are still planned (with their DT_SONAME).
+        if not self.helper():
+            self.skipTest("hugeld-plan not built (make -C tools)")
+        exe = os.path.realpath(sys.executable)
+        good = planner.plan_each([], [("/x/prog", exe)])
+        self.assertEqual((good[0]["file"], good[0]["path"]), (exe, "/x/prog"))
+        got = planner.plan_each(["--layout"], [("a", exe), ("b", MAN), ("c", exe)])
+        self.assertEqual([x is None for x in got], [False, True, False])
+        self.assertIn("layout", got[2])
+        self.assertEqual(planner.plan_each([], []), [])
+        libs = [p for p in ("/lib/x86_64-linux-gnu/libc.so.6", "/lib64/libc.so.6")
+                if os.path.exists(p)]
+        if libs:
+            self.assertEqual(planner.plan_each([], [(libs[0], libs[0])])[0]["soname"],
+                             "libc.so.6")
+
     def test_kind_in(self):
         # The kind of a process's huge page mapping: the layout range
         # holding most of it, also when it reaches into a gap.
