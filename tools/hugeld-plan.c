@@ -28,7 +28,10 @@
    See usage () below.  The output is one JSON document:
      {"settings": {...}, "objects": [{...}, ...]}
    Addresses are unrelocated (as in the object's program headers) and
-   printed as numbers.  A file that cannot be read or is not an ELF
+   printed as numbers.  With --layout each object also has "layout":
+   the kind of every page of its PT_LOAD segments, on huge pages or
+   not, which is what `hugeld status' labels a process's huge page
+   mappings with.  A file that cannot be read or is not an ELF
    object this loader can load ends the run with one line on stderr
    and exit status 1; nothing is printed on stdout then.  */
 
@@ -73,6 +76,7 @@ struct options
   uint64_t bias;
   const char *alias;		/* Name the program was run by.  */
   const char *name;		/* Match as this path.  */
+  bool layout;			/* Print each object's layout.  */
 };
 
 struct object
@@ -125,6 +129,8 @@ The planning code is the loader's own (elf/dl-hugepage-plan.c).\n\
                       possible bias is tried and the least and most\n\
                       huge pages are reported\n\
   --alias NAME        with --kernel: the name the program was run by\n\
+  --layout            also print each object's \"layout\": the kind of\n\
+                      every page range of its PT_LOAD segments\n\
   --help              this text\n", progname);
 }
 
@@ -313,6 +319,83 @@ print_plan (const struct hp_plan *plan)
   printf ("]");
 }
 
+/* The page-rounded extent [*PS, *PE) of the PT_LOAD segment numbered
+   LOAD as the planner numbers them (struct hp_zone's load): among the
+   PT_LOAD headers with memory.  */
+static bool
+load_pages (const struct object *o, int load, uint64_t *ps, uint64_t *pe)
+{
+  int n = 0;
+  for (size_t i = 0; i < o->phnum; ++i)
+    {
+      const ElfW(Phdr) *ph = &o->phdr[i];
+      if (ph->p_type != PT_LOAD || ph->p_memsz == 0)
+	continue;
+      if (n++ == load)
+	{
+	  *ps = ph->p_vaddr & -PLAN_PAGESIZE;
+	  *pe = (ph->p_vaddr + ph->p_memsz + PLAN_PAGESIZE - 1)
+		& -PLAN_PAGESIZE;
+	  return true;
+	}
+    }
+  return false;
+}
+
+static int
+range_compare (const void *a, const void *b)
+{
+  const struct hp_range *x = a, *y = b;
+  return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The kind of every page of O's PT_LOAD segments, from PLAN: its zones
+   without the gaps between segments they may grow into, and its small
+   ranges, as maximal ranges of one kind in one segment.  It does not
+   depend on the bias, so it also names the kind of huge page mappings
+   a process has at another one.  Empty if the plan failed.  */
+static void
+print_layout (const struct object *o, const struct hp_plan *plan)
+{
+  static struct hp_range r[HP_MAX_RUNS + 2 * HP_MAX_RUNS];
+  size_t n = 0;
+  for (size_t i = 0; plan->error == HP_E_NONE && i < plan->nzones; ++i)
+    {
+      const struct hp_zone *z = &plan->zones[i];
+      uint64_t ps, pe;
+      if (!load_pages (o, z->load, &ps, &pe))
+	continue;
+      r[n].start = z->start > ps ? z->start : ps;
+      r[n].end = z->end < pe ? z->end : pe;
+      r[n].kind = z->kind;
+      r[n].load = z->load;
+      r[n].reason = HP_R_NONE;
+      if (r[n].end > r[n].start)
+	++n;
+    }
+  for (size_t i = 0; plan->error == HP_E_NONE && i < plan->nsmall; ++i)
+    r[n++] = plan->small[i];
+  qsort (r, n, sizeof r[0], range_compare);
+
+  printf (",\n   \"layout\": [");
+  bool first = true;
+  for (size_t i = 0; i < n;)
+    {
+      uint64_t end = r[i].end;
+      size_t j = i + 1;
+      while (j < n && r[j].start == end && r[j].kind == r[i].kind
+	     && r[j].load == r[i].load)
+	end = r[j++].end;
+      printf ("%s\n    {\"kind\": \"%s\", \"start\": %" PRIu64
+	      ", \"end\": %" PRIu64 ", \"load\": %d}",
+	      first ? "" : ",", _dl_hugepage_kind_name (r[i].kind),
+	      r[i].start, end, r[i].load);
+      first = false;
+      i = j;
+    }
+  printf ("]");
+}
+
 /* The settings ld.so would use for O (hp_plan_load).  */
 static struct hp_settings
 settings_for (const struct object *o, const struct options *opt)
@@ -424,6 +507,8 @@ print_object (const struct object *o, const struct options *opt, bool first)
     }
   _dl_hugepage_plan (o->phdr, o->phnum, &s, &plan);
   print_plan (&plan);
+  if (opt->layout)
+    print_layout (o, &plan);
   printf ("}");
 }
 
@@ -442,7 +527,7 @@ int
 main (int argc, char **argv)
 {
   enum { OPT_LIBS = 256, OPT_SEGMENTS, OPT_KERNEL, OPT_BIAS, OPT_ALIAS,
-	 OPT_NAME, OPT_CHECK_LIBS, OPT_CHECK_SEGMENTS, OPT_HELP };
+	 OPT_NAME, OPT_CHECK_LIBS, OPT_CHECK_SEGMENTS, OPT_LAYOUT, OPT_HELP };
   static const struct option longopts[] =
     {
       { "libs", required_argument, NULL, OPT_LIBS },
@@ -453,6 +538,7 @@ main (int argc, char **argv)
       { "name", required_argument, NULL, OPT_NAME },
       { "check-libs", required_argument, NULL, OPT_CHECK_LIBS },
       { "check-segments", required_argument, NULL, OPT_CHECK_SEGMENTS },
+      { "layout", no_argument, NULL, OPT_LAYOUT },
       { "help", no_argument, NULL, OPT_HELP },
       { NULL, 0, NULL, 0 }
     };
@@ -515,6 +601,9 @@ main (int argc, char **argv)
 	break;
       case OPT_ALIAS:
 	opt.alias = optarg;
+	break;
+      case OPT_LAYOUT:
+	opt.layout = true;
 	break;
       case OPT_NAME:
 	if (pending_name != NULL)

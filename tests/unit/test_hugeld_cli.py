@@ -14,7 +14,7 @@ import unittest
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(TOP, "tools"))
 
-from hugeld import cli, common, planner, pool  # noqa: E402
+from hugeld import cli, common, elf, planner, pool, status  # noqa: E402
 
 MAN = os.path.join(TOP, "tools", "hugeld.1")
 COMPLETION = os.path.join(TOP, "tools", "hugeld.bash-completion")
@@ -87,6 +87,41 @@ class OptionsAgree(unittest.TestCase):
                              "completion of %s" % (cmd or "hugeld"))
 
 
+class RunCommandLine(unittest.TestCase):
+    """`run' finds where the program starts from its own parser."""
+
+    def test_value_options_are_the_parsers(self):
+        run = cli.subcommand(cli.build_parser(), "run")
+        self.assertEqual(cli.value_options(run),
+                         {"--libs", "--segments", "--ldso", "--debug-dir",
+                          "--perf-map-output"})
+
+    def test_program_starts_after_the_options(self):
+        top = cli.build_parser()
+        for argv, want in (
+                (["run", "--libs", "x", "--debug", "prog", "-v"],
+                 ["run", "--libs", "x", "--debug", "--", "prog", "-v"]),
+                (["run", "--debug=f", "--segments", "all", "prog", "--libs"],
+                 ["run", "--debug=f", "--segments", "all", "--", "prog",
+                  "--libs"]),
+                (["run", "--libs=x", "--perf-map", "prog"],
+                 ["run", "--libs=x", "--perf-map", "--", "prog"]),
+                (["run", "--libs", "x", "--", "prog", "a"],
+                 ["run", "--libs", "x", "--", "prog", "a"]),
+                (["run", "--no-pool-check"], ["run", "--no-pool-check"])):
+            self.assertEqual(cli.run_argv(top, argv), want, argv)
+        args = top.parse_args(cli.run_argv(top, ["run", "--libs", "x",
+                                                 "prog", "--libs", "y"]))
+        self.assertEqual((args.libs, args.command),
+                         ("x", ["--", "prog", "--libs", "y"]))
+
+    def test_a_new_option_needs_one_edit(self):
+        top = cli.build_parser()
+        cli.subcommand(top, "run").add_argument("--new-option", metavar="V")
+        self.assertEqual(cli.run_argv(top, ["run", "--new-option", "v", "prog"]),
+                         ["run", "--new-option", "v", "--", "prog"])
+
+
 class Helpers(unittest.TestCase):
 
     def test_mib_and_plural(self):
@@ -125,6 +160,88 @@ class Helpers(unittest.TestCase):
             return common.helper_path()
         except common.Error:
             return None
+
+    def test_table(self):
+        rows = [("NAME", "KIND", "N"), ("libbig.so", "text", "11"),
+                ("", "rodata", "4"), ("x", "", "")]
+        self.assertEqual(common.table(rows, right={2}), [
+            "NAME       KIND     N",
+            "libbig.so  text    11",
+            "           rodata   4",
+            "x"])
+        # An indent; right-aligned columns first; empty trailing cells
+        # leave no blanks, and an all-empty row leaves an empty line.
+        self.assertEqual(common.table([("PID", "CMD"), ("7", "sh"),
+                                       ("1234", "python3"), ("", "")],
+                                      right=range(1), indent="  "), [
+            "   PID  CMD",
+            "     7  sh",
+            "  1234  python3",
+            ""])
+
+    def test_layout(self):
+        # hugeld-plan --layout: every page of the PT_LOAD segments has
+        # one kind, its zone's (without the gaps zones grow into) or its
+        # small range's.
+        if not self.helper():
+            self.skipTest("hugeld-plan not built (make -C tools)")
+        exe = os.path.realpath(sys.executable)
+        for segs in ("text,rodata,relro", "all"):
+            o = planner.run_helper(["--layout", "--segments", segs, exe])["objects"][0]
+            e = elf.Elf(exe)
+            pages = [(p.vaddr & -common.PAGE,
+                      (p.vaddr + p.memsz + common.PAGE - 1) & -common.PAGE)
+                     for p in e.loads]
+            e.close()
+            lay = o["layout"]
+            self.assertEqual([(r["start"], r["end"]) for r in lay],
+                             sorted((r["start"], r["end"]) for r in lay))
+            for a, b in pages:
+                inside = [r for r in lay if a <= r["start"] < b]
+                self.assertTrue(inside, hex(a))
+                self.assertEqual(inside[0]["start"], a)
+                self.assertEqual(inside[-1]["end"], b)
+                for r, s in zip(inside, inside[1:]):
+                    self.assertEqual(r["end"], s["start"])
+            self.assertEqual(sum(r["end"] - r["start"] for r in lay),
+                             sum(b - a for a, b in pages))
+            for z in o["zones"] + o["small"]:
+                over = [r for r in lay if r["start"] < z["end"] and z["start"] < r["end"]]
+                self.assertEqual({r["kind"] for r in over}, {z["kind"]}, z)
+
+    def test_plan_each(self):
+        # One run of the helper for all; a file it refuses is None, and
+        # the others are still planned (with their DT_SONAME).
+        if not self.helper():
+            self.skipTest("hugeld-plan not built (make -C tools)")
+        exe = os.path.realpath(sys.executable)
+        good = planner.plan_each([], [("/x/prog", exe)])
+        self.assertEqual((good[0]["file"], good[0]["path"]), (exe, "/x/prog"))
+        got = planner.plan_each(["--layout"], [("a", exe), ("b", MAN), ("c", exe)])
+        self.assertEqual([x is None for x in got], [False, True, False])
+        self.assertIn("layout", got[2])
+        self.assertEqual(planner.plan_each([], []), [])
+        libs = [p for p in ("/lib/x86_64-linux-gnu/libc.so.6", "/lib64/libc.so.6")
+                if os.path.exists(p)]
+        if libs:
+            self.assertEqual(planner.plan_each([], [(libs[0], libs[0])])[0]["soname"],
+                             "libc.so.6")
+
+    def test_kind_in(self):
+        # The kind of a process's huge page mapping: the layout range
+        # holding most of it, also when it reaches into a gap.
+        plan = {"layout": [
+            {"kind": "rodata", "start": 0, "end": 0x1006000, "load": 0},
+            {"kind": "text", "start": 0x1200000, "end": 0x16c5000, "load": 1},
+            {"kind": "data+bss", "start": 0x2400000, "end": 0x2e01000, "load": 2}]}
+        M = 0x200000
+        self.assertEqual(status.kind_in(plan, 0, 8 * M), "rodata")
+        self.assertEqual(status.kind_in(plan, 0x1000000, 0x1200000), "rodata")
+        self.assertEqual(status.kind_in(plan, 0x1200000, 0x1800000), "text")
+        self.assertEqual(status.kind_in(plan, 0x2a00000, 0x2c00000), "data+bss")
+        self.assertEqual(status.kind_in(plan, 0x1800000, 0x1a00000), "?")
+        self.assertEqual(status.kind_in(None, 0, M), "?")
+        self.assertEqual(status.kind_in({"layout": []}, 0, M), "?")
 
     def test_pool_line(self):
         p = {"total": 20, "free": 10, "reserved": 2, "surplus": 0,

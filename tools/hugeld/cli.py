@@ -226,24 +226,47 @@ def build_parser():
     return top
 
 
+def subcommand(top, name):
+    """The parser of subcommand NAME of TOP (build_parser ())."""
+    for a in top._actions:
+        if isinstance(a, argparse._SubParsersAction):
+            return a.choices[name]
+    raise KeyError(name)
+
+
+def value_options(parser):
+    """The options of PARSER that take the next argument as their value:
+    not flags (nargs 0) nor optional values (nargs '?', given as
+    --opt=VALUE)."""
+    return {o for a in parser._actions if a.option_strings
+            and a.nargs not in (0, "?", "*")
+            for o in a.option_strings}
+
+
+def run_argv(top, argv):
+    """ARGV (a `run' command line) with `--' before the program if it
+    has none: `run' takes everything after its own options, including
+    options of the program, as the command to run."""
+    i = 1
+    takes = value_options(subcommand(top, "run"))
+    while i < len(argv) and argv[i] != "--":
+        a = argv[i]
+        if not a.startswith("-"):
+            break
+        if a in takes:
+            i += 1
+        i += 1
+    if i < len(argv) and argv[i] != "--":
+        argv = argv[:i] + ["--"] + argv[i:]
+    return argv
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     top = build_parser()
     try:
-        # `run' takes everything after its own options as the command.
         if argv and argv[0] == "run":
-            i = 1
-            takes = {"--libs", "--segments", "--ldso", "--perf-map-output",
-                     "--debug-dir"}
-            while i < len(argv) and argv[i] != "--":
-                a = argv[i]
-                if not a.startswith("-"):
-                    break
-                if a in takes:
-                    i += 1
-                i += 1
-            if i < len(argv) and argv[i] != "--":
-                argv = argv[:i] + ["--"] + argv[i:]
+            argv = run_argv(top, argv)
         # `gdb' passes everything after `--' to gdb.
         gdb_args = []
         if argv and argv[0] == "gdb" and "--" in argv:

@@ -110,6 +110,19 @@ def helper_path():
                 "or set HUGELD_PLAN)")
 
 
+def table(rows, right=(), indent=""):
+    """The lines of ROWS (tuples of strings, the first one the heading)
+    as a table: columns padded to their widest cell and separated by
+    two spaces, the columns whose indexes are in RIGHT aligned right,
+    the others left; each line starts with INDENT and has no trailing
+    blanks."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return [(indent + "  ".join(c.rjust(widths[i]) if i in right
+                                else c.ljust(widths[i])
+                                for i, c in enumerate(row))).rstrip()
+            for row in rows]
+
+
 def shlex_quote(s):
     if re.match(r"^[A-Za-z0-9_@%+=:,./-]+$", s):
         return s

@@ -17,7 +17,7 @@
 # License along with the GNU C Library; if not, see
 # <https://www.gnu.org/licenses/>.
 
-"""Reading ELF files: program headers, the dynamic section, symbols."""
+"""Reading ELF files: program headers, symbols, build IDs and debug links."""
 
 import os
 import re
@@ -29,12 +29,9 @@ from .common import Error, PAGE
 
 
 PT_LOAD, PT_DYNAMIC, PT_INTERP, PT_NOTE = 1, 2, 3, 4
-PT_GNU_RELRO = 0x6474e552
-PF_X, PF_W = 1, 2
 SHT_SYMTAB, SHT_DYNSYM = 2, 11
 STT_FUNC, STT_GNU_IFUNC = 2, 10
 ET_EXEC, ET_DYN = 2, 3
-DT_NULL, DT_STRTAB, DT_SONAME = 0, 5, 14
 
 
 class Phdr(object):
@@ -88,7 +85,6 @@ class Elf(object):
         self.loads = [p for p in self.phdrs
                       if p.type == PT_LOAD and p.memsz > 0]
         self._sections = None
-        self._dyn = None
 
     def read(self, off, n):
         try:
@@ -111,39 +107,6 @@ class Elf(object):
     @property
     def dynamic(self):
         return any(p.type == PT_DYNAMIC for p in self.phdrs)
-
-    def vaddr_to_offset(self, va):
-        for p in self.loads:
-            if p.vaddr <= va < p.vaddr + p.filesz:
-                return p.offset + va - p.vaddr
-        return None
-
-    @property
-    def soname(self):
-        if self._dyn is None:
-            self._dyn = {}
-            for p in self.phdrs:
-                if p.type != PT_DYNAMIC:
-                    continue
-                data = self.read(p.offset, min(p.filesz, 16 * 1024))
-                for i in range(len(data) // 16):
-                    tag, val = struct.unpack_from("<qQ", data, 16 * i)
-                    if tag == DT_NULL:
-                        break
-                    self._dyn.setdefault(tag, val)
-        if DT_SONAME not in self._dyn or DT_STRTAB not in self._dyn:
-            return None
-        off = self.vaddr_to_offset(self._dyn[DT_STRTAB] + self._dyn[DT_SONAME])
-        if off is None:
-            return None
-        return self.read(off, 256).split(b"\0")[0].decode(
-            "utf-8", "surrogateescape") or None
-
-    def relro(self):
-        for p in self.phdrs:
-            if p.type == PT_GNU_RELRO:
-                return (p.vaddr & -PAGE, (p.vaddr + p.memsz) & -PAGE)
-        return (0, 0)
 
     def extent(self):
         if not self.loads:
@@ -233,29 +196,6 @@ class Elf(object):
                 return self.read(s["offset"], s["size"]).split(b"\0")[0] \
                     .decode("utf-8", "surrogateescape")
         return None
-
-    def kind_of(self, lo, hi):
-        """The kind (text, rodata, relro, data, bss, data+bss) of the
-        unrelocated range [lo, hi), as the loader's planner names it."""
-        for p in self.loads:
-            ps = p.vaddr & -PAGE
-            pe = (p.vaddr + p.memsz + PAGE - 1) & -PAGE
-            if not ps <= lo < pe:
-                continue
-            if p.flags & PF_X:
-                return "text"
-            if not p.flags & PF_W:
-                return "rodata"
-            r0, r1 = self.relro()
-            if r0 <= lo and hi <= r1:
-                return "relro"
-            d = (p.vaddr + p.filesz + PAGE - 1) & -PAGE
-            if hi <= d:
-                return "data"
-            if lo >= d:
-                return "bss"
-            return "data+bss"
-        return "?"
 
 
 def is_hugeld_loader(path, ldso, _cache={}):

@@ -26,6 +26,7 @@ import sys
 
 from .common import DEFAULT_LDSO, Error, HUGE, UsageError, plural, shlex_quote, warn
 from .elf import Elf, PT_NOTE
+from .planner import plan_each
 from .pool import apply_pool, pool_info, read_int
 from .procfs import load_bias, process_objects, read_smaps
 from .status import process_status
@@ -86,15 +87,20 @@ def gdb_argv_core(core, program, gdb_args, ldso):
     exe = None
     loader = None
     progs = []
+    elfs = []
     for path in order:
         try:
-            elf = Elf(path)
+            elfs.append((path, Elf(path)))
         except Error:
             continue
+    # DT_SONAME, as the helper reads it: ld.so's is ld-linux*, a library
+    # has one, a program (the one ld.so ran) has a PT_INTERP and none.
+    plans = plan_each([], [(p, p) for p, _ in elfs])
+    for (path, elf), x in zip(elfs, plans):
         ms = groups[path]
         if any(m.start <= (entry or 0) < m.end for m in ms):
             exe = path
-        soname = elf.soname or ""
+        soname = (x or {}).get("soname") or ""
         if soname.startswith("ld-linux"):
             loader = path
         elif elf.interp and not soname:

@@ -23,7 +23,7 @@ import json
 import os
 import sys
 
-from .common import Error, KINDS, NR_HUGEPAGES, SYSFS_HUGE, SYSFS_NODES, UsageError, ldso_path, mib, plural
+from .common import Error, KINDS, NR_HUGEPAGES, SYSFS_HUGE, SYSFS_NODES, UsageError, ldso_path, mib, plural, table
 from .elf import Elf, check_program, is_hugeld_loader, resolve_program
 from .planner import ldso_list, run_helper, settings, summarize
 from .pool import apply_pool, pool_info, pool_line
@@ -56,7 +56,6 @@ def cmd_plan(args):
     path = resolve_program(args.program)
     elf = check_program(path)
     interp = elf.interp
-    library = not interp and elf.soname is not None
     elf.close()
     direct_ok = bool(interp) and is_hugeld_loader(interp, ldso)
     if args.direct and not direct_ok:
@@ -130,6 +129,7 @@ def cmd_plan(args):
     # The main program: as `hugeld run' runs it (ld.so command), or as
     # the kernel maps it (--direct, or for the note).
     res_main = run_helper(common + [path])["objects"][0]
+    library = not interp and res_main["soname"] is not None
     res_kernel = None
     if direct_ok:
         res_kernel = run_helper(common + ["--kernel", "--alias", path,
@@ -226,10 +226,8 @@ def print_plan(r, verbose):
         if o["error"]:
             sel += ": " + o["error"]
         rows.append((name, sel) + tuple(cells) + (str(o["huge_pages"]),))
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    for row in rows:
-        print("  ".join(c.ljust(widths[i]) if i < 2 else c.rjust(widths[i])
-                        for i, c in enumerate(row)).rstrip())
+    for line in table(rows, right=range(2, len(rows[0]))):
+        print(line)
     if unselected:
         print("(and %s not selected; -v lists them)"
               % plural(unselected, "other object"))

@@ -47,6 +47,30 @@ def run_helper(args_list):
         raise Error("%s printed bad JSON: %s" % (helper, e))
 
 
+def plan_each(args_list, items):
+    """hugeld-plan's object for each (NAME, FILE) of ITEMS (FILE planned
+    as if opened as NAME) under ARGS_LIST: one run of the helper for
+    all; if that fails (a file that cannot be read any more, or that the
+    helper refuses), one run per object, and None for those that fail."""
+    helper_path()       # A missing helper is an error, not a None each.
+    if not items:
+        return []
+    try:
+        return run_helper(args_list + [a for name, f in items
+                                       for a in ("--name", name, f)]
+                          )["objects"]
+    except Error:
+        pass
+    out = []
+    for name, f in items:
+        try:
+            out.append(run_helper(args_list + ["--name", name, f])
+                       ["objects"][0])
+        except Error:
+            out.append(None)
+    return out
+
+
 def ldso_list(ldso, path):
     """The objects ld.so loads for PATH, from the loader's own
     `ld.so --list': [(name, path or None)]."""

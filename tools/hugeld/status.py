@@ -24,9 +24,9 @@ import os
 import re
 import sys
 
-from .common import DEFAULT_LDSO, Error, HUGE, UsageError, mib, plural
+from .common import DEFAULT_LDSO, Error, HUGE, UsageError, helper_path, mib, plural, table
 from .elf import is_hugeld_loader
-from .planner import check_patterns, check_segments, run_helper
+from .planner import check_patterns, check_segments, plan_each
 from .pool import pool_info, pool_line
 from .procfs import command_of, ldso_command_program, process_objects, read_environ, read_smaps
 
@@ -39,9 +39,19 @@ def process_status(pid, cache, ldso, detail=True):
     except OSError:
         exe = None
     st = {"pid": pid, "command": command_of(pid), "exe": exe}
+    env = read_environ(pid)
+    settings = None if env is None else {
+        "libs": env.get("LD_HUGEPAGE_LIBS"),
+        "segments": env.get("LD_HUGEPAGE_SEGMENTS")}
+    plans = plan_objects(objs, settings, detail)
+    # The dynamic loader: by its DT_SONAME, as the helper reads it.  Not
+    # by the kernel's AT_BASE or the program's PT_INTERP: run as a
+    # command (hugeld run) ld.so is the program itself, AT_BASE is 0
+    # and the program's PT_INTERP names the system's loader.  Nor by its
+    # path: hugeld's is /opt/hugeld/ld.so, a build's elf/ld.so.
     loader = None
-    for o in objs:
-        if (o.elf.soname or "").startswith("ld-linux"):
+    for o, x in zip(objs, plans):
+        if x is not None and (x["soname"] or "").startswith("ld-linux"):
             loader = o.path
             break
     st["loader"] = loader
@@ -50,13 +60,10 @@ def process_status(pid, cache, ldso, detail=True):
     st["program"] = exe
     if st["ldso_command"]:
         st["program"] = ldso_command_program(pid) or exe
-    env = read_environ(pid)
-    st["settings"] = None if env is None else {
-        "libs": env.get("LD_HUGEPAGE_LIBS"),
-        "segments": env.get("LD_HUGEPAGE_SEGMENTS")}
+    st["settings"] = settings
     olist = []
     total = 0
-    for o in objs:
+    for o, x in zip(objs, plans):
         if not o.huge:
             continue
         ranges = []
@@ -66,7 +73,7 @@ def process_status(pid, cache, ldso, detail=True):
             used = m.hugetlb // HUGE
             total += used
             ranges.append({
-                "kind": o.elf.kind_of(m.start - o.bias, m.end - o.bias),
+                "kind": kind_in(x, m.start - o.bias, m.end - o.bias),
                 "start": m.start, "end": m.end,
                 "object_start": m.start - o.bias, "object_end": m.end - o.bias,
                 "perms": m.perms, "kernel_page_kb": m.kps,
@@ -86,63 +93,62 @@ def process_status(pid, cache, ldso, detail=True):
     st["pages"] = total
     # Objects that LD_HUGEPAGE_LIBS selects but that have no huge page
     # (pool empty when they were loaded, not loaded by hugeld, ...).
-    st["selected_without_huge_pages"] = []
-    if detail and st["settings"] and st["settings"]["libs"]:
-        cand = [o for o in objs if not o.huge and o.path != loader]
-        st["selected_without_huge_pages"] = selected_objects(
-            cand, st["settings"], pid)
+    st["selected_without_huge_pages"] = [
+        {"path": o.path, "pattern": x["pattern"],
+         "matched_by": x["matched_by"], "planned_pages": x["huge_pages"]}
+        for o, x in zip(objs, plans)
+        if x is not None and x["selected"] and not o.huge
+        and o.path != loader]
     return st
 
 
-def selected_objects(objs, settings, pid):
-    """Which of OBJS (by the path they are mapped from, or DT_SONAME)
-    the process's LD_HUGEPAGE_LIBS selects, with the loader's matcher,
-    and the pages their plan would take."""
-    try:
-        check_patterns(settings["libs"])
-    except Error:
-        return []
-    out = []
-    args = ["--libs", settings["libs"]]
-    if settings.get("segments"):
+def plan_objects(objs, settings, select):
+    """The loader's plan of each of OBJS as the process maps them (None
+    for those that cannot be read any more), with its layout, under the
+    process's SETTINGS: its LD_HUGEPAGE_SEGMENTS decides whether data
+    and bss are one kind, and with SELECT, its LD_HUGEPAGE_LIBS which
+    objects are selected (by the path they are mapped from, or
+    DT_SONAME, with the loader's matcher).  Settings the loader would
+    ignore (or that are almost certainly mistakes) are left out."""
+    args = ["--layout"]
+    if settings and select and settings["libs"]:
         try:
-            check_segments(settings["segments"])
-            args += ["--segments", settings["segments"]]
+            args += ["--libs", check_patterns(settings["libs"])]
         except Error:
             pass
-    # One run of the helper for all objects; if one of them cannot be
-    # read any more, ask again object by object and leave that one out.
-    try:
-        batch = [a for o in objs for a in ("--name", o.path, o.elf.path)]
-        planned = list(zip(objs, run_helper(args + batch)["objects"])) \
-            if objs else []
-    except Error:
-        planned = []
-        for o in objs:
-            try:
-                planned.append((o, run_helper(args + ["--name", o.path,
-                                                      o.elf.path])
-                                ["objects"][0]))
-            except Error:
-                continue
-    for o, x in planned:
-        if x["selected"]:
-            out.append({"path": o.path, "pattern": x["pattern"],
-                        "matched_by": x["matched_by"],
-                        "planned_pages": x["huge_pages"]})
-    return out
+    if settings and settings.get("segments"):
+        try:
+            args += ["--segments", check_segments(settings["segments"])]
+        except Error:
+            pass
+    return plan_each(args, [(o.path, o.elf.path) for o in objs])
+
+
+def kind_in(plan, lo, hi):
+    """The kind the loader's PLAN of an object gives the pages of
+    [LO, HI) (unrelocated): the kind of the layout range that holds most
+    of it (a zone may reach into the gap next to its segment), or ?."""
+    kind, most = "?", 0
+    for r in plan["layout"] if plan is not None else []:
+        n = min(hi, r["end"]) - max(lo, r["start"])
+        if n > most:
+            kind, most = r["kind"], n
+    return kind
 
 
 def cmd_status(args):
     ldso = getattr(args, "ldso", None) or os.environ.get("HUGELD_LDSO") \
         or DEFAULT_LDSO
     cache = {}
-    if args.all:
-        if args.pid is not None:
-            raise UsageError("hugeld status: give a PID or --all, not both")
-        return status_all(args, cache, ldso)
-    if args.pid is None:
+    if args.all and args.pid is not None:
+        raise UsageError("hugeld status: give a PID or --all, not both")
+    if not args.all and args.pid is None:
         raise UsageError("hugeld status: give a PID or --all")
+    # Each process's objects are planned by the helper: a missing one
+    # is an error here, not a process left out of --all.
+    helper_path()
+    if args.all:
+        return status_all(args, cache, ldso)
     st = process_status(args.pid, cache, ldso)
     st["pool"] = pool_info()
     if args.json:
@@ -201,11 +207,8 @@ def print_status(st):
                      str(r["pages_in_use"])))
     if len(rows) > 1:
         print()
-        widths = [max(len(row[i]) for row in rows) for i in range(5)]
-        for row in rows:
-            print("  " + "  ".join(
-                c.rjust(widths[i]) if i == 4 else c.ljust(widths[i])
-                for i, c in enumerate(row)).rstrip())
+        for line in table(rows, right={4}, indent="  "):
+            print(line)
     for x in st["selected_without_huge_pages"]:
         print("  note: %s is selected by \"%s\" (%s) but has no huge pages:"
               % (x["path"], x["pattern"], x["matched_by"]))
@@ -264,11 +267,8 @@ def status_all(args, cache, ldso):
                      mib(s["pages"]).replace(" MiB", ""), display_name(s),
                      objs))
     if len(rows) > 1:
-        widths = [max(len(row[i]) for row in rows) for i in range(5)]
-        for row in rows:
-            print("  ".join(c.rjust(widths[i]) if i < 3 else
-                            c.ljust(widths[i]) for i, c in enumerate(row))
-                  .rstrip())
+        for line in table(rows, right={0, 1, 2}):
+            print(line)
         print()
     print("%s in %s" % (plural(total, "huge page"),
                         plural(len(procs), "process", "processes")))
