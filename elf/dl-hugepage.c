@@ -61,50 +61,17 @@
 #include <not-cancel.h>
 #include <sysdep.h>
 #include <dl-hugepage.h>
-
-#ifndef MAP_HUGE_SHIFT
-# define MAP_HUGE_SHIFT 26
-#endif
-#ifndef MAP_FIXED_NOREPLACE
-# define MAP_FIXED_NOREPLACE 0x100000
-#endif
-
-#define HP_MAP_HUGE_2MB (21 << MAP_HUGE_SHIFT)
+#include "dl-hugepage-int.h"
 
 const char *_dl_hugepage_libs attribute_relro;
 const char *_dl_hugepage_segments attribute_relro;
 
 /* Set once by _dl_hugepage_init.  */
-static bool hp_active attribute_relro;
+bool _dl_hugepage_active attribute_relro;
 static unsigned int hp_kinds attribute_relro = HP_KIND_DEFAULT;
 
-/* The state of the object being loaded, from _dl_hugepage_prepare to
-   _dl_hugepage_apply.  Objects are mapped with the load lock held (the
-   main program before any other thread exists), so one serves.  */
-static struct
-{
-  struct hp_plan plan;
-  /* The plan for the object being loaded, or NULL.  */
-  const struct hp_plan *current;
-  const char *objname;
-  const ElfW(Phdr) *phdr;
-  size_t phnum;
-  int type;			/* e_type.  */
-  bool kernel;			/* Mapped by the kernel (PT_INTERP).  */
-  bool textrel;
-} hp_load;
-
-/* Whether the running kernel can move a hugetlb mapping with mremap:
-   0 not known yet, 1 yes, -1 no (hp_move_errno says why).  */
-static int hp_can_move;
-static int hp_move_errno;
-static const char *hp_move_what;
-
-static bool
-hp_debug (void)
-{
-  return __glibc_unlikely (GLRO(dl_debug_mask) & DL_DEBUG_HUGEPAGES);
-}
+/* The object being loaded (dl-hugepage-int.h).  */
+struct hp_load_state _dl_hugepage_load;
 
 /* A copy of S in ld.so's memory, or NULL.  */
 static const char *
@@ -144,7 +111,7 @@ rodata, relro, data, bss or all\n", RTLD_PROGNAME, _dl_hugepage_segments);
       else
 	hp_kinds = kinds;
     }
-  hp_active = hp_kinds != 0;
+  _dl_hugepage_active = hp_kinds != 0;
   if (hp_debug ())
     {
       _dl_debug_printf ("hugepages: LD_HUGEPAGE_LIBS=%s\n", _dl_hugepage_libs);
@@ -160,8 +127,8 @@ rodata, relro, data, bss or all\n", RTLD_PROGNAME, _dl_hugepage_segments);
 
 /* Read from FD at OFFSET until LEN bytes are in or the file ends.
    Returns the number of bytes read, or -1 (errno set).  */
-static ssize_t
-hp_pread_full (int fd, void *buf, size_t len, off64_t offset)
+ssize_t
+_dl_hugepage_pread_full (int fd, void *buf, size_t len, off64_t offset)
 {
   size_t done = 0;
   while (done < len)
@@ -207,8 +174,10 @@ hp_read_dynamic (int fd, const ElfW(Phdr) *phdr, size_t phnum,
       size_t want = total - done;
       if (want > sizeof buf / sizeof buf[0])
 	want = sizeof buf / sizeof buf[0];
-      ssize_t n = hp_pread_full (fd, buf, want * sizeof (ElfW(Dyn)),
-				 dyn->p_offset + done * sizeof (ElfW(Dyn)));
+      ssize_t n = _dl_hugepage_pread_full (fd, buf,
+					   want * sizeof (ElfW(Dyn)),
+					   dyn->p_offset
+					   + done * sizeof (ElfW(Dyn)));
       if (n < (ssize_t) sizeof (ElfW(Dyn)))
 	break;
       size_t got = n / sizeof (ElfW(Dyn));
@@ -224,7 +193,7 @@ hp_read_dynamic (int fd, const ElfW(Phdr) *phdr, size_t phnum,
 						  info.strtab + info.soname);
       if (off >= 0)
 	{
-	  ssize_t n = hp_pread_full (fd, soname, sonamelen - 1, off);
+	  ssize_t n = _dl_hugepage_pread_full (fd, soname, sonamelen - 1, off);
 	  if (n <= 0)
 	    n = 0;
 	  soname[n] = '\0';
@@ -238,19 +207,9 @@ hp_read_dynamic (int fd, const ElfW(Phdr) *phdr, size_t phnum,
     }
 }
 
-#define hp_basename _dl_hugepage_basename
-
-static int
-hp_prot (int pflags)
-{
-  return (((pflags & PF_R) ? PROT_READ : 0)
-	  | ((pflags & PF_W) ? PROT_WRITE : 0)
-	  | ((pflags & PF_X) ? PROT_EXEC : 0));
-}
-
 /* ld.so has no strerror; name the errors these system calls give.  */
-static const char *
-hp_errno_name (int err)
+const char *
+_dl_hugepage_errno_name (int err)
 {
   switch (err)
     {
@@ -286,7 +245,8 @@ hp_report_plan (const struct hp_plan *plan)
 {
   if (plan->error != HP_E_NONE)
     {
-      _dl_debug_printf ("hugepages: %s: ordinary pages: %s\n", hp_load.objname,
+      _dl_debug_printf ("hugepages: %s: ordinary pages: %s\n",
+			_dl_hugepage_load.objname,
 			_dl_hugepage_error_name (plan->error));
       return;
     }
@@ -294,36 +254,40 @@ hp_report_plan (const struct hp_plan *plan)
     {
       const struct hp_range *r = &plan->small[i];
       _dl_debug_printf ("hugepages: %s: %s [0x%lx, 0x%lx) on ordinary pages:"
-			" %s\n", hp_load.objname, _dl_hugepage_kind_name (r->kind),
+			" %s\n", _dl_hugepage_load.objname,
+			_dl_hugepage_kind_name (r->kind),
 			(unsigned long int) r->start,
-			(unsigned long int) r->end, _dl_hugepage_reason_name (r->reason));
+			(unsigned long int) r->end,
+			_dl_hugepage_reason_name (r->reason));
     }
 }
 
-/* Plan the object described by hp_load into hp_load.plan; with
+/* Plan the object described by _dl_hugepage_load into its plan; with
    HAVE_BIAS for the load bias BIAS, else with the bias the planner
    chooses.  */
-static void
-hp_plan_load (bool have_bias, ElfW(Addr) bias)
+void
+_dl_hugepage_plan_load (bool have_bias, ElfW(Addr) bias)
 {
   struct hp_settings s;
-  _dl_hugepage_settings (&s, GLRO(dl_pagesize), hp_kinds, hp_load.type,
-			 hp_load.kernel, have_bias, bias, hp_load.textrel);
-  _dl_hugepage_plan (hp_load.phdr, hp_load.phnum, &s, &hp_load.plan);
+  struct hp_load_state *ls = &_dl_hugepage_load;
+  _dl_hugepage_settings (&s, GLRO(dl_pagesize), hp_kinds, ls->type,
+			 ls->kernel, have_bias, bias, ls->textrel);
+  _dl_hugepage_plan (ls->phdr, ls->phnum, &s, &ls->plan);
 }
 
 /* Decide whether the object in FD at PATH (also known as ALIAS, if not
    NULL: the name a program was run by), whose program headers and type
-   the caller put into hp_load, is selected, and if so plan it into
-   hp_load.plan (with the load bias BIAS if HAVE_BIAS).  Sets
-   hp_load.current and returns true if there is something to map.  */
-static bool
-hp_select_and_plan (const char *path, const char *alias, int fd,
-		    bool have_bias, ElfW(Addr) bias)
+   the caller put into _dl_hugepage_load, is selected, and if so plan
+   it into _dl_hugepage_load.plan (with the load bias BIAS if
+   HAVE_BIAS).  Sets _dl_hugepage_load.current and returns true if there
+   is something to map.  */
+bool
+_dl_hugepage_select_and_plan (const char *path, const char *alias, int fd,
+			      bool have_bias, ElfW(Addr) bias)
 {
-  const ElfW(Phdr) *phdr = hp_load.phdr;
-  size_t phnum = hp_load.phnum;
-  hp_load.objname = path[0] != '\0' ? path : "<main program>";
+  const ElfW(Phdr) *phdr = _dl_hugepage_load.phdr;
+  size_t phnum = _dl_hugepage_load.phnum;
+  _dl_hugepage_load.objname = path[0] != '\0' ? path : "<main program>";
   bool textrel;
   char soname[256];
   hp_read_dynamic (fd, phdr, phnum, &textrel, soname, sizeof soname);
@@ -334,28 +298,29 @@ hp_select_and_plan (const char *path, const char *alias, int fd,
   if (pat == NULL)
     {
       if (hp_debug ())
-	_dl_debug_printf ("hugepages: %s: not selected\n", hp_load.objname);
+	_dl_debug_printf ("hugepages: %s: not selected\n",
+			  _dl_hugepage_load.objname);
       return false;
     }
   if (hp_debug ())
     _dl_debug_printf ("hugepages: %s: selected by pattern \"%.*s\" (%s)%s\n",
-		      hp_load.objname, (int) patlen, pat, matched_by,
+		      _dl_hugepage_load.objname, (int) patlen, pat, matched_by,
 		      textrel ? ", has text relocations" : "");
 
-  hp_load.textrel = textrel;
-  hp_plan_load (have_bias, bias);
+  _dl_hugepage_load.textrel = textrel;
+  _dl_hugepage_plan_load (have_bias, bias);
   if (hp_debug ())
-    hp_report_plan (&hp_load.plan);
-  if (hp_load.plan.error != HP_E_NONE)
+    hp_report_plan (&_dl_hugepage_load.plan);
+  if (_dl_hugepage_load.plan.error != HP_E_NONE)
     return false;
-  if (hp_load.plan.nzones == 0)
+  if (_dl_hugepage_load.plan.nzones == 0)
     {
       if (hp_debug ())
 	_dl_debug_printf ("hugepages: %s: nothing fills a whole huge page\n",
-			  hp_load.objname);
+			  _dl_hugepage_load.objname);
       return false;
     }
-  hp_load.current = &hp_load.plan;
+  _dl_hugepage_load.current = &_dl_hugepage_load.plan;
   return true;
 }
 
@@ -363,8 +328,8 @@ void
 _dl_hugepage_prepare (const char *realname, int fd, int type,
 		      const ElfW(Phdr) *phdr, size_t phnum)
 {
-  hp_load.current = NULL;
-  if (__glibc_likely (!hp_active))
+  _dl_hugepage_load.current = NULL;
+  if (__glibc_likely (!_dl_hugepage_active))
     return;
 
   /* ld.so itself is never mapped here in the base namespace; in other
@@ -373,18 +338,18 @@ _dl_hugepage_prepare (const char *realname, int fd, int type,
      (l_name is empty for the main program).  */
   if (type != ET_DYN && type != ET_EXEC)
     return;
-  hp_load.phdr = phdr;
-  hp_load.phnum = phnum;
-  hp_load.type = type;
-  hp_load.kernel = false;
-  hp_select_and_plan (realname, NULL, fd, false, 0);
+  _dl_hugepage_load.phdr = phdr;
+  _dl_hugepage_load.phnum = phnum;
+  _dl_hugepage_load.type = type;
+  _dl_hugepage_load.kernel = false;
+  _dl_hugepage_select_and_plan (realname, NULL, fd, false, 0);
 }
 
 void
 _dl_hugepage_placement (ElfW(Addr) mapstart, ElfW(Addr) *mapalign,
 			ElfW(Addr) *mapphase)
 {
-  const struct hp_plan *plan = hp_load.current;
+  const struct hp_plan *plan = _dl_hugepage_load.current;
   if (plan == NULL)
     return;
   /* The modulus is a power of two, at least the huge page size and the
@@ -393,469 +358,3 @@ _dl_hugepage_placement (ElfW(Addr) mapstart, ElfW(Addr) *mapalign,
   *mapphase = (plan->bias + mapstart) & (plan->modulus - 1);
 }
 
-/* Whether the running kernel can move a hugetlb mapping with
-   mremap (MREMAP_FIXED), found out once with a 2 MiB mapping that
-   reserves and touches nothing (MAP_NORESERVE), moved into an address
-   range of ld.so's own.  Linux before 5.16 unmaps the target range and
-   then fails with EINVAL; here the target is ours, so nothing is lost.
-   A kernel that refuses for another reason (a seccomp filter, no huge
-   page support) counts as unable, too.  */
-static bool
-hp_kernel_can_move (void)
-{
-  if (hp_can_move != 0)
-    return hp_can_move > 0;
-  hp_can_move = -1;
-
-  void *src = __mmap (NULL, HP_HUGEPAGE_SIZE, PROT_READ | PROT_WRITE,
-		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB
-		      | MAP_NORESERVE | HP_MAP_HUGE_2MB, -1, 0);
-  if (src == MAP_FAILED)
-    {
-      hp_move_errno = errno;
-      hp_move_what = "mmap MAP_HUGETLB";
-      return false;
-    }
-  hp_move_what = "moving a huge page mapping (mremap; Linux 5.16 or later)";
-  char *area = __mmap (NULL, 2 * HP_HUGEPAGE_SIZE, PROT_NONE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (area == MAP_FAILED)
-    {
-      hp_move_errno = errno;
-      __munmap (src, HP_HUGEPAGE_SIZE);
-      return false;
-    }
-  void *dst = (void *) ALIGN_UP ((uintptr_t) area, HP_HUGEPAGE_SIZE);
-  if (__mremap (src, HP_HUGEPAGE_SIZE, HP_HUGEPAGE_SIZE,
-		MREMAP_MAYMOVE | MREMAP_FIXED, dst) == MAP_FAILED)
-    {
-      hp_move_errno = errno;
-      __munmap (src, HP_HUGEPAGE_SIZE);
-    }
-  else
-    hp_can_move = 1;
-  /* The moved mapping lies entirely inside AREA.  */
-  __munmap (area, 2 * HP_HUGEPAGE_SIZE);
-  return hp_can_move > 0;
-}
-
-/* Make every huge page of [ADDR, ADDR + LEN) present now, allocated and
-   charged to the pool and to the hugetlb cgroup, by letting the kernel
-   write one byte into each (from FD, at offset 0), then clearing that
-   byte.  A page that cannot be had is then an error of this read
-   (EFAULT), where a store by the program would have been killed by
-   SIGBUS: a hugetlb cgroup's hugetlb.2MB.max, a memory policy bound to
-   a node without pages.  Works on every kernel, unlike
-   MADV_POPULATE_WRITE (Linux 5.14).  Returns 0 or an errno value.  */
-static int
-hp_populate (char *addr, size_t len, int fd)
-{
-  for (size_t off = 0; off < len; off += HP_HUGEPAGE_SIZE)
-    {
-      ssize_t n;
-      do
-	n = __pread64_nocancel (fd, addr + off, 1, 0);
-      while (n < 0 && errno == EINTR);
-      if (n != 1)
-	return n < 0 ? errno : EIO;
-      addr[off] = 0;
-    }
-  return 0;
-}
-
-/* Whether every page of [ADDR, ADDR + LEN) is mapped: msync fails
-   with ENOMEM on a range with a hole, and MS_ASYNC does nothing else.  */
-static bool
-hp_mapped (void *addr, size_t len)
-{
-  return INTERNAL_SYSCALL_CALL (msync, addr, len, MS_ASYNC) == 0;
-}
-
-/* The PT_LOAD header the planner calls segment INDEX (it counts only
-   segments with memory).  */
-static const ElfW(Phdr) *
-hp_load_phdr (int index)
-{
-  int n = 0;
-  for (size_t i = 0; i < hp_load.phnum; ++i)
-    if (hp_load.phdr[i].p_type == PT_LOAD && hp_load.phdr[i].p_memsz != 0
-	&& n++ == index)
-      return &hp_load.phdr[i];
-  return NULL;
-}
-
-/* Map [START, END) (absolute, page-aligned) as fresh memory of
-   protection PROT: from FD at OFFSET, or anonymous if FD is -1.  Never
-   replaces a mapping: a range that is already wholly mapped was never
-   unmapped and is left alone.  Returns 0 or an errno value.  */
-static int
-hp_restore_piece (ElfW(Addr) start, ElfW(Addr) end, int prot, int fd,
-		  off64_t offset)
-{
-  if (end <= start)
-    return 0;
-  size_t len = end - start;
-  if (hp_mapped ((void *) start, len))
-    return 0;
-  int flags = MAP_PRIVATE | MAP_FIXED_NOREPLACE;
-  if (fd == -1)
-    flags |= MAP_ANONYMOUS;
-  void *p = __mmap ((void *) start, len, prot, flags, fd,
-		    fd == -1 ? 0 : offset);
-  if (p == MAP_FAILED)
-    return errno;
-  if (p != (void *) start)
-    {
-      /* A kernel before 4.17 took MAP_FIXED_NOREPLACE as a hint.  */
-      __munmap (p, len);
-      return EEXIST;
-    }
-  return 0;
-}
-
-/* Map zone Z of the object with load bias L_ADDR again exactly as the
-   stock loader (or the kernel) had mapped it: the segment's file pages
-   from FD, the zero fill after its last file byte, and inaccessible
-   pages where the zone covers a gap between segments.  Parts that are
-   still mapped are kept.  Returns 0 or an errno value.  */
-static int
-hp_restore_zone (const struct hp_zone *z, ElfW(Addr) l_addr, int fd)
-{
-  const ElfW(Phdr) *ph = hp_load_phdr (z->load);
-  if (ph == NULL)
-    return EINVAL;
-  size_t pg = GLRO(dl_pagesize);
-  ElfW(Addr) zs = l_addr + z->start, ze = l_addr + z->end;
-  ElfW(Addr) seg = l_addr + ALIGN_DOWN (ph->p_vaddr, pg);
-  ElfW(Addr) dataend = l_addr + ph->p_vaddr + ph->p_filesz;
-  ElfW(Addr) fileend = ALIGN_UP (dataend, pg);
-  ElfW(Addr) allocend = ALIGN_UP (l_addr + ph->p_vaddr + ph->p_memsz, pg);
-  int prot = hp_prot (ph->p_flags);
-#define HP_CLAMP(x) ((x) < zs ? zs : (x) > ze ? ze : (x))
-  ElfW(Addr) a = HP_CLAMP (seg), b = HP_CLAMP (fileend),
-    c = HP_CLAMP (allocend);
-#undef HP_CLAMP
-  int err = hp_restore_piece (zs, a, PROT_NONE, -1, 0);
-  if (err == 0)
-    err = hp_restore_piece (a, b, prot, fd,
-			    ALIGN_DOWN (ph->p_offset, pg) + (a - seg));
-  if (err == 0)
-    err = hp_restore_piece (b, c, prot, -1, 0);
-  if (err == 0)
-    err = hp_restore_piece (c, ze, PROT_NONE, -1, 0);
-  /* The bytes of the last file page after the segment's data are
-     zero, as _dl_map_segments (and the kernel) make them.  */
-  if (err == 0 && ph->p_memsz > ph->p_filesz && (dataend & (pg - 1)) != 0
-      && dataend > zs && dataend < ze)
-    {
-      ElfW(Addr) page = ALIGN_DOWN (dataend, pg);
-      if ((prot & PROT_WRITE) == 0
-	  && __mprotect ((void *) page, pg, prot | PROT_WRITE) != 0)
-	return errno;
-      memset ((void *) dataend, '\0', fileend - dataend);
-      if ((prot & PROT_WRITE) == 0
-	  && __mprotect ((void *) page, pg, prot) != 0)
-	return errno;
-    }
-  return err;
-}
-
-/* What became of one zone.  */
-enum hp_outcome
-{
-  HP_DONE,			/* On huge pages.  */
-  HP_FALLBACK,			/* On ordinary pages, as before.  */
-  HP_RESTORED,			/* Mapped again from the file.  */
-  HP_LOST,			/* Not mapped any more: the load fails.  */
-};
-
-/* Put zone Z of the object with load bias L_ADDR on huge pages.
-   With VERIFY, the bytes read from the file must equal what is mapped
-   there now: a program the kernel mapped may already carry a
-   debugger's breakpoints or uprobes in its text, and those must not be
-   silently dropped (nor copied, for a uprobe's int3 would then trap
-   with no probe behind it): such a zone stays on ordinary pages.
-   Sets *ERR to an errno value and *WHAT to the step that failed.  */
-static enum hp_outcome
-hp_apply_zone (const struct hp_zone *z, ElfW(Addr) l_addr, int fd,
-	       bool verify, int *err, const char **what)
-{
-  size_t len = z->end - z->start;
-  void *dst = (void *) (l_addr + z->start);
-
-  if (!hp_kernel_can_move ())
-    {
-      *what = hp_move_what;
-      *err = hp_move_errno;
-      return HP_FALLBACK;
-    }
-
-  void *tmp = __mmap (NULL, len, PROT_READ | PROT_WRITE,
-		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB
-		      | HP_MAP_HUGE_2MB, -1, 0);
-  if (tmp == MAP_FAILED)
-    {
-      *what = "mmap MAP_HUGETLB";
-      *err = errno;
-      return HP_FALLBACK;
-    }
-  if (((uintptr_t) tmp & (HP_HUGEPAGE_SIZE - 1)) != 0)
-    {
-      *what = "mmap MAP_HUGETLB alignment";
-      *err = EINVAL;
-      goto fail;
-    }
-
-  *err = hp_populate (tmp, len, fd);
-  if (*err != 0)
-    {
-      *what = "populating the huge pages";
-      goto fail;
-    }
-
-  if (z->copy_len > 0)
-    {
-      ssize_t n = hp_pread_full (fd, (char *) tmp
-				 + (z->copy_start - z->start),
-				 z->copy_len, z->fileoff);
-      if (n < 0)
-	{
-	  *what = "pread";
-	  *err = errno;
-	  goto fail;
-	}
-      if ((size_t) n < z->copy_need)
-	{
-	  *what = "pread (file shorter than its program headers)";
-	  *err = EIO;
-	  goto fail;
-	}
-      if (verify
-	  && memcmp ((char *) tmp + (z->copy_start - z->start),
-		     (void *) (l_addr + z->copy_start), z->copy_need) != 0)
-	{
-	  *what = "compare (the mapped code differs from the file: "
-		  "debugger breakpoints or uprobes)";
-	  *err = EBUSY;
-	  goto fail;
-	}
-    }
-
-  if (__mprotect (tmp, len, hp_prot (z->prot)) != 0)
-    {
-      *what = "mprotect";
-      *err = errno;
-      goto fail;
-    }
-  if (__mremap (tmp, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, dst)
-      != MAP_FAILED)
-    return HP_DONE;
-
-  /* The kernel may have unmapped DST before it failed.  */
-  *what = "mremap";
-  *err = errno;
-  __munmap (tmp, len);
-  if (hp_mapped (dst, len))
-    return HP_FALLBACK;
-  int rerr = hp_restore_zone (z, l_addr, fd);
-  if (rerr != 0)
-    {
-      *err = rerr;
-      return HP_LOST;
-    }
-  return HP_RESTORED;
-
- fail:
-  __munmap (tmp, len);
-  return HP_FALLBACK;
-}
-
-/* Apply the current plan to L, mapped from FD.  Returns NULL, or the
-   error that must fail the load: a zone that could be neither put on
-   huge pages nor mapped again.  */
-static const char *
-hp_apply_plan (struct link_map *l, int fd, bool verify)
-{
-  const struct hp_plan *plan = hp_load.current;
-  hp_load.current = NULL;
-  if (plan == NULL)
-    return NULL;
-
-  /* The larger reservation in _dl_map_segment may have failed, leaving
-     the object where the kernel put it: plan again for that bias.  */
-  if (((l->l_addr - plan->bias) & (plan->modulus - 1)) != 0)
-    {
-      if (hp_debug ())
-	_dl_debug_printf ("hugepages: %s: load address 0x%lx is not the "
-			  "planned one; planning again\n", hp_load.objname,
-			  (unsigned long int) l->l_addr);
-      hp_plan_load (true, l->l_addr);
-      plan = &hp_load.plan;
-      if (plan->error != HP_E_NONE)
-	return NULL;
-    }
-
-  size_t pages = 0, failed = 0;
-  for (size_t i = 0; i < plan->nzones; ++i)
-    {
-      const struct hp_zone *z = &plan->zones[i];
-      const char *what = NULL;
-      int err = 0;
-      enum hp_outcome o = hp_apply_zone (z, l->l_addr, fd, verify, &err,
-					 &what);
-      size_t n = (z->end - z->start) / HP_HUGEPAGE_SIZE;
-      if (o == HP_DONE)
-	{
-	  pages += n;
-	  if (hp_debug ())
-	    _dl_debug_printf ("hugepages: %s: %s [0x%lx, 0x%lx) at 0x%lx on "
-			      "%lu huge pages\n", hp_load.objname,
-			      _dl_hugepage_kind_name (z->kind),
-			      (unsigned long int) z->start,
-			      (unsigned long int) z->end,
-			      (unsigned long int) (l->l_addr + z->start),
-			      (unsigned long int) n);
-	  continue;
-	}
-      failed += n;
-      if (o == HP_LOST)
-	{
-	  if (hp_debug ())
-	    _dl_debug_printf ("hugepages: %s: %s [0x%lx, 0x%lx): %s failed "
-			      "and the ordinary pages could not be mapped "
-			      "again (errno %d)\n", hp_load.objname,
-			      _dl_hugepage_kind_name (z->kind),
-			      (unsigned long int) z->start,
-			      (unsigned long int) z->end, what, err);
-	  return N_("cannot map segment back after a failed move to "
-		    "huge pages");
-	}
-      if (hp_debug ())
-	_dl_debug_printf ("hugepages: %s: %s [0x%lx, 0x%lx) fallback to "
-			  "ordinary pages%s: %s failed: %s (errno %d)\n",
-			  hp_load.objname, _dl_hugepage_kind_name (z->kind),
-			  (unsigned long int) z->start,
-			  (unsigned long int) z->end,
-			  o == HP_RESTORED ? " (mapped again from the file)"
-			  : "", what, hp_errno_name (err), err);
-    }
-  if (hp_debug ())
-    _dl_debug_printf ("hugepages: %s: %lu huge pages used, %lu not "
-		      "available\n", hp_load.objname,
-		      (unsigned long int) pages, (unsigned long int) failed);
-  return NULL;
-}
-
-const char *
-_dl_hugepage_apply (struct link_map *l, int fd)
-{
-  /* ld.so has just mapped the object: nobody else has written to it
-     (gdb inserts breakpoints only after the next r_debug event).  */
-  return hp_apply_plan (l, fd, false);
-}
-
-/* The main program when the kernel mapped it (ld.so is its PT_INTERP).
-   Called by dl_main right after rtld_setup_main_map: before the
-   program's dynamic section is processed, before any audit module,
-   preload or dependency is loaded and before relocation, so only ld.so
-   runs and nothing has written to the program's memory.  Addresses stay
-   what the kernel chose; only the backing of the planned zones
-   changes.  */
-void
-_dl_hugepage_map_main (struct link_map *main_map)
-{
-  if (__glibc_likely (!hp_active))
-    return;
-
-  /* The program's file: /proc/self/exe is the inode the kernel
-     executed, even if the path was since replaced.  */
-  char path[4096];
-  ssize_t len = __readlink ("/proc/self/exe", path, sizeof path - 1);
-  if (len <= 0)
-    {
-      if (hp_debug ())
-	_dl_debug_printf ("hugepages: <main program>: ordinary pages: "
-			  "cannot read /proc/self/exe: %s (errno %d)\n",
-			  hp_errno_name (errno), errno);
-      return;
-    }
-  path[len] = '\0';
-  hp_load.objname = path;
-
-  /* The name it was run by (a symlink such as python3 -> python3.11
-     counts too).  */
-  const char *execfn = NULL;
-  for (ElfW(auxv_t) *av = GLRO(dl_auxv); av != NULL && av->a_type != AT_NULL;
-       ++av)
-    if (av->a_type == AT_EXECFN)
-      execfn = (const char *) av->a_un.a_val;
-
-  /* Most programs are not selected: tell without opening anything
-     (programs have no DT_SONAME to match).  */
-  size_t patlen;
-  if (_dl_hugepage_match_list (_dl_hugepage_libs, path, hp_basename (path),
-			       &patlen) == NULL
-      && (execfn == NULL
-	  || _dl_hugepage_match_list (_dl_hugepage_libs, execfn,
-				      hp_basename (execfn), &patlen) == NULL))
-    {
-      if (hp_debug ())
-	_dl_debug_printf ("hugepages: %s: not selected\n", path);
-      return;
-    }
-
-  int fd = __open64_nocancel ("/proc/self/exe", O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    {
-      if (hp_debug ())
-	_dl_debug_printf ("hugepages: %s: ordinary pages: cannot open "
-			  "/proc/self/exe: %s (errno %d)\n", path,
-			  hp_errno_name (errno), errno);
-      return;
-    }
-
-  /* Make sure the file is the one the kernel mapped: its program
-     headers must be the ones in memory.  */
-  ElfW(Ehdr) ehdr;
-  const ElfW(Phdr) *phdr = main_map->l_phdr;
-  size_t phnum = main_map->l_phnum;
-  bool same = (hp_pread_full (fd, &ehdr, sizeof ehdr, 0)
-	       == (ssize_t) sizeof ehdr
-	       && ehdr.e_phnum == phnum
-	       && ehdr.e_phentsize == sizeof (ElfW(Phdr)));
-  if (same)
-    {
-      ElfW(Phdr) buf[16];
-      size_t done = 0;
-      while (same && done < phnum)
-	{
-	  size_t n = phnum - done < 16 ? phnum - done : 16;
-	  same = (hp_pread_full (fd, buf, n * sizeof (ElfW(Phdr)),
-				 ehdr.e_phoff + done * sizeof (ElfW(Phdr)))
-		  == (ssize_t) (n * sizeof (ElfW(Phdr)))
-		  && memcmp (buf, phdr + done, n * sizeof (ElfW(Phdr))) == 0);
-	  done += n;
-	}
-    }
-  if (!same)
-    {
-      if (hp_debug ())
-	_dl_debug_printf ("hugepages: %s: ordinary pages: /proc/self/exe "
-			  "does not match the program in memory\n", path);
-      __close_nocancel (fd);
-      return;
-    }
-
-  hp_load.current = NULL;
-  hp_load.phdr = phdr;
-  hp_load.phnum = phnum;
-  hp_load.type = ehdr.e_type;
-  hp_load.kernel = true;
-  if (hp_select_and_plan (path, execfn, fd, true, main_map->l_addr))
-    {
-      const char *err = hp_apply_plan (main_map, fd, true);
-      if (err != NULL)
-	_dl_fatal_printf ("%s: %s: %s\n", RTLD_PROGNAME, path, err);
-    }
-  __close_nocancel (fd);
-}

@@ -52,19 +52,14 @@
 #include <unistd.h>
 
 #include "dl-hugepage-plan.h"
+#include "hugeld-plan.h"
 
 /* What ld.so uses on x86_64 (GLRO(dl_pagesize), and the planner's
    huge page size).  */
 #define PLAN_PAGESIZE HP_PAGE_SIZE
 #define PLAN_HUGEPAGESIZE HP_HUGEPAGE_SIZE
 
-/* As ld.so reads them: at most this many program headers and dynamic
-   entries, and a DT_SONAME shorter than this.  */
-#define MAX_PHNUM 256
-#define MAX_DYN 1024
-#define SONAME_MAX 256
-
-static const char *progname = "hugeld-plan";
+const char *progname = "hugeld-plan";
 
 struct options
 {
@@ -78,31 +73,6 @@ struct options
   const char *name;		/* Match as this path.  */
   bool layout;			/* Print each object's layout.  */
 };
-
-struct object
-{
-  const char *file;		/* What was read.  */
-  const char *path;		/* What is matched.  */
-  int type;			/* e_type.  */
-  ElfW(Phdr) phdr[MAX_PHNUM];
-  size_t phnum;
-  bool textrel;
-  char soname[SONAME_MAX];
-  char interp[4096];
-  bool dynamic;			/* Has PT_DYNAMIC.  */
-};
-
-static void __attribute__ ((noreturn, format (printf, 1, 2)))
-die (const char *fmt, ...)
-{
-  va_list ap;
-  fprintf (stderr, "%s: ", progname);
-  va_start (ap, fmt);
-  vfprintf (stderr, fmt, ap);
-  va_end (ap);
-  fputc ('\n', stderr);
-  exit (1);
-}
 
 static void
 usage (FILE *out)
@@ -135,116 +105,6 @@ The planning code is the loader's own (elf/dl-hugepage-plan.c).\n\
 }
 
 /* Read exactly LEN bytes at OFF.  */
-static bool
-read_at (int fd, void *buf, size_t len, off_t off)
-{
-  size_t done = 0;
-  while (done < len)
-    {
-      ssize_t n = pread (fd, (char *) buf + done, len - done, off + done);
-      if (n < 0 && errno == EINTR)
-	continue;
-      if (n <= 0)
-	return false;
-      done += n;
-    }
-  return true;
-}
-
-/* What ld.so reads of the dynamic section before mapping: text
-   relocations and DT_SONAME, with the loader's own helpers (as
-   hp_read_dynamic does).  */
-static void
-read_dynamic (int fd, struct object *o)
-{
-  const ElfW(Phdr) *dyn = NULL;
-  for (size_t i = 0; i < o->phnum; ++i)
-    if (o->phdr[i].p_type == PT_DYNAMIC)
-      dyn = &o->phdr[i];
-  if (dyn == NULL)
-    return;
-  o->dynamic = true;
-
-  size_t total = dyn->p_filesz / sizeof (ElfW(Dyn));
-  if (total > MAX_DYN)
-    total = MAX_DYN;
-  struct hp_dynamic info = { 0 };
-  for (size_t i = 0; i < total; ++i)
-    {
-      ElfW(Dyn) d;
-      if (!read_at (fd, &d, sizeof d, dyn->p_offset + i * sizeof d)
-	  || !_dl_hugepage_scan_dynamic (&d, 1, &info))
-	break;
-    }
-  o->textrel = info.textrel;
-  if (!info.have_soname || info.strtab == 0)
-    return;
-  int64_t off = _dl_hugepage_vaddr_to_offset (o->phdr, o->phnum,
-					      info.strtab + info.soname);
-  if (off < 0)
-    return;
-  ssize_t n = pread (fd, o->soname, sizeof o->soname - 1, off);
-  if (n < 0)
-    n = 0;
-  o->soname[n] = '\0';
-  /* Cut at the limit: ld.so ignores such a name.  */
-  if (strlen (o->soname) == sizeof o->soname - 1)
-    o->soname[0] = '\0';
-}
-
-static void
-read_object (const char *file, struct object *o)
-{
-  memset (o, 0, sizeof *o);
-  o->file = file;
-  o->path = file;
-  int fd = open (file, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    die ("%s: %s", file, strerror (errno));
-  struct stat st;
-  if (fstat (fd, &st) != 0)
-    die ("%s: %s", file, strerror (errno));
-  if (!S_ISREG (st.st_mode))
-    die ("%s: not a regular file", file);
-
-  ElfW(Ehdr) eh;
-  unsigned char ident[EI_NIDENT];
-  if (!read_at (fd, ident, sizeof ident, 0)
-      || memcmp (ident, ELFMAG, SELFMAG) != 0)
-    die ("%s: not an ELF file", file);
-  if (ident[EI_CLASS] != ELFCLASS64 || ident[EI_DATA] != ELFDATA2LSB)
-    die ("%s: not a 64-bit little-endian ELF file", file);
-  if (!read_at (fd, &eh, sizeof eh, 0))
-    die ("%s: truncated ELF header", file);
-  if (eh.e_machine != EM_X86_64)
-    die ("%s: ELF machine %u, not x86-64", file, eh.e_machine);
-  if (eh.e_type != ET_DYN && eh.e_type != ET_EXEC)
-    die ("%s: not an executable or shared object (e_type %u)", file,
-	 eh.e_type);
-  if (eh.e_phentsize != sizeof (ElfW(Phdr)) || eh.e_phnum == 0
-      || eh.e_phnum > MAX_PHNUM)
-    die ("%s: unusable program headers (%u of size %u)", file,
-	 eh.e_phnum, eh.e_phentsize);
-  o->type = eh.e_type;
-  o->phnum = eh.e_phnum;
-  if (!read_at (fd, o->phdr, o->phnum * sizeof (ElfW(Phdr)), eh.e_phoff))
-    die ("%s: truncated program headers", file);
-  for (size_t i = 0; i < o->phnum; ++i)
-    if (o->phdr[i].p_type == PT_INTERP)
-      {
-	size_t len = o->phdr[i].p_filesz;
-	if (len >= sizeof o->interp)
-	  len = sizeof o->interp - 1;
-	if (!read_at (fd, o->interp, len, o->phdr[i].p_offset))
-	  len = 0;
-	o->interp[len] = '\0';
-      }
-  read_dynamic (fd, o);
-  close (fd);
-}
-
-/* --- JSON output -------------------------------------------------------- */
-
 static void
 json_string (const char *s)
 {

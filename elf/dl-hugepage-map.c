@@ -1,0 +1,520 @@
+/* hugeld: the system calls that put planned zones on huge pages.
+   Copyright (C) 2026 The hugeld authors.
+   This file is part of hugeld, a patch set for the GNU C Library.
+
+   The GNU C Library is free software; you can redistribute it and/or
+   modify it under the terms of the GNU Lesser General Public
+   License as published by the Free Software Foundation; either
+   version 2.1 of the License, or (at your option) any later version.
+
+   The GNU C Library is distributed in the hope that it will be useful,
+   but WITHOUT ANY WARRANTY; without even the implied warranty of
+   MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+   Lesser General Public License for more details.
+
+   You should have received a copy of the GNU Lesser General Public
+   License along with the GNU C Library; if not, see
+   <https://www.gnu.org/licenses/>.  */
+
+/* The mapping side of hugeld (see dl-hugepage.c for the overview):
+   find out once whether the kernel can move hugetlb mappings, build
+   each zone aside on huge pages, fill it from the file and move it over
+   the ordinary pages, or map it again from the file if a move failed;
+   and the same in place for a main program the kernel mapped.  */
+
+#include <errno.h>
+#include <libintl.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <ldsodefs.h>
+#include <not-cancel.h>
+#include <sysdep.h>
+#include <dl-hugepage.h>
+#include "dl-hugepage-int.h"
+
+#ifndef MAP_HUGE_SHIFT
+# define MAP_HUGE_SHIFT 26
+#endif
+#ifndef MAP_FIXED_NOREPLACE
+# define MAP_FIXED_NOREPLACE 0x100000
+#endif
+
+#define HP_MAP_HUGE_2MB (21 << MAP_HUGE_SHIFT)
+
+/* Whether the running kernel can move a hugetlb mapping with mremap:
+   0 not known yet, 1 yes, -1 no (hp_move_errno says why).  */
+static int hp_can_move;
+static int hp_move_errno;
+static const char *hp_move_what;
+
+/* Whether the running kernel can move a hugetlb mapping with
+   mremap (MREMAP_FIXED), found out once with a 2 MiB mapping that
+   reserves and touches nothing (MAP_NORESERVE), moved into an address
+   range of ld.so's own.  Linux before 5.16 unmaps the target range and
+   then fails with EINVAL; here the target is ours, so nothing is lost.
+   A kernel that refuses for another reason (a seccomp filter, no huge
+   page support) counts as unable, too.  */
+static bool
+hp_kernel_can_move (void)
+{
+  if (hp_can_move != 0)
+    return hp_can_move > 0;
+  hp_can_move = -1;
+
+  void *src = __mmap (NULL, HP_HUGEPAGE_SIZE, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB
+		      | MAP_NORESERVE | HP_MAP_HUGE_2MB, -1, 0);
+  if (src == MAP_FAILED)
+    {
+      hp_move_errno = errno;
+      hp_move_what = "mmap MAP_HUGETLB";
+      return false;
+    }
+  hp_move_what = "moving a huge page mapping (mremap; Linux 5.16 or later)";
+  char *area = __mmap (NULL, 2 * HP_HUGEPAGE_SIZE, PROT_NONE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (area == MAP_FAILED)
+    {
+      hp_move_errno = errno;
+      __munmap (src, HP_HUGEPAGE_SIZE);
+      return false;
+    }
+  void *dst = (void *) ALIGN_UP ((uintptr_t) area, HP_HUGEPAGE_SIZE);
+  if (__mremap (src, HP_HUGEPAGE_SIZE, HP_HUGEPAGE_SIZE,
+		MREMAP_MAYMOVE | MREMAP_FIXED, dst) == MAP_FAILED)
+    {
+      hp_move_errno = errno;
+      __munmap (src, HP_HUGEPAGE_SIZE);
+    }
+  else
+    hp_can_move = 1;
+  /* The moved mapping lies entirely inside AREA.  */
+  __munmap (area, 2 * HP_HUGEPAGE_SIZE);
+  return hp_can_move > 0;
+}
+
+/* Make every huge page of [ADDR, ADDR + LEN) present now, allocated and
+   charged to the pool and to the hugetlb cgroup, by letting the kernel
+   write one byte into each (from FD, at offset 0), then clearing that
+   byte.  A page that cannot be had is then an error of this read
+   (EFAULT), where a store by the program would have been killed by
+   SIGBUS: a hugetlb cgroup's hugetlb.2MB.max, a memory policy bound to
+   a node without pages.  Works on every kernel, unlike
+   MADV_POPULATE_WRITE (Linux 5.14).  Returns 0 or an errno value.  */
+static int
+hp_populate (char *addr, size_t len, int fd)
+{
+  for (size_t off = 0; off < len; off += HP_HUGEPAGE_SIZE)
+    {
+      ssize_t n;
+      do
+	n = __pread64_nocancel (fd, addr + off, 1, 0);
+      while (n < 0 && errno == EINTR);
+      if (n != 1)
+	return n < 0 ? errno : EIO;
+      addr[off] = 0;
+    }
+  return 0;
+}
+
+/* Whether every page of [ADDR, ADDR + LEN) is mapped: msync fails
+   with ENOMEM on a range with a hole, and MS_ASYNC does nothing else.  */
+static bool
+hp_mapped (void *addr, size_t len)
+{
+  return INTERNAL_SYSCALL_CALL (msync, addr, len, MS_ASYNC) == 0;
+}
+
+/* The PT_LOAD header the planner calls segment INDEX (it counts only
+   segments with memory).  */
+static const ElfW(Phdr) *
+hp_load_phdr (int index)
+{
+  const ElfW(Phdr) *phdr = _dl_hugepage_load.phdr;
+  int n = 0;
+  for (size_t i = 0; i < _dl_hugepage_load.phnum; ++i)
+    if (phdr[i].p_type == PT_LOAD && phdr[i].p_memsz != 0 && n++ == index)
+      return &phdr[i];
+  return NULL;
+}
+
+/* Map [START, END) (absolute, page-aligned) as fresh memory of
+   protection PROT: from FD at OFFSET, or anonymous if FD is -1.  Never
+   replaces a mapping: a range that is already wholly mapped was never
+   unmapped and is left alone.  Returns 0 or an errno value.  */
+static int
+hp_restore_piece (ElfW(Addr) start, ElfW(Addr) end, int prot, int fd,
+		  off64_t offset)
+{
+  if (end <= start)
+    return 0;
+  size_t len = end - start;
+  if (hp_mapped ((void *) start, len))
+    return 0;
+  int flags = MAP_PRIVATE | MAP_FIXED_NOREPLACE;
+  if (fd == -1)
+    flags |= MAP_ANONYMOUS;
+  void *p = __mmap ((void *) start, len, prot, flags, fd,
+		    fd == -1 ? 0 : offset);
+  if (p == MAP_FAILED)
+    return errno;
+  if (p != (void *) start)
+    {
+      /* A kernel before 4.17 took MAP_FIXED_NOREPLACE as a hint.  */
+      __munmap (p, len);
+      return EEXIST;
+    }
+  return 0;
+}
+
+/* Map zone Z of the object with load bias L_ADDR again exactly as the
+   stock loader (or the kernel) had mapped it: the segment's file pages
+   from FD, the zero fill after its last file byte, and inaccessible
+   pages where the zone covers a gap between segments.  Parts that are
+   still mapped are kept.  Returns 0 or an errno value.  */
+static int
+hp_restore_zone (const struct hp_zone *z, ElfW(Addr) l_addr, int fd)
+{
+  const ElfW(Phdr) *ph = hp_load_phdr (z->load);
+  if (ph == NULL)
+    return EINVAL;
+  size_t pg = GLRO(dl_pagesize);
+  ElfW(Addr) zs = l_addr + z->start, ze = l_addr + z->end;
+  ElfW(Addr) seg = l_addr + ALIGN_DOWN (ph->p_vaddr, pg);
+  ElfW(Addr) dataend = l_addr + ph->p_vaddr + ph->p_filesz;
+  ElfW(Addr) fileend = ALIGN_UP (dataend, pg);
+  ElfW(Addr) allocend = ALIGN_UP (l_addr + ph->p_vaddr + ph->p_memsz, pg);
+  int prot = hp_prot (ph->p_flags);
+#define HP_CLAMP(x) ((x) < zs ? zs : (x) > ze ? ze : (x))
+  ElfW(Addr) a = HP_CLAMP (seg), b = HP_CLAMP (fileend),
+    c = HP_CLAMP (allocend);
+#undef HP_CLAMP
+  int err = hp_restore_piece (zs, a, PROT_NONE, -1, 0);
+  if (err == 0)
+    err = hp_restore_piece (a, b, prot, fd,
+			    ALIGN_DOWN (ph->p_offset, pg) + (a - seg));
+  if (err == 0)
+    err = hp_restore_piece (b, c, prot, -1, 0);
+  if (err == 0)
+    err = hp_restore_piece (c, ze, PROT_NONE, -1, 0);
+  /* The bytes of the last file page after the segment's data are
+     zero, as _dl_map_segments (and the kernel) make them.  */
+  if (err == 0 && ph->p_memsz > ph->p_filesz && (dataend & (pg - 1)) != 0
+      && dataend > zs && dataend < ze)
+    {
+      ElfW(Addr) page = ALIGN_DOWN (dataend, pg);
+      if ((prot & PROT_WRITE) == 0
+	  && __mprotect ((void *) page, pg, prot | PROT_WRITE) != 0)
+	return errno;
+      memset ((void *) dataend, '\0', fileend - dataend);
+      if ((prot & PROT_WRITE) == 0
+	  && __mprotect ((void *) page, pg, prot) != 0)
+	return errno;
+    }
+  return err;
+}
+
+/* What became of one zone.  */
+enum hp_outcome
+{
+  HP_DONE,			/* On huge pages.  */
+  HP_FALLBACK,			/* On ordinary pages, as before.  */
+  HP_RESTORED,			/* Mapped again from the file.  */
+  HP_LOST,			/* Not mapped any more: the load fails.  */
+};
+
+/* Put zone Z of the object with load bias L_ADDR on huge pages.
+   With VERIFY, the bytes read from the file must equal what is mapped
+   there now: a program the kernel mapped may already carry a
+   debugger's breakpoints or uprobes in its text, and those must not be
+   silently dropped (nor copied, for a uprobe's int3 would then trap
+   with no probe behind it): such a zone stays on ordinary pages.
+   Sets *ERR to an errno value and *WHAT to the step that failed.  */
+static enum hp_outcome
+hp_apply_zone (const struct hp_zone *z, ElfW(Addr) l_addr, int fd,
+	       bool verify, int *err, const char **what)
+{
+  size_t len = z->end - z->start;
+  void *dst = (void *) (l_addr + z->start);
+
+  if (!hp_kernel_can_move ())
+    {
+      *what = hp_move_what;
+      *err = hp_move_errno;
+      return HP_FALLBACK;
+    }
+
+  void *tmp = __mmap (NULL, len, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB
+		      | HP_MAP_HUGE_2MB, -1, 0);
+  if (tmp == MAP_FAILED)
+    {
+      *what = "mmap MAP_HUGETLB";
+      *err = errno;
+      return HP_FALLBACK;
+    }
+  if (((uintptr_t) tmp & (HP_HUGEPAGE_SIZE - 1)) != 0)
+    {
+      *what = "mmap MAP_HUGETLB alignment";
+      *err = EINVAL;
+      goto fail;
+    }
+
+  *err = hp_populate (tmp, len, fd);
+  if (*err != 0)
+    {
+      *what = "populating the huge pages";
+      goto fail;
+    }
+
+  if (z->copy_len > 0)
+    {
+      ssize_t n = _dl_hugepage_pread_full (fd, (char *) tmp
+					   + (z->copy_start - z->start),
+					   z->copy_len, z->fileoff);
+      if (n < 0)
+	{
+	  *what = "pread";
+	  *err = errno;
+	  goto fail;
+	}
+      if ((size_t) n < z->copy_need)
+	{
+	  *what = "pread (file shorter than its program headers)";
+	  *err = EIO;
+	  goto fail;
+	}
+      if (verify
+	  && memcmp ((char *) tmp + (z->copy_start - z->start),
+		     (void *) (l_addr + z->copy_start), z->copy_need) != 0)
+	{
+	  *what = "compare (the mapped code differs from the file: "
+		  "debugger breakpoints or uprobes)";
+	  *err = EBUSY;
+	  goto fail;
+	}
+    }
+
+  if (__mprotect (tmp, len, hp_prot (z->prot)) != 0)
+    {
+      *what = "mprotect";
+      *err = errno;
+      goto fail;
+    }
+  if (__mremap (tmp, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, dst)
+      != MAP_FAILED)
+    return HP_DONE;
+
+  /* The kernel may have unmapped DST before it failed.  */
+  *what = "mremap";
+  *err = errno;
+  __munmap (tmp, len);
+  if (hp_mapped (dst, len))
+    return HP_FALLBACK;
+  int rerr = hp_restore_zone (z, l_addr, fd);
+  if (rerr != 0)
+    {
+      *err = rerr;
+      return HP_LOST;
+    }
+  return HP_RESTORED;
+
+ fail:
+  __munmap (tmp, len);
+  return HP_FALLBACK;
+}
+
+/* Apply the current plan to L, mapped from FD.  Returns NULL, or the
+   error that must fail the load: a zone that could be neither put on
+   huge pages nor mapped again.  */
+static const char *
+hp_apply_plan (struct link_map *l, int fd, bool verify)
+{
+  const struct hp_plan *plan = _dl_hugepage_load.current;
+  _dl_hugepage_load.current = NULL;
+  if (plan == NULL)
+    return NULL;
+
+  /* The larger reservation in _dl_map_segment may have failed, leaving
+     the object where the kernel put it: plan again for that bias.  */
+  if (((l->l_addr - plan->bias) & (plan->modulus - 1)) != 0)
+    {
+      if (hp_debug ())
+	_dl_debug_printf ("hugepages: %s: load address 0x%lx is not the "
+			  "planned one; planning again\n",
+			  _dl_hugepage_load.objname,
+			  (unsigned long int) l->l_addr);
+      _dl_hugepage_plan_load (true, l->l_addr);
+      plan = &_dl_hugepage_load.plan;
+      if (plan->error != HP_E_NONE)
+	return NULL;
+    }
+
+  size_t pages = 0, failed = 0;
+  for (size_t i = 0; i < plan->nzones; ++i)
+    {
+      const struct hp_zone *z = &plan->zones[i];
+      const char *what = NULL;
+      int err = 0;
+      enum hp_outcome o = hp_apply_zone (z, l->l_addr, fd, verify, &err,
+					 &what);
+      size_t n = (z->end - z->start) / HP_HUGEPAGE_SIZE;
+      if (o == HP_DONE)
+	{
+	  pages += n;
+	  if (hp_debug ())
+	    _dl_debug_printf ("hugepages: %s: %s [0x%lx, 0x%lx) at 0x%lx on "
+			      "%lu huge pages\n", _dl_hugepage_load.objname,
+			      _dl_hugepage_kind_name (z->kind),
+			      (unsigned long int) z->start,
+			      (unsigned long int) z->end,
+			      (unsigned long int) (l->l_addr + z->start),
+			      (unsigned long int) n);
+	  continue;
+	}
+      failed += n;
+      if (o == HP_LOST)
+	{
+	  if (hp_debug ())
+	    _dl_debug_printf ("hugepages: %s: %s [0x%lx, 0x%lx): %s failed "
+			      "and the ordinary pages could not be mapped "
+			      "again (errno %d)\n", _dl_hugepage_load.objname,
+			      _dl_hugepage_kind_name (z->kind),
+			      (unsigned long int) z->start,
+			      (unsigned long int) z->end, what, err);
+	  return N_("cannot map segment back after a failed move to "
+		    "huge pages");
+	}
+      if (hp_debug ())
+	_dl_debug_printf ("hugepages: %s: %s [0x%lx, 0x%lx) fallback to "
+			  "ordinary pages%s: %s failed: %s (errno %d)\n",
+			  _dl_hugepage_load.objname,
+			  _dl_hugepage_kind_name (z->kind),
+			  (unsigned long int) z->start,
+			  (unsigned long int) z->end,
+			  o == HP_RESTORED ? " (mapped again from the file)"
+			  : "", what, _dl_hugepage_errno_name (err), err);
+    }
+  if (hp_debug ())
+    _dl_debug_printf ("hugepages: %s: %lu huge pages used, %lu not "
+		      "available\n", _dl_hugepage_load.objname,
+		      (unsigned long int) pages, (unsigned long int) failed);
+  return NULL;
+}
+
+const char *
+_dl_hugepage_apply (struct link_map *l, int fd)
+{
+  /* ld.so has just mapped the object: nobody else has written to it
+     (gdb inserts breakpoints only after the next r_debug event).  */
+  return hp_apply_plan (l, fd, false);
+}
+
+/* The main program when the kernel mapped it (ld.so is its PT_INTERP).
+   Called by dl_main right after rtld_setup_main_map: before the
+   program's dynamic section is processed, before any audit module,
+   preload or dependency is loaded and before relocation, so only ld.so
+   runs and nothing has written to the program's memory.  Addresses stay
+   what the kernel chose; only the backing of the planned zones
+   changes.  */
+void
+_dl_hugepage_map_main (struct link_map *main_map)
+{
+  if (__glibc_likely (!_dl_hugepage_active))
+    return;
+
+  /* The program's file: /proc/self/exe is the inode the kernel
+     executed, even if the path was since replaced.  */
+  char path[4096];
+  ssize_t len = __readlink ("/proc/self/exe", path, sizeof path - 1);
+  if (len <= 0)
+    {
+      if (hp_debug ())
+	_dl_debug_printf ("hugepages: <main program>: ordinary pages: "
+			  "cannot read /proc/self/exe: %s (errno %d)\n",
+			  _dl_hugepage_errno_name (errno), errno);
+      return;
+    }
+  path[len] = '\0';
+  _dl_hugepage_load.objname = path;
+
+  /* The name it was run by (a symlink such as python3 -> python3.11
+     counts too).  */
+  const char *execfn = NULL;
+  for (ElfW(auxv_t) *av = GLRO(dl_auxv); av != NULL && av->a_type != AT_NULL;
+       ++av)
+    if (av->a_type == AT_EXECFN)
+      execfn = (const char *) av->a_un.a_val;
+
+  /* Most programs are not selected: tell without opening anything
+     (programs have no DT_SONAME to match).  */
+  size_t patlen;
+  if (_dl_hugepage_match_list (_dl_hugepage_libs, path,
+			       _dl_hugepage_basename (path), &patlen) == NULL
+      && (execfn == NULL
+	  || _dl_hugepage_match_list (_dl_hugepage_libs, execfn,
+				      _dl_hugepage_basename (execfn),
+				      &patlen) == NULL))
+    {
+      if (hp_debug ())
+	_dl_debug_printf ("hugepages: %s: not selected\n", path);
+      return;
+    }
+
+  int fd = __open64_nocancel ("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    {
+      if (hp_debug ())
+	_dl_debug_printf ("hugepages: %s: ordinary pages: cannot open "
+			  "/proc/self/exe: %s (errno %d)\n", path,
+			  _dl_hugepage_errno_name (errno), errno);
+      return;
+    }
+
+  /* Make sure the file is the one the kernel mapped: its program
+     headers must be the ones in memory.  */
+  ElfW(Ehdr) ehdr;
+  const ElfW(Phdr) *phdr = main_map->l_phdr;
+  size_t phnum = main_map->l_phnum;
+  bool same = (_dl_hugepage_pread_full (fd, &ehdr, sizeof ehdr, 0)
+	       == (ssize_t) sizeof ehdr
+	       && ehdr.e_phnum == phnum
+	       && ehdr.e_phentsize == sizeof (ElfW(Phdr)));
+  if (same)
+    {
+      ElfW(Phdr) buf[16];
+      size_t done = 0;
+      while (same && done < phnum)
+	{
+	  size_t n = phnum - done < 16 ? phnum - done : 16;
+	  same = (_dl_hugepage_pread_full (fd, buf, n * sizeof (ElfW(Phdr)),
+					   ehdr.e_phoff
+					   + done * sizeof (ElfW(Phdr)))
+		  == (ssize_t) (n * sizeof (ElfW(Phdr)))
+		  && memcmp (buf, phdr + done, n * sizeof (ElfW(Phdr))) == 0);
+	  done += n;
+	}
+    }
+  if (!same)
+    {
+      if (hp_debug ())
+	_dl_debug_printf ("hugepages: %s: ordinary pages: /proc/self/exe "
+			  "does not match the program in memory\n", path);
+      __close_nocancel (fd);
+      return;
+    }
+
+  _dl_hugepage_load.current = NULL;
+  _dl_hugepage_load.phdr = phdr;
+  _dl_hugepage_load.phnum = phnum;
+  _dl_hugepage_load.type = ehdr.e_type;
+  _dl_hugepage_load.kernel = true;
+  if (_dl_hugepage_select_and_plan (path, execfn, fd, true, main_map->l_addr))
+    {
+      const char *err = hp_apply_plan (main_map, fd, true);
+      if (err != NULL)
+	_dl_fatal_printf ("%s: %s: %s\n", RTLD_PROGNAME, path, err);
+    }
+  __close_nocancel (fd);
+}

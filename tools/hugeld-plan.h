@@ -1,0 +1,59 @@
+/* hugeld-plan: what its files share.
+   Copyright (C) 2026 The hugeld authors.
+   This file is part of hugeld, a patch set for the GNU C Library.
+
+   The GNU C Library is free software; you can redistribute it and/or
+   modify it under the terms of the GNU Lesser General Public
+   License as published by the Free Software Foundation; either
+   version 2.1 of the License, or (at your option) any later version.
+
+   The GNU C Library is distributed in the hope that it will be useful,
+   but WITHOUT ANY WARRANTY; without even the implied warranty of
+   MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+   Lesser General Public License for more details.
+
+   You should have received a copy of the GNU Lesser General Public
+   License along with the GNU C Library; if not, see
+   <https://www.gnu.org/licenses/>.  */
+
+#ifndef HUGELD_PLAN_H
+#define HUGELD_PLAN_H 1
+
+#include <link.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* As ld.so reads them: at most this many program headers and dynamic
+   entries, and a DT_SONAME shorter than this.  */
+#define MAX_PHNUM 256
+#define MAX_DYN 1024
+#define SONAME_MAX 256
+
+/* An object as hugeld-plan-elf.c reads it: what ld.so's hooks see.  */
+struct object
+{
+  const char *file;		/* What was read.  */
+  const char *path;		/* What is matched.  */
+  int type;			/* e_type.  */
+  ElfW(Phdr) phdr[MAX_PHNUM];
+  size_t phnum;
+  bool textrel;
+  char soname[SONAME_MAX];
+  char interp[4096];
+  bool dynamic;			/* Has PT_DYNAMIC.  */
+};
+
+/* The program's name, for messages.  */
+extern const char *progname;
+
+/* Print "PROGNAME: MESSAGE" on stderr and exit with status 1.  */
+void die (const char *fmt, ...)
+  __attribute__ ((noreturn, format (printf, 1, 2)));
+
+/* Read the ELF object FILE into O as ld.so would see it: its type,
+   program headers, PT_INTERP, DT_SONAME and text relocations.  Dies
+   with one line if it cannot be read or is not an object this loader
+   loads.  */
+void read_object (const char *file, struct object *o);
+
+#endif /* hugeld-plan.h */
