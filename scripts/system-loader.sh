@@ -48,7 +48,15 @@
 set -euo pipefail
 
 PREFIX=${PREFIX:-/opt/hugeld}
-REAL=/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2
+# The loader by the name libc6 ships it under, which is the name dpkg
+# diverts and checksums: /lib/x86_64-linux-gnu/... in Debian 12,
+# /usr/lib/x86_64-linux-gnu/... in Debian 13 (the /usr merge moved it;
+# /lib is a symbolic link to usr/lib on both).
+# (awk reads the whole list: a reader that stops early would kill
+# dpkg-query with SIGPIPE, and pipefail would take that for no answer.)
+REAL=$(dpkg-query -L libc6:amd64 2>/dev/null \
+	 | awk '/^\/.*\/x86_64-linux-gnu\/ld-linux-x86-64\.so\.2$/ && !n++')
+[ -n "$REAL" ] || REAL=/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2
 DISTRIB=$REAL.distrib
 HOOKS=/etc/dpkg/dpkg.cfg.d/hugeld
 STATE_DIR=/var/lib/hugeld

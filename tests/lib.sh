@@ -138,4 +138,9 @@ _root_umount () {
   done
   return 0
 }
+# root_loader: the dynamic loader's path as the root's libc6 lists it
+# (/lib/x86_64-linux-gnu/... in Debian 12, /usr/lib/... in Debian 13).
+root_loader () {
+  in_root dpkg-query -L libc6:amd64 | awk '/^\/.*\/x86_64-linux-gnu\/ld-linux-x86-64\.so\.2$/ && !n++'
+}
 in_root () { chroot "$_root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root DEBIAN_FRONTEND=noninteractive "$@"; }

@@ -65,7 +65,8 @@ fi
 # --- installed in a root of this release ----------------------------------
 C=$HUGELD_TOP/build/chroot-deb
 debian_root "$C" || finish
-REAL=/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2
+REAL=$(root_loader)
+[ -n "$REAL" ] || { fail "the root's loader" "libc6 lists no ld-linux-x86-64.so.2"; finish; }
 stock_sum=$(md5sum < "$C$REAL" | cut -d' ' -f1)
 cp "$DEB" "$C/tmp/"
 in_root apt-get update -qq > /dev/null 2>&1

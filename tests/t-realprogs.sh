@@ -102,11 +102,26 @@ fi
 # --- a real C project compiled with gcc through hugeld --------------------
 Z=$TEST_TMP/zlib
 mkdir -p "$Z/lists/partial" "$Z/get"
-echo "deb-src ${HUGELD_DEBIAN_MIRROR:-http://deb.debian.org/debian} $(os_codename) main" > "$Z/sources.list"
-APT=(apt-get -qq -o Dir::Etc::SourceList="$Z/sources.list" -o Dir::Etc::SourceParts=/dev/null
-     -o Dir::State::Lists="$Z/lists")
-if "${APT[@]}" update > "$Z/apt.log" 2>&1 \
-   && (cd "$Z/get" && "${APT[@]}" source --download-only zlib >> "$Z/apt.log" 2>&1) \
+# The release's source archives: main, updates, security (the host's).
+read -r zm zs <<< "$(debian_mirrors) "
+zm=${HUGELD_DEBIAN_MIRROR:-${zm:-http://deb.debian.org/debian}}
+zs=${HUGELD_DEBIAN_SECURITY:-${zs:-${zm%/debian*}/debian-security}}
+dist=$(os_codename)
+printf 'deb-src %s %s main\ndeb-src %s %s-updates main\ndeb-src %s %s-security main\n' \
+  "$zm" "$dist" "$zm" "$dist" "$zs" "$dist" > "$Z/sources.list"
+APTOPT=(-o Dir::Etc::SourceList="$Z/sources.list" -o Dir::Etc::SourceParts=/dev/null
+	-o Dir::State::Lists="$Z/lists")
+APT=(apt-get -qq "${APTOPT[@]}")
+# Any version of zlib's source will do (an index may name one that a
+# mirror does not have yet): the newest that downloads.
+zlib_source () {
+  local v
+  for v in $(apt-cache "${APTOPT[@]}" showsrc zlib 2> /dev/null | awk '$1 == "Version:" { print $2 }' | sort -r -V -u); do
+    (cd "$Z/get" && "${APT[@]}" source --download-only "zlib=$v" >> "$Z/apt.log" 2>&1) && return 0
+  done
+  return 1
+}
+if "${APT[@]}" update > "$Z/apt.log" 2>&1 && zlib_source \
    && tarball=$(ls "$Z"/get/zlib_*.orig.tar.* 2>/dev/null | head -1) && [ -n "$tarball" ]; then
   build_zlib () { # dir cc
     mkdir -p "$1" && tar -C "$1" --strip-components=1 -xf "$tarball" \

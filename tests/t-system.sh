@@ -11,11 +11,12 @@ if [ "$(id -u)" != 0 ]; then
   skip all "must run as root (debootstrap, chroot)"
   finish
 fi
-REAL=/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2
 TOOL=/opt/hugeld/libexec/hugeld-system-loader
 host_libc=$(pkg_version libc6)
 C=$HUGELD_TOP/build/chroot
 debian_root "$C" || finish
+REAL=$(root_loader)
+[ -n "$REAL" ] || { fail "the root's loader" "libc6 lists no ld-linux-x86-64.so.2"; finish; }
 pass "debootstrap: a Debian $DIST root, libc6 $(pkg_version libc6) as on the host"
 
 # hugeld as `make install' would put it there.
@@ -142,7 +143,7 @@ for step in put-ld-linux-x86-64.so.2 undivert hooks; do
   killed_at "$step" "$TOOL" uninstall
   sane "uninstall killed at $step"
   if in_root "$TOOL" uninstall > "$TEST_TMP/un2.log" 2>&1 && is_stock \
-     && ! in_root dpkg-divert --list | grep -q ld-linux && [ ! -e "$C/etc/dpkg/dpkg.cfg.d/hugeld" ]; then
+     && [ -z "$(in_root dpkg-divert --list "$REAL")" ] && [ ! -e "$C/etc/dpkg/dpkg.cfg.d/hugeld" ]; then
     pass "uninstall killed at $step: uninstall again restores the stock loader"
   else
     fail "uninstall killed at $step: uninstall again" "$(tail -2 "$TEST_TMP/un2.log" | tr '\n' ' ')"
@@ -218,9 +219,9 @@ fi
 [ "$(md5sum "$C$REAL" | cut -d' ' -f1)" = "$stock_sum" ] && [ ! -L "$C$REAL" ] \
   && pass "uninstall: the stock loader is back byte for byte" \
   || fail "uninstall: stock loader byte for byte" "$(ls -l "$C$REAL")"
-if in_root dpkg-divert --list | grep -q ld-linux || [ -e "$C/etc/dpkg/dpkg.cfg.d/hugeld" ] \
+if [ -n "$(in_root dpkg-divert --list "$REAL")" ] || [ -e "$C/etc/dpkg/dpkg.cfg.d/hugeld" ] \
    || [ -e "$C$REAL.distrib" ] || [ -e "$C/var/lib/hugeld" ] || ls "$C$REAL".hugeld-tmp > /dev/null 2>&1; then
-  fail "uninstall: no diversion, hook, state, .distrib or temporary file left" "$(in_root dpkg-divert --list | grep ld-linux)"
+  fail "uninstall: no diversion, hook, state, .distrib or temporary file left" "$(in_root dpkg-divert --list "$REAL")"
 else
   pass "uninstall: no diversion, hook, state, .distrib or temporary file left"
 fi

@@ -290,6 +290,11 @@ else
 fi
 
 ensure_pool
+# The release's python3 (3.11 in Debian 12, 3.13 in 13), and the huge
+# pages its own text gets when selected.
+PYV=$($PY -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+PYBIN=/usr/bin/python$PYV
+PYPAGES=$($H plan "$PYBIN" --libs 'python3*' --json 2> /dev/null | jq 'd["pages_per_process"]')
 # Real programs.  gdb links libpython3.11.so; cc1 is a 20 MiB non-PIE
 # program; python3.11 has libpython linked in, but its text does not
 # hold one whole aligned 2 MiB page: plan and loader agree on nothing.
@@ -310,11 +315,16 @@ command -v gdb > /dev/null && real_plan gdb 'libpython3*' gdb -batch -nx -ex 'py
 echo 'int f (int x) { return x * 2; }' > "$TEST_TMP/x.c"
 cc1=$(cc -print-prog-name=cc1)
 [ -x "$cc1" ] && real_plan cc1 cc1 "$cc1" -quiet "$TEST_TMP/x.c" -o "$TEST_TMP/x.s"
-real_plan python3 'python3*' /usr/bin/python3.11 -c 'print(6 * 7)'
-grep -q 'python3.11: nothing fills a whole huge page' "$TEST_TMP"/dbg-python3.* 2>/dev/null \
-  && $H plan /usr/bin/python3.11 --libs 'python3*' -v | grep -q '^  text .*ordinary pages: does not fill a whole huge page' \
-  && pass "real program python3.11: plan -v and the loader both say its text does not fill a 2 MiB page" \
-  || fail "real program python3.11: reason reported" "$(cat "$TEST_TMP"/dbg-python3.* | grep -m2 python3)"
+real_plan python3 'python3*' "$PYBIN" -c 'print(6 * 7)'
+# Debian 12's python3.11 (non-PIE, 2.7 MiB of text) has no whole 2 MiB
+# page; where the release's python3 has, the plan = loader check above
+# covers it.
+if [ "$PYPAGES" = 0 ]; then
+  grep -q "python$PYV: nothing fills a whole huge page" "$TEST_TMP"/dbg-python3.* 2>/dev/null \
+    && $H plan "$PYBIN" --libs 'python3*' -v | grep -q '^  text .*ordinary pages: does not fill a whole huge page' \
+    && pass "real program python$PYV: plan -v and the loader both say its text does not fill a 2 MiB page" \
+    || fail "real program python$PYV: reason reported" "$(cat "$TEST_TMP"/dbg-python3.* | grep -m2 python3)"
+fi
 
 ensure_pool
 # --- run ------------------------------------------------------------------
@@ -403,8 +413,8 @@ if command -v gdb > /dev/null; then
   if wait_huge $gp; then
     planned=$($H plan gdb --libs 'libpython3*' --json | jq 'd["pages_per_process"]')
     out=$($H status $gp --json | jq '[(o["path"].split("/")[-1], o["pages"], sorted(r["kind"] for r in o["ranges"])) for o in d["objects"]]')
-    [ "$out" = "[('libpython3.11.so.1.0', $planned, ['rodata', 'text'])]" ] \
-      && pass "status of gdb with libpython3*: text and rodata of libpython3.11.so.1.0, $planned pages as planned" \
+    [ "$out" = "[('libpython$PYV.so.1.0', $planned, ['rodata', 'text'])]" ] \
+      && pass "status of gdb with libpython3*: text and rodata of libpython$PYV.so.1.0, $planned pages as planned" \
       || fail "status of gdb with libpython3*" "$out (planned $planned)"
     # gdb on it: the Python interpreter's frames, some in the huge text.
     if command -v gdb > /dev/null; then
@@ -415,13 +425,15 @@ import ast, re, sys
 ranges = ast.literal_eval(sys.argv[2])
 n = 0
 for line in open(sys.argv[1]):
-    m = re.match(r"#[0-9]+ +(0x[0-9a-f]+) in .* from .*/libpython3\.11\.so", line)
+    m = re.match(r"#[0-9]+ +(0x[0-9a-f]+) in .* from .*/libpython3\.[0-9]+\.so", line)
     if m and any(a <= int(m.group(1), 16) < b for a, b in ranges):
         n += 1
 print(n)
 PY
 )
-      if [ "$n" -ge 1 ] && grep -q ' in PyEval_EvalCode () from .*/libpython3.11.so' "$TEST_TMP/gdbpy.out"; then
+      # A named interpreter function (PyEval_EvalCode in Debian 12; the
+      # dynamic symbols where the library has no others).
+      if [ "$n" -ge 1 ] && grep -q " in Py[A-Za-z_]* () from .*/libpython$PYV.so" "$TEST_TMP/gdbpy.out"; then
         pass "gdb attach to gdb with libpython3* on huge pages: backtrace through the interpreter, $n frame(s) in its huge text"
       else
         fail "gdb attach to gdb with libpython3*" "$n frames in huge text: $(grep -m6 '^#' "$TEST_TMP/gdbpy.out" | tr '\n' '|')"
@@ -432,25 +444,27 @@ PY
   fi
 fi
 
-# python3.11 selected: nothing of it can go on huge pages, and status
-# says why.
-$H run --no-pool-check --libs 'python3*' -- /usr/bin/python3.11 -c 'import time; time.sleep(20)' > /dev/null 2>&1 &
+# python3.X selected: where nothing of it can go on huge pages (Debian
+# 12's python3.11), status says why.
+if [ "$PYPAGES" = 0 ]; then
+$H run --no-pool-check --libs 'python3*' -- "$PYBIN" -c 'import time; time.sleep(20)' > /dev/null 2>&1 &
 pp=$!
-# `hugeld run' is itself a python3.11 script until it execs the loader:
+# `hugeld run' is itself a python3 script until it execs the loader:
 # wait for the loader's mapping, not python's (seen under load).
 hl=$(readlink -f "$HUGELD_LDSO")
 for i in $(seq 200); do
-  grep -qF "$hl" /proc/$pp/maps 2> /dev/null && grep -q 'python3.11' /proc/$pp/maps && break
+  grep -qF "$hl" /proc/$pp/maps 2> /dev/null && grep -q "python$PYV" /proc/$pp/maps && break
   sleep 0.05
 done
 sleep 0.2
 out=$($H status $pp)
-if echo "$out" | grep -q "^process $pp (python3.11 via ld.so): 0 huge pages (0 MiB) in 0 objects$" \
-   && echo "$out" | grep -q '^  note: /usr/bin/python3.11 is selected by "python3\*" (file name) but has no huge pages:$' \
+if echo "$out" | grep -q "^process $pp (python$PYV via ld.so): 0 huge pages (0 MiB) in 0 objects$" \
+   && echo "$out" | grep -q "^  note: $PYBIN is selected by \"python3\\*\" (file name) but has no huge pages:\$" \
    && echo "$out" | grep -q 'none of its parts fills a whole 2 MiB page'; then
-  pass "status of python3.11 with python3*: 0 pages, selected, none of its parts fills a 2 MiB page (as planned)"
+  pass "status of python$PYV with python3*: 0 pages, selected, none of its parts fills a 2 MiB page (as planned)"
 else
-  fail "status of python3.11 with python3*" "$(echo "$out" | tr '\n' '|')"
+  fail "status of python$PYV with python3*" "$(echo "$out" | tr '\n' '|')"
+fi
 fi
 kill $pp 2> /dev/null
 
@@ -505,12 +519,12 @@ PY
       perf report -i "$TEST_TMP/perf-py.data" --stdio --sort dso,sym 2> /dev/null \
 	| grep -v '^#' > "$TEST_TMP/report-py"
       if grep -q '\[JIT\] tid [0-9]*  *\[\.\] _\?Py[A-Za-z_]*$' "$TEST_TMP/report-py"; then
-	pass "perf-map on gdb's libpython3.11 (.dynsym): perf report names $(grep '\[JIT\]' "$TEST_TMP/report-py" | grep -v 0x0000 | head -2 | awk '{ print $NF }' | tr '\n' ' ')"
+	pass "perf-map on gdb's libpython$PYV (.dynsym): perf report names $(grep '\[JIT\]' "$TEST_TMP/report-py" | grep -v 0x0000 | head -2 | awk '{ print $NF }' | tr '\n' ' ')"
       else
-	fail "perf-map on gdb's libpython3.11" "$out; $(grep -m4 JIT "$TEST_TMP/report-py" | tr '\n' '|')"
+	fail "perf-map on gdb's libpython$PYV" "$out; $(grep -m4 JIT "$TEST_TMP/report-py" | tr '\n' '|')"
       fi
     else
-      fail "perf-map on gdb's libpython3.11" "not on huge pages"
+      fail "perf-map on gdb's libpython$PYV" "not on huge pages"
     fi
     kill $gw 2> /dev/null
   fi
