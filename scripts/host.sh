@@ -1,3 +1,4 @@
+#!/bin/bash
 # Facts about the host: the one place that asks dpkg, apt and
 # /etc/os-release.  Sourced by scripts/config.sh (so by every script),
 # tests/lib.sh and scripts/system-loader.sh (inlined into the installed
