@@ -46,10 +46,10 @@ install: build tools
 	scripts/install.sh
 	$(TOOLS_MAKE) install
 
-$(BUILDDIR)/tests/test-plan: tests/unit/test-plan.c tests/unit/plan-check.h $(PLAN_SRCS) elf/dl-hugepage-plan.h
+$(BUILDDIR)/tests/test-plan: tests/unit/test-plan.c tests/unit/test-match.c tests/unit/unit-check.h tests/unit/plan-check.h $(PLAN_SRCS) elf/dl-hugepage-plan.h
 	@mkdir -p $(dir $@)
 	$(CC) $(UNIT_CFLAGS) -fsanitize=address,undefined -fno-sanitize-recover=all \
-	  tests/unit/test-plan.c $(PLAN_SRCS) -o $@
+	  tests/unit/test-plan.c tests/unit/test-match.c $(PLAN_SRCS) -o $@
 
 unit-build: $(BUILDDIR)/tests/test-plan $(BUILDDIR)/tests/fuzz-plan
 

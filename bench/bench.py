@@ -15,233 +15,18 @@ rotated each round), several runs each, and reports medians and ratios to
 the first variant (the stock loader).  Raw samples go to OUT/raw/*.json;
 bench/report.py turns them into OUT/RESULTS.md and PNG plots.
 """
-import argparse, fcntl, glob, json, os, platform, re, shutil, signal, statistics
-import subprocess, sys, tempfile, time
+import argparse, json, os, platform, re, shutil, signal, statistics, subprocess, sys, tempfile, time
 
-from abtime import run_once  # bench/abtime.py: the demo's measurement too
+# The machinery (system state, perf, the runner, probes): bench/benchlib.py.
+from benchlib import (FIXTURES, HERE, HUGELD, STOCK, TOP, System, base_env,
+                      bigcheck_probe, ldd_probe, log, perf_probe, read,
+                      run_group, sh, variant)
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-TOP = os.path.dirname(HERE)
-
-HUGELD = os.environ.get("HUGELD_LDSO", "/opt/hugeld/ld.so")
-STOCK = "/lib64/ld-linux-x86-64.so.2"
-FIXTURES = os.path.join(TOP, "build", "tests")
-THP = "/sys/kernel/mm/transparent_hugepage/enabled"
-POOL = "/proc/sys/vm/nr_hugepages"
 CLANG = "/usr/lib/llvm-14/bin/clang"
 LLVM_LIBS = ["/usr/lib/x86_64-linux-gnu/libLLVM-14.so.1",
              "/usr/lib/x86_64-linux-gnu/libclang-cpp.so.14"]
 CLANG_SEL = "libLLVM-14.so*:libclang-cpp.so*"
 MARIADB_SEL = "mariadbd:libcrypto*:libssl*"
-
-
-def log(*a):
-    print("[bench %s]" % time.strftime("%H:%M:%S"), *a, flush=True)
-
-
-def sh(cmd, **kw):
-    return subprocess.run(cmd, check=True, **kw)
-
-
-def read(path):
-    with open(path) as f:
-        return f.read()
-
-
-def write(path, text):
-    with open(path, "w") as f:
-        f.write(text)
-
-
-# ---------------------------------------------------------------- system state
-class System:
-    """Pool, THP mode and the hugetlbfs mount, restored on exit."""
-
-    def __init__(self, work):
-        self.work = work
-        # Own the pool as scripts/pool.sh's pool_lock does (flock on the
-        # pool's file), for as long as the benchmark runs.
-        self.pool_lock = open(POOL)
-        try:
-            fcntl.flock(self.pool_lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            print("bench: waiting for another hugeld script or test that is "
-                  "using the huge page pool", file=sys.stderr)
-            fcntl.flock(self.pool_lock, fcntl.LOCK_EX)
-        self.old_pool = int(read(POOL))
-        self.old_thp = re.search(r"\[(\w+)\]", read(THP)).group(1)
-        self.mount = None
-        self.cur_thp = self.old_thp
-
-    def pool(self, n):
-        if n > int(read(POOL)):
-            write(POOL, str(n))
-        got = int(read(POOL))
-        log("huge page pool: %d pages (was %d)" % (got, self.old_pool))
-        return got
-
-    def thp(self, mode):
-        mode = mode or self.old_thp
-        if mode != self.cur_thp:
-            write(THP, mode)
-            self.cur_thp = mode
-
-    def hugetlbfs(self):
-        if self.mount is None:
-            self.mount = tempfile.mkdtemp(prefix="hugeld-bench-hugetlbfs.", dir="/tmp")
-            sh(["mount", "-t", "hugetlbfs", "-o", "pagesize=2M", "none", self.mount])
-        return self.mount
-
-    def restore(self):
-        try:
-            write(THP, self.old_thp)
-        except OSError as e:
-            print("bench: cannot restore THP:", e, file=sys.stderr)
-        try:
-            write(POOL, str(self.old_pool))
-        except OSError as e:
-            print("bench: cannot restore pool:", e, file=sys.stderr)
-        if self.mount:
-            subprocess.run(["umount", self.mount])
-            os.rmdir(self.mount)
-            self.mount = None
-
-
-def perf_probe():
-    """Which TLB events perf stat can count here (often none in a VM)."""
-    if not shutil.which("perf"):
-        return [], "perf not installed"
-    ev = ["iTLB-load-misses", "dTLB-load-misses", "dTLB-store-misses"]
-    p = subprocess.run(["perf", "stat", "-x,", "-e", ",".join(ev), "true"],
-                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    ok = [e for e in ev if re.search(r"^[0-9]+,[^,]*,%s" % re.escape(e), p.stderr, re.M)]
-    why = "" if ok else "perf stat: " + "; ".join(
-        l.strip() for l in p.stderr.splitlines() if "not supported" in l or "not counted" in l)
-    return ok, why or "no TLB events"
-
-
-def perf_run(cmd, env, events):
-    out = tempfile.mktemp(prefix="hugeld-bench-perf.")
-    subprocess.run(["perf", "stat", "-x,", "-o", out, "-e", ",".join(events), "--"] + cmd,
-                   env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    res = {}
-    for line in read(out).splitlines():
-        f = line.split(",")
-        if len(f) > 2 and f[2] in events and f[0].isdigit():
-            res[f[2]] = int(f[0])
-    os.unlink(out)
-    return res
-
-
-# ---------------------------------------------------------------- runner
-def base_env():
-    env = dict(os.environ)
-    for k in list(env):
-        if k.startswith("LD_HUGEPAGE") or k in ("LD_DEBUG", "LD_LIBRARY_PATH", "LD_PRELOAD") \
-                or k.startswith("HUGETLB_"):
-            del env[k]
-    return env
-
-
-def variant(name, label, cmd, env=None, thp=None, probe=None):
-    return {"name": name, "label": label, "cmd": cmd, "env": env or {}, "thp": thp,
-            "probe": probe}
-
-
-def run_group(sysm, gid, title, variants, runs, warmup, perf_events, extra=None):
-    """Round-robin timing of VARIANTS; first one is the baseline."""
-    log("%s: %s (%d variants x %d runs + %d warm-up)" % (gid, title, len(variants), runs, warmup))
-    samples = {v["name"]: [] for v in variants}
-    outs = {v["name"]: set() for v in variants}
-    n = len(variants)
-    for r in range(warmup + runs):
-        order = variants[r % n:] + variants[:r % n]
-        for v in order:
-            sysm.thp(v["thp"])
-            env = base_env()
-            env.update(v["env"])
-            wall, user, sys_, out = run_once(v["cmd"], env)
-            outs[v["name"]].add(out)
-            if r >= warmup:
-                samples[v["name"]].append({"wall": wall, "user": user, "sys": sys_})
-    sysm.thp(None)
-    allout = set()
-    for k, o in outs.items():
-        if len(o) != 1:
-            sys.exit("bench: %s/%s printed different output in different runs" % (gid, k))
-        allout |= o
-    if len(allout) != 1:
-        sys.exit("bench: %s: variants printed different outputs" % gid)
-    res = {"id": gid, "title": title, "runs": runs, "warmup": warmup, "variants": []}
-    base = None
-    for v in variants:
-        s = samples[v["name"]]
-        med = {k: statistics.median(x[k] for x in s) for k in ("wall", "user", "sys")}
-        spread = {k: (max(x[k] for x in s) - min(x[k] for x in s)) / med[k] if med[k] else 0
-                  for k in ("wall", "user")}
-        if base is None:
-            base = med
-        ent = {"name": v["name"], "label": v["label"], "cmd": v["cmd"], "env": v["env"],
-               "thp": v["thp"] or sysm.old_thp, "samples": s, "median": med,
-               "spread": spread,
-               "ratio": {k: med[k] / base[k] for k in ("wall", "user")}}
-        if v.get("probe"):
-            sysm.thp(v["thp"])
-            env = base_env()
-            env.update(v["env"])
-            ent["pages"] = v["probe"](env)
-            sysm.thp(None)
-        if perf_events:
-            sysm.thp(v["thp"])
-            env = base_env()
-            env.update(v["env"])
-            ent["perf"] = perf_run(v["cmd"], env, perf_events)
-            sysm.thp(None)
-        res["variants"].append(ent)
-        log("  %-34s wall %8.3f s  user %8.3f s  ratio %.3f / %.3f" % (
-            v["label"], med["wall"], med["user"], ent["ratio"]["wall"], ent["ratio"]["user"]))
-    if extra:
-        res.update(extra)
-    return res
-
-
-# ---------------------------------------------------------------- probes
-INFO = re.compile(r"info: (\w+): .*\((\d+) KiB\): (\d+) KiB on 2 MiB pages.*?; (\d+) KiB of transparent")
-
-
-def bigcheck_probe(cmd):
-    """Run bigcheck (one round, no --bench) the same way; its info lines say
-    how much of each region is on hugetlb pages and on THP/PMD-mapped pages."""
-    def probe(env):
-        p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        res = {}
-        for m in INFO.finditer(p.stderr):
-            res[m.group(1)] = {"kib": int(m.group(2)), "hugetlb_kib": int(m.group(3)),
-                               "thp_kib": int(m.group(4))}
-        m = re.search(r"info: process: (\d+) KiB on 2 MiB pages", p.stderr)
-        if m:
-            res["process_hugetlb_kib"] = int(m.group(1))
-        return res
-    return probe
-
-
-def ldd_probe(cmd):
-    """LD_DEBUG=hugepages of the same command: huge pages used per object."""
-    def probe(env):
-        env = dict(env)
-        if "LD_HUGEPAGE_LIBS" not in env:
-            return {}
-        d = tempfile.mkdtemp(prefix="hugeld-bench-dbg.")
-        env["LD_DEBUG"] = "hugepages"
-        env["LD_DEBUG_OUTPUT"] = os.path.join(d, "dbg")
-        subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        res = {}
-        for f in glob.glob(os.path.join(d, "dbg*")):
-            for m in re.finditer(r"hugepages: (\S+): (\d+) huge pages used", read(f)):
-                res[os.path.basename(m.group(1))] = int(m.group(2))
-        shutil.rmtree(d)
-        return {"hugeld_pages": res}
-    return probe
 
 
 # ---------------------------------------------------------------- synthetic
@@ -393,7 +178,6 @@ class MariaDB:
             f = line.split()
             if re.match(r"^[0-9a-f]+-[0-9a-f]+ ", line):
                 cur = bool(len(f) >= 6 and pat.search(f[-1]))
-                hug = False
                 continue
             if f[0] in ("Private_Hugetlb:", "Shared_Hugetlb:"):
                 res["hugetlb_kib"] += int(f[1])

@@ -1,6 +1,6 @@
 #!/bin/bash
-# The hugeld command (tools/): run, plan, status, perf-map and gdb, its
-# errors, and its installation.  On the generated big-code program
+# The hugeld command (tools/): run, plan and status, its errors, and
+# its installation (perf-map and gdb: t-tool-debug.sh).  On the generated big-code program
 # (bigcheck-shared with libbig.so, bigcheck-pie, bigcheck-dlopen, a PIE
 # with hugeld as PT_INTERP) and on real programs: gdb, which links
 # libpython3.11.so (selected as libpython3*), gcc's cc1 (its own text)
@@ -14,110 +14,7 @@
 #
 # HUGELD_CMD may name the command to test (e.g. the installed
 # /opt/hugeld/bin/hugeld); by default it is built into build/tools.
-. "$(dirname "$0")/lib.sh"
-
-F=$FIXTURES
-PY=/usr/bin/python3
-if [ "$(id -u)" != 0 ]; then
-  skip all "must run as root to reserve huge pages"
-  finish
-fi
-unset LD_HUGEPAGE_LIBS LD_HUGEPAGE_SEGMENTS LD_DEBUG LD_DEBUG_OUTPUT \
-  LD_PRELOAD LD_LIBRARY_PATH
-export HUGELD_LDSO
-for f in bigcheck-shared libbig.so bigcheck-pie bigcheck-dlopen big-pic.o; do
-  [ -e "$F/$f" ] || { fail fixtures "$F/$f missing (make fixtures)"; finish; }
-done
-
-# --- Build -----------------------------------------------------------------
-
-if [ -z "${HUGELD_CMD:-}" ]; then
-  if make -C "$HUGELD_TOP/tools" OUT="$HUGELD_TOP/build/tools" \
-       > "$TEST_TMP/build.log" 2>&1; then
-    pass "build: make -C tools (hugeld, hugeld-plan)"
-  else
-    fail "build: make -C tools" "$(tail -5 "$TEST_TMP/build.log" | tr '\n' ' ')"
-    finish
-  fi
-  HUGELD_CMD=$HUGELD_TOP/build/tools/hugeld
-fi
-H=$HUGELD_CMD
-HELPER=$(dirname "$(readlink -f "$H")")/hugeld-plan
-[ -x "$HELPER" ] || HELPER=$(dirname "$(readlink -f "$H")")/../libexec/hugeld-plan
-
-# The pool: at most about 40 pages at a time here.  Enlarge it only if
-# fewer are free (other tests may be using it); check again before each
-# part, in case a test running at the same time has shrunk it.
-need=48
-ensure_pool () {
-  local free; free=$(meminfo HugePages_Free)
-  [ "${free:-0}" -ge $need ] && return 0
-  if [ -z "${pool_saved:-}" ]; then
-    pool_saved=yes
-    reserve_hugepages $(( $(meminfo HugePages_Total) - free + need ))
-  else
-    echo $(( $(meminfo HugePages_Total) - free + need )) > /proc/sys/vm/nr_hugepages
-  fi
-  [ "$(meminfo HugePages_Free)" -ge $need ]
-}
-ensure_pool || { fail reserve "cannot get $need free huge pages"; finish; }
-
-# Helpers.
-jq () { $PY -c "import json, sys; d = json.load(sys.stdin); print($1)"; }
-# dbg_pages PREFIX: huge pages the loader reported in PREFIX.*
-dbg_pages () {
-  cat "$1".* 2> /dev/null | sed -n 's/.* \([0-9]*\) huge pages used.*/\1/p' \
-    | awk '{ s += $1 } END { print s + 0 }'
-}
-# dbg_zones PREFIX OBJ: "kind start end pages" of OBJ's zones in the report
-dbg_zones () {
-  cat "$1".* 2> /dev/null \
-    | sed -n "s|.*hugepages: .*/$2: \([a-z+]*\) \[\(0x[0-9a-f]*\), \(0x[0-9a-f]*\)) at 0x[0-9a-f]* on \([0-9]*\) huge pages|\1 \2 \3 \4|p" \
-    | sort
-}
-# plan_zones JSON OBJ: the same from `hugeld plan --json'
-plan_zones () {
-  $PY - "$1" "$2" <<'PY' | sort
-import json, sys
-d = json.load(open(sys.argv[1]))
-for o in d["objects"]:
-    if o["path"].endswith("/" + sys.argv[2]) and o["selected"]:
-        for z in o["zones"]:
-            print(z["kind"], hex(z["start"]), hex(z["end"]), z["pages"])
-PY
-}
-# one_line_error NAME RC-EXPECTED CMD...: fails with one "hugeld: " line
-# on stderr, nothing on stdout.
-one_line_error () {
-  local name=$1 want=$2; shift 2
-  "$@" > "$TEST_TMP/e.out" 2> "$TEST_TMP/e.err"
-  local rc=$?
-  if [ $rc = "$want" ] && [ "$(wc -l < "$TEST_TMP/e.err")" = 1 ] \
-     && grep -q '^hugeld' "$TEST_TMP/e.err" && [ ! -s "$TEST_TMP/e.out" ]; then
-    pass "$name (exit $rc: $(cat "$TEST_TMP/e.err"))"
-  else
-    fail "$name" "exit $rc, stderr: $(head -3 "$TEST_TMP/e.err" | tr '\n' '|') stdout: $(head -c 100 "$TEST_TMP/e.out")"
-  fi
-}
-# wait_huge PID: until the process has huge page mappings and their
-# number has stopped changing (the loader maps zone after zone; a loaded
-# machine can be slow at it).
-wait_huge () {
-  local i n last=-1
-  for i in $(seq 200); do
-    n=$(grep -c anon_hugepage "/proc/$1/maps" 2> /dev/null)
-    if [ "${n:-0}" -gt 0 ] && [ "$n" = "$last" ]; then return 0; fi
-    last=${n:-0}
-    sleep 0.1
-  done
-  [ "${last:-0}" -gt 0 ]
-}
-# Background processes still running at the end: this shell's own jobs
-# only (a reaped PID may have been reused).
-at_exit 'kill $(jobs -p) 2> /dev/null; wait 2> /dev/null'
-# The /tmp/perf-PID.map files this test makes.
-perfmaps=()
-at_exit 'rm -f "${perfmaps[@]}"'
+. "$(dirname "$0")/tool-lib.sh"
 
 # --- Help, version, install --------------------------------------------------
 
@@ -290,10 +187,7 @@ else
 fi
 
 ensure_pool
-# The release's python3 (3.11 in Debian 12, 3.13 in 13), and the huge
-# pages its own text gets when selected.
-PYV=$($PY -c 'import sys; print("%d.%d" % sys.version_info[:2])')
-PYBIN=/usr/bin/python$PYV
+# The huge pages the release's python3's own text gets when selected.
 PYPAGES=$($H plan "$PYBIN" --libs 'python3*' --json 2> /dev/null | jq 'd["pages_per_process"]')
 # Real programs.  gdb links libpython3.11.so; cc1 is a 20 MiB non-PIE
 # program; python3.11 has libpython linked in, but its text does not
@@ -349,12 +243,7 @@ rm -f $new
 ensure_pool
 # --- status ---------------------------------------------------------------
 
-$H run --libs libbig.so -- "$F/bigcheck-shared" --bench --rounds 1000 > /dev/null 2>&1 &
-bench=$!
-if ! wait_huge $bench; then
-  fail "status: benchmark on huge pages" "no huge page mapping in /proc/$bench/maps"
-fi
-$H status $bench --json > "$TEST_TMP/status.json" 2> "$TEST_TMP/status.err"
+start_bench || fail "status: benchmark on huge pages" "no huge page mapping in /proc/$bench/maps"
 smaps_pages=$(awk '/^[0-9a-f]+-[0-9a-f]+ / { split($1, a, "-"); len = strtonum("0x" a[2]) - strtonum("0x" a[1]) }
 		   /^KernelPageSize: *2048 kB/ { n += len / 2097152 } END { print n + 0 }' /proc/$bench/smaps)
 st_pages=$(jq 'd["pages"]' < "$TEST_TMP/status.json")
@@ -447,200 +336,29 @@ fi
 # python3.X selected: where nothing of it can go on huge pages (Debian
 # 12's python3.11), status says why.
 if [ "$PYPAGES" = 0 ]; then
-$H run --no-pool-check --libs 'python3*' -- "$PYBIN" -c 'import time; time.sleep(20)' > /dev/null 2>&1 &
-pp=$!
-# `hugeld run' is itself a python3 script until it execs the loader:
-# wait for the loader's mapping, not python's (seen under load).
-hl=$(readlink -f "$HUGELD_LDSO")
-for i in $(seq 200); do
-  grep -qF "$hl" /proc/$pp/maps 2> /dev/null && grep -q "python$PYV" /proc/$pp/maps && break
-  sleep 0.05
-done
-sleep 0.2
-out=$($H status $pp)
-if echo "$out" | grep -q "^process $pp (python$PYV via ld.so): 0 huge pages (0 MiB) in 0 objects$" \
-   && echo "$out" | grep -q "^  note: $PYBIN is selected by \"python3\\*\" (file name) but has no huge pages:\$" \
-   && echo "$out" | grep -q 'none of its parts fills a whole 2 MiB page'; then
-  pass "status of python$PYV with python3*: 0 pages, selected, none of its parts fills a 2 MiB page (as planned)"
-else
-  fail "status of python$PYV with python3*" "$(echo "$out" | tr '\n' '|')"
-fi
-fi
-kill $pp 2> /dev/null
-
-# --- perf -----------------------------------------------------------------
-
-if ! command -v perf > /dev/null || ! perf version > /dev/null 2>&1; then
-  skip perf "perf not installed (apt-get install linux-perf)"
-else
-  # Attached to a running process, perf sees the huge pages as
-  # anonymous memory: raw addresses, until the map file is there.
-  rm -f /tmp/perf-$bench.map
-  perfmaps+=(/tmp/perf-$bench.map)
-  perf record -q -e cpu-clock -p $bench -o "$TEST_TMP/perf.data" -- sleep 2 > /dev/null 2>&1
-  # Samples in anonymous memory are in the [JIT] lines (perf's name
-  # for memory it looks up in /tmp/perf-PID.map).
-  report () {
-    perf report -i "$TEST_TMP/perf.data" --stdio --sort dso,sym 2> /dev/null \
-      | grep '\[JIT\] tid'
-  }
-  report > "$TEST_TMP/report0"
-  if [ -s "$TEST_TMP/report0" ] && ! grep -v '\] 0x0000' "$TEST_TMP/report0" | grep -q .; then
-    pass "perf (control): without a map, the huge page code's samples are raw addresses ($(wc -l < "$TEST_TMP/report0") lines)"
+  $H run --no-pool-check --libs 'python3*' -- "$PYBIN" -c 'import time; time.sleep(20)' > /dev/null 2>&1 &
+  pp=$!
+  # `hugeld run' is itself a python3 script until it execs the loader:
+  # wait for the loader's mapping, not python's (seen under load).
+  hl=$(readlink -f "$HUGELD_LDSO")
+  for i in $(seq 200); do
+    grep -qF "$hl" /proc/$pp/maps 2> /dev/null && grep -q "python$PYV" /proc/$pp/maps && break
+    sleep 0.05
+  done
+  sleep 0.2
+  out=$($H status $pp)
+  if echo "$out" | grep -q "^process $pp (python$PYV via ld.so): 0 huge pages (0 MiB) in 0 objects$" \
+     && echo "$out" | grep -q "^  note: $PYBIN is selected by \"python3\\*\" (file name) but has no huge pages:\$" \
+     && echo "$out" | grep -q 'none of its parts fills a whole 2 MiB page'; then
+    pass "status of python$PYV with python3*: 0 pages, selected, none of its parts fills a 2 MiB page (as planned)"
   else
-    fail "perf (control): without a map, huge page code shows as raw addresses" "$(grep -v '\] 0x0000' "$TEST_TMP/report0" | head -3 | tr '\n' '|')"
+    fail "status of python$PYV with python3*" "$(echo "$out" | tr '\n' '|')"
   fi
-  out=$($H perf-map $bench 2>&1)
-  report > "$TEST_TMP/report1"
-  named=$(grep -c '\] big_fn_[0-9]*$\|\] big_run$' "$TEST_TMP/report1")
-  if [ "$named" -gt 10 ] && grep -q '\] big_run$' "$TEST_TMP/report1"; then
-    pass "perf-map PID: perf report names big_run and $((named - 1)) big_fn_* in the huge page code ($out)"
-  else
-    fail "perf-map PID: perf report names the functions" "$out; $(head -5 "$TEST_TMP/report1" | tr '\n' '|')"
-  fi
-  # A real program: libpython's huge text, symbols from .dynsym.
-  if [ -n "${gp:-}" ] && kill -0 $gp 2> /dev/null; then kill $gp; fi
-  if command -v gdb > /dev/null; then
-    cat > "$TEST_TMP/work.py" <<'PY'
-import time
-s = "Ab cd Ef gh " * 4000
-t = time.time() + 6
-while time.time() < t:
-    s.upper().split()
-    s.lower().replace("ab", "xy")
-PY
-    $H run --libs 'libpython3*' -- gdb -batch -nx -ex "source $TEST_TMP/work.py" > /dev/null 2>&1 &
-    gw=$!
-    if wait_huge $gw; then
-      sleep 0.5
-      perf record -q -e cpu-clock -p $gw -o "$TEST_TMP/perf-py.data" -- sleep 1.5 > /dev/null 2>&1
-      out=$($H perf-map $gw 2>&1)
-      perfmaps+=(/tmp/perf-$gw.map)
-      perf report -i "$TEST_TMP/perf-py.data" --stdio --sort dso,sym 2> /dev/null \
-	| grep -v '^#' > "$TEST_TMP/report-py"
-      if grep -q '\[JIT\] tid [0-9]*  *\[\.\] _\?Py[A-Za-z_]*$' "$TEST_TMP/report-py"; then
-	pass "perf-map on gdb's libpython$PYV (.dynsym): perf report names $(grep '\[JIT\]' "$TEST_TMP/report-py" | grep -v 0x0000 | head -2 | awk '{ print $NF }' | tr '\n' ' ')"
-      else
-	fail "perf-map on gdb's libpython$PYV" "$out; $(grep -m4 JIT "$TEST_TMP/report-py" | tr '\n' '|')"
-      fi
-    else
-      fail "perf-map on gdb's libpython$PYV" "not on huge pages"
-    fi
-    kill $gw 2> /dev/null
-  fi
+  kill $pp 2> /dev/null
 fi
 
-ensure_pool
-# Symbol sources: .symtab, else a debug file by build ID, else .dynsym.
-S=$TEST_TMP/stripped
-mkdir -p "$S" "$TEST_TMP/debug"
-cp "$F/bigcheck-shared" "$S/"
-bid=$(readelf -n "$F/libbig.so" | sed -n 's/.*Build ID: *\([0-9a-f]*\).*/\1/p')
-mkdir -p "$TEST_TMP/debug/.build-id/${bid:0:2}"
-objcopy --only-keep-debug "$F/libbig.so" "$TEST_TMP/debug/.build-id/${bid:0:2}/${bid:2}.debug"
-strip --strip-all -o "$S/libbig.so" "$F/libbig.so"
-$H run --libs libbig.so -- "$S/bigcheck-shared" --bench --rounds 400 > /dev/null 2>&1 &
-sp=$!
-if wait_huge $sp; then
-  dyn=$($H perf-map $sp -o - 2> /dev/null)
-  dbg=$($H perf-map $sp -o - --debug-dir "$TEST_TMP/debug" 2> /dev/null)
-  src=$($H perf-map $sp -o "$TEST_TMP/x.map" --debug-dir "$TEST_TMP/debug" 2>&1)
-  if ! echo "$dyn" | grep -q ' big_fn_' && echo "$dyn" | grep -q ' big_run$' \
-     && [ "$(echo "$dbg" | grep -c ' big_fn_')" -gt 5000 ] \
-     && echo "$src" | grep -q "from $TEST_TMP/debug/.build-id/"; then
-    pass "perf-map: stripped library: .dynsym only ($(echo "$dyn" | wc -l) functions), with its debug file by build ID $(echo "$dbg" | wc -l)"
-  else
-    fail "perf-map: symbol sources" "dynsym: $(echo "$dyn" | wc -l) lines, debug: $(echo "$dbg" | grep -c big_fn_) big_fn_; $src"
-  fi
-else
-  fail "perf-map: stripped library on huge pages" "no huge pages"
-fi
-kill $sp 2> /dev/null
-
-# The map file in /tmp: others' lines are kept, links are not followed.
-m=/tmp/perf-$bench.map
-perfmaps+=($m)
-printf '1000 10 jit_code_somewhere\n' > $m
-$H perf-map $bench > /dev/null 2>&1
-grep -q '^1000 10 jit_code_somewhere$' $m && grep -q ' big_run$' $m \
-  && pass "perf-map: keeps lines others wrote about other memory" \
-  || fail "perf-map: keeps others' lines" "$(head -2 $m | tr '\n' '|')"
-echo precious > "$TEST_TMP/target"
-rm -f $m; ln -s "$TEST_TMP/target" $m
-one_line_error "perf-map: /tmp/perf-PID.map is a symbolic link: refused" 1 $H perf-map $bench
-[ "$(cat "$TEST_TMP/target")" = precious ] && [ -L $m ] \
-  && pass "perf-map: the link and its target untouched" || fail "perf-map: link target" "$(head -c 80 "$TEST_TMP/target")"
-rm -f $m
-
-# --- gdb ------------------------------------------------------------------
-
-if command -v gdb > /dev/null; then
-  # Attach to the benchmark (run by ld.so as a command): its stack is in
-  # libbig.so's huge page text.
-  timeout 60 gdb -batch -nx -iex 'set debuginfod enabled off' -p $bench \
-    -ex bt -ex 'info sharedlibrary' -ex "gcore $TEST_TMP/core" > "$TEST_TMP/attach.out" 2>&1
-  text=$(jq "[(r['start'], r['end']) for o in d['objects'] for r in o['ranges'] if r['kind'] == 'text']" < "$TEST_TMP/status.json")
-  frames_on_huge () { # FILE: how many of the first frames' PCs are in huge text
-    $PY - "$1" "$text" <<'PY'
-import ast, re, sys
-ranges = ast.literal_eval(sys.argv[2])
-n = 0
-for line in open(sys.argv[1]):
-    m = re.match(r"#[0-9]+ +(0x[0-9a-f]+) in (big_fn_[0-9]+|big_run) ", line)
-    if m and any(a <= int(m.group(1), 16) < b for a, b in ranges):
-        n += 1
-print(n)
-PY
-  }
-  a=$TEST_TMP/attach.out
-  if grep -q '^#[01] .* in big_fn_[0-9]* () from .*/libbig.so$\|^#[01] .* in big_run () from .*/libbig.so$' $a \
-     && [ "$(frames_on_huge $a)" -ge 1 ] \
-     && grep -q '^0x[0-9a-f]*  *0x[0-9a-f]*  *Yes.* /.*/libbig.so$' $a \
-     && grep -q '^Saved corefile' $a; then
-    pass "gdb attach: backtrace through libbig.so's huge page text ($(frames_on_huge $a) frame(s) there), info sharedlibrary, gcore"
-  else
-    fail "gdb attach" "$(grep -E '^#|rror|Saved|libbig' $a | head -5 | tr '\n' '|')"
-  fi
-  # hugeld gdb adds the program's own symbols (ld.so-command mode).
-  timeout 60 $H gdb $bench -- -batch -nx -iex 'set debuginfod enabled off' -ex bt > "$TEST_TMP/hattach.out" 2>&1
-  grep -q '^#[0-9]* .* in big_run () from .*/libbig.so$' "$TEST_TMP/hattach.out" \
-    && grep -q '^#[0-9]* .* in main (.*bigcheck.c:[0-9]*$' "$TEST_TMP/hattach.out" \
-    && pass "hugeld gdb PID: backtrace from libbig.so's huge pages down to main (bigcheck.c)" \
-    || fail "hugeld gdb PID" "$(grep -E '^#|rror' "$TEST_TMP/hattach.out" | head -4 | tr '\n' '|')"
-  if [ -s "$TEST_TMP/core" ]; then
-    timeout 60 gdb -batch -nx -iex 'set debuginfod enabled off' "$HUGELD_LDSO" "$TEST_TMP/core" \
-      -ex bt -ex 'info sharedlibrary' > "$TEST_TMP/core.out" 2>&1
-    c=$TEST_TMP/core.out
-    if grep -q '^#[01] .* in \(big_fn_[0-9]*\|big_run\) () from .*/libbig.so$' $c \
-       && [ "$(frames_on_huge $c)" -ge 1 ] && grep -q 'Yes.* /.*/libbig.so$' $c; then
-      pass "gdb core file (gcore): backtrace through libbig.so's huge page text, info sharedlibrary"
-    else
-      fail "gdb core file" "$(grep -E '^#|rror|libbig' $c | head -4 | tr '\n' '|')"
-    fi
-    timeout 60 $H gdb --core "$TEST_TMP/core" -- -batch -nx -iex 'set debuginfod enabled off' -ex bt > "$TEST_TMP/hcore.out" 2>&1
-    grep -q '^#[0-9]* .* in big_run () from .*/libbig.so$' "$TEST_TMP/hcore.out" \
-      && grep -q '^#[0-9]* .* in main (.*bigcheck.c:[0-9]*$' "$TEST_TMP/hcore.out" \
-      && pass "hugeld gdb --core: backtrace from libbig.so's huge pages down to main" \
-      || fail "hugeld gdb --core" "$(grep -E '^#|rror' "$TEST_TMP/hcore.out" | head -4 | tr '\n' '|')"
-  else
-    fail "gdb gcore" "no core file"
-  fi
-  # A breakpoint in the huge page library of a program hugeld run-style
-  # (ld.so as a command) started under gdb.
-  timeout 60 gdb -batch -nx -iex 'set debuginfod enabled off' \
-    -ex 'set breakpoint pending on' \
-    -ex "set exec-wrapper env LD_HUGEPAGE_LIBS=libbig.so LD_DEBUG=hugepages LD_DEBUG_OUTPUT=$TEST_TMP/gdbrun" \
-    -ex 'break big_digest' -ex run -ex bt -ex kill \
-    --args "$HUGELD_LDSO" "$F/bigcheck-shared" --bench --rounds 1 > "$TEST_TMP/gdbrun.out" 2>&1
-  if grep -q '^Breakpoint 1, .* in big_digest () from .*/libbig.so$\|^Breakpoint 1, big_digest ()' "$TEST_TMP/gdbrun.out" \
-     && [ "$(dbg_pages "$TEST_TMP/gdbrun")" = 16 ]; then
-    pass "gdb: breakpoint in libbig.so's huge page text (ld.so as a command) is hit"
-  else
-    fail "gdb: breakpoint in huge page library" "$(grep -E '^Breakpoint|^#|rror' "$TEST_TMP/gdbrun.out" | head -3 | tr '\n' '|') pages $(dbg_pages "$TEST_TMP/gdbrun")"
-  fi
-else
-  skip gdb "gdb not installed"
-fi
+# The debugger and perf parts are in t-tool-debug.sh.
+if [ -n "${gp:-}" ] && kill -0 $gp 2> /dev/null; then kill $gp; fi
 kill $bench 2> /dev/null; wait $bench 2> /dev/null
 
 ensure_pool
