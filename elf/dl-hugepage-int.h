@@ -26,6 +26,7 @@
 #include <ldsodefs.h>
 #include <sys/mman.h>
 #include <dl-hugepage.h>
+#include "dl-hugepage-cache.h"
 
 /* The state of the object being loaded, from _dl_hugepage_prepare to
    _dl_hugepage_apply.  Objects are mapped with the load lock held (the
@@ -41,6 +42,28 @@ struct hp_load_state
   int type;			/* e_type.  */
   bool kernel;			/* Mapped by the kernel (PT_INTERP).  */
   bool textrel;
+};
+
+/* What became of one zone, with one backing.  */
+enum hp_outcome
+{
+  HP_DONE,			/* On huge pages.  */
+  HP_THP,			/* Transparent huge pages asked for.  */
+  HP_FALLBACK,			/* On ordinary pages, as before.  */
+  HP_RESTORED,			/* Mapped again from the file.  */
+  HP_LOST,			/* Not mapped any more: the load fails.  */
+};
+
+/* What _dl_hugepage_apply keeps for the object it is putting on huge
+   pages: its shared cache entry, looked up at its first shareable
+   zone, and whether its file mappings were marked MADV_HUGEPAGE.  */
+struct hp_object_state
+{
+  bool thp_advised;
+  bool looked;
+  int dirfd;			/* The version directory, or -1.  */
+  int err;			/* Why not: an errno value or 0 ...  */
+  const char *why;		/* ... and what.  */
 };
 
 /* The one load state.  */
@@ -64,6 +87,51 @@ hp_prot (int pflags)
 	  | ((pflags & PF_W) ? PROT_WRITE : 0)
 	  | ((pflags & PF_X) ? PROT_EXEC : 0));
 }
+
+/* LD_HUGEPAGE_BACKING: the backings to try, in order.  */
+extern unsigned char _dl_hugepage_backings[HP_NBACKINGS] attribute_hidden;
+extern int _dl_hugepage_nbackings attribute_hidden;
+
+/* The PT_LOAD header of the object being loaded that the planner
+   calls segment INDEX (it counts only segments with memory).  */
+const ElfW(Phdr) *_dl_hugepage_load_phdr (int index) attribute_hidden;
+
+/* Whether every page of [ADDR, ADDR + LEN) is mapped.  */
+bool _dl_hugepage_mapped (void *addr, size_t len) attribute_hidden;
+
+/* Whether the kernel can move hugetlb mappings with mremap (found out
+   once); if not, *ERR and *WHAT say why.  */
+bool _dl_hugepage_kernel_can_move (int *err, const char **what)
+  attribute_hidden;
+
+/* Map zone Z of the object with load bias L_ADDR again from FD exactly
+   as the stock loader had it, keeping what is still mapped.  Returns 0
+   or an errno value.  */
+int _dl_hugepage_restore_zone (const struct hp_zone *z, ElfW(Addr) l_addr,
+			       int fd) attribute_hidden;
+
+/* Put zone Z (planned for load bias BIAS) of the object with load bias
+   L_ADDR, open as FD, on the shared cache's pages, looking the entry
+   up through *C first.  With VERIFY, the bytes mapped now must be the
+   entry's.  HP_FALLBACK with *ERR 0 means there is no usable entry and
+   *WHAT says why.  */
+enum hp_outcome _dl_hugepage_shared_zone (struct hp_object_state *c,
+					  const struct hp_zone *z,
+					  uint64_t bias, ElfW(Addr) l_addr,
+					  int fd, bool verify, int *err,
+					  const char **what) attribute_hidden;
+
+/* Close what *C holds.  */
+void _dl_hugepage_cache_done (struct hp_object_state *c) attribute_hidden;
+
+/* Ask for transparent huge pages for zone Z: page-cache huge pages for
+   a read-only zone (left mapped from the file), an anonymous copy
+   marked MADV_HUGEPAGE for a writable one.  HP_THP means asked for,
+   with *WHAT saying how.  */
+enum hp_outcome _dl_hugepage_thp_zone (struct hp_object_state *st,
+				       const struct hp_zone *z,
+				       ElfW(Addr) l_addr, int fd, int *err,
+				       const char **what) attribute_hidden;
 
 /* Read from FD at OFFSET until LEN bytes are in or the file ends.
    Returns the number of bytes read, or -1 (errno set).  */

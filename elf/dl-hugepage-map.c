@@ -45,8 +45,18 @@
 /* Whether the running kernel can move a hugetlb mapping with mremap:
    0 not known yet, 1 yes, -1 no (hp_move_errno says why).  */
 static int hp_can_move;
+static bool hp_kernel_can_move (void);
 static int hp_move_errno;
 static const char *hp_move_what;
+
+bool
+_dl_hugepage_kernel_can_move (int *err, const char **what)
+{
+  bool r = hp_kernel_can_move ();
+  *err = hp_move_errno;
+  *what = hp_move_what;
+  return r;
+}
 
 /* Whether the running kernel can move a hugetlb mapping with
    mremap (MREMAP_FIXED), found out once with a 2 MiB mapping that
@@ -120,16 +130,16 @@ hp_populate (char *addr, size_t len, int fd)
 
 /* Whether every page of [ADDR, ADDR + LEN) is mapped: msync fails
    with ENOMEM on a range with a hole, and MS_ASYNC does nothing else.  */
-static bool
-hp_mapped (void *addr, size_t len)
+bool
+_dl_hugepage_mapped (void *addr, size_t len)
 {
   return INTERNAL_SYSCALL_CALL (msync, addr, len, MS_ASYNC) == 0;
 }
 
 /* The PT_LOAD header the planner calls segment INDEX (it counts only
    segments with memory).  */
-static const ElfW(Phdr) *
-hp_load_phdr (int index)
+const ElfW(Phdr) *
+_dl_hugepage_load_phdr (int index)
 {
   const ElfW(Phdr) *phdr = _dl_hugepage_load.phdr;
   int n = 0;
@@ -150,7 +160,7 @@ hp_restore_piece (ElfW(Addr) start, ElfW(Addr) end, int prot, int fd,
   if (end <= start)
     return 0;
   size_t len = end - start;
-  if (hp_mapped ((void *) start, len))
+  if (_dl_hugepage_mapped ((void *) start, len))
     return 0;
   int flags = MAP_PRIVATE | MAP_FIXED_NOREPLACE;
   if (fd == -1)
@@ -173,10 +183,10 @@ hp_restore_piece (ElfW(Addr) start, ElfW(Addr) end, int prot, int fd,
    from FD, the zero fill after its last file byte, and inaccessible
    pages where the zone covers a gap between segments.  Parts that are
    still mapped are kept.  Returns 0 or an errno value.  */
-static int
-hp_restore_zone (const struct hp_zone *z, ElfW(Addr) l_addr, int fd)
+int
+_dl_hugepage_restore_zone (const struct hp_zone *z, ElfW(Addr) l_addr, int fd)
 {
-  const ElfW(Phdr) *ph = hp_load_phdr (z->load);
+  const ElfW(Phdr) *ph = _dl_hugepage_load_phdr (z->load);
   if (ph == NULL)
     return EINVAL;
   size_t pg = GLRO(dl_pagesize);
@@ -214,15 +224,6 @@ hp_restore_zone (const struct hp_zone *z, ElfW(Addr) l_addr, int fd)
     }
   return err;
 }
-
-/* What became of one zone.  */
-enum hp_outcome
-{
-  HP_DONE,			/* On huge pages.  */
-  HP_FALLBACK,			/* On ordinary pages, as before.  */
-  HP_RESTORED,			/* Mapped again from the file.  */
-  HP_LOST,			/* Not mapped any more: the load fails.  */
-};
 
 /* Put zone Z of the object with load bias L_ADDR on huge pages.
    With VERIFY, the bytes read from the file must equal what is mapped
@@ -310,9 +311,9 @@ hp_apply_zone (const struct hp_zone *z, ElfW(Addr) l_addr, int fd,
   *what = "mremap";
   *err = errno;
   __munmap (tmp, len);
-  if (hp_mapped (dst, len))
+  if (_dl_hugepage_mapped (dst, len))
     return HP_FALLBACK;
-  int rerr = hp_restore_zone (z, l_addr, fd);
+  int rerr = _dl_hugepage_restore_zone (z, l_addr, fd);
   if (rerr != 0)
     {
       *err = rerr;
@@ -323,6 +324,52 @@ hp_apply_zone (const struct hp_zone *z, ElfW(Addr) l_addr, int fd,
  fail:
   __munmap (tmp, len);
   return HP_FALLBACK;
+}
+
+/* Report what backing B did with zone Z (N huge pages) of the object
+   with load bias L_ADDR.  */
+static void
+hp_report_zone (const struct hp_zone *z, ElfW(Addr) l_addr, int b,
+		enum hp_outcome o, const char *what, int err, size_t n)
+{
+  if (!hp_debug ())
+    return;
+  const char *obj = _dl_hugepage_load.objname;
+  const char *kind = _dl_hugepage_kind_name (z->kind);
+  const char *bname = _dl_hugepage_backing_name (b);
+  unsigned long int s = z->start, e = z->end;
+  unsigned long int at = l_addr + z->start;
+  switch (o)
+    {
+    case HP_DONE:
+      _dl_debug_printf ("hugepages: %s: %s [0x%lx, 0x%lx) at 0x%lx on %lu "
+			"huge pages (%s)\n", obj, kind, s, e, at,
+			(unsigned long int) n, bname);
+      return;
+    case HP_THP:
+      _dl_debug_printf ("hugepages: %s: %s [0x%lx, 0x%lx) at 0x%lx: thp: "
+			"%s\n", obj, kind, s, e, at, what);
+      return;
+    case HP_LOST:
+      _dl_debug_printf ("hugepages: %s: %s [0x%lx, 0x%lx): %s failed and the "
+			"ordinary pages could not be mapped again (errno %d)\n",
+			obj, kind, s, e, what, err);
+      return;
+    default:
+      break;
+    }
+  const char *again = o == HP_RESTORED ? " (mapped again from the file)" : "";
+  if (b == HP_B_PRIVATE)
+    _dl_debug_printf ("hugepages: %s: %s [0x%lx, 0x%lx) fallback to ordinary "
+		      "pages%s: %s failed: %s (errno %d)\n", obj, kind, s, e,
+		      again, what, _dl_hugepage_errno_name (err), err);
+  else if (err == 0)
+    _dl_debug_printf ("hugepages: %s: %s [0x%lx, 0x%lx): %s: %s%s\n", obj,
+		      kind, s, e, bname, what, again);
+  else
+    _dl_debug_printf ("hugepages: %s: %s [0x%lx, 0x%lx): %s: %s failed: %s "
+		      "(errno %d)%s\n", obj, kind, s, e, bname, what,
+		      _dl_hugepage_errno_name (err), err, again);
 }
 
 /* Apply the current plan to L, mapped from FD.  Returns NULL, or the
@@ -351,55 +398,64 @@ hp_apply_plan (struct link_map *l, int fd, bool verify)
 	return NULL;
     }
 
-  size_t pages = 0, failed = 0;
+  struct hp_object_state cache = { .dirfd = -1 };
+  size_t pages = 0, failed = 0, shared = 0, thp = 0;
   for (size_t i = 0; i < plan->nzones; ++i)
     {
       const struct hp_zone *z = &plan->zones[i];
-      const char *what = NULL;
-      int err = 0;
-      enum hp_outcome o = hp_apply_zone (z, l->l_addr, fd, verify, &err,
-					 &what);
       size_t n = (z->end - z->start) / HP_HUGEPAGE_SIZE;
+      enum hp_outcome o = HP_FALLBACK;
+      int got = 0;
+      for (int k = 0; k < _dl_hugepage_nbackings; ++k)
+	{
+	  int b = _dl_hugepage_backings[k];
+	  const char *what = NULL;
+	  int err = 0;
+	  if (b == HP_B_SHARED)
+	    {
+	      /* Written memory is never shared.  */
+	      if (!_dl_hugepage_zone_shareable (z, _dl_hugepage_load.textrel))
+		continue;
+	      o = _dl_hugepage_shared_zone (&cache, z, plan->bias, l->l_addr,
+					    fd, verify, &err, &what);
+	    }
+	  else if (b == HP_B_PRIVATE)
+	    o = hp_apply_zone (z, l->l_addr, fd, verify, &err, &what);
+	  else
+	    o = _dl_hugepage_thp_zone (&cache, z, l->l_addr, fd, &err, &what);
+	  hp_report_zone (z, l->l_addr, b, o, what, err, n);
+	  if (o == HP_LOST)
+	    {
+	      _dl_hugepage_cache_done (&cache);
+	      return N_("cannot map segment back after a failed move to "
+			"huge pages");
+	    }
+	  if (o == HP_DONE || o == HP_THP)
+	    {
+	      got = b;
+	      break;
+	    }
+	}
       if (o == HP_DONE)
 	{
 	  pages += n;
-	  if (hp_debug ())
-	    _dl_debug_printf ("hugepages: %s: %s [0x%lx, 0x%lx) at 0x%lx on "
-			      "%lu huge pages\n", _dl_hugepage_load.objname,
-			      _dl_hugepage_kind_name (z->kind),
-			      (unsigned long int) z->start,
-			      (unsigned long int) z->end,
-			      (unsigned long int) (l->l_addr + z->start),
-			      (unsigned long int) n);
-	  continue;
+	  if (got == HP_B_SHARED)
+	    shared += n;
 	}
-      failed += n;
-      if (o == HP_LOST)
+      else
 	{
-	  if (hp_debug ())
-	    _dl_debug_printf ("hugepages: %s: %s [0x%lx, 0x%lx): %s failed "
-			      "and the ordinary pages could not be mapped "
-			      "again (errno %d)\n", _dl_hugepage_load.objname,
-			      _dl_hugepage_kind_name (z->kind),
-			      (unsigned long int) z->start,
-			      (unsigned long int) z->end, what, err);
-	  return N_("cannot map segment back after a failed move to "
-		    "huge pages");
+	  failed += n;
+	  if (o == HP_THP)
+	    thp += n;
 	}
-      if (hp_debug ())
-	_dl_debug_printf ("hugepages: %s: %s [0x%lx, 0x%lx) fallback to "
-			  "ordinary pages%s: %s failed: %s (errno %d)\n",
-			  _dl_hugepage_load.objname,
-			  _dl_hugepage_kind_name (z->kind),
-			  (unsigned long int) z->start,
-			  (unsigned long int) z->end,
-			  o == HP_RESTORED ? " (mapped again from the file)"
-			  : "", what, _dl_hugepage_errno_name (err), err);
     }
+  _dl_hugepage_cache_done (&cache);
   if (hp_debug ())
     _dl_debug_printf ("hugepages: %s: %lu huge pages used, %lu not "
-		      "available\n", _dl_hugepage_load.objname,
-		      (unsigned long int) pages, (unsigned long int) failed);
+		      "available (%lu shared; thp asked for %lu)\n",
+		      _dl_hugepage_load.objname, (unsigned long int) pages,
+		      (unsigned long int) failed, (unsigned long int) shared,
+		      (unsigned long int) thp);
   return NULL;
 }
 

@@ -48,8 +48,11 @@
      page range).
    - Writable and executable segments are never touched.
    - For position-independent objects the load bias is chosen (modulo
-     the huge page size, and respecting the largest p_align) to
-     maximise the bytes on huge pages, text first.  */
+     the huge page size, and respecting the largest p_align) so that
+     the first executable segment's addresses are congruent to its
+     file offsets (file_phase: what page-cache huge pages and the
+     shared cache need), or else to maximise the bytes on huge pages,
+     text first.  */
 
 #include "dl-hugepage-plan.h"
 
@@ -340,9 +343,23 @@ _dl_hugepage_plan (const ElfW(Phdr) *phdr, size_t phnum,
 
   /* Choose the bias.  */
   uint64_t bias = 0;
+  bool chosen = false;
   if (settings->fixed_bias)
     bias = settings->bias;
-  else if (q < huge)
+  else if (q < huge && settings->file_phase
+	   && (settings->kinds & HP_KIND_TEXT) != 0)
+    for (size_t i = 0; i < nloads; ++i)
+      if ((loads[i].flags & (PF_X | PF_W)) == PF_X)
+	{
+	  uint64_t c = (loads[i].offset - loads[i].vaddr) & (huge - 1);
+	  if ((c & (q - 1)) == 0)
+	    {
+	      bias = c;
+	      chosen = true;
+	    }
+	  break;
+	}
+  if (!settings->fixed_bias && !chosen && q < huge)
     {
       uint64_t best = hp_score (runs, nruns, 0, huge);
       for (size_t r = 0; r < nruns; ++r)
@@ -529,6 +546,7 @@ _dl_hugepage_settings (struct hp_settings *s, uint64_t pagesize,
   s->bias = have_bias ? bias : 0;
   s->textrel = textrel;
   s->no_gaps = kernel || type != ET_DYN;
+  s->file_phase = !s->fixed_bias;
 }
 
 const char *

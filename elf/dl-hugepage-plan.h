@@ -89,6 +89,13 @@ struct hp_settings
   /* The gaps between segments are not reserved for the object (the
      kernel mapped it): zones never grow into them.  */
   bool no_gaps;
+  /* Choose the bias (when it is not fixed) that puts the first
+     executable segment at an address congruent to its file offset
+     modulo the huge page size, if text is selected: the kernel can
+     then map its page cache with huge pages (the thp backing), and
+     shared cache entries are laid out for that one bias.  It costs at
+     most one huge page per run against the best bias.  */
+  bool file_phase;
 };
 
 /* A range of the object, in unrelocated virtual addresses.  */

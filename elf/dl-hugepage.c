@@ -65,6 +65,10 @@
 
 const char *_dl_hugepage_libs attribute_relro;
 const char *_dl_hugepage_segments attribute_relro;
+const char *_dl_hugepage_backing attribute_relro;
+unsigned char _dl_hugepage_backings[HP_NBACKINGS] attribute_relro =
+  { HP_B_SHARED, HP_B_PRIVATE, HP_B_THP };
+int _dl_hugepage_nbackings attribute_relro = HP_NBACKINGS;
 
 /* Set once by _dl_hugepage_init.  */
 bool _dl_hugepage_active attribute_relro;
@@ -111,7 +115,21 @@ rodata, relro, data, bss or all\n", RTLD_PROGNAME, _dl_hugepage_segments);
       else
 	hp_kinds = kinds;
     }
-  _dl_hugepage_active = hp_kinds != 0;
+  if (_dl_hugepage_backing != NULL && _dl_hugepage_backing[0] != '\0')
+    {
+      unsigned char order[HP_NBACKINGS];
+      int n = _dl_hugepage_parse_backing (_dl_hugepage_backing, order);
+      if (n < 0)
+	_dl_error_printf ("\
+%s: warning: LD_HUGEPAGE_BACKING=%s ignored: use a comma list of shared, \
+private or thp\n", RTLD_PROGNAME, _dl_hugepage_backing);
+      else
+	{
+	  memcpy (_dl_hugepage_backings, order, n);
+	  _dl_hugepage_nbackings = n;
+	}
+    }
+  _dl_hugepage_active = hp_kinds != 0 && _dl_hugepage_nbackings > 0;
   if (hp_debug ())
     {
       _dl_debug_printf ("hugepages: LD_HUGEPAGE_LIBS=%s\n", _dl_hugepage_libs);
@@ -122,6 +140,19 @@ rodata, relro, data, bss or all\n", RTLD_PROGNAME, _dl_hugepage_segments);
 			hp_kinds & HP_KIND_RELRO ? " relro" : "",
 			hp_kinds & HP_KIND_DATA ? " data" : "",
 			hp_kinds & HP_KIND_BSS ? " bss" : "");
+      char order[32];
+      size_t pos = 0;
+      for (int k = 0; k < _dl_hugepage_nbackings; ++k)
+	{
+	  const char *name = _dl_hugepage_backing_name
+	    (_dl_hugepage_backings[k]);
+	  if (k > 0)
+	    order[pos++] = ',';
+	  while (*name != '\0')
+	    order[pos++] = *name++;
+	}
+      order[pos] = '\0';
+      _dl_debug_printf ("hugepages: backing: %s\n", order);
     }
 }
 

@@ -29,10 +29,12 @@
 # include <stdbool.h>
 # include "dl-hugepage-plan.h"
 
-/* Settings from LD_HUGEPAGE_LIBS and LD_HUGEPAGE_SEGMENTS, recorded by
-   process_envvars unless the program is AT_SECURE.  */
+/* Settings from LD_HUGEPAGE_LIBS, LD_HUGEPAGE_SEGMENTS and
+   LD_HUGEPAGE_BACKING, recorded by process_envvars unless the program
+   is AT_SECURE.  */
 extern const char *_dl_hugepage_libs attribute_hidden;
 extern const char *_dl_hugepage_segments attribute_hidden;
+extern const char *_dl_hugepage_backing attribute_hidden;
 
 /* Called by dl_main once it knows its mode (after the ld.so command
    line has been read).  The feature is active only in normal mode:

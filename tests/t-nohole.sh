@@ -34,6 +34,9 @@ variants=(
   "interp|$B/bigcheck-interp|bigcheck-interp"
 )
 
+# The private copies are what mremap moves into place; LD_HUGEPAGE_BACKING
+# keeps the other backings out of the counts (the thp copy of writable
+# zones is checked on its own below).
 run () { run_report "$@"; }
 
 for v in "${variants[@]}"; do
@@ -47,7 +50,7 @@ for v in "${variants[@]}"; do
   [ "$(cat "$T/stock.rc")" = 0 ] || { fail "$name: stock loader" "$(tail -2 "$T/stock.err")"; continue; }
 
   # Every move turned into a hole: all zones mapped again from the file.
-  run "$T/hole" LD_HUGEPAGE_LIBS="$libs" LD_HUGEPAGE_SEGMENTS=all -- \
+  run "$T/hole" LD_HUGEPAGE_BACKING=private LD_HUGEPAGE_LIBS="$libs" LD_HUGEPAGE_SEGMENTS=all -- \
     "$B/inject" hole "${argv[@]}" --expect none
   holes=$(sed -n 's/^inject: \([0-9]*\) mremap calls turned into holes.*/\1/p' "$T/hole.err")
   again=$(grep -c 'fallback to ordinary pages (mapped again from the file): mremap failed: EINVAL' "$T/hole.dbg")
@@ -65,7 +68,7 @@ for v in "${variants[@]}"; do
     || fail "$name: no huge page kept after the failed moves" "$(meminfo HugePages_Free) free of $(meminfo HugePages_Total)"
 
   # Nor can the ordinary pages be mapped again: the load fails cleanly.
-  run "$T/lost" LD_HUGEPAGE_LIBS="$libs" LD_HUGEPAGE_SEGMENTS=all -- \
+  run "$T/lost" LD_HUGEPAGE_BACKING=private LD_HUGEPAGE_LIBS="$libs" LD_HUGEPAGE_SEGMENTS=all -- \
     "$B/inject" hole-nomap "${argv[@]}" --expect none
   rc=$(cat "$T/lost.rc")
   msg='cannot map segment back after a failed move to huge pages'
@@ -81,7 +84,7 @@ for v in "${variants[@]}"; do
 
   # A kernel that cannot move hugetlb mappings at all (Linux 5.10): the
   # probe finds out, nothing is moved, no huge page is even taken.
-  run "$T/old" LD_HUGEPAGE_LIBS="$libs" LD_HUGEPAGE_SEGMENTS=all -- \
+  run "$T/old" LD_HUGEPAGE_BACKING=private LD_HUGEPAGE_LIBS="$libs" LD_HUGEPAGE_SEGMENTS=all -- \
     "$B/inject" oldkernel "${argv[@]}" --expect none
   holes=$(sed -n 's/^inject: \([0-9]*\) mremap calls turned into holes.*/\1/p' "$T/old.err")
   why=$(grep -c 'fallback to ordinary pages: moving a huge page mapping (mremap; Linux 5.16 or later) failed: EINVAL' "$T/old.dbg")
@@ -92,6 +95,24 @@ for v in "${variants[@]}"; do
     fail "$name: kernel without hugetlb mremap" "rc=$(cat "$T/old.rc") holes=$holes reported=$why $(grep -v '^ok:' "$T/old.err" | head -2 | tr '\n' ' ')"
   fi
 done
+
+# The thp backing's anonymous copies of writable zones are moved into
+# place the same way (any kernel): a move that leaves a hole is mapped
+# again from the file, and read-only zones are only advised, not moved.
+T=$TEST_TMP/thp
+mkdir -p "$T"
+run "$T/stock" -- "$SYSTEM_LDSO" "$F/bigcheck-shared" --expect none
+run "$T/hole" LD_HUGEPAGE_BACKING=thp LD_HUGEPAGE_LIBS=libbig.so LD_HUGEPAGE_SEGMENTS=all -- \
+  "$B/inject" hole "$HUGELD_LDSO" "$F/bigcheck-shared" --expect none
+holes=$(sed -n 's/^inject: \([0-9]*\) mremap calls turned into holes.*/\1/p' "$T/hole.err")
+again=$(grep -c 'thp: mremap failed: .*(mapped again from the file)' "$T/hole.dbg")
+advised=$(grep -c 'thp: page-cache huge pages asked for' "$T/hole.dbg")
+if [ "$(cat "$T/hole.rc")" = 0 ] && cmp -s "$T/hole.out" "$T/stock.out" \
+   && [ "${holes:-0}" -ge 1 ] && [ "$again" = "$holes" ] && [ "$advised" -ge 1 ]; then
+  pass "thp: $holes anonymous copies' moves left holes; each mapped again from the file, $advised read-only zones advised, stock result"
+else
+  fail "thp: moves that leave a hole" "rc=$(cat "$T/hole.rc") holes=$holes again=$again advised=$advised"
+fi
 
 # Not selected: the loader makes no move at all, the tracer sees none.
 run "$TEST_TMP/unsel" LD_HUGEPAGE_LIBS=no-such-object -- \

@@ -72,6 +72,7 @@ struct options
   const char *alias;		/* Name the program was run by.  */
   const char *name;		/* Match as this path.  */
   bool layout;			/* Print each object's layout.  */
+  bool cache;			/* Print each object's cache entry.  */
 };
 
 static void
@@ -101,6 +102,8 @@ The planning code is the loader's own (elf/dl-hugepage-plan.c).\n\
   --alias NAME        with --kernel: the name the program was run by\n\
   --layout            also print each object's \"layout\": the kind of\n\
                       every page range of its PT_LOAD segments\n\
+  --cache             also print each object's \"cache\": the names of its\n\
+                      shared cache entry and the zones it holds\n\
   --help              this text\n", progname);
 }
 
@@ -369,6 +372,8 @@ print_object (const struct object *o, const struct options *opt, bool first)
   print_plan (&plan);
   if (opt->layout)
     print_layout (o, &plan);
+  if (opt->cache)
+    print_cache (o, PLAN_PAGESIZE);
   printf ("}");
 }
 
@@ -387,7 +392,8 @@ int
 main (int argc, char **argv)
 {
   enum { OPT_LIBS = 256, OPT_SEGMENTS, OPT_KERNEL, OPT_BIAS, OPT_ALIAS,
-	 OPT_NAME, OPT_CHECK_LIBS, OPT_CHECK_SEGMENTS, OPT_LAYOUT, OPT_HELP };
+	 OPT_NAME, OPT_CHECK_LIBS, OPT_CHECK_SEGMENTS, OPT_LAYOUT, OPT_CACHE,
+	 OPT_HELP };
   static const struct option longopts[] =
     {
       { "libs", required_argument, NULL, OPT_LIBS },
@@ -399,6 +405,7 @@ main (int argc, char **argv)
       { "check-libs", required_argument, NULL, OPT_CHECK_LIBS },
       { "check-segments", required_argument, NULL, OPT_CHECK_SEGMENTS },
       { "layout", no_argument, NULL, OPT_LAYOUT },
+      { "cache", no_argument, NULL, OPT_CACHE },
       { "help", no_argument, NULL, OPT_HELP },
       { NULL, 0, NULL, 0 }
     };
@@ -464,6 +471,9 @@ main (int argc, char **argv)
 	break;
       case OPT_LAYOUT:
 	opt.layout = true;
+	break;
+      case OPT_CACHE:
+	opt.cache = true;
 	break;
       case OPT_NAME:
 	if (pending_name != NULL)

@@ -22,6 +22,7 @@
 #include <link.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* As ld.so reads them: at most this many program headers and dynamic
    entries, and a DT_SONAME shorter than this.  */
@@ -55,5 +56,10 @@ void die (const char *fmt, ...)
    with one line if it cannot be read or is not an object this loader
    loads.  */
 void read_object (const char *file, struct object *o);
+
+/* With --cache: print O's ",\n \"cache\": {...}" member: the names of
+   its shared cache entry and the zones `hugeld cache add' fills
+   (hugeld-plan-cache.c).  */
+void print_cache (const struct object *o, uint64_t pagesize);
 
 #endif /* hugeld-plan.h */

@@ -6,16 +6,17 @@
    driver.c, as a plain program that runs random inputs and the seed
    corpus (gcc).  Input layout: one flags byte (bit 0 fixed bias, 1
    textrel, 2 64 KiB pages, 3 no_gaps, 4 nudge the headers towards
-   plausible ones, 7 glob mode), one kinds byte, eight bytes of fixed
-   bias, then the rest as program headers (plan) or as a NUL-split
-   pattern and name (glob).  Any invariant violation aborts.
+   plausible ones, 5 file_phase, 7 glob mode), one kinds byte, eight
+   bytes of fixed bias, then the rest as program headers (plan) or as a
+   NUL-split pattern and name (glob mode, which also feeds the same
+   bytes to LD_HUGEPAGE_BACKING's parser and the build ID finder).  Any invariant violation aborts.
    tests/fuzz/make-corpus.py writes the seed corpus.  */
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "dl-hugepage-plan.h"
+#include "dl-hugepage-cache.h"
 #include "plan-check.h"
 
 static struct hp_plan plan;
@@ -37,6 +38,7 @@ fuzz_plan (const uint8_t *data, size_t size)
   s.fixed_bias = data[0] & 1;
   s.textrel = (data[0] >> 1) & 1;
   s.no_gaps = (data[0] >> 3) & 1;
+  s.file_phase = (data[0] >> 5) & 1;
   if (data[0] & 4)
     s.pagesize = 64 * 1024;
   memcpy (&s.bias, data + 2, 8);
@@ -96,6 +98,25 @@ fuzz_glob (const uint8_t *data, size_t size)
   if (p != NULL && (p < buf || p + len > buf + plen))
     abort ();
   (void) _dl_hugepage_parse_kinds (buf);
+  unsigned char order[HP_NBACKINGS];
+  int n = _dl_hugepage_parse_backing (buf, order);
+  if (n > HP_NBACKINGS)
+    abort ();
+  /* The same bytes as notes: a build ID found must lie inside them and
+     make a name that fits.  */
+  struct hp_identity id = { 0 };
+  uint32_t notes[128];
+  memcpy (notes, data, size < sizeof notes ? size : sizeof notes);
+  if (_dl_hugepage_find_build_id (notes, size < sizeof notes ? size
+				  : sizeof notes, &id))
+    {
+      char name[HP_CACHE_NAME_MAX];
+      if (id.build_id_len == 0 || id.build_id_len > HP_BUILD_ID_MAX)
+	abort ();
+      _dl_hugepage_cache_version_name (&id, name);
+      if (strlen (name) >= HP_CACHE_NAME_MAX)
+	abort ();
+    }
 }
 
 int

@@ -452,6 +452,8 @@ test_settings (void)
 	 "reason and error names");
 }
 
+void test_cache (void);
+
 int
 main (void)
 {
@@ -468,6 +470,7 @@ main (void)
   test_bad_headers ();
   test_relro_split ();
   test_dynamic ();
+  test_cache ();
   printf ("%d passed, %d failed\n", checks - failures, failures);
   return failures != 0;
 }

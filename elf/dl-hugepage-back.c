@@ -1,0 +1,516 @@
+/* hugeld: the shared and thp backings.
+   Copyright (C) 2026 The hugeld authors.
+   This file is part of hugeld, a patch set for the GNU C Library.
+
+   The GNU C Library is free software; you can redistribute it and/or
+   modify it under the terms of the GNU Lesser General Public
+   License as published by the Free Software Foundation; either
+   version 2.1 of the License, or (at your option) any later version.
+
+   The GNU C Library is distributed in the hope that it will be useful,
+   but WITHOUT ANY WARRANTY; without even the implied warranty of
+   MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+   Lesser General Public License for more details.
+
+   You should have received a copy of the GNU Lesser General Public
+   License along with the GNU C Library; if not, see
+   <https://www.gnu.org/licenses/>.  */
+
+/* Two of the three backings of LD_HUGEPAGE_BACKING (the private copy
+   is in dl-hugepage-map.c):
+
+   shared: a read-only zone is mapped MAP_SHARED from a file of the
+   hugetlbfs cache (dl-hugepage-cache.h), which `hugeld cache add'
+   filled.  Every process maps the same huge pages, no pool page is
+   taken and nothing is copied: start-up costs a few opens and an mmap.
+   An entry is used only if it was made from exactly this file (device,
+   inode, size, mtime, ctime and build ID are in its name) and only if
+   ld.so can trust it: every directory and file on the way is owned by
+   root and writable by nobody else, none is a symbolic link, and the
+   zone file is on a hugetlbfs of 2 MiB pages and has the zone's size.
+   All checks are made on the open descriptors, so nothing can be
+   swapped in between.  The zone file is opened read-only, so the
+   mapping can never be made writable.
+
+   thp: nothing is taken from the pool.  A read-only zone stays mapped
+   from the object's file, at an address congruent to its file offset
+   modulo 2 MiB (the planner chose the bias for that), and ld.so asks
+   the kernel to use page-cache huge pages for it (MADV_HUGEPAGE, then
+   MADV_COLLAPSE where the kernel can collapse file pages).  Whether it
+   does depends on the kernel, the file system and what the page cache
+   holds already; only /proc/PID/smaps (FilePmdMapped) can tell.  A
+   writable zone becomes an anonymous private copy marked
+   MADV_HUGEPAGE, built aside and moved into place like the private
+   copy (moving ordinary memory works on every kernel).  */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <ldsodefs.h>
+#include <not-cancel.h>
+#include <sysdep.h>
+#include "dl-hugepage-int.h"
+
+#ifndef MADV_COLLAPSE
+# define MADV_COLLAPSE 25
+#endif
+#define HP_HUGETLBFS_MAGIC 0x958458f6
+
+static int
+hp_openat (int dirfd, const char *name, int flags)
+{
+  int r = INTERNAL_SYSCALL_CALL (openat, dirfd, name,
+				 flags | O_RDONLY | O_NOFOLLOW | O_CLOEXEC, 0);
+  if (INTERNAL_SYSCALL_ERROR_P (r))
+    {
+      __set_errno (INTERNAL_SYSCALL_ERRNO (r));
+      return -1;
+    }
+  return r;
+}
+
+static int
+hp_madvise (void *addr, size_t len, int advice)
+{
+  int r = INTERNAL_SYSCALL_CALL (madvise, addr, len, advice);
+  if (INTERNAL_SYSCALL_ERROR_P (r))
+    {
+      __set_errno (INTERNAL_SYSCALL_ERRNO (r));
+      return -1;
+    }
+  return 0;
+}
+
+/* Why FD (a directory if DIR) cannot be trusted, or NULL: anything
+   not owned by root or writable by group or others could hold bytes
+   another user wrote.  */
+static const char *
+hp_untrusted (int fd, bool dir, struct __stat64_t64 *st)
+{
+  if (__fstat64_time64 (fd, st) != 0)
+    return "not trusted: fstat failed";
+  if (dir ? !S_ISDIR (st->st_mode) : !S_ISREG (st->st_mode))
+    return dir ? "not trusted: not a directory" : "not trusted: not a file";
+  if (st->st_uid != 0)
+    return "not trusted: not owned by root";
+  if ((st->st_mode & (S_IWGRP | S_IWOTH)) != 0)
+    return "not trusted: writable by group or others";
+  return NULL;
+}
+
+/* The identity of the object open as FD: its inode's, and the build ID
+   from its PT_NOTE segments.  */
+static bool
+hp_identity (int fd, struct hp_identity *id)
+{
+  struct __stat64_t64 st;
+  if (__fstat64_time64 (fd, &st) != 0)
+    return false;
+  id->dev = st.st_dev;
+  id->ino = st.st_ino;
+  id->size = st.st_size;
+  id->mtime_sec = st.st_mtim.tv_sec;
+  id->mtime_nsec = st.st_mtim.tv_nsec;
+  id->ctime_sec = st.st_ctim.tv_sec;
+  id->ctime_nsec = st.st_ctim.tv_nsec;
+  id->build_id_len = 0;
+  const ElfW(Phdr) *phdr = _dl_hugepage_load.phdr;
+  for (size_t i = 0; i < _dl_hugepage_load.phnum; ++i)
+    if (phdr[i].p_type == PT_NOTE)
+      {
+	uint32_t buf[128];
+	size_t want = phdr[i].p_filesz < sizeof buf ? phdr[i].p_filesz
+		      : sizeof buf;
+	ssize_t n = _dl_hugepage_pread_full (fd, buf, want, phdr[i].p_offset);
+	if (n > 0 && _dl_hugepage_find_build_id (buf, n, id))
+	  break;
+      }
+  return true;
+}
+
+/* Open the directory NAME in DIRFD and check it; on failure set C's
+   reason.  */
+static int
+hp_open_dir (struct hp_object_state *c, int dirfd, const char *name,
+	     const char *missing)
+{
+  int fd = hp_openat (dirfd, name, O_DIRECTORY);
+  if (fd < 0)
+    {
+      c->err = errno;
+      c->why = "opening the cache";
+      if (errno == ENOENT)
+	{
+	  c->err = 0;
+	  c->why = missing;
+	}
+      else if (errno == ELOOP || errno == ENOTDIR)
+	{
+	  c->err = 0;
+	  c->why = "not trusted: a symbolic link or not a directory";
+	}
+      return -1;
+    }
+  struct __stat64_t64 st;
+  c->why = hp_untrusted (fd, true, &st);
+  if (c->why != NULL)
+    {
+      __close_nocancel (fd);
+      return -1;
+    }
+  return fd;
+}
+
+static void
+hp_cache_open (struct hp_object_state *c, int fd)
+{
+  c->looked = true;
+  c->dirfd = -1;
+  c->err = 0;
+  struct hp_identity id;
+  if (!hp_identity (fd, &id))
+    {
+      c->err = errno;
+      c->why = "fstat of the object";
+      return;
+    }
+  char name[HP_CACHE_NAME_MAX];
+  int top = hp_open_dir (c, AT_FDCWD, HP_CACHE_DIR,
+			 "no cache (" HP_CACHE_DIR " does not exist)");
+  if (top < 0)
+    return;
+  _dl_hugepage_cache_inode_name (&id, name);
+  int ino = hp_open_dir (c, top, name, "no cache entry for this file");
+  __close_nocancel (top);
+  if (ino < 0)
+    return;
+  _dl_hugepage_cache_version_name (&id, name);
+  c->dirfd = hp_open_dir (c, ino, name,
+			  "stale cache entry (the file changed after "
+			  "`hugeld cache add')");
+  __close_nocancel (ino);
+}
+
+void
+_dl_hugepage_cache_done (struct hp_object_state *c)
+{
+  if (c->dirfd >= 0)
+    __close_nocancel (c->dirfd);
+  c->dirfd = -1;
+  c->looked = false;
+}
+
+/* Open the file of zone Z (for bias BIAS) in the version directory and
+   check it.  Returns the descriptor, or -1 with *ERR and *WHAT set.  */
+static int
+hp_open_zone (int dirfd, const struct hp_zone *z, uint64_t bias, int *err,
+	      const char **what)
+{
+  char name[HP_CACHE_NAME_MAX];
+  _dl_hugepage_cache_zone_name (z, bias, name);
+  int zfd = hp_openat (dirfd, name, 0);
+  if (zfd < 0)
+    {
+      *err = errno == ENOENT || errno == ELOOP ? 0 : errno;
+      *what = (errno == ENOENT
+	       ? "no cache entry for this zone (made for other segments or "
+		 "another placement)"
+	       : errno == ELOOP ? "not trusted: a symbolic link"
+	       : "opening the zone's cache file");
+      return -1;
+    }
+  struct __stat64_t64 st;
+  struct statfs sfs;
+  *what = hp_untrusted (zfd, false, &st);
+  if (*what == NULL && (uint64_t) st.st_size != z->end - z->start)
+    *what = "cache file of the wrong size";
+  if (*what == NULL
+      && (INTERNAL_SYSCALL_CALL (fstatfs, zfd, &sfs) != 0
+	  || sfs.f_type != HP_HUGETLBFS_MAGIC
+	  || sfs.f_bsize != HP_HUGEPAGE_SIZE))
+    *what = "not trusted: not on a hugetlbfs of 2 MiB pages";
+  if (*what != NULL)
+    {
+      *err = 0;
+      __close_nocancel (zfd);
+      return -1;
+    }
+  return zfd;
+}
+
+enum hp_outcome
+_dl_hugepage_shared_zone (struct hp_object_state *c, const struct hp_zone *z,
+			  uint64_t bias, ElfW(Addr) l_addr, int fd, bool verify,
+			  int *err, const char **what)
+{
+  if (!c->looked)
+    hp_cache_open (c, fd);
+  if (c->dirfd < 0)
+    {
+      *err = c->err;
+      *what = c->why;
+      return HP_FALLBACK;
+    }
+  int zfd = hp_open_zone (c->dirfd, z, bias, err, what);
+  if (zfd < 0)
+    return HP_FALLBACK;
+
+  size_t len = z->end - z->start;
+  void *dst = (void *) (l_addr + z->start);
+  int prot = hp_prot (z->prot);
+  int moverr;
+  const char *movewhat;
+  enum hp_outcome o = HP_FALLBACK;
+  if (_dl_hugepage_kernel_can_move (&moverr, &movewhat))
+    {
+      /* Map it aside (hugetlbfs places it on a huge page boundary) and
+	 move it over the ordinary pages in one step.  */
+      void *tmp = __mmap (NULL, len, prot, MAP_SHARED, zfd, 0);
+      if (tmp == MAP_FAILED)
+	{
+	  *err = errno;
+	  *what = "mmap of the cache file";
+	  goto out;
+	}
+      if (verify
+	  && memcmp ((char *) tmp + (z->copy_start - z->start),
+		     (void *) (l_addr + z->copy_start), z->copy_need) != 0)
+	{
+	  *err = EBUSY;
+	  *what = "compare (the mapped code differs from the cached code: "
+		  "debugger breakpoints or uprobes)";
+	  __munmap (tmp, len);
+	  goto out;
+	}
+      if (__mremap (tmp, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, dst)
+	  != MAP_FAILED)
+	{
+	  o = HP_DONE;
+	  goto out;
+	}
+      *err = errno;
+      *what = "mremap";
+      __munmap (tmp, len);
+    }
+  else if (verify)
+    {
+      *err = 0;
+      *what = "the kernel cannot move huge page mappings, and the program's "
+	      "code must be compared first";
+      goto out;
+    }
+  else
+    {
+      /* The kernel cannot move hugetlb mappings: map the cache file
+	 straight over the ordinary pages.  */
+      void *p = __mmap (dst, len, prot, MAP_SHARED | MAP_FIXED, zfd, 0);
+      if (p == dst)
+	{
+	  o = HP_DONE;
+	  goto out;
+	}
+      *err = errno;
+      *what = "mmap of the cache file";
+      if (p != MAP_FAILED)
+	__munmap (p, len);
+    }
+  /* A failed mmap MAP_FIXED or mremap may have unmapped DST.  */
+  if (!_dl_hugepage_mapped (dst, len))
+    {
+      int rerr = _dl_hugepage_restore_zone (z, l_addr, fd);
+      if (rerr != 0)
+	{
+	  *err = rerr;
+	  o = HP_LOST;
+	}
+      else
+	o = HP_RESTORED;
+    }
+ out:
+  __close_nocancel (zfd);
+  return o;
+}
+
+/* Whether transparent huge pages are enabled at all: 1 yes, -1 no
+   (/sys/kernel/mm/transparent_hugepage/enabled says [never], or the
+   kernel has none), 0 not known yet.  */
+static int hp_thp;
+/* MADV_COLLAPSE failed with EINVAL: the kernel cannot collapse file
+   pages; do not ask again.  */
+static bool hp_no_collapse;
+
+static bool
+hp_thp_enabled (void)
+{
+  if (hp_thp == 0)
+    {
+      hp_thp = -1;
+      int fd = __open64_nocancel ("/sys/kernel/mm/transparent_hugepage/"
+				  "enabled", O_RDONLY | O_CLOEXEC);
+      if (fd >= 0)
+	{
+	  char buf[64];
+	  ssize_t n = __read_nocancel (fd, buf, sizeof buf);
+	  __close_nocancel (fd);
+	  if (n > 0)
+	    {
+	      /* "always madvise [never]": the choice is in brackets.  */
+	      hp_thp = 1;
+	      for (ssize_t i = 0; i + 7 <= n; ++i)
+		if (memcmp (buf + i, "[never]", 7) == 0)
+		  hp_thp = -1;
+	    }
+	}
+    }
+  return hp_thp > 0;
+}
+
+/* An anonymous copy of writable zone Z, MADV_HUGEPAGE, moved over the
+   ordinary pages.  */
+static enum hp_outcome
+hp_thp_copy (const struct hp_zone *z, ElfW(Addr) l_addr, int fd, int *err,
+	     const char **what)
+{
+  size_t len = z->end - z->start;
+  void *dst = (void *) (l_addr + z->start);
+  char *area = __mmap (NULL, len + HP_HUGEPAGE_SIZE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (area == MAP_FAILED)
+    {
+      *err = errno;
+      *what = "mmap";
+      return HP_FALLBACK;
+    }
+  char *tmp = (char *) ALIGN_UP ((uintptr_t) area, HP_HUGEPAGE_SIZE);
+  if (tmp > area)
+    __munmap (area, tmp - area);
+  if (area + HP_HUGEPAGE_SIZE > tmp)
+    __munmap (tmp + len, area + HP_HUGEPAGE_SIZE - tmp);
+  if (hp_madvise (tmp, len, MADV_HUGEPAGE) != 0)
+    {
+      *err = errno;
+      *what = "madvise MADV_HUGEPAGE";
+      goto fail;
+    }
+  if (z->copy_len > 0)
+    {
+      ssize_t n = _dl_hugepage_pread_full (fd, tmp + (z->copy_start
+						      - z->start),
+					   z->copy_len, z->fileoff);
+      if (n < 0 || (size_t) n < z->copy_need)
+	{
+	  *err = n < 0 ? errno : EIO;
+	  *what = "pread";
+	  goto fail;
+	}
+    }
+  if (__mprotect (tmp, len, hp_prot (z->prot)) != 0)
+    {
+      *err = errno;
+      *what = "mprotect";
+      goto fail;
+    }
+  if (__mremap (tmp, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, dst)
+      != MAP_FAILED)
+    {
+      *what = "anonymous copy, MADV_HUGEPAGE";
+      return HP_THP;
+    }
+  *err = errno;
+  *what = "mremap";
+  __munmap (tmp, len);
+  if (_dl_hugepage_mapped (dst, len))
+    return HP_FALLBACK;
+  int rerr = _dl_hugepage_restore_zone (z, l_addr, fd);
+  if (rerr != 0)
+    {
+      *err = rerr;
+      return HP_LOST;
+    }
+  return HP_RESTORED;
+
+ fail:
+  __munmap (tmp, len);
+  return HP_FALLBACK;
+}
+
+/* Mark every file page of the object with load bias L_ADDR
+   MADV_HUGEPAGE, not only its huge page zones, before anything faults
+   them in: the kernel's read-around for a fault anywhere else in the
+   file (relocation, constructors; read_ahead_kb may be megabytes)
+   would otherwise fill the page cache with small folios, also where
+   the zones are, and those can never be mapped with huge pages.  With
+   the mark, every fault reads whole aligned huge folios.  Best effort:
+   a zone already on hugetlb pages refuses the advice, and only the
+   zone's own madvise must succeed.  */
+static void
+hp_advise_object (ElfW(Addr) l_addr)
+{
+  const ElfW(Phdr) *phdr = _dl_hugepage_load.phdr;
+  size_t pg = GLRO(dl_pagesize);
+  for (size_t i = 0; i < _dl_hugepage_load.phnum; ++i)
+    if (phdr[i].p_type == PT_LOAD && phdr[i].p_filesz != 0)
+      {
+	ElfW(Addr) s = ALIGN_DOWN (l_addr + phdr[i].p_vaddr, pg);
+	ElfW(Addr) e = ALIGN_UP (l_addr + phdr[i].p_vaddr + phdr[i].p_filesz,
+				 pg);
+	hp_madvise ((void *) s, e - s, MADV_HUGEPAGE);
+      }
+}
+
+enum hp_outcome
+_dl_hugepage_thp_zone (struct hp_object_state *st, const struct hp_zone *z,
+		       ElfW(Addr) l_addr, int fd, int *err, const char **what)
+{
+  *err = 0;
+  if (!hp_thp_enabled ())
+    {
+      *what = "transparent huge pages are disabled "
+	      "(/sys/kernel/mm/transparent_hugepage/enabled)";
+      return HP_FALLBACK;
+    }
+  if ((z->prot & PF_W) != 0)
+    return hp_thp_copy (z, l_addr, fd, err, what);
+
+  /* The page cache's huge pages can only be mapped where the address
+     is congruent to the file offset modulo their size.  */
+  if (z->copy_len == 0
+      || ((l_addr + z->copy_start - z->fileoff) & (HP_HUGEPAGE_SIZE - 1))
+	 != 0)
+    {
+      *what = "the zone's address is not congruent to its file offset "
+	      "modulo 2 MiB";
+      return HP_FALLBACK;
+    }
+  void *dst = (void *) (l_addr + z->start);
+  size_t len = z->end - z->start;
+  if (!st->thp_advised)
+    {
+      st->thp_advised = true;
+      hp_advise_object (l_addr);
+    }
+  if (hp_madvise (dst, len, MADV_HUGEPAGE) != 0)
+    {
+      *err = errno;
+      *what = "madvise MADV_HUGEPAGE";
+      return HP_FALLBACK;
+    }
+  *what = "page-cache huge pages asked for (MADV_HUGEPAGE; MADV_COLLAPSE "
+	  "not supported here)";
+  if (!hp_no_collapse)
+    {
+      int r = hp_madvise (dst, len, MADV_COLLAPSE);
+      if (r == 0)
+	*what = "page-cache huge pages asked for (MADV_HUGEPAGE, "
+		"MADV_COLLAPSE done)";
+      else if (errno == EINVAL)
+	hp_no_collapse = true;
+      else
+	*what = "page-cache huge pages asked for (MADV_HUGEPAGE; "
+		"MADV_COLLAPSE failed)";
+    }
+  return HP_THP;
+}

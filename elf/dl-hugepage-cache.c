@@ -1,0 +1,204 @@
+/* hugeld: backings and the names of shared cache entries.
+   Copyright (C) 2026 The hugeld authors.
+   This file is part of hugeld, a patch set for the GNU C Library.
+
+   The GNU C Library is free software; you can redistribute it and/or
+   modify it under the terms of the GNU Lesser General Public
+   License as published by the Free Software Foundation; either
+   version 2.1 of the License, or (at your option) any later version.
+
+   The GNU C Library is distributed in the hope that it will be useful,
+   but WITHOUT ANY WARRANTY; without even the implied warranty of
+   MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+   Lesser General Public License for more details.
+
+   You should have received a copy of the GNU Lesser General Public
+   License along with the GNU C Library; if not, see
+   <https://www.gnu.org/licenses/>.  */
+
+/* Pure code (see dl-hugepage-cache.h): no system calls, no state.  */
+
+#include "dl-hugepage-cache.h"
+
+int
+_dl_hugepage_parse_backing (const char *s, unsigned char order[HP_NBACKINGS])
+{
+  static const struct
+  {
+    char name[8];
+    unsigned char len;
+    unsigned char backing;
+  } names[] =
+    {
+      { "shared", 6, HP_B_SHARED },
+      { "private", 7, HP_B_PRIVATE },
+      { "thp", 3, HP_B_THP },
+    };
+  int n = 0;
+  while (*s != '\0')
+    {
+      size_t len = 0;
+      while (s[len] != '\0' && s[len] != ',')
+	++len;
+      if (len > 0)
+	{
+	  size_t i;
+	  for (i = 0; i < sizeof names / sizeof names[0]; ++i)
+	    if (names[i].len == len)
+	      {
+		size_t j = 0;
+		while (j < len && names[i].name[j] == s[j])
+		  ++j;
+		if (j == len)
+		  break;
+	      }
+	  if (i == sizeof names / sizeof names[0])
+	    return -1;
+	  int k;
+	  for (k = 0; k < n; ++k)
+	    if (order[k] == names[i].backing)
+	      break;
+	  if (k == n)
+	    order[n++] = names[i].backing;
+	}
+      s += len;
+      if (*s == ',')
+	++s;
+    }
+  return n;
+}
+
+const char *
+_dl_hugepage_backing_name (int backing)
+{
+  switch (backing)
+    {
+    case HP_B_SHARED:
+      return "shared";
+    case HP_B_PRIVATE:
+      return "private";
+    case HP_B_THP:
+      return "thp";
+    default:
+      return "?";
+    }
+}
+
+/* The note type and owner of a GNU build ID.  */
+#define HP_NT_GNU_BUILD_ID 3
+
+bool
+_dl_hugepage_find_build_id (const void *notes, size_t len,
+			    struct hp_identity *id)
+{
+  const unsigned char *p = notes;
+  size_t off = 0;
+  /* Each note: namesz, descsz, type (4 bytes each), the name and the
+     descriptor, each padded to 4 bytes.  */
+  while (len - off >= 12)
+    {
+      uint32_t namesz, descsz, type;
+      __builtin_memcpy (&namesz, p + off, 4);
+      __builtin_memcpy (&descsz, p + off + 4, 4);
+      __builtin_memcpy (&type, p + off + 8, 4);
+      off += 12;
+      uint64_t name_pad = ((uint64_t) namesz + 3) & ~(uint64_t) 3;
+      uint64_t desc_pad = ((uint64_t) descsz + 3) & ~(uint64_t) 3;
+      if (name_pad > len - off || desc_pad > len - off - name_pad)
+	return false;
+      if (type == HP_NT_GNU_BUILD_ID && namesz == 4
+	  && p[off] == 'G' && p[off + 1] == 'N' && p[off + 2] == 'U'
+	  && p[off + 3] == '\0')
+	{
+	  if (descsz == 0 || descsz > HP_BUILD_ID_MAX)
+	    return false;
+	  __builtin_memcpy (id->build_id, p + off + name_pad, descsz);
+	  id->build_id_len = descsz;
+	  return true;
+	}
+      off += name_pad + desc_pad;
+    }
+  return false;
+}
+
+/* Append the lower-case hexadecimal digits of V (no leading zeros) to
+   NAME at *POS; never past the end of NAME.  */
+static void
+hp_put_hex (char *name, size_t *pos, uint64_t v)
+{
+  char digits[16];
+  int n = 0;
+  do
+    {
+      digits[n++] = "0123456789abcdef"[v & 15];
+      v >>= 4;
+    }
+  while (v != 0);
+  while (n > 0 && *pos + 1 < HP_CACHE_NAME_MAX)
+    name[(*pos)++] = digits[--n];
+  name[*pos] = '\0';
+}
+
+static void
+hp_put_str (char *name, size_t *pos, const char *s)
+{
+  while (*s != '\0' && *pos + 1 < HP_CACHE_NAME_MAX)
+    name[(*pos)++] = *s++;
+  name[*pos] = '\0';
+}
+
+void
+_dl_hugepage_cache_inode_name (const struct hp_identity *id,
+			       char name[HP_CACHE_NAME_MAX])
+{
+  size_t pos = 0;
+  hp_put_hex (name, &pos, id->dev);
+  hp_put_str (name, &pos, "-");
+  hp_put_hex (name, &pos, id->ino);
+}
+
+void
+_dl_hugepage_cache_version_name (const struct hp_identity *id,
+				 char name[HP_CACHE_NAME_MAX])
+{
+  size_t pos = 0;
+  hp_put_hex (name, &pos, id->size);
+  hp_put_str (name, &pos, "-");
+  hp_put_hex (name, &pos, id->mtime_sec);
+  hp_put_str (name, &pos, ".");
+  hp_put_hex (name, &pos, id->mtime_nsec);
+  hp_put_str (name, &pos, "-");
+  hp_put_hex (name, &pos, id->ctime_sec);
+  hp_put_str (name, &pos, ".");
+  hp_put_hex (name, &pos, id->ctime_nsec);
+  hp_put_str (name, &pos, "-");
+  if (id->build_id_len == 0)
+    hp_put_str (name, &pos, "none");
+  for (size_t i = 0; i < id->build_id_len && i < HP_BUILD_ID_MAX; ++i)
+    {
+      char byte[3] = { "0123456789abcdef"[id->build_id[i] >> 4],
+		       "0123456789abcdef"[id->build_id[i] & 15], '\0' };
+      hp_put_str (name, &pos, byte);
+    }
+}
+
+void
+_dl_hugepage_cache_zone_name (const struct hp_zone *z, uint64_t bias,
+			      char name[HP_CACHE_NAME_MAX])
+{
+  size_t pos = 0;
+  hp_put_str (name, &pos, _dl_hugepage_kind_name (z->kind));
+  hp_put_str (name, &pos, "-");
+  hp_put_hex (name, &pos, bias & (HP_HUGEPAGE_SIZE - 1));
+  hp_put_str (name, &pos, "-");
+  hp_put_hex (name, &pos, z->start);
+  hp_put_str (name, &pos, "-");
+  hp_put_hex (name, &pos, z->end);
+}
+
+bool
+_dl_hugepage_zone_shareable (const struct hp_zone *z, bool textrel)
+{
+  return (!textrel && (z->prot & PF_W) == 0
+	  && (z->kind == HP_KIND_TEXT || z->kind == HP_KIND_RODATA));
+}

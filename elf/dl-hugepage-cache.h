@@ -1,0 +1,103 @@
+/* hugeld: backings and the names of shared cache entries.
+   Copyright (C) 2026 The hugeld authors.
+   This file is part of hugeld, a patch set for the GNU C Library.
+
+   The GNU C Library is free software; you can redistribute it and/or
+   modify it under the terms of the GNU Lesser General Public
+   License as published by the Free Software Foundation; either
+   version 2.1 of the License, or (at your option) any later version.
+
+   The GNU C Library is distributed in the hope that it will be useful,
+   but WITHOUT ANY WARRANTY; without even the implied warranty of
+   MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+   Lesser General Public License for more details.
+
+   You should have received a copy of the GNU Lesser General Public
+   License along with the GNU C Library; if not, see
+   <https://www.gnu.org/licenses/>.  */
+
+#ifndef _DL_HUGEPAGE_CACHE_H
+#define _DL_HUGEPAGE_CACHE_H 1
+
+/* Pure, like dl-hugepage-plan.h: ld.so and the hugeld-plan helper
+   (which names the entries `hugeld cache add' makes) use the same
+   code, so the two can never disagree on a name.
+
+   The shared cache lives on hugetlbfs:
+
+     HP_CACHE_DIR/<inode>/<version>/<zone>
+
+   <inode> names the file by device and inode number; <version> by its
+   size, mtime, ctime and GNU build ID (or "none"); <zone> is one file
+   per read-only huge page zone, named by its kind, the load bias
+   modulo the huge page size the zone was laid out for, and its
+   unrelocated start and end.  A zone file holds exactly the bytes of
+   the zone as ld.so would map them.  Next to the zones, a symbolic
+   link "source" names the file the entry was made from; ld.so never
+   follows it.  */
+
+#include "dl-hugepage-plan.h"
+
+#define HP_CACHE_DIR "/dev/hugepages/hugeld"
+
+/* The backings of LD_HUGEPAGE_BACKING.  */
+enum hp_backing
+{
+  HP_B_SHARED = 1,	/* Read-only zones from the hugetlbfs cache.  */
+  HP_B_PRIVATE,		/* A private MAP_HUGETLB copy.  */
+  HP_B_THP,		/* Page-cache or anonymous transparent huge pages.  */
+};
+#define HP_NBACKINGS 3
+
+/* Parse LD_HUGEPAGE_BACKING, a comma list of shared, private and thp,
+   into ORDER.  Returns the number of backings (a backing named twice
+   counts once), or -1 if an element is not one of these (the caller
+   then keeps the default: shared, private, thp).  */
+int _dl_hugepage_parse_backing (const char *s,
+				unsigned char order[HP_NBACKINGS]);
+
+/* "shared", "private" or "thp".  */
+const char *_dl_hugepage_backing_name (int backing);
+
+/* A build ID longer than this is not looked at (the object then has
+   none, for the cache).  */
+#define HP_BUILD_ID_MAX 64
+
+/* What makes a file the one a cache entry was made from.  */
+struct hp_identity
+{
+  uint64_t dev, ino, size;
+  uint64_t mtime_sec, mtime_nsec, ctime_sec, ctime_nsec;
+  size_t build_id_len;		/* 0: none.  */
+  unsigned char build_id[HP_BUILD_ID_MAX];
+};
+
+/* Find the NT_GNU_BUILD_ID note among the LEN bytes of note entries at
+   NOTES (4-byte aligned, as in a PT_NOTE segment) and copy it into
+   *ID.  Returns false (and leaves *ID alone) if there is none.  */
+bool _dl_hugepage_find_build_id (const void *notes, size_t len,
+				 struct hp_identity *id);
+
+/* Names are at most this long, with the terminating null byte.  */
+#define HP_CACHE_NAME_MAX 256
+
+/* The name of the directory of the file's inode ("<dev>-<ino>", hex).  */
+void _dl_hugepage_cache_inode_name (const struct hp_identity *id,
+				    char name[HP_CACHE_NAME_MAX]);
+
+/* The name of the version directory
+   ("<size>-<mtime>.<ns>-<ctime>.<ns>-<build id or none>", hex).  */
+void _dl_hugepage_cache_version_name (const struct hp_identity *id,
+				      char name[HP_CACHE_NAME_MAX]);
+
+/* The name of the file of zone Z for load bias BIAS
+   ("<kind>-<bias mod huge page>-<start>-<end>", hex).  */
+void _dl_hugepage_cache_zone_name (const struct hp_zone *z, uint64_t bias,
+				   char name[HP_CACHE_NAME_MAX]);
+
+/* Whether zone Z of an object can come from the shared cache: read-only
+   for the life of the process (text or rodata; RELRO is written by
+   relocation), and the object has no text relocations.  */
+bool _dl_hugepage_zone_shareable (const struct hp_zone *z, bool textrel);
+
+#endif /* dl-hugepage-cache.h */

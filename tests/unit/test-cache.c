@@ -1,0 +1,188 @@
+/* hugeld: unit tests for LD_HUGEPAGE_BACKING, build IDs, the names of
+   shared cache entries and the planner's file phase.  Built into
+   test-plan.
+   Copyright (C) 2026 The hugeld authors.
+   SPDX-License-Identifier: LGPL-2.1-or-later  */
+
+#include <stdio.h>
+#include <string.h>
+#include "dl-hugepage-cache.h"
+#include "plan-check.h"
+#include "unit-check.h"
+
+#define M (1024UL * 1024UL)
+#define H (2 * M)
+
+static void
+test_backing (void)
+{
+  unsigned char o[HP_NBACKINGS];
+  CHECK (_dl_hugepage_parse_backing ("shared,private,thp", o) == 3
+	 && o[0] == HP_B_SHARED && o[1] == HP_B_PRIVATE && o[2] == HP_B_THP,
+	 "default order");
+  CHECK (_dl_hugepage_parse_backing ("thp,shared", o) == 2
+	 && o[0] == HP_B_THP && o[1] == HP_B_SHARED, "thp,shared");
+  CHECK (_dl_hugepage_parse_backing ("private,,private,", o) == 1
+	 && o[0] == HP_B_PRIVATE, "repeated and empty elements");
+  CHECK (_dl_hugepage_parse_backing ("", o) == 0, "empty");
+  CHECK (_dl_hugepage_parse_backing ("share", o) == -1, "shorter");
+  CHECK (_dl_hugepage_parse_backing ("shared,THP", o) == -1, "case");
+  CHECK (_dl_hugepage_parse_backing ("hugetlb", o) == -1, "unknown");
+  CHECK (strcmp (_dl_hugepage_backing_name (HP_B_THP), "thp") == 0, "name");
+}
+
+/* Append a note to BUF at *LEN.  */
+static void
+note (unsigned char *buf, size_t *len, uint32_t type, const char *name,
+      uint32_t descsz, unsigned char fill)
+{
+  uint32_t namesz = strlen (name) + 1;
+  memcpy (buf + *len, &namesz, 4);
+  memcpy (buf + *len + 4, &descsz, 4);
+  memcpy (buf + *len + 8, &type, 4);
+  *len += 12;
+  memset (buf + *len, 0, (namesz + 3) & ~3U);
+  memcpy (buf + *len, name, namesz);
+  *len += (namesz + 3) & ~3U;
+  memset (buf + *len, fill, (descsz + 3) & ~3U);
+  *len += (descsz + 3) & ~3U;
+}
+
+static void
+test_build_id (void)
+{
+  unsigned char buf[512];
+  size_t len = 0;
+  struct hp_identity id = { 0 };
+  note (buf, &len, 5, "GNU", 16, 0x11);	/* .note.gnu.property  */
+  note (buf, &len, 1, "GNU", 16, 0x22);	/* .note.ABI-tag  */
+  note (buf, &len, 3, "GNU", 20, 0xab);
+  CHECK (_dl_hugepage_find_build_id (buf, len, &id)
+	 && id.build_id_len == 20 && id.build_id[0] == 0xab
+	 && id.build_id[19] == 0xab, "third note");
+  id.build_id_len = 0;
+  CHECK (!_dl_hugepage_find_build_id (buf, len - 4, &id)
+	 && id.build_id_len == 0, "cut short");
+  len = 0;
+  note (buf, &len, 3, "GNUX", 20, 0xab);
+  CHECK (!_dl_hugepage_find_build_id (buf, len, &id), "other owner");
+  len = 0;
+  note (buf, &len, 3, "GNU", 0, 0);
+  CHECK (!_dl_hugepage_find_build_id (buf, len, &id), "empty build ID");
+  len = 0;
+  note (buf, &len, 3, "GNU", HP_BUILD_ID_MAX + 4, 1);
+  CHECK (!_dl_hugepage_find_build_id (buf, len, &id), "too long");
+  uint32_t huge[3] = { 0xfffffff0, 4, 3 };
+  CHECK (!_dl_hugepage_find_build_id (huge, sizeof huge, &id),
+	 "namesz past the end");
+  CHECK (!_dl_hugepage_find_build_id (buf, 0, &id), "nothing");
+}
+
+static void
+test_names (void)
+{
+  struct hp_identity id = { .dev = 0xfe00, .ino = 0x54298a,
+			    .size = 0x2bed548, .mtime_sec = 0x6b0476fb,
+			    .mtime_nsec = 0x4dd9639, .ctime_sec = 0x6b047872,
+			    .ctime_nsec = 0, .build_id_len = 3,
+			    .build_id = { 0x51, 0x2a, 0x0f } };
+  char name[HP_CACHE_NAME_MAX];
+  _dl_hugepage_cache_inode_name (&id, name);
+  CHECK (strcmp (name, "fe00-54298a") == 0, "inode %s", name);
+  _dl_hugepage_cache_version_name (&id, name);
+  CHECK (strcmp (name, "2bed548-6b0476fb.4dd9639-6b047872.0-512a0f") == 0,
+	 "version %s", name);
+  id.build_id_len = 0;
+  _dl_hugepage_cache_version_name (&id, name);
+  CHECK (strcmp (name, "2bed548-6b0476fb.4dd9639-6b047872.0-none") == 0,
+	 "version without build ID %s", name);
+  /* The longest possible name still fits.  */
+  memset (&id, 0xff, sizeof id);
+  id.build_id_len = HP_BUILD_ID_MAX;
+  _dl_hugepage_cache_version_name (&id, name);
+  CHECK (strlen (name) == 16 * 5 + 5 + 2 * HP_BUILD_ID_MAX
+	 && strlen (name) < HP_CACHE_NAME_MAX, "longest %zu", strlen (name));
+
+  struct hp_zone z = { .start = 0x200000, .end = 0x1600000,
+		       .kind = HP_KIND_TEXT, .prot = PF_R | PF_X };
+  _dl_hugepage_cache_zone_name (&z, 0x7f0000000000, name);
+  CHECK (strcmp (name, "text-0-200000-1600000") == 0, "zone %s", name);
+  _dl_hugepage_cache_zone_name (&z, 0x7f00001ff000, name);
+  CHECK (strcmp (name, "text-1ff000-200000-1600000") == 0, "phase %s", name);
+
+  CHECK (_dl_hugepage_zone_shareable (&z, false), "text is shareable");
+  CHECK (!_dl_hugepage_zone_shareable (&z, true), "not with textrel");
+  z.kind = HP_KIND_RODATA;
+  z.prot = PF_R;
+  CHECK (_dl_hugepage_zone_shareable (&z, false), "rodata is shareable");
+  z.kind = HP_KIND_RELRO;
+  CHECK (!_dl_hugepage_zone_shareable (&z, false), "relro is written");
+  z.kind = HP_KIND_DATA;
+  z.prot = PF_R | PF_W;
+  CHECK (!_dl_hugepage_zone_shareable (&z, false), "data is written");
+}
+
+static ElfW(Phdr)
+seg (uint64_t vaddr, uint64_t size, uint64_t off, uint32_t flags)
+{
+  ElfW(Phdr) p = { 0 };
+  p.p_type = PT_LOAD;
+  p.p_vaddr = p.p_paddr = vaddr;
+  p.p_filesz = p.p_memsz = size;
+  p.p_offset = off;
+  p.p_flags = flags;
+  p.p_align = 0x1000;
+  return p;
+}
+
+/* The first executable segment's addresses are congruent to its file
+   offsets modulo 2 MiB, so page-cache huge pages can map it.  */
+static void
+test_file_phase (void)
+{
+  static struct hp_plan plan;
+  ElfW(Phdr) ph[3] = { seg (0, 0x800, 0, PF_R),
+		       seg (0x2000, 24 * M, 0x1000, PF_R | PF_X),
+		       seg (0x1803000, 8 * M, 0x1802000, PF_R) };
+  struct hp_settings s;
+  _dl_hugepage_settings (&s, 4096, HP_KIND_DEFAULT, ET_DYN, false, false, 0,
+			 false);
+  CHECK (s.file_phase, "settings: ld.so chooses the bias");
+  _dl_hugepage_plan (ph, 3, &s, &plan);
+  const char *v = plan_violation (ph, 3, &s, &plan);
+  CHECK (v == NULL, "invariant: %s", v);
+  CHECK (((0x2000 + plan.bias - 0x1000) & (H - 1)) == 0, "bias %#lx",
+	 (unsigned long) plan.bias);
+  uint64_t text = 0;
+  for (size_t i = 0; i < plan.nzones; ++i)
+    if (plan.zones[i].kind == HP_KIND_TEXT)
+      {
+	text += plan.zones[i].end - plan.zones[i].start;
+	CHECK (((plan.zones[i].copy_start + plan.bias - plan.zones[i].fileoff)
+		& (H - 1)) == 0, "zone congruent to the file");
+      }
+  /* At most one huge page less than the best bias's 24 MiB.  */
+  CHECK (text >= 22 * M, "text %lu", (unsigned long) text);
+
+  /* Without text selected, the bias is the best one for the rest.  */
+  s.kinds = HP_KIND_RODATA;
+  _dl_hugepage_plan (ph, 3, &s, &plan);
+  CHECK (((0x1803000 + plan.bias) & (H - 1)) == 0, "rodata bias %#lx",
+	 (unsigned long) plan.bias);
+
+  /* A fixed bias stays fixed.  */
+  _dl_hugepage_settings (&s, 4096, HP_KIND_DEFAULT, ET_DYN, true, true,
+			 0x555555554000, false);
+  CHECK (!s.file_phase, "settings: kernel-mapped");
+  _dl_hugepage_plan (ph, 3, &s, &plan);
+  CHECK (plan.bias == 0x555555554000, "fixed bias");
+}
+
+void
+test_cache (void)
+{
+  test_backing ();
+  test_build_id ();
+  test_names ();
+  test_file_phase ();
+}

@@ -1,0 +1,121 @@
+/* hugeld-plan --cache: what `hugeld cache add' puts on hugetlbfs.
+   Copyright (C) 2026 The hugeld authors.
+   This file is part of hugeld, a patch set for the GNU C Library.
+
+   The GNU C Library is free software; you can redistribute it and/or
+   modify it under the terms of the GNU Lesser General Public
+   License as published by the Free Software Foundation; either
+   version 2.1 of the License, or (at your option) any later version.
+
+   The GNU C Library is distributed in the hope that it will be useful,
+   but WITHOUT ANY WARRANTY; without even the implied warranty of
+   MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+   Lesser General Public License for more details.
+
+   You should have received a copy of the GNU Lesser General Public
+   License along with the GNU C Library; if not, see
+   <https://www.gnu.org/licenses/>.  */
+
+/* The names come from the loader's own elf/dl-hugepage-cache.c and the
+   zones from its planner, with the settings ld.so uses for an object
+   it maps itself, so that ld.so finds exactly what is made here.  */
+
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "dl-hugepage-cache.h"
+#include "hugeld-plan.h"
+
+/* The identity of FILE as ld.so computes it from its descriptor.  */
+static void
+identity_of (const struct object *o, struct hp_identity *id)
+{
+  int fd = open (o->file, O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0 || fstat (fd, &st) != 0)
+    die ("%s: %m", o->file);
+  id->dev = st.st_dev;
+  id->ino = st.st_ino;
+  id->size = st.st_size;
+  id->mtime_sec = st.st_mtim.tv_sec;
+  id->mtime_nsec = st.st_mtim.tv_nsec;
+  id->ctime_sec = st.st_ctim.tv_sec;
+  id->ctime_nsec = st.st_ctim.tv_nsec;
+  id->build_id_len = 0;
+  for (size_t i = 0; i < o->phnum; ++i)
+    if (o->phdr[i].p_type == PT_NOTE)
+      {
+	uint32_t buf[128];
+	size_t want = o->phdr[i].p_filesz < sizeof buf ? o->phdr[i].p_filesz
+		      : sizeof buf;
+	ssize_t n = pread (fd, buf, want, o->phdr[i].p_offset);
+	if (n > 0 && _dl_hugepage_find_build_id (buf, n, id))
+	  break;
+      }
+  close (fd);
+}
+
+void
+print_cache (const struct object *o, uint64_t pagesize)
+{
+  struct hp_identity id;
+  identity_of (o, &id);
+  char inode[HP_CACHE_NAME_MAX], version[HP_CACHE_NAME_MAX];
+  _dl_hugepage_cache_inode_name (&id, inode);
+  _dl_hugepage_cache_version_name (&id, version);
+
+  struct hp_settings s;
+  static struct hp_plan plan;
+  _dl_hugepage_settings (&s, pagesize, HP_KIND_TEXT | HP_KIND_RODATA,
+			 o->type, false, false, 0, o->textrel);
+  _dl_hugepage_plan (o->phdr, o->phnum, &s, &plan);
+  const char *why = NULL;
+  if (o->textrel)
+    why = "text relocations (ld.so writes to its code)";
+  else if (plan.error != HP_E_NONE)
+    why = _dl_hugepage_error_name (plan.error);
+
+  printf (",\n   \"cache\": {\"dir\": \"%s\", \"inode\": \"%s\", "
+	  "\"version\": \"%s\",\n    \"identity\": {\"dev\": %" PRIu64
+	  ", \"ino\": %" PRIu64 ", \"size\": %" PRIu64 ", \"mtime_ns\": %"
+	  PRIu64 ", \"ctime_ns\": %" PRIu64 ", \"build_id\": ",
+	  HP_CACHE_DIR, inode, version, id.dev, id.ino, id.size,
+	  id.mtime_sec * 1000000000 + id.mtime_nsec,
+	  id.ctime_sec * 1000000000 + id.ctime_nsec);
+  if (id.build_id_len == 0)
+    printf ("null");
+  else
+    {
+      putchar ('"');
+      for (size_t i = 0; i < id.build_id_len; ++i)
+	printf ("%02x", id.build_id[i]);
+      putchar ('"');
+    }
+  printf ("},\n    \"bias\": %" PRIu64 ", \"zones\": [", plan.bias);
+  size_t n = 0;
+  for (size_t i = 0; why == NULL && i < plan.nzones; ++i)
+    {
+      const struct hp_zone *z = &plan.zones[i];
+      if (!_dl_hugepage_zone_shareable (z, o->textrel))
+	continue;
+      char name[HP_CACHE_NAME_MAX];
+      _dl_hugepage_cache_zone_name (z, plan.bias, name);
+      printf ("%s\n     {\"name\": \"%s\", \"kind\": \"%s\", \"start\": %"
+	      PRIu64 ", \"end\": %" PRIu64 ", \"size\": %" PRIu64
+	      ", \"copy_offset\": %" PRIu64 ", \"copy_len\": %" PRIu64
+	      ", \"copy_need\": %" PRIu64 ", \"fileoff\": %" PRIu64 "}",
+	      n++ > 0 ? "," : "", name, _dl_hugepage_kind_name (z->kind),
+	      z->start, z->end, z->end - z->start, z->copy_start - z->start,
+	      z->copy_len, z->copy_need, z->fileoff);
+    }
+  if (why == NULL && n == 0)
+    why = "no read-only zone fills a whole huge page";
+  printf ("],\n    \"why_not\": ");
+  if (why == NULL)
+    printf ("null");
+  else
+    printf ("\"%s\"", why);
+  printf ("}");
+}
