@@ -199,6 +199,15 @@ if [ ! -f "$membind" ] || [ "$HUGELD_TOP/tests/kernels/membind.c" -nt "$membind"
   mv "$membind.tmp" "$membind"
 fi
 
+mkcache=$KDIR/bin/mkcache
+if [ ! -f "$mkcache" ] || [ -n "$(find "$HUGELD_TOP/tests/kernels/mkcache.c" "$HUGELD_TOP"/elf/dl-hugepage-plan.c \
+     "$HUGELD_TOP"/elf/dl-hugepage-cache.[ch] -newer "$mkcache")" ]; then
+  cc -static -O2 -Wall -Wextra -I"$HUGELD_TOP/elf" "$HUGELD_TOP/tests/kernels/mkcache.c" \
+    "$HUGELD_TOP"/elf/dl-hugepage-{plan,match,cache}.c -o "$mkcache.tmp" \
+    || die "cannot build $mkcache"
+  mv "$mkcache.tmp" "$mkcache"
+fi
+
 # The initramfs (the same for every kernel: no modules needed).
 ROOT=$KDIR/root
 INITRD=$KDIR/initramfs.cpio.gz
@@ -245,7 +254,7 @@ copy_in "$SYSTEM_LDSO"
 for f in bigcheck-shared bigcheck-dlopen bigcheck-pie bigcheck-nopie libbig.so; do
   cp "$FIXTURES/$f" "$ROOT/t/"
 done
-cp "$interp" "$probe" "$membind" "$ROOT/t/"
+cp "$interp" "$probe" "$membind" "$mkcache" "$ROOT/t/"
 # The libraries they need (libc.so.6), at the host's paths.
 for f in "$ROOT"/t/bigcheck-* "$ROOT/t/libbig.so"; do
   "$SYSTEM_LDSO" --list "$f" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'

@@ -153,16 +153,19 @@ ref () {
 # mappings; otherwise only the page sizes of "none" (nothing selected,
 # empty pool) are checked, and the rest must just behave like the stock
 # loader.  Extra conditions: $NEED_ERR (a line bigcheck's stderr must
-# have) and $NEED_DBG (a line the LD_DEBUG report must have).
+# have) and $NEED_DBG (a line the LD_DEBUG report must have);
+# $REQUIRE=yes requires KINDS on 2 MiB pages on every kernel.
 check () {
-  local name=$1 what=$2 kinds=$3 ref=$4 rc huge used bad reason
+  local name=$1 what=$2 kinds=$3 ref=$4 rc huge used bad reason mremap=$MREMAP
   shift 4
+  [ "${REQUIRE:-}" = yes ] && mremap=required
+  REQUIRE=''
   if [ "$(cat $W/$ref.rc)" != 0 ]; then
     fail "$name: $what" "the stock loader's run failed"
     NEED_ERR='' NEED_DBG=''
     return
   fi
-  if [ "$kinds" = none ] || [ "$MREMAP" != no ]; then
+  if [ "$kinds" = none ] || [ "$mremap" != no ]; then
     run_hugeld $name "$@" --expect $kinds
   else
     run_hugeld $name "$@"
@@ -189,7 +192,7 @@ check () {
   head -30 $W/$name.dbg
   if [ "$kinds" = none ]; then
     pass "$name: $what: nothing on 2 MiB pages, same result as the stock loader"
-  elif [ "$MREMAP" != no ]; then
+  elif [ "$mremap" != no ]; then
     pass "$name: $what: $kinds on 2 MiB pages ($huge; $used huge pages used), same result as the stock loader"
   elif [ "$huge" = none ]; then
     reason=$(grep -m1 'fallback to ordinary pages' $W/$name.dbg | sed 's/^[ 0-9]*:[[:space:]]*hugepages: //')
@@ -272,6 +275,40 @@ if [ -w $N1 ]; then
 else
   fail "membind" "the guest has no NUMA node 1"
 fi
+
+# The shared cache (LD_HUGEPAGE_BACKING=shared), made by mkcache (the
+# guest has no Python for `hugeld cache add'): required on every kernel.
+# Where mremap cannot move hugetlb mappings, ld.so maps the cache file
+# straight over the ordinary pages.  No pool page is taken per process.
+mkdir -p /dev/hugepages
+if mount -t hugetlbfs -o pagesize=2M none /dev/hugepages \
+   && cached=$($T/mkcache $T/libbig.so); then
+  free0=$(meminfo HugePages_Free)
+  NEED_DBG="huge pages (shared)" REQUIRE=yes
+  check cache "libbig.so's text and rodata from the shared cache ($cached pages)" text,rodata ref-shared \
+    LD_HUGEPAGE_LIBS=libbig.so LD_HUGEPAGE_SEGMENTS=text,rodata LD_HUGEPAGE_BACKING=shared \
+    $HUGELD $T/bigcheck-shared
+  [ "$(meminfo HugePages_Free)" = "$free0" ] \
+    && pass "cache: no huge page taken per process (HugePages_Free $free0)" \
+    || fail "cache: no huge page taken per process" "HugePages_Free $free0 -> $(meminfo HugePages_Free)"
+  NEED_DBG="huge pages (shared)" REQUIRE=yes
+  check cache-dlopen "libbig.so dlopened, from the shared cache" text,rodata ref-dlopen \
+    LD_HUGEPAGE_LIBS=libbig.so LD_HUGEPAGE_SEGMENTS=text,rodata LD_HUGEPAGE_BACKING=shared \
+    $HUGELD $T/bigcheck-dlopen --dlopen $T/libbig.so
+  rm -rf /dev/hugepages/hugeld
+  umount /dev/hugepages
+else
+  fail "cache" "cannot mount hugetlbfs or make the entry: $cached"
+fi
+
+# thp (LD_HUGEPAGE_BACKING=thp): nothing from the pool; whatever the
+# kernel makes of MADV_HUGEPAGE and MADV_COLLAPSE, the result is the
+# stock loader's, and the report says what was asked for.
+NEED_DBG="thp: page-cache huge pages asked for"
+check thp "libbig.so with LD_HUGEPAGE_BACKING=thp, all segments" none ref-shared \
+  LD_HUGEPAGE_LIBS=libbig.so LD_HUGEPAGE_SEGMENTS=all LD_HUGEPAGE_BACKING=thp $HUGELD $T/bigcheck-shared
+grep -m3 'thp:' $W/thp.dbg
+grep -m2 'transparent' $W/thp.err
 
 # An empty pool: ordinary pages, and the report says why.
 echo 0 > /proc/sys/vm/nr_hugepages
