@@ -5,7 +5,7 @@ MariaDB, and the cost of loading onto huge pages.
 
   bench.py [--quick] [--only SECTION,...] [--out DIR]
 
-Sections: synthetic, clang, mariadb, costs (default: all).  Must run as
+Sections: synthetic, clang, startup, mariadb, costs (default: all).  Must run as
 root: it sets /proc/sys/vm/nr_hugepages and
 /sys/kernel/mm/transparent_hugepage/enabled and mounts a hugetlbfs under
 /tmp for libhugetlbfs; all three are restored on exit (also on ^C).
@@ -128,6 +128,80 @@ def clang(sysm, w, q, perf_events):
         vs = [vs[0], vs[1], vs[2], vs[3]]
     return [run_group(sysm, "clang", "clang-14 -O2 -c of a %d-function C++ file (%s on huge pages)"
                       % (nfun, CLANG_SEL), vs, runs, warm, perf_events)]
+
+
+# ---------------------------------------------------------------- startup
+def lib_pages_probe(cmd):
+    """Start CMD (a clang that reads its source from stdin), give it a moment
+    to load, and sum what backs libLLVM/libclang-cpp in its smaps: shared
+    cache pages, private hugetlb pages, page-cache huge pages."""
+    def probe(env):
+        p = subprocess.Popen(cmd, env=env, stdin=subprocess.PIPE,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(1.0)
+        res = {"shared_hugetlb_kib": 0, "private_hugetlb_kib": 0, "file_pmd_kib": 0}
+        keys = {"Shared_Hugetlb:": "shared_hugetlb_kib", "Private_Hugetlb:": "private_hugetlb_kib",
+                "FilePmdMapped:": "file_pmd_kib"}
+        on = False
+        try:
+            for line in open("/proc/%d/smaps" % p.pid):
+                f = line.split()
+                if re.match(r"^[0-9a-f]+-[0-9a-f]+ ", line):
+                    on = "libLLVM" in line or "libclang-cpp" in line or "/hugeld/" in line
+                elif on and f and f[0] in keys:
+                    res[keys[f[0]]] += int(f[1])
+        finally:
+            p.communicate(b"")
+        return res
+    return probe
+
+
+def startup(sysm, w, q, perf_events):
+    """Start-up of short-lived clang processes: the private copy against the
+    shared cache, thp and the stock loader (issue 10)."""
+    runs, warm = (7, 1) if q else (21, 2)
+    hugeld = os.environ.get("HUGELD_CMD", "/opt/hugeld/bin/hugeld")
+    libs = [os.path.realpath(l) for l in LLVM_LIBS]
+    sh([hugeld, "cache", "add"] + libs)
+    one = os.path.join(w["ext4"], "one.c")
+    with open(one, "w") as f:
+        f.write("int f (void) { return 1; }\n")
+    rd = subprocess.run([CLANG, "-print-resource-dir"], stdout=subprocess.PIPE,
+                        text=True, check=True).stdout.strip()
+    # The page cache: the libraries are dropped, then read once by a thp
+    # run, so they are cached in huge folios where the kernel can do it
+    # (what a long-running system with thp would have).  Every variant
+    # then starts from that warm page cache.
+    for l in libs:
+        fd = os.open(l, os.O_RDONLY)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        os.close(fd)
+    thp_env = dict(base_env(), LD_HUGEPAGE_LIBS=CLANG_SEL, LD_HUGEPAGE_BACKING="thp")
+    subprocess.run([HUGELD, CLANG, "--version"], env=thp_env, stdout=subprocess.DEVNULL, check=True)
+    state = "warm; dropped, then read first by a thp run (huge folios where the kernel does that)"
+    probe_cmd = [CLANG, "-fintegrated-cc1", "-resource-dir", rd, "-fsyntax-only", "-x", "c", "-"]
+    out = []
+    try:
+        for gid, what, args in (
+                ("startup-version", "clang-14 --version", [CLANG, "--version"]),
+                ("startup-compile", "clang-14 -c of a one-line C file",
+                 [CLANG, "-fintegrated-cc1", "-resource-dir", rd, "-c", one, "-o", "/dev/null"])):
+            vs = [variant("stock", "stock ld.so", [STOCK] + args,
+                          probe=lib_pages_probe([STOCK] + probe_cmd))]
+            for b in ("private", "shared", "thp"):
+                env = {"LD_HUGEPAGE_LIBS": CLANG_SEL, "LD_HUGEPAGE_BACKING": b}
+                if b == "shared":
+                    # Read-only zones from the cache, RELRO privately.
+                    env["LD_HUGEPAGE_BACKING"] = "shared,private"
+                vs.append(variant(b, "hugeld, LD_HUGEPAGE_BACKING=%s" % env["LD_HUGEPAGE_BACKING"],
+                                  [HUGELD] + args, env, probe=lib_pages_probe([HUGELD] + probe_cmd)))
+            out.append(run_group(sysm, gid, "%s (%s; page cache %s)" % (what, CLANG_SEL, state),
+                                 vs, runs, warm, perf_events, extra={"page_cache": state}))
+            for v in out[-1]["variants"]:
+                log("    %-8s libs: %s" % (v["name"], v.get("pages")))
+    finally:
+        subprocess.run([hugeld, "cache", "remove"] + libs)
+    return out
 
 
 # ---------------------------------------------------------------- mariadb
@@ -417,7 +491,8 @@ def setup(out):
     return {"ext4": ext, "ra": ra, "shm": shm, "bin": b, "hlib": hlib}
 
 
-SECTIONS = {"synthetic": synthetic, "clang": clang, "mariadb": mariadb, "costs": costs}
+SECTIONS = {"synthetic": synthetic, "clang": clang, "startup": startup, "mariadb": mariadb,
+            "costs": costs}
 
 
 def main():

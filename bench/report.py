@@ -8,9 +8,12 @@ plot when matplotlib is there."""
 import glob, json, os, sys
 
 # The timing groups bench.py writes, in report order.
-TIMING_GROUPS = ("itlb-pie", "itlb-shared", "itlb-dlopen", "dtlb-pie", "clang")
+TIMING_GROUPS = ("itlb-pie", "itlb-shared", "itlb-dlopen", "dtlb-pie", "clang",
+                 "startup-version", "startup-compile")
 # Comparisons between variants of a timing group: (variant, against, text).
-PAIRS = [("hugeld", "stock-ra", "hugeld vs stock, both ext4, stock's page cache via readahead"),
+PAIRS = [("shared", "private", "shared cache vs private copy"),
+         ("thp", "private", "thp vs private copy"),
+         ("hugeld", "stock-ra", "hugeld vs stock, both ext4, stock's page cache via readahead"),
          ("hugeld-tmpfs", "stock-tmpfs", "hugeld vs stock, both on tmpfs"),
          ("hugeld", "thp", "hugeld vs stock with THP=always"),
          ("hugeld-2m", "hugectl", "hugeld vs hugectl, same 2 MiB-aligned build")]
@@ -77,6 +80,9 @@ def pages_text(p):
     """What a variant had on huge pages, in words."""
     if not p:
         return ""
+    if "shared_hugetlb_kib" in p:
+        return "LLVM libs: %d MiB shared hugetlb, %d MiB private hugetlb, %d MiB page-cache huge pages" % (
+            p["shared_hugetlb_kib"] // 1024, p["private_hugetlb_kib"] // 1024, p["file_pmd_kib"] // 1024)
     if "hugeld_pages" in p:
         return ", ".join("%s: %d×2 MiB" % (k, v) for k, v in p["hugeld_pages"].items())
     parts = []

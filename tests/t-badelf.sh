@@ -34,9 +34,9 @@ done
 [ $n -ge 15 ] || fail "variants" "only $n compared"
 
 # The path under test really ran: the intact copy went on huge pages.
-if [ "$(id -u)" = 0 ]; then
+if [ "$(id -u)" = 0 ] && reserve_hugepages 16; then
   rm -f "$TEST_TMP"/dbg.*
-  LD_HUGEPAGE_LIBS='*' LD_DEBUG=hugepages LD_DEBUG_OUTPUT="$TEST_TMP/dbg" \
+  LD_HUGEPAGE_BACKING=private LD_HUGEPAGE_LIBS='*' LD_DEBUG=hugepages LD_DEBUG_OUTPUT="$TEST_TMP/dbg" \
     "$HUGELD_LDSO" "$B/load" "$B/v/ok.so" > /dev/null 2>&1
   grep -q 'ok.so: text .* on [0-9]* huge pages' "$TEST_TMP"/dbg.* \
     && pass "control: the intact copy's text went on huge pages" \

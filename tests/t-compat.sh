@@ -149,7 +149,7 @@ same () {
 # pages_used RUN LIB: the huge pages hugeld's report says LIB got in RUN,
 # one number per load.
 pages_used () {
-  sed -n "s|.*hugepages: .*/$2: \([0-9]*\) huge pages used, \([0-9]*\) not available|\1 \2|p" \
+  sed -n "s|.*hugepages: .*/$2: \([0-9]*\) huge pages used, \([0-9]*\) not available.*|\1 \2|p" \
     "$T/$1.dbg"
 }
 

@@ -166,11 +166,13 @@ check_object (const char *name, void *h)
   char *fill_hi = dlsym (h, "compat_fill_hi");
   if (!EXPECT ("dlsym", fn != NULL && fill_lo != NULL && fill_hi != NULL))
     return;
-  /* Inside the filler, and the real code between the two blocks.  */
-  char *fill_mid = fill_lo + 0x180000;
+  /* Inside the filler (2.5 MiB from the segment's start, so on a whole
+     huge page whatever the load address), and the real code between
+     the two blocks.  */
+  char *fill_mid = fill_lo + 0x280000;
   snprintf (what, sizeof what, "%s code (compat_big_inner)", name);
   compat_check_huge (what, fn);
-  snprintf (what, sizeof what, "%s text (compat_fill_lo + 1.5 MiB)", name);
+  snprintf (what, sizeof what, "%s text (compat_fill_lo + 2.5 MiB)", name);
   compat_check_huge (what, fill_mid);
 
   int r = ((int (*) (int, int (*) (int))) fn) (2, NULL);

@@ -1,0 +1,304 @@
+#!/bin/bash
+# LD_HUGEPAGE_BACKING: the shared hugetlbfs cache (`hugeld cache'), and
+# thp without a pool.  A 10 MiB test library (tests/cache/valuelib.c:
+# value () returns VALUE from the middle of 6 MiB of code, on a whole
+# 2 MiB page) is cached, then used by several processes at once, replaced
+# on disk, tampered with, loaded on a full pool, added concurrently with
+# loads, dlopened in loops and forked from; every run must give the
+# stock loader's answer for the library on disk.
+. "$(dirname "$0")/lib.sh"
+
+if [ "$(id -u)" != 0 ]; then
+  skip all "must run as root (hugetlbfs cache, huge page pool)"
+  finish
+fi
+unset LD_HUGEPAGE_LIBS LD_HUGEPAGE_SEGMENTS LD_HUGEPAGE_BACKING LD_DEBUG LD_DEBUG_OUTPUT
+CACHE=/dev/hugepages/hugeld
+H=$HUGELD_CMD
+B=$TEST_TMP/bin
+L=$TEST_TMP/lib
+mkdir -p "$B" "$L"
+cc -O2 -Wall -Werror -o "$B/hold" "$HUGELD_TOP/tests/cache/hold.c" -ldl \
+  || { fail "build hold" ""; finish; }
+for v in 1 2; do
+  cc -shared -fPIC -O2 -DVALUE=$v -o "$B/libvalue-$v.so" "$HUGELD_TOP/tests/cache/valuelib.c" \
+    || { fail "build valuelib" ""; finish; }
+done
+# The library under test is a copy, an inode of our own.
+cp "$B/libvalue-1.so" "$L/libvalue.so"
+LIB=$L/libvalue.so
+
+# The cache and the mount are the system's: leave them as they were.
+mounted_before=no
+mountpoint -q /dev/hugepages && mounted_before=yes
+cleanup_cache () {
+  "$H" cache remove "$LIB" >/dev/null 2>&1
+  if [ $mounted_before = no ] && mountpoint -q /dev/hugepages; then
+    rm -rf "$CACHE"; umount /dev/hugepages
+  fi
+}
+reserve_hugepages 16 || { fail reserve "cannot reserve 16 huge pages"; finish; }
+at_exit cleanup_cache
+
+# hold_start NAME ENV...: run hold on $LIB through hugeld with ENV in the
+# background, wait for "ready"; its pid in $NAME.pid, output in
+# $NAME.out; hold_stop NAME ends it.
+hold_start () {
+  local n=$1; shift
+  rm -f "$n".dbg.* "$n.stop"
+  env "$@" HOLD_UNTIL="$n.stop" LD_DEBUG=hugepages LD_DEBUG_OUTPUT="$n.dbg" \
+    "$HUGELD_LDSO" "$B/hold" "$LIB" < /dev/null > "$n.out" 2> "$n.err" &
+  echo $! > "$n.pid"
+  local i
+  for i in $(seq 100); do
+    grep -q '^ready' "$n.out" 2>/dev/null && break
+    kill -0 "$(cat "$n.pid")" 2>/dev/null || break
+    sleep 0.1
+  done
+  cat "$n".dbg.* > "$n.dbg" 2>/dev/null || : > "$n.dbg"
+}
+hold_stop () {
+  touch "$1.stop"
+  wait "$(cat "$1.pid")"
+}
+# smaps_kb PID PATTERN FIELD: FIELD summed over PID's mappings whose
+# line names PATTERN.
+smaps_kb () {
+  awk -v pat="$2" -v f="$3:" '
+    /^[0-9a-f]+-[0-9a-f]+ / { on = index($0, pat) > 0; next }
+    on && $1 == f { s += $2 } END { print s + 0 }' "/proc/$1/smaps"
+}
+value_of () { sed -n 's/^value //p' "$1"; }
+
+# 1. Add: the entry takes the zones' pages out of the pool once.
+free0=$(meminfo HugePages_Free)
+if ! "$H" cache add "$LIB" > "$TEST_TMP/add.out" 2>&1; then
+  fail "cache add" "$(cat "$TEST_TMP/add.out")"; finish
+fi
+need=$("$HUGELD_TOP/build/tools/hugeld-plan" --cache "$LIB" | python3 -c '
+import json, sys
+print(sum(z["size"] for z in json.load(sys.stdin)["objects"][0]["cache"]["zones"]) // 2097152)')
+free1=$(meminfo HugePages_Free)
+[ "$need" -ge 2 ] && [ $((free0 - free1)) = "$need" ] \
+  && pass "cache add: $need huge pages taken from the pool once ($(head -1 "$TEST_TMP/add.out"))" \
+  || fail "cache add" "need=$need free $free0 -> $free1"
+"$H" cache list > "$TEST_TMP/list.out" 2>&1
+grep -q "$LIB" "$TEST_TMP/list.out" && grep -qi "out of the pool" "$TEST_TMP/list.out" \
+  && pass "cache list names the entry and says its pages are out of the pool" \
+  || fail "cache list" "$(head -5 "$TEST_TMP/list.out" | tr '\n' ' ')"
+
+# 2. Sharing: 4 processes use the entry's pages, no more from the pool.
+T=$TEST_TMP/share
+mkdir -p "$T"
+for i in 1 2 3 4; do hold_start "$T/p$i" LD_HUGEPAGE_LIBS=libvalue.so LD_HUGEPAGE_SEGMENTS=text,rodata; done
+free2=$(meminfo HugePages_Free)
+ok=0
+for i in 1 2 3 4; do
+  pid=$(cat "$T/p$i.pid")
+  kb=$(awk '/^[0-9a-f]+-/ { on = index($0, "/hugeld/") > 0 } on && /^KernelPageSize:/ && $2 == 2048 { n++ } END { print n + 0 }' /proc/$pid/smaps)
+  sh=$(smaps_kb "$pid" /hugeld/ Shared_Hugetlb)
+  [ "$(value_of "$T/p$i.out")" = 1 ] && [ "$kb" -ge 2 ] && [ "$sh" -ge 4096 ] \
+    && grep -q 'text .* on 2 huge pages (shared)' "$T/p$i.dbg" && ok=$((ok + 1))
+done
+[ $ok = 4 ] && [ "$free2" = "$free1" ] \
+  && pass "4 processes: text and rodata from the cache on KernelPageSize 2048 kB pages, HugePages_Free stays $free2 (no page per process)" \
+  || fail "sharing" "$ok of 4 processes shared; HugePages_Free $free1 -> $free2; $(grep -h 'text' "$T"/p1.dbg | head -2 | tr '\n' ' ')"
+for i in 1 2 3 4; do hold_stop "$T/p$i"; done
+
+# 3. Same results as the stock loader.
+stock=$(echo | "$SYSTEM_LDSO" "$B/hold" "$LIB" | head -1)
+got=$(echo | LD_HUGEPAGE_LIBS=libvalue.so "$HUGELD_LDSO" "$B/hold" "$LIB" | head -1)
+[ "$stock" = "value 1" ] && [ "$got" = "$stock" ] \
+  && pass "result with the cache: $got, as the stock loader" \
+  || fail "result with the cache" "stock '$stock', hugeld '$got'"
+
+# 4. Trust: a tampered entry is not used (shared only, so nothing else
+# can hide it), and the program still runs from the file.
+vdir=$(dirname "$(find "$CACHE" -path "*/text-*" -newer "$B/hold" | head -1)")
+zone=$(find "$vdir" -name 'text-*' | head -1)
+tamper () {
+  local what=$1 why=$2 undo=$3; shift 3
+  "$@"
+  local T=$TEST_TMP/trust-$what
+  hold_start "$T" LD_HUGEPAGE_LIBS=libvalue.so LD_HUGEPAGE_BACKING=shared
+  local hp; hp=$(smaps_kb "$(cat "$T.pid")" /hugeld/ Shared_Hugetlb)
+  hold_stop "$T"
+  eval "$undo"
+  if [ "$(value_of "$T.out")" = 1 ] && [ "$hp" = 0 ] && grep -q "shared: $why" "$T.dbg"; then
+    pass "trust: $what: not used (\"$why\"), stock result"
+  else
+    fail "trust: $what" "value $(value_of "$T.out"), shared kB $hp, $(grep -m1 'shared:' "$T.dbg")"
+  fi
+}
+tamper "zone file owned by another user" "not trusted: not owned by root" \
+  "chown root \"$zone\"" chown nobody "$zone"
+tamper "zone file group-writable" "not trusted: writable by group or others" \
+  "chmod 0444 \"$zone\"" chmod 0464 "$zone"
+tamper "zone file world-writable" "not trusted: writable by group or others" \
+  "chmod 0444 \"$zone\"" chmod 0446 "$zone"
+tamper "version directory others can write" "not trusted: writable by group or others" \
+  "chmod 0755 \"$vdir\"" chmod 0757 "$vdir"
+tamper "version directory owned by another user" "not trusted: not owned by root" \
+  "chown root \"$vdir\"" chown nobody "$vdir"
+tamper "cache directory others can write" "not trusted: writable by group or others" \
+  "chmod 0755 $CACHE" chmod 1777 "$CACHE"
+# hugetlbfs has no symbolic links (ld.so opens with O_NOFOLLOW all the
+# same); a file of another file system put in the zone's place (a bind
+# mount) is refused by the file system check.
+head -c "$(stat -c %s "$zone")" "$B/libvalue-2.so" > "$TEST_TMP/fake" 2>/dev/null
+truncate -s "$(stat -c %s "$zone")" "$TEST_TMP/fake"
+chmod 0444 "$TEST_TMP/fake"
+tamper "zone file of another file system (bind mount)" "not trusted: not on a hugetlbfs of 2 MiB pages" \
+  "umount \"$zone\"" mount --bind "$TEST_TMP/fake" "$zone"
+"$H" cache list > /dev/null 2>&1
+hold_start "$TEST_TMP/trust-back" LD_HUGEPAGE_LIBS=libvalue.so LD_HUGEPAGE_BACKING=shared
+hold_stop "$TEST_TMP/trust-back"
+grep -q 'text .* on 2 huge pages (shared)' "$TEST_TMP/trust-back.dbg" \
+  && pass "trust: the restored entry is used again" \
+  || fail "trust: the restored entry is used again" "$(grep -m2 'text' "$TEST_TMP/trust-back.dbg" | tr '\n' ' ')"
+
+# 5. A full pool: the cache's pages are out of the pool; with no page
+# free, loads still share them, and forked children live.
+used=$(( $(meminfo HugePages_Total) - $(meminfo HugePages_Free) ))
+pool_set "$used" || true
+T=$TEST_TMP/full
+hold_start "$T" LD_HUGEPAGE_LIBS=libvalue.so
+hold_stop "$T"
+[ "$(meminfo HugePages_Free)" = 0 ] && [ "$(value_of "$T.out")" = 1 ] \
+  && grep -q 'text .* on 2 huge pages (shared)' "$T.dbg" \
+  && pass "pool with 0 free pages: the cached text is still shared, stock result" \
+  || fail "full pool: shared" "free $(meminfo HugePages_Free), value $(value_of "$T.out"), $(grep -m1 text "$T.dbg")"
+out=$(echo | LD_HUGEPAGE_LIBS=libvalue.so LD_HUGEPAGE_SEGMENTS=text,rodata "$HUGELD_LDSO" "$B/hold" "$LIB" 50)
+rc=$?
+[ $rc = 0 ] && echo "$out" | grep -q '^50 children ok' \
+  && pass "fork with shared zones and no spare huge page: 50 children live" \
+  || fail "fork with shared zones and no spare page" "rc=$rc $(echo "$out" | tr '\n' ' ')"
+cp "$B/libvalue-2.so" "$TEST_TMP/libother.so"
+if "$H" cache add "$TEST_TMP/libother.so" > "$T.add" 2>&1; then
+  fail "cache add on a full pool" "succeeded: $(cat "$T.add")"
+else
+  left=$(find "$CACHE" -name '.tmp*' | wc -l)
+  [ "$(wc -l < "$T.add")" -le 2 ] && [ "$left" = 0 ] && [ "$(meminfo HugePages_Free)" = 0 ] \
+    && pass "cache add on a full pool: fails with \"$(head -1 "$T.add")\", nothing left behind" \
+    || fail "cache add on a full pool" "left $left; $(cat "$T.add" | tr '\n' ' ')"
+fi
+pool_set 16
+
+# 6. dlopen/dlclose loops with shared zones leak nothing.
+free_a=$(meminfo HugePages_Free)
+T=$TEST_TMP/loop
+run_report "$T" HOLD_LOOP=100 LD_HUGEPAGE_LIBS=libvalue.so LD_HUGEPAGE_SEGMENTS=text,rodata -- \
+  "$HUGELD_LDSO" "$B/hold" "$LIB" < /dev/null
+n=$(grep -c 'text .* (shared)' "$T.dbg")
+[ "$(cat "$T.rc")" = 0 ] && grep -q '^100 loops ok' "$T.out" && [ "$n" -ge 100 ] \
+  && [ "$(meminfo HugePages_Free)" = "$free_a" ] \
+  && pass "dlopen/dlclose x100 with shared zones: $n loads from the cache, HugePages_Free back at $free_a" \
+  || fail "dlopen/dlclose loop" "rc $(cat "$T.rc"), $n shared loads, free $free_a -> $(meminfo HugePages_Free); $(tail -2 "$T.err" | tr '\n' ' ')"
+
+# 7. Concurrent adds and loads: every load gives the right answer, and
+# one complete entry remains.
+"$H" cache remove "$LIB" > /dev/null 2>&1
+T=$TEST_TMP/conc
+mkdir -p "$T"
+for i in 1 2 3; do "$H" cache add "$LIB" > "$T/add$i" 2>&1 & done
+bad=0
+for i in $(seq 20); do
+  v=$(echo | LD_HUGEPAGE_LIBS=libvalue.so "$HUGELD_LDSO" "$B/hold" "$LIB" 2>&1 | head -1)
+  [ "$v" = "value 1" ] || bad=$((bad + 1))
+done
+wait
+versions=$(find "$CACHE" -mindepth 2 -maxdepth 2 -type d | wc -l)
+tmps=$(find "$CACHE" -name '.tmp*' | wc -l)
+[ $bad = 0 ] && [ "$versions" -ge 1 ] && [ "$tmps" = 0 ] \
+  && [ "$(echo | LD_DEBUG=hugepages LD_HUGEPAGE_LIBS=libvalue.so "$HUGELD_LDSO" "$B/hold" "$LIB" 2>&1 | grep -c '(shared)')" = 2 ] \
+  && pass "3 concurrent cache adds and 20 loads: all loads right, one complete entry, no temporary left" \
+  || fail "concurrent adds and loads" "bad loads $bad, versions $versions, tmps $tmps: $(cat "$T"/add* | tr '\n' ' ')"
+
+# 8. Replaced libraries: by rename (a new inode) and rewritten in place
+# (same inode): new processes get the new library, as the stock loader.
+replaced () {
+  local how=$1 why=$2 want=$3
+  local T=$TEST_TMP/replace-${how// /-}
+  run_report "$T" LD_HUGEPAGE_LIBS=libvalue.so -- "$HUGELD_LDSO" "$B/hold" "$LIB" < /dev/null
+  local stock; stock=$(echo | "$SYSTEM_LDSO" "$B/hold" "$LIB" | head -1)
+  if [ "$stock" = "value $want" ] && [ "$(head -1 "$T.out")" = "$stock" ] && grep -q "shared: $why" "$T.dbg"; then
+    pass "library replaced $how after cache add: \"$why\", the new library's result ($stock)"
+  else
+    fail "library replaced $how" "stock '$stock', hugeld '$(head -1 "$T.out")', $(grep -m1 'shared:' "$T.dbg")"
+  fi
+}
+cp "$B/libvalue-2.so" "$L/libvalue.so.new"
+mv "$L/libvalue.so.new" "$LIB"
+replaced "by rename" "no cache entry for this file" 2
+"$H" cache add "$LIB" > /dev/null 2>&1 || fail "cache add again" ""
+# Rewritten in place with the same size and the old mtime put back:
+# only the ctime (and the bytes) tell.
+touch -r "$LIB" "$TEST_TMP/mtime"
+cat "$B/libvalue-1.so" > "$LIB"
+touch -r "$TEST_TMP/mtime" "$LIB"
+replaced "in place (same inode, same size and mtime)" "stale cache entry" 1
+"$H" cache prune > "$TEST_TMP/prune.out" 2>&1
+[ "$(find "$CACHE" -mindepth 1 -maxdepth 2 -type d 2>/dev/null | wc -l)" -le 1 ] \
+  && pass "cache prune removes the stale entry ($(head -1 "$TEST_TMP/prune.out"))" \
+  || fail "cache prune" "$(cat "$TEST_TMP/prune.out" | tr '\n' ' ')"
+
+# 9. No pool: thp.  From a cold page cache the text comes up on
+# page-cache huge pages (FilePmdMapped), where the kernel can do it at
+# all (a plain mapping with MADV_HUGEPAGE, without ld.so, finds out).
+"$H" cache remove "$LIB" > /dev/null 2>&1
+pool_set 0
+cp "$B/libvalue-1.so" "$LIB.cold" && mv "$LIB.cold" "$LIB"
+drop () { python3 -c 'import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY); os.fsync(fd)
+os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)' "$1"; }
+cp "$LIB" "$TEST_TMP/probe.so"; drop "$TEST_TMP/probe.so"
+can=$(python3 - "$TEST_TMP/probe.so" <<'EOF'
+import ctypes, mmap, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+fd = os.open(sys.argv[1], os.O_RDONLY)
+H = 2 << 20
+area = libc.mmap(None, 3 * H, 0, mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS, -1, 0)
+a = (area + H - 1) & ~(H - 1)
+p = libc.mmap(a, 2 * H, mmap.PROT_READ, mmap.MAP_PRIVATE | 0x10, fd, H)
+libc.madvise(ctypes.c_void_p(p), 2 * H, 14)
+s = 0
+for off in range(0, 2 * H, 4096):
+    s += ctypes.c_ubyte.from_address(p + off).value
+on = False; kb = 0
+for line in open("/proc/self/smaps"):
+    if "-" in line.split()[0] and not line.startswith(" "):
+        on = line.startswith("%x-" % p)
+    elif on and line.startswith("FilePmdMapped:"):
+        kb += int(line.split()[1])
+print("yes" if kb >= 2048 else "no")
+EOF
+)
+# The big-code library (44 MiB, text from 68 KiB on, like real
+# libraries; a toy whose text starts in the file's first 2 MiB shares
+# that huge folio with the ELF header ld.so read, which the kernel then
+# reads around in small folios).
+L2=$TEST_TMP/big
+mkdir -p "$L2"
+cp "$FIXTURES/libbig.so" "$L2/libbig.so"
+drop "$L2/libbig.so"
+T=$TEST_TMP/thp
+run_report "$T.stock" -- "$SYSTEM_LDSO" --library-path "$L2" "$FIXTURES/bigcheck-shared" --expect none
+drop "$L2/libbig.so"
+run_report "$T" LD_HUGEPAGE_LIBS=libbig.so -- "$HUGELD_LDSO" --library-path "$L2" "$FIXTURES/bigcheck-shared" --expect none
+pmd=$(sed -n 's/^info: text: .*; \([0-9]*\) KiB of transparent huge pages.*/\1/p' "$T.err")
+zonekb=$(sed -n 's/.*libbig.so: text \[\(0x[0-9a-f]*\), \(0x[0-9a-f]*\)).*thp:.*/\1 \2/p' "$T.dbg" \
+  | head -1 | { read -r a b; echo $(( (b - a) / 1024 )); })
+if [ "$(cat "$T.rc")" != 0 ] || ! cmp -s "$T.out" "$T.stock.out"; then
+  fail "empty pool, thp" "rc $(cat "$T.rc"), output differs from the stock loader: $(grep -v '^ok' "$T.err" | head -2 | tr '\n' ' ')"
+elif ! grep -q 'text .* thp: page-cache huge pages asked for' "$T.dbg"; then
+  fail "empty pool, thp" "no thp report: $(grep -m3 text "$T.dbg" | tr '\n' ' ')"
+elif [ "$can" != yes ]; then
+  skip "empty pool, thp: text FilePmdMapped" "this kernel or file system gives no page-cache huge pages even without ld.so (report: $(grep -m1 'thp:' "$T.dbg" | sed 's/.*thp: //'))"
+elif [ "${pmd:-0}" -ge $((zonekb * 9 / 10)) ] && [ "$zonekb" -gt 0 ]; then
+  pass "empty pool, cold page cache: libbig.so's text ${pmd} KiB FilePmdMapped (zone ${zonekb} KiB), stock result, report says what was asked"
+else
+  fail "empty pool, thp: text FilePmdMapped" "${pmd:-?} KiB of ${zonekb} KiB"
+fi
+finish
