@@ -342,9 +342,13 @@ hp_report_zone (const struct hp_zone *z, ElfW(Addr) l_addr, int b,
   switch (o)
     {
     case HP_DONE:
+      /* The private copy is the original report; other backings say
+	 which they are.  */
       _dl_debug_printf ("hugepages: %s: %s [0x%lx, 0x%lx) at 0x%lx on %lu "
-			"huge pages (%s)\n", obj, kind, s, e, at,
-			(unsigned long int) n, bname);
+			"huge pages%s%s%s\n", obj, kind, s, e, at,
+			(unsigned long int) n, b == HP_B_PRIVATE ? "" : " (",
+			b == HP_B_PRIVATE ? "" : bname,
+			b == HP_B_PRIVATE ? "" : ")");
       return;
     case HP_THP:
       _dl_debug_printf ("hugepages: %s: %s [0x%lx, 0x%lx) at 0x%lx: thp: "

@@ -268,7 +268,7 @@ jq '[d["ldso_command"], d["hugeld"], d["settings"]["libs"], d["program"]]' < "$T
   || fail "status: loader, program and settings" "$(jq '[d["ldso_command"], d["hugeld"], d["settings"], d["program"]]' < "$TEST_TMP/status.json")"
 out=$($H status $bench)
 if echo "$out" | grep -q "^process $bench (bigcheck-shared via ld.so): 16 huge pages (32 MiB) in 1 object$" \
-   && echo "$out" | grep -q '^  /.*/libbig.so  *text  *[0-9a-f]*-[0-9a-f]*  *\[0x[0-9a-f]*, 0x[0-9a-f]*)  *11$' \
+   && echo "$out" | grep -q '^  /.*/libbig.so  *text  *[0-9a-f]*-[0-9a-f]*  *\[0x[0-9a-f]*, 0x[0-9a-f]*)  *private  *11$' \
    && echo "$out" | grep -q '^pool (2 MiB): HugePages_Total [0-9]*, Free [0-9]*, Rsvd [0-9]*, Surp [0-9]*: [0-9]* in use'; then
   pass "status PID: the table and the pool"
 else

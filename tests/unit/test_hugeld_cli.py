@@ -14,13 +14,13 @@ import unittest
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(TOP, "tools"))
 
-from hugeld import cli, common, elf, planner, pool, status  # noqa: E402
+from hugeld import cachedir, cli, common, elf, plan, planner, pool, status  # noqa: E402
 
 MAN = os.path.join(TOP, "tools", "hugeld.1")
 COMPLETION = os.path.join(TOP, "tools", "hugeld.bash-completion")
 # Options the man page names that are not hugeld's own (ld.so's, the
-# link editor's).
-FOREIGN = {"--argv0", "--list", "--dynamic-linker"}
+# link editor's, gdb's, the hugeld-plan helper's).
+FOREIGN = {"--argv0", "--list", "--dynamic-linker", "--args", "--cache"}
 
 
 def parser_options():
@@ -34,6 +34,11 @@ def parser_options():
     out = {"": longs(p._actions)}
     for name, sp in subs[0].choices.items():
         out[name] = longs(sp._actions)
+        # A command with commands of its own (cache): all their options.
+        for a in sp._actions:
+            if isinstance(a, argparse._SubParsersAction):
+                for csp in a.choices.values():
+                    out[name] |= longs(csp._actions)
     return out
 
 
@@ -48,7 +53,7 @@ def completion_options():
     with open(COMPLETION) as f:
         text = f.read()
     out = {}
-    top = re.search(r'compgen -W "run plan status perf-map gdb ([^"]*)"', text)
+    top = re.search(r'compgen -W "run plan status perf-map gdb cache ([^"]*)"', text)
     out[""] = set(re.findall(r"--[a-z][a-z0-9-]*", top.group(1)))
     body = text[text.index("case $cmd in"):]
     body = body[:body.index("\n  esac")]
@@ -93,8 +98,8 @@ class RunCommandLine(unittest.TestCase):
     def test_value_options_are_the_parsers(self):
         run = cli.subcommand(cli.build_parser(), "run")
         self.assertEqual(cli.value_options(run),
-                         {"--libs", "--segments", "--ldso", "--debug-dir",
-                          "--perf-map-output"})
+                         {"--libs", "--segments", "--backing", "--ldso",
+                          "--debug-dir", "--perf-map-output"})
 
     def test_program_starts_after_the_options(self):
         top = cli.build_parser()
@@ -243,11 +248,118 @@ class Helpers(unittest.TestCase):
         self.assertEqual(status.kind_in(None, 0, M), "?")
         self.assertEqual(status.kind_in({"layout": []}, 0, M), "?")
 
+    def test_parse_backing(self):
+        # LD_HUGEPAGE_BACKING as ld.so reads it: empty elements skipped,
+        # a backing named twice counts once; unknown names refused.
+        self.assertEqual(planner.parse_backing("shared,private,thp"),
+                         ["shared", "private", "thp"])
+        self.assertEqual(planner.parse_backing("thp,,private,thp"),
+                         ["thp", "private"])
+        for bad, why in (("shared,huge", "unknown backing"), (",", "selects nothing"),
+                         ("", "empty list"), ("Private", "unknown backing")):
+            with self.assertRaisesRegex(common.Error, why, msg=bad):
+                planner.parse_backing(bad)
+
+    def test_pick_backing(self):
+        # What plan counts for a zone: the first backing of the order
+        # that works for it.
+        pick = plan.pick_backing
+        self.assertEqual(pick(["shared", "private", "thp"], True, True), "shared")
+        self.assertEqual(pick(["shared", "private", "thp"], False, True), "private")
+        self.assertEqual(pick(["private", "shared"], True, True), "private")
+        self.assertEqual(pick(["shared", "thp"], False, True), "thp")
+        self.assertEqual(pick(["shared", "thp"], False, False), None)
+        self.assertEqual(pick(["thp", "shared"], True, False), "shared")
+
     def test_pool_line(self):
         p = {"total": 20, "free": 10, "reserved": 2, "surplus": 0,
              "in_use": 10, "available": 8, "nodes": []}
         line = pool.pool_line(p)
         self.assertTrue(line.startswith("HugePages_Total 20, Free 10"), line)
+
+
+class CacheStates(unittest.TestCase):
+    """`hugeld cache list': the state of an entry from what scan found
+    and the helper's plan of its source file."""
+
+    INODE, VERSION = "fe00-54298a", "2bed548-6b0476fb.4dd9639-6b047872.17550aac-512a"
+    ZONES = [{"name": "text-0-200000-1600000", "size": 20 << 20},
+             {"name": "rodata-0-1800000-1e00000", "size": 6 << 20}]
+
+    def entry(self, name=None, source="/lib/libbig.so", zones=None, why=None,
+              inode=INODE):
+        e = cachedir.Entry(inode, name or self.VERSION)
+        e.source = source
+        for z in self.ZONES if zones is None else zones:
+            e.zones[z["name"]] = (z["size"], z["size"])
+        e.why = why
+        return e
+
+    def plan(self, inode=INODE, version=VERSION, zones=None):
+        return {"cache": {"inode": inode, "version": version,
+                          "zones": self.ZONES if zones is None else zones}}
+
+    def test_states(self):
+        state = cachedir.entry_state
+        self.assertEqual(state(self.entry(), self.plan()), "current")
+        self.assertEqual(state(self.entry(), self.plan(version="2bed548-1")),
+                         "stale: file changed")
+        # Another file now at the source path (an upgrade renamed a new
+        # one over it): another inode.
+        self.assertEqual(state(self.entry(), self.plan(inode="fe00-1")),
+                         "stale: file changed")
+        self.assertEqual(state(self.entry(zones=self.ZONES[:1]), self.plan()),
+                         "stale: zones differ (made by another hugeld)")
+        self.assertEqual(state(self.entry(), None), "missing: file gone")
+        self.assertEqual(state(self.entry(source=None), self.plan()),
+                         "missing: no source recorded")
+        self.assertEqual(state(self.entry(why="not owned by root"), self.plan()),
+                         "untrusted: not owned by root")
+        tmp = self.entry(name=".tmp-%s-123" % self.VERSION)
+        self.assertEqual(state(tmp, None), "orphan .tmp")
+        tmp.busy = True
+        self.assertEqual(state(tmp, None), "being added")
+        self.assertEqual(state(self.entry(name="junk", inode=None), None),
+                         "not an entry")
+        # Prune keeps only these.
+        self.assertEqual(cachedir.KEEP, ("current", "being added"))
+
+    def test_entry_pages_and_kinds(self):
+        e = self.entry()
+        e.zones["text-0-2000000-2400000"] = (4 << 20, 2 << 20)   # Half allocated.
+        self.assertEqual(e.pages, 14)
+        self.assertEqual(list(e.kinds().items()), [("text", 12), ("rodata", 3)])
+        self.assertEqual(e.path, "%s/%s/%s" % (cachedir.CACHE_DIR, self.INODE,
+                                               self.VERSION))
+        self.assertEqual(cachedir.tmp_pid(".tmp-x-y-4242"), 4242)
+        self.assertIsNone(cachedir.tmp_pid(".tmp-x-y"))
+
+    def test_mount_type(self):
+        import tempfile
+        with tempfile.NamedTemporaryFile("w", suffix=".mountinfo") as f:
+            f.write("22 1 0:21 / /proc rw - proc proc rw\n"
+                    "42 24 0:39 / /dev/hugepages rw,relatime - hugetlbfs none rw,pagesize=2M\n"
+                    "43 24 0:40 / /dev/hugepages rw - tmpfs none rw\n"
+                    "44 24 0:41 / /mnt/with\\040space rw - hugetlbfs none rw\n")
+            f.flush()
+            self.assertEqual(cachedir.mount_type("/dev/hugepages", f.name), "tmpfs")
+            self.assertEqual(cachedir.mount_type("/mnt/with space", f.name), "hugetlbfs")
+            self.assertIsNone(cachedir.mount_type("/dev/shm", f.name))
+
+    def test_source_round_trip(self):
+        # The source path is kept as directories (hugetlbfs has no
+        # symbolic links): any directory will do for the test.
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY)
+            try:
+                p = "/usr/lib/x86_64-linux-gnu/lib with space.so.1"
+                cachedir.write_source(fd, p)
+                self.assertEqual(cachedir.read_source(fd), p)
+                os.mkdir(os.path.join(d, "source", "usr", "other"))
+                self.assertIsNone(cachedir.read_source(fd))
+            finally:
+                os.close(fd)
 
 
 if __name__ == "__main__":

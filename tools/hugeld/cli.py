@@ -20,9 +20,12 @@
 """The command line: options, help and dispatch."""
 
 import argparse
+import os
 import re
 import sys
 
+from .cache import cmd_cache
+from .cachedir import CACHE_DIR
 from .common import DEBUG_DIR, DEFAULT_LDSO, Error, UsageError, VERSION, pid_arg, positive_int
 from .gdb import cmd_gdb
 from .perfmap import cmd_perf_map
@@ -36,8 +39,12 @@ class Parser(argparse.ArgumentParser):
         m = re.match(r"argument cmd: invalid choice: '(.*?)'", message)
         if m:
             message = "unknown command '%s' (run, plan, status, perf-map, " \
-                "gdb)" \
+                "gdb, cache)" \
                 % m.group(1)
+        m = re.match(r"argument (?:cache_cmd|COMMAND): invalid choice: '(.*?)'", message)
+        if m:
+            message = "unknown command '%s' (add, list, prune, remove, " \
+                "clear)" % m.group(1)
         message = re.sub(r"^argument ([^:]*): ", r"\1: ", message)
         raise UsageError("%s: %s" % (self.prog, message))
 
@@ -47,7 +54,7 @@ hugeld: run programs with their code on 2 MiB huge pages (hugeld's ld.so),
 plan the huge page pool, show what is on huge pages, keep perf working.
 
 commands:
-  run [--libs PATTERNS] [--segments LIST] -- PROG ARGS...
+  run [--libs PATTERNS] [--segments LIST] [--backing LIST] -- PROG ARGS...
                  run PROG through hugeld's ld.so with the settings applied
   plan PROG [--libs PATTERNS] [--segments LIST] [--copies N] [--apply]
                  the huge pages PROG and its libraries take (the loader's
@@ -58,12 +65,18 @@ commands:
   gdb PID|--core CORE [-- GDB-ARGS...]
                  gdb on a process (or core) that hugeld run started, with
                  the program's own symbols; warns when a breakpoint would
-                 need spare huge pages (--grow-pool reserves them)
+                 need spare huge pages (--grow-pool reserves them);
+                 gdb [--backing LIST] -- GDB-ARGS starts a program
+  cache add FILE... | list [--json] | prune | remove FILE... | clear
+                 the shared cache on hugetlbfs (root): read-only zones
+                 every process maps from the same huge pages
 
 'hugeld COMMAND --help' for each.  PATTERNS is a colon-separated list of
 shell globs matched against object file names (or paths, with a /) and
 DT_SONAME, like LD_HUGEPAGE_LIBS; LIST a comma list of text, rodata,
-relro, data, bss, all (default text,rodata,relro).
+relro, data, bss, all (default text,rodata,relro).  --backing LIST: a
+comma list of shared, private, thp, the order in which the loader tries
+them for each zone, as LD_HUGEPAGE_BACKING (default shared,private,thp).
 
 environment: HUGELD_LDSO (the loader, default %s), HUGELD_PLAN (the
 planning helper).  See hugeld(1).
@@ -84,6 +97,11 @@ def build_parser():
                        help="comma list of text, rodata, relro, data, bss, "
                        "all, as LD_HUGEPAGE_SEGMENTS (default: "
                        "$LD_HUGEPAGE_SEGMENTS or text,rodata,relro)")
+        p.add_argument("--backing", metavar="LIST",
+                       help="comma list of shared, private, thp: how the "
+                       "loader tries to back each zone, in order, as "
+                       "LD_HUGEPAGE_BACKING (default: $LD_HUGEPAGE_BACKING "
+                       "or shared,private,thp)")
         p.add_argument("--ldso", metavar="PATH",
                        help="hugeld's loader (default: $HUGELD_LDSO or %s)"
                        % DEFAULT_LDSO)
@@ -96,11 +114,12 @@ def build_parser():
         "run", prog="hugeld run",
         usage="hugeld run [OPTIONS] [--] PROG [ARGS...]",
         description="Run PROG (searched in PATH) through hugeld's ld.so "
-        "with LD_HUGEPAGE_LIBS and LD_HUGEPAGE_SEGMENTS set, as `ld.so "
-        "--argv0 PROG PATH ARGS'.  Without --perf-map hugeld is replaced "
-        "by the program (same PID, its exit status).  Refuses to run when "
-        "the pool has no free huge page (the loader would silently use "
-        "ordinary pages), unless --no-pool-check.",
+        "with LD_HUGEPAGE_LIBS, LD_HUGEPAGE_SEGMENTS and LD_HUGEPAGE_BACKING "
+        "set, as `ld.so --argv0 PROG PATH ARGS'.  Without --perf-map hugeld "
+        "is replaced by the program (same PID, its exit status).  Refuses "
+        "to run when the pool has no free huge page and the backings "
+        "include private (the loader would silently use ordinary pages), "
+        "unless --no-pool-check.",
         epilog="example: hugeld run --libs 'libLLVM*.so*' -- clang -c x.c")
     common(p)
     p.add_argument("--debug", nargs="?", const="-", metavar="FILE",
@@ -127,7 +146,9 @@ def build_parser():
         description="Show how hugeld's ld.so would place PROG and the "
         "libraries it loads (from the loader's own `ld.so --list') on "
         "2 MiB pages: per object the pages of each kind, the total, and "
-        "the pool N processes need (each process has its own copy).  "
+        "the pool N processes need (each process has its own copy, "
+        "except of zones in the shared cache, held once, and of zones "
+        "left to transparent huge pages).  "
         "The plan is made by hugeld-plan, built from the loader's own "
         "planner and matcher.",
         epilog="example: hugeld plan /usr/bin/gdb --libs 'libpython3*' "
@@ -160,10 +181,11 @@ def build_parser():
         usage="hugeld status PID|--all [--json]",
         description="Show which objects and ranges of a running process "
         "are on huge pages (from /proc/PID/smaps and maps: hugetlb "
-        "mappings inside an object's address range are its), the pages "
-        "they use, the settings in its environment, and the pool "
+        "mappings inside an object's address range are its), how each is "
+        "backed (shared: the hugeld cache; private; thp), the pages they "
+        "use, the settings in its environment, and the pool "
         "(HugePages_Total, Free, Rsvd, Surp).  --all: every process with "
-        "huge pages (root sees all).")
+        "huge pages (root sees all); shared pages are counted once.")
     p.add_argument("pid", nargs="?", type=pid_arg, metavar="PID",
                    help="the process")
     p.add_argument("--all", action="store_true",
@@ -197,7 +219,7 @@ def build_parser():
     p = sub.add_parser(
         "gdb", prog="hugeld gdb",
         usage="hugeld gdb PID [--grow-pool] | --core CORE [--program PROG] "
-        "[-- GDB-ARGS...]",
+        "[-- GDB-ARGS...] | [--backing LIST] -- GDB-ARGS...",
         description="Run gdb on a process or a core file of a program that "
         "hugeld's ld.so runs as a command (as hugeld run does).  gdb then "
         "takes ld.so for the program and never loads the real program's "
@@ -207,7 +229,12 @@ def build_parser():
         "need nothing: gdb reads their symbols from their files.  If the "
         "process shares huge-page text with a forked parent or child and the "
         "pool has too few spare pages to copy it, it warns first: a "
-        "breakpoint there would cost the children that page (SIGBUS).",
+        "breakpoint there would cost the children that page (SIGBUS); if "
+        "it maps code from the shared cache, where software breakpoints "
+        "cannot be written, it says so.  Without PID or --core it runs "
+        "gdb GDB-ARGS (which start the program, e.g. --args PROG ARGS) "
+        "with LD_HUGEPAGE_BACKING=private,thp for the program unless it "
+        "is set.",
         epilog="example: hugeld gdb 1234 -- -batch -ex bt; "
         "hugeld gdb --core core.1234 -- -batch -ex bt")
     p.add_argument("pid", nargs="?", type=pid_arg, metavar="PID",
@@ -222,7 +249,55 @@ def build_parser():
                    help="first grow the huge page pool (root) so that a "
                    "breakpoint in each huge page of text the process shares "
                    "with a forked parent or child can be copied")
+    p.add_argument("--backing", metavar="LIST",
+                   help="without PID or --core: LD_HUGEPAGE_BACKING for the "
+                   "program gdb starts (default: $LD_HUGEPAGE_BACKING, else "
+                   "private,thp: software breakpoints cannot be written "
+                   "into code from the shared cache)")
     p.set_defaults(func=cmd_gdb)
+
+    p = sub.add_parser(
+        "cache", prog="hugeld cache",
+        usage="hugeld cache add FILE... | list [--json] | prune | "
+        "remove FILE... | clear",
+        description="The shared cache (%s on a hugetlbfs of 2 MiB "
+        "pages): the read-only zones (text, rodata) of objects, which "
+        "ld.so maps MAP_SHARED when LD_HUGEPAGE_BACKING tries shared: "
+        "every process maps the same huge pages, none is copied per "
+        "process.  The pages an entry holds are out of the pool until "
+        "it is removed.  Root only, except list." % CACHE_DIR,
+        epilog="example: hugeld cache add /usr/lib/x86_64-linux-gnu/"
+        "libLLVM-14.so.1; hugeld cache list")
+    csub = p.add_subparsers(dest="cache_cmd", parser_class=Parser,
+                            metavar="COMMAND")
+    c = csub.add_parser(
+        "add", prog="hugeld cache add", usage="hugeld cache add FILE...",
+        description="Put the read-only huge page zones of each FILE (as "
+        "ld.so plans them) into the cache, mounting a hugetlbfs on "
+        "%s first if none is mounted there.  FILE must be readable by "
+        "everybody.  Older entries of the same file are removed."
+        % os.path.dirname(CACHE_DIR))
+    c.add_argument("files", nargs="+", metavar="FILE")
+    c = csub.add_parser(
+        "list", prog="hugeld cache list", usage="hugeld cache list [--json]",
+        description="Each entry: the file it was made from, its state "
+        "(current; stale: file changed; missing: file gone; orphan .tmp; "
+        "untrusted), the huge pages it holds and its zones.")
+    c.add_argument("--json", action="store_true", help="print JSON")
+    csub.add_parser(
+        "prune", prog="hugeld cache prune", usage="hugeld cache prune",
+        description="Remove every entry that is not current (stale, "
+        "missing, untrusted, left over by a crash).")
+    c = csub.add_parser(
+        "remove", prog="hugeld cache remove",
+        usage="hugeld cache remove FILE...",
+        description="Remove the entries of each FILE.")
+    c.add_argument("files", nargs="+", metavar="FILE")
+    csub.add_parser(
+        "clear", prog="hugeld cache clear", usage="hugeld cache clear",
+        description="Remove every entry (%s stays, and so does the "
+        "mount)." % CACHE_DIR)
+    p.set_defaults(func=cmd_cache)
     return top
 
 

@@ -26,7 +26,7 @@ import sys
 
 from .common import DEFAULT_LDSO, Error, HUGE, UsageError, plural, shlex_quote, warn
 from .elf import Elf, PT_NOTE
-from .planner import plan_each
+from .planner import backing_setting, parse_backing, plan_each
 from .pool import apply_pool, pool_info, read_int
 from .procfs import load_bias, process_objects, read_smaps
 from .status import process_status
@@ -135,8 +135,46 @@ def gdb_argv_core(core, program, gdb_args, ldso):
                    "set confirm on"] + gdb_args
 
 
+def warn_shared_text(st):
+    """Warn if process ST (process_status) has code from the shared
+    cache: gdb cannot write a software breakpoint there."""
+    objs = [os.path.basename(o["path"]) for o in st["objects"]
+            if any(r["backing"] == "shared" and "x" in r["perms"]
+                   for r in o["ranges"])]
+    if objs:
+        warn("process %d runs code of %s from the shared cache (read-only "
+             "MAP_SHARED huge pages): gdb cannot insert software breakpoints "
+             "there (break, next, finish; at times it does not even say "
+             "so); use hbreak, or start it with "
+             "LD_HUGEPAGE_BACKING=private,thp"
+             % (st["pid"], ", ".join(objs)))
+
+
+def gdb_argv_start(gdb_args, args):
+    """gdb GDB-ARGS, which start the program: LD_HUGEPAGE_BACKING for it
+    (--backing, else the environment's, else private,thp, so that
+    breakpoints can be written into its code)."""
+    argv = ["gdb"]
+    backing = backing_setting(args)
+    if backing is None:
+        backing = "private,thp"
+        print("hugeld: note: LD_HUGEPAGE_BACKING=%s for the program: gdb "
+              "cannot insert software breakpoints into code that the loader "
+              "maps from the shared cache (read-only, MAP_SHARED)" % backing,
+              file=sys.stderr)
+    elif "shared" in parse_backing(backing):
+        warn("LD_HUGEPAGE_BACKING=%s: software breakpoints cannot be "
+             "inserted into code from the shared cache; use hbreak there"
+             % backing)
+    if backing != os.environ.get("LD_HUGEPAGE_BACKING"):
+        # For the program only, not for gdb itself.
+        argv += ["-iex", "set environment LD_HUGEPAGE_BACKING=%s" % backing]
+    return argv + gdb_args
+
+
 def gdb_argv_pid(pid, gdb_args, ldso):
     st = process_status(pid, {}, ldso, detail=False)
+    warn_shared_text(st)
     argv = ["gdb", "-p", str(pid)]
     if not st["ldso_command"] or not st["program"]:
         return argv + gdb_args
@@ -162,7 +200,8 @@ def shared_text_pages(pid):
     mappings).  A software breakpoint written into one needs a private
     copy of that 2 MiB page, which can only come from the pool."""
     return sum(m.shared_hugetlb for m in read_smaps(pid)
-               if m.kps * 1024 == HUGE and "x" in m.perms) // HUGE
+               if m.kps * 1024 == HUGE and "x" in m.perms
+               and not m.cached) // HUGE
 
 
 def spare_pages():
@@ -212,11 +251,22 @@ def cmd_gdb(args):
     ldso = getattr(args, "ldso", None) or os.environ.get("HUGELD_LDSO") \
         or DEFAULT_LDSO
     gdb_args = list(args.gdb_args)
-    if (args.pid is None) == (args.core is None):
+    start = args.pid is None and args.core is None
+    if args.pid is not None and args.core is not None:
         raise UsageError("hugeld gdb: give a PID or --core CORE")
-    if args.grow_pool and args.core is not None:
+    if start and not gdb_args:
+        raise UsageError("hugeld gdb: give a PID, --core CORE, or -- "
+                         "GDB-ARGS that start a program")
+    if args.backing is not None and not start:
+        raise UsageError("hugeld gdb: --backing goes with starting a "
+                         "program (-- GDB-ARGS)")
+    if args.grow_pool and args.pid is None:
         raise UsageError("hugeld gdb: --grow-pool goes with a PID")
-    if args.core is not None:
+    if start:
+        if args.program:
+            raise UsageError("hugeld gdb: --program goes with --core")
+        argv = gdb_argv_start(gdb_args, args)
+    elif args.core is not None:
         argv = gdb_argv_core(args.core, args.program, gdb_args, ldso)
     else:
         if args.program:

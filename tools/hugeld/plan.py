@@ -23,9 +23,10 @@ import json
 import os
 import sys
 
-from .common import Error, KINDS, NR_HUGEPAGES, SYSFS_HUGE, SYSFS_NODES, UsageError, ldso_path, mib, plural, table
+from .cachedir import present_zones
+from .common import Error, HUGE, KINDS, NR_HUGEPAGES, SYSFS_HUGE, SYSFS_NODES, UsageError, ldso_path, mib, plural, table
 from .elf import Elf, check_program, is_hugeld_loader, resolve_program
-from .planner import ldso_list, run_helper, settings, summarize
+from .planner import DEFAULT_BACKING, backing_setting, ldso_list, parse_backing, run_helper, settings, summarize
 from .pool import apply_pool, pool_info, pool_line
 
 
@@ -37,6 +38,7 @@ def cmd_plan(args):
     if args.node is not None and not args.apply:
         raise UsageError("hugeld plan: --node only goes with --apply")
     libs, segs = settings(args, "plan")
+    backing = backing_setting(args) or DEFAULT_BACKING
     nodes = None
     pool = pool_info()
     if args.apply and pool is None:
@@ -124,7 +126,8 @@ def cmd_plan(args):
             seen.add(file_id(p))
             libpaths.append(p)
 
-    common = ["--libs", libs] + (["--segments", segs] if segs else [])
+    common = ["--libs", libs, "--cache"] + (["--segments", segs] if segs
+                                            else [])
     res_libs = run_helper(common + libpaths)["objects"] if libpaths else []
     # The main program: as `hugeld run' runs it (ld.so command), or as
     # the kernel maps it (--direct, or for the note).
@@ -141,7 +144,8 @@ def cmd_plan(args):
     for o in res_libs:
         o["role"] = "dlopen" if o["file"] in dlopened else "library"
 
-    per_process = sum(o["huge_pages"] for o in objects if o["selected"])
+    by = place_zones(objects, parse_backing(backing))
+    per_process = by["private"]
     need = per_process * args.copies
     # A debugger's software breakpoint in huge-page text of a process
     # with forked children needs a spare huge page for the copy-on-write
@@ -149,19 +153,28 @@ def cmd_plan(args):
     # children"; tests/t-debugger.sh): at most one per text page, for
     # each process being debugged.
     text_pages = sum(z["pages"] for o in objects if o["selected"]
-                     for z in o.get("zones") or [] if z["kind"] == "text")
+                     for z in o.get("zones") or [] if z["kind"] == "text"
+                     and z["backing"] == "private")
+    shared_text = sum(z["pages"] for o in objects if o["selected"]
+                      for z in o.get("zones") or [] if z["kind"] == "text"
+                      and z["backing"] == "shared")
     result = {
         "program": path,
         "ldso": ldso,
         "mode": "direct" if args.direct else "library" if library
         else "ldso-command",
-        "settings": {"libs": libs, "segments": segs or "text,rodata,relro"},
+        "settings": {"libs": libs, "segments": segs or "text,rodata,relro",
+                     "backing": backing},
         "objects": objects,
         "skipped": [{"path": p, "why": w} for p, w in skipped],
         "pages_per_process": per_process,
         "copies": args.copies,
         "pages_needed": need,
+        "pages_in_cache": by["shared"],
+        "pages_thp": by["thp"],
+        "pages_ordinary": by[None],
         "debugger_spare_pages": text_pages,
+        "shared_text_pages": shared_text,
         "pool": pool,
     }
     if res_kernel is not None and "bias_range" in res_kernel \
@@ -195,13 +208,57 @@ def cmd_plan(args):
     return 0
 
 
+def thp_enabled():
+    try:
+        with open("/sys/kernel/mm/transparent_hugepage/enabled") as f:
+            return "[never]" not in f.read()
+    except OSError:
+        return False
+
+
+def pick_backing(order, cached, thp):
+    """The backing ld.so ends up with for a zone, trying ORDER (a list
+    of shared, private, thp): shared only if the zone is in the cache
+    (CACHED), thp only if the kernel has transparent huge pages (THP);
+    private is taken to work (the pool large enough); None: none of
+    them, the zone stays on ordinary pages."""
+    for b in order:
+        if b == "private" or (b == "shared" and cached) \
+                or (b == "thp" and thp):
+            return b
+    return None
+
+
+def place_zones(objects, order):
+    """Set the "backing" of each zone of the selected OBJECTS (their plans
+    made with --cache), and return the pages of each backing."""
+    thp = thp_enabled()
+    by = {"shared": 0, "private": 0, "thp": 0, None: 0}
+    for o in objects:
+        if not o["selected"]:
+            continue
+        c = o.get("cache") or {}
+        present = present_zones(c) if "shared" in order else set()
+        names = {}
+        if "bias" in o and c.get("bias", -1) % HUGE == o["bias"] % HUGE:
+            names = {(z["kind"], z["start"], z["end"]): z["name"]
+                     for z in c.get("zones") or []}
+        for z in o.get("zones") or []:
+            cached = names.get((z["kind"], z["start"], z["end"])) in present
+            z["backing"] = pick_backing(order, cached, thp)
+            by[z["backing"]] += z["pages"]
+    return by
+
+
 def print_plan(r, verbose):
     how = {"direct": "started directly, hugeld as its PT_INTERP",
            "library": "a shared library, as ld.so loads it",
            "ldso-command": "run by hugeld's ld.so, as hugeld run does"}
     print("hugeld plan: %s (%s)" % (r["program"], how[r["mode"]]))
-    print("LD_HUGEPAGE_LIBS=%s  LD_HUGEPAGE_SEGMENTS=%s" % (
-        r["settings"]["libs"], r["settings"]["segments"]))
+    print("LD_HUGEPAGE_LIBS=%s  LD_HUGEPAGE_SEGMENTS=%s  "
+          "LD_HUGEPAGE_BACKING=%s" % (r["settings"]["libs"],
+                                      r["settings"]["segments"],
+                                      r["settings"]["backing"]))
     print()
     rows = [("OBJECT", "SELECTED BY") + KINDS + ("PAGES",)]
     unselected = 0
@@ -243,8 +300,13 @@ def print_plan(r, verbose):
             if o["error"]:
                 print("  ordinary pages: %s" % o["error"])
                 continue
-            items = [(z["start"], z["end"], z["kind"], "%s on huge pages" %
-                      plural(z["pages"], "page")) for z in o["zones"]]
+            how = {"shared": " (shared: from the cache)",
+                   "private": "", "thp": " (thp: asked of the kernel)",
+                   None: " (no backing of LD_HUGEPAGE_BACKING: ordinary "
+                   "pages)"}
+            items = [(z["start"], z["end"], z["kind"], "%s on huge pages%s" %
+                      (plural(z["pages"], "page"), how[z["backing"]]))
+                     for z in o["zones"]]
             items += [(s["start"], s["end"], s["kind"],
                        "ordinary pages: " + s["reason"]) for s in o["small"]]
             for a, b, k, what in sorted(items):
@@ -253,8 +315,19 @@ def print_plan(r, verbose):
                 print("  load address = %#x modulo %#x" % (o["bias"],
                                                           o["modulus"]))
     n = r["pages_per_process"]
+    cached = r["pages_in_cache"]
+    other = [(cached, "in the shared cache (held once for all processes)"),
+             (r["pages_thp"], "transparent huge pages asked of the kernel "
+              "(not from the pool)"),
+             (r["pages_ordinary"], "on ordinary pages (LD_HUGEPAGE_BACKING "
+              "has no backing for them)")]
     print()
-    print("per process: %s (%s)" % (plural(n, "huge page"), mib(n)))
+    if any(k for k, _ in other):
+        print("per process: %s (%s) from the pool; %s" % (
+            plural(n, "huge page"), mib(n), "; ".join(
+                "%d %s" % (k, what) for k, what in other if k)))
+    else:
+        print("per process: %s (%s)" % (plural(n, "huge page"), mib(n)))
     ds = r.get("direct_start")
     if ds and r["mode"] != "direct":
         if ds["min_pages"] == ds["max_pages"]:
@@ -270,15 +343,22 @@ def print_plan(r, verbose):
         print("note: the kernel picks the program's address: %d to %d "
               "pages; counted: %d" % (ds["min_pages"], ds["max_pages"],
                                       ds["max_pages"]))
-    print("pool for %s: nr_hugepages >= %d (%s)" % (
-        plural(r["copies"], "process", "processes"), r["pages_needed"],
-        mib(r["pages_needed"])))
+    total = r["pages_needed"] + cached
+    print("pool for %s: nr_hugepages >= %d (%s)%s" % (
+        plural(r["copies"], "process", "processes"), total, mib(total),
+        ", of which the cache holds %d already" % cached if cached else ""))
     if r.get("debugger_spare_pages"):
         print("debugger: a breakpoint in huge-page text of a process that "
               "has forked children needs 1 spare huge page per 2 MiB page "
               "it is in (at most %d per debugged process), else the "
               "children die of SIGBUS; hbreak needs none, hugeld gdb "
               "--grow-pool reserves them" % r["debugger_spare_pages"])
+    if r.get("shared_text_pages"):
+        print("debugger: software breakpoints cannot be written into the "
+              "%s of text from the shared cache (read-only, MAP_SHARED): "
+              "use hbreak there, or LD_HUGEPAGE_BACKING=private,thp (hugeld "
+              "gdb sets it for programs it starts)"
+              % plural(r["shared_text_pages"], "page"))
     p = r["pool"]
     print("pool now: %s" % pool_line(p))
     if p is not None and "applied" not in r:

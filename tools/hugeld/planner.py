@@ -30,7 +30,8 @@ from .common import Error, helper_path
 def run_helper(args_list):
     helper = helper_path()
     env = dict(os.environ)
-    for v in ("LD_HUGEPAGE_LIBS", "LD_HUGEPAGE_SEGMENTS"):
+    for v in ("LD_HUGEPAGE_LIBS", "LD_HUGEPAGE_SEGMENTS",
+              "LD_HUGEPAGE_BACKING"):
         env.pop(v, None)
     try:
         p = subprocess.run([helper] + args_list, stdout=subprocess.PIPE,
@@ -71,12 +72,36 @@ def plan_each(args_list, items):
     return out
 
 
+def helper_objects(args_list, files):
+    """(hugeld-plan's object, None), or (None, why it failed), for each
+    of FILES under ARGS_LIST: one run of the helper for all; if that
+    fails, one run per file, for each one's error."""
+    helper_path()
+    paths = [os.path.abspath(f) for f in files]
+    if not paths:
+        return []
+    try:
+        return [(o, None) for o in run_helper(args_list + paths)["objects"]]
+    except Error:
+        pass
+    out = []
+    for p in paths:
+        try:
+            out.append((run_helper(args_list + [p])["objects"][0], None))
+        except Error as e:
+            msg = str(e)
+            out.append((None, msg[len(p) + 2:] if msg.startswith(p + ": ")
+                        else msg))
+    return out
+
+
 def ldso_list(ldso, path):
     """The objects ld.so loads for PATH, from the loader's own
     `ld.so --list': [(name, path or None)]."""
     env = dict(os.environ)
-    for v in ("LD_HUGEPAGE_LIBS", "LD_HUGEPAGE_SEGMENTS", "LD_DEBUG",
-              "LD_DEBUG_OUTPUT", "LD_TRACE_LOADED_OBJECTS"):
+    for v in ("LD_HUGEPAGE_LIBS", "LD_HUGEPAGE_SEGMENTS",
+              "LD_HUGEPAGE_BACKING", "LD_DEBUG", "LD_DEBUG_OUTPUT",
+              "LD_TRACE_LOADED_OBJECTS"):
         env.pop(v, None)
     try:
         p = subprocess.run([ldso, "--list", path], stdout=subprocess.PIPE,
@@ -164,3 +189,41 @@ def settings(args, cmd):
         check_segments(segs, "--segments" if args.segments is not None
                        else "LD_HUGEPAGE_SEGMENTS")
     return libs, segs
+
+
+BACKINGS = ("shared", "private", "thp")
+DEFAULT_BACKING = "shared,private,thp"
+
+
+def parse_backing(s, what="--backing"):
+    """The backings LD_HUGEPAGE_BACKING S names, in order, as ld.so reads
+    it (elf/dl-hugepage-cache.c: empty elements skipped, a backing
+    named twice counts once); an error for a list ld.so would ignore
+    or that leaves it nothing to try."""
+    if "\0" in s:
+        raise Error("%s: contains a NUL byte" % what)
+    order = []
+    for x in s.split(","):
+        if x and x not in BACKINGS:
+            raise Error("%s: unknown backing %r (a comma list of shared, "
+                        "private and thp)" % (what, x))
+        if x and x not in order:
+            order.append(x)
+    if not order:
+        raise Error("%s: %s" % (what, "empty list" if s == ""
+                                else "selects nothing"))
+    return order
+
+
+def backing_setting(args):
+    """LD_HUGEPAGE_BACKING for a command: --backing, else the
+    environment's; None if neither is set (ld.so's default)."""
+    b = getattr(args, "backing", None)
+    if b is not None:
+        parse_backing(b, "--backing")
+        return b
+    b = os.environ.get("LD_HUGEPAGE_BACKING")
+    if b:
+        parse_backing(b, "LD_HUGEPAGE_BACKING")
+        return b
+    return None

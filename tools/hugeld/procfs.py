@@ -22,13 +22,15 @@
 import errno
 import os
 
+from .cachedir import CACHE_DIR
 from .common import Error, PAGE
 from .elf import Elf
 
 
 class Mapping(object):
     __slots__ = ("start", "end", "perms", "offset", "dev", "inode", "path",
-                 "kps", "hugetlb", "shared_hugetlb", "rss", "deleted")
+                 "kps", "hugetlb", "shared_hugetlb", "rss", "deleted",
+                 "anon_thp", "file_thp")
 
     def __init__(self, line):
         f = line.split(None, 5)
@@ -46,10 +48,32 @@ class Mapping(object):
         self.hugetlb = 0
         self.shared_hugetlb = 0
         self.rss = 0
+        self.anon_thp = 0       # AnonHugePages, bytes.
+        self.file_thp = 0       # FilePmdMapped: page-cache huge pages.
 
     @property
     def huge(self):
         return self.kps > PAGE // 1024
+
+    @property
+    def cached(self):
+        """Mapped from a file of the shared cache (LD_HUGEPAGE_BACKING
+        shared): the same huge pages in every process, not the pool's
+        per process."""
+        return self.huge and self.path.startswith(CACHE_DIR + "/")
+
+    def backing(self):
+        """How the loader backed this mapping of an object: shared,
+        private, or thp (a mapping with transparent huge pages)."""
+        if self.huge:
+            if self.cached:
+                return "shared"
+            if self.path.startswith("/anon_hugepage") or not self.path:
+                return "private"
+            return "hugetlbfs file"
+        if self.inode == 0:
+            return "thp (anonymous, %d kB)" % (self.anon_thp // 1024)
+        return "thp (page cache, %d kB)" % (self.file_thp // 1024)
 
 
 def proc_error(pid, e, what):
@@ -84,6 +108,10 @@ def read_smaps(pid):
                         cur.shared_hugetlb += int(line.split()[1]) * 1024
                 elif k == "Rss:":
                     cur.rss = int(line.split()[1]) * 1024
+                elif k == "AnonHugePages:":
+                    cur.anon_thp = int(line.split()[1]) * 1024
+                elif k == "FilePmdMapped:":
+                    cur.file_thp = int(line.split()[1]) * 1024
     except OSError as e:
         raise proc_error(pid, e, "smaps")
     if not maps and not os.path.exists("/proc/%d/exe" % pid):
@@ -103,6 +131,7 @@ class ProcObject(object):
         self.bias = None
         self.extent = None
         self.huge = []
+        self.thp = []           # Mappings with transparent huge pages.
 
 
 def open_mapped_elf(pid, m, cache):
@@ -180,10 +209,18 @@ def process_objects(pid, maps, cache):
             continue
         lo, hi = elf.extent()
         o.extent = (o.bias + lo, o.bias + hi)
+        o.thp = [m for m in ms if m.file_thp > 0]
         objs.append(o)
     others = []
     for m in maps:
         if not m.huge:
+            # An anonymous copy with transparent huge pages (thp
+            # backing of a writable zone) inside an object is its.
+            if m.inode == 0 and m.anon_thp > 0:
+                for o in objs:
+                    if o.extent[0] <= m.start and m.end <= o.extent[1]:
+                        o.thp.append(m)
+                        break
             continue
         owner = None
         for o in objs:

@@ -27,7 +27,7 @@ import time
 from .common import Error, SYSFS_HUGE, UsageError, ldso_path, warn
 from .elf import check_program, is_hugeld_loader, resolve_program
 from .perfmap import write_perf_map
-from .planner import settings
+from .planner import DEFAULT_BACKING, backing_setting, parse_backing, settings
 from .pool import pool_info
 
 
@@ -39,6 +39,7 @@ def cmd_run(args):
         raise UsageError("hugeld run: no program given (hugeld run "
                          "[OPTIONS] -- PROG ARGS...)")
     libs, segs = settings(args, "run")
+    backing = backing_setting(args)
     ldso = ldso_path(args)
     path = resolve_program(cmd[0])
     elf = check_program(path)
@@ -48,7 +49,10 @@ def cmd_run(args):
         raise Error("--direct: %s's interpreter is %s, not hugeld's loader "
                     "(relink with -Wl,--dynamic-linker=%s, or leave out "
                     "--direct)" % (path, interp or "none", ldso))
-    if not args.no_pool_check:
+    # Only the private backing takes pages from the pool (shared ones
+    # are the cache's, thp ones the kernel's).
+    if not args.no_pool_check and "private" in parse_backing(
+            backing or DEFAULT_BACKING):
         p = pool_info()
         if p is None:
             raise Error("this kernel has no 2 MiB huge pages (no %s)"
@@ -63,6 +67,8 @@ def cmd_run(args):
     env["LD_HUGEPAGE_LIBS"] = libs
     if segs:
         env["LD_HUGEPAGE_SEGMENTS"] = segs
+    if backing:
+        env["LD_HUGEPAGE_BACKING"] = backing
     if args.debug is not None:
         env["LD_DEBUG"] = "hugepages"
         if args.debug != "-":

@@ -24,9 +24,10 @@ import os
 import re
 import sys
 
+from .cachedir import open_cache, scan
 from .common import DEFAULT_LDSO, Error, HUGE, UsageError, helper_path, mib, plural, table
 from .elf import is_hugeld_loader
-from .planner import check_patterns, check_segments, plan_each
+from .planner import DEFAULT_BACKING, check_patterns, check_segments, plan_each
 from .pool import pool_info, pool_line
 from .procfs import command_of, ldso_command_program, process_objects, read_environ, read_smaps
 
@@ -42,7 +43,8 @@ def process_status(pid, cache, ldso, detail=True):
     env = read_environ(pid)
     settings = None if env is None else {
         "libs": env.get("LD_HUGEPAGE_LIBS"),
-        "segments": env.get("LD_HUGEPAGE_SEGMENTS")}
+        "segments": env.get("LD_HUGEPAGE_SEGMENTS"),
+        "backing": env.get("LD_HUGEPAGE_BACKING")}
     plans = plan_objects(objs, settings, detail)
     # The dynamic loader: by its DT_SONAME, as the helper reads it.  Not
     # by the kernel's AT_BASE or the program's PT_INTERP: run as a
@@ -63,23 +65,36 @@ def process_status(pid, cache, ldso, detail=True):
     st["settings"] = settings
     olist = []
     total = 0
+    shared = {}
+    thp_kb = 0
     for o, x in zip(objs, plans):
-        if not o.huge:
+        if not o.huge and not o.thp:
             continue
         ranges = []
-        for m in sorted(o.huge, key=lambda m: m.start):
+        for m in sorted(o.huge + o.thp, key=lambda m: m.start):
             pages = (m.end - m.start) // (m.kps * 1024) \
                 if m.kps * 1024 == HUGE else (m.end - m.start) // HUGE
             used = m.hugetlb // HUGE
-            total += used
+            if not m.huge:
+                used = (m.anon_thp + m.file_thp) // HUGE
+                thp_kb += (m.anon_thp + m.file_thp) // 1024
+            else:
+                total += used
+            if m.cached:
+                # The cache file's pages, whoever maps them.
+                shared[m.path] = max(shared.get(m.path, 0), pages)
             ranges.append({
                 "kind": kind_in(x, m.start - o.bias, m.end - o.bias),
                 "start": m.start, "end": m.end,
                 "object_start": m.start - o.bias, "object_end": m.end - o.bias,
                 "perms": m.perms, "kernel_page_kb": m.kps,
+                "backing": m.backing(), "file": m.path if m.cached else None,
                 "pages": pages, "pages_in_use": used})
         olist.append({"path": o.path, "bias": o.bias,
-                      "pages": sum(r["pages_in_use"] for r in ranges),
+                      "pages": sum(r["pages_in_use"] for r in ranges
+                                   if not r["backing"].startswith("thp")),
+                      "shared_pages": sum(r["pages_in_use"] for r in ranges
+                                          if r["backing"] == "shared"),
                       "ranges": ranges})
     oth = []
     for m in others:
@@ -91,13 +106,17 @@ def process_status(pid, cache, ldso, detail=True):
     st["objects"] = olist
     st["other_ranges"] = oth
     st["pages"] = total
+    st["shared_pages"] = sum(o["shared_pages"] for o in olist)
+    # The cache files mapped, with their pages: counted once in totals.
+    st["shared_files"] = shared
+    st["thp_kb"] = thp_kb
     # Objects that LD_HUGEPAGE_LIBS selects but that have no huge page
     # (pool empty when they were loaded, not loaded by hugeld, ...).
     st["selected_without_huge_pages"] = [
         {"path": o.path, "pattern": x["pattern"],
          "matched_by": x["matched_by"], "planned_pages": x["huge_pages"]}
         for o, x in zip(objs, plans)
-        if x is not None and x["selected"] and not o.huge
+        if x is not None and x["selected"] and not o.huge and not o.thp
         and o.path != loader]
     return st
 
@@ -136,6 +155,23 @@ def kind_in(plan, lo, hi):
     return kind
 
 
+def cache_pages():
+    """The huge pages the shared cache holds (0 if there is none or it
+    cannot be read)."""
+    try:
+        top = open_cache()
+    except Exception:
+        return 0
+    if top is None:
+        return 0
+    try:
+        return sum(e.pages for e in scan(top)[0])
+    except OSError:
+        return 0
+    finally:
+        os.close(top)
+
+
 def cmd_status(args):
     ldso = getattr(args, "ldso", None) or os.environ.get("HUGELD_LDSO") \
         or DEFAULT_LDSO
@@ -167,11 +203,17 @@ def display_name(st):
 
 def print_status(st):
     nobj = len(st["objects"])
-    print("process %d (%s): %s (%s) in %s%s" % (
+    how = []
+    if st["shared_pages"]:
+        how.append("%d shared (the hugeld cache), %d private" % (
+            st["shared_pages"], st["pages"] - st["shared_pages"]))
+    if st["thp_kb"]:
+        how.append("thp %d kB" % st["thp_kb"])
+    print("process %d (%s): %s (%s) in %s%s%s" % (
         st["pid"], display_name(st), plural(st["pages"], "huge page"),
         mib(st["pages"]), plural(nobj, "object"),
         ", %s of other memory" % plural(len(st["other_ranges"]), "range")
-        if st["other_ranges"] else ""))
+        if st["other_ranges"] else "", "".join("; " + h for h in how)))
     if st["program"]:
         print("  program: %s" % st["program"])
     if st["loader"]:
@@ -181,33 +223,39 @@ def print_status(st):
     s = st["settings"]
     if s is None:
         print("  settings: environment not readable")
-    elif s["libs"] is not None or s["segments"] is not None:
-        print("  settings: LD_HUGEPAGE_LIBS=%s LD_HUGEPAGE_SEGMENTS=%s" % (
-            s["libs"] if s["libs"] is not None else "(unset)",
-            s["segments"] if s["segments"] is not None
-            else "(default: text,rodata,relro)"))
+    elif s["libs"] is not None or s["segments"] is not None \
+            or s["backing"] is not None:
+        print("  settings: LD_HUGEPAGE_LIBS=%s LD_HUGEPAGE_SEGMENTS=%s "
+              "LD_HUGEPAGE_BACKING=%s" % (
+                  s["libs"] if s["libs"] is not None else "(unset)",
+                  s["segments"] if s["segments"] is not None
+                  else "(default: text,rodata,relro)",
+                  s["backing"] if s["backing"] else
+                  "(default: %s)" % DEFAULT_BACKING))
     else:
         print("  settings: LD_HUGEPAGE_LIBS not set")
-    rows = [("OBJECT", "KIND", "ADDRESSES", "IN THE OBJECT", "PAGES")]
+    rows = [("OBJECT", "KIND", "ADDRESSES", "IN THE OBJECT", "BACKING",
+             "PAGES")]
     for o in st["objects"]:
         first = True
         for r in o["ranges"]:
+            thp = r["backing"].startswith("thp")
             rows.append((o["path"] if first else "", r["kind"],
                          "%x-%x" % (r["start"], r["end"]),
                          "[%#x, %#x)" % (r["object_start"], r["object_end"]),
-                         str(r["pages_in_use"])
+                         r["backing"], str(r["pages_in_use"])
                          + ("" if r["pages_in_use"] == r["pages"]
                             else "/%d" % r["pages"])
-                         + ("" if r["kernel_page_kb"] == HUGE // 1024
+                         + ("" if r["kernel_page_kb"] == HUGE // 1024 or thp
                             else " (%d kB pages)" % r["kernel_page_kb"])))
             first = False
     for r in st["other_ranges"]:
         rows.append(("(not an object: %s)" % (r["path"] or "anonymous"),
-                     r["perms"], "%x-%x" % (r["start"], r["end"]), "",
+                     r["perms"], "%x-%x" % (r["start"], r["end"]), "", "",
                      str(r["pages_in_use"])))
     if len(rows) > 1:
         print()
-        for line in table(rows, right={4}, indent="  "):
+        for line in table(rows, right={5}, indent="  "):
             print(line)
     for x in st["selected_without_huge_pages"]:
         print("  note: %s is selected by \"%s\" (%s) but has no huge pages:"
@@ -249,8 +297,16 @@ def status_all(args, cache, ldso):
             procs.append(st)
     procs.sort(key=lambda s: s["pid"])
     pool = pool_info()
-    total = sum(s["pages"] for s in procs)
+    # Pages of the shared cache are the same in every process that maps
+    # them (and do not come from the pool per process): counted once.
+    shared = {}
+    for s in procs:
+        for f, n in s["shared_files"].items():
+            shared[f] = max(shared.get(f, 0), n)
+    total = sum(s["pages"] - s["shared_pages"] for s in procs) \
+        + sum(shared.values())
     res = {"processes": procs, "pages": total, "pool": pool,
+           "shared_pages": sum(shared.values()), "cache_pages": cache_pages(),
            "unreadable": unreadable}
     if args.json:
         json.dump(res, sys.stdout, indent=1)
@@ -258,7 +314,9 @@ def status_all(args, cache, ldso):
         return 0
     rows = [("PID", "PAGES", "MiB", "COMMAND", "OBJECTS ON HUGE PAGES")]
     for s in procs:
-        objs = ", ".join("%s (%d)" % (os.path.basename(o["path"]), o["pages"])
+        objs = ", ".join("%s (%d%s)" % (
+            os.path.basename(o["path"]), o["pages"], ", %d shared" %
+            o["shared_pages"] if o["shared_pages"] else "")
                          for o in s["objects"])
         if s["other_ranges"]:
             objs += (", " if objs else "") + "other memory (%d)" % sum(
@@ -270,13 +328,20 @@ def status_all(args, cache, ldso):
         for line in table(rows, right={0, 1, 2}):
             print(line)
         print()
-    print("%s in %s" % (plural(total, "huge page"),
-                        plural(len(procs), "process", "processes")))
+    print("%s in %s%s" % (plural(total, "huge page"),
+                          plural(len(procs), "process", "processes"),
+                          " (%d of them shared from the hugeld cache, counted "
+                          "once)" % res["shared_pages"]
+                          if res["shared_pages"] else ""))
     if unreadable:
         print("(%s not readable: run as root to see them)" %
               plural(unreadable, "process", "processes"))
     print("pool (2 MiB): %s" % pool_line(pool))
     if pool is not None and pool["in_use"] > total and not unreadable:
-        print("(%d pages in use elsewhere: shared memory, hugetlbfs files "
-              "or reservations)" % (pool["in_use"] - total))
+        idle = res["cache_pages"] - res["shared_pages"]
+        print("(%d pages in use elsewhere: %sshared memory, hugetlbfs files "
+              "or reservations)" % (
+                  pool["in_use"] - total, "%d held by the hugeld cache and "
+                  "mapped by no process (hugeld cache list), " % idle
+                  if idle > 0 else ""))
     return 0

@@ -1,0 +1,479 @@
+# hugeld: run programs with hugeld's loader, plan the huge page pool,
+# show what is on huge pages, and keep perf working.
+# Copyright (C) 2026 The hugeld authors.
+# This file is part of hugeld, a patch set for the GNU C Library.
+#
+# The GNU C Library is free software; you can redistribute it and/or
+# modify it under the terms of the GNU Lesser General Public
+# License as published by the Free Software Foundation; either
+# version 2.1 of the License, or (at your option) any later version.
+#
+# The GNU C Library is distributed in the hope that it will be useful,
+# but WITHOUT ANY WARRANTY; without even the implied warranty of
+# MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+# Lesser General Public License for more details.
+#
+# You should have received a copy of the GNU Lesser General Public
+# License along with the GNU C Library; if not, see
+# <https://www.gnu.org/licenses/>.
+
+"""hugeld cache: the shared cache of read-only zones on hugetlbfs that
+ld.so maps MAP_SHARED (LD_HUGEPAGE_BACKING=shared).
+
+An entry is published by rename(2) of a complete directory, so ld.so
+(and `cache list') never sees a half-filled one; two adds of the same
+file at once both build one, and the second to finish finds the first's
+and drops its own.  Only root adds: ld.so trusts nothing another user
+could have written (cachedir.py, elf/dl-hugepage-back.c)."""
+
+import errno
+import fcntl
+import json
+import mmap
+import os
+import stat
+import sys
+
+from . import cachedir
+from .cachedir import CACHE_DIR, TMP, open_dir
+from .common import Error, HUGE, UsageError, mib, plural, table
+from .planner import helper_objects, plan_each
+from .pool import pool_info
+
+CHUNK = 8 << 20
+
+
+def need_root(what):
+    if os.geteuid() != 0:
+        raise Error("cache %s needs root: ld.so trusts only a cache that "
+                    "root made" % what)
+
+
+def say_error(msg):
+    print("hugeld: %s" % msg, file=sys.stderr)
+
+
+def same_file(st, ident):
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns,
+            st.st_ctime_ns) == (ident["dev"], ident["ino"], ident["size"],
+                                ident["mtime_ns"], ident["ctime_ns"])
+
+
+def kinds_text(by):
+    return ", ".join("%s %d" % kv for kv in by.items())
+
+
+class PoolTooSmall(Exception):
+    pass
+
+
+def fill_zone(dirfd, z, src, name):
+    """Make the file of zone Z in directory DIRFD: Z's size of huge pages,
+    the bytes from SRC (the object's descriptor) where the zone has
+    them, zeros elsewhere; read-only for everybody."""
+    size = z["size"]
+    if size <= 0 or size % HUGE or z["copy_offset"] + z["copy_len"] > size:
+        raise Error("%s: the helper planned a bad zone %s" % (name,
+                                                              z["name"]))
+    fd = os.open(z["name"], os.O_RDWR | os.O_CREAT | os.O_EXCL |
+                 os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=dirfd)
+    try:
+        # Take the pages now: a page missing later would be a SIGBUS.
+        try:
+            os.posix_fallocate(fd, 0, size)
+        except OSError as e:
+            if e.errno in (errno.ENOSPC, errno.ENOMEM):
+                raise PoolTooSmall()
+            raise Error("%s: fallocate on hugetlbfs: %s" % (name,
+                                                            e.strerror))
+        m = mmap.mmap(fd, size, flags=mmap.MAP_SHARED,
+                      prot=mmap.PROT_READ | mmap.PROT_WRITE)
+        try:
+            done = 0
+            view = memoryview(m)
+            try:
+                while done < z["copy_len"]:
+                    a = z["copy_offset"] + done
+                    part = view[a:a + min(CHUNK, z["copy_len"] - done)]
+                    try:
+                        n = os.preadv(src, [part], z["fileoff"] + done)
+                    finally:
+                        part.release()
+                    if n <= 0:
+                        break
+                    done += n
+            finally:
+                view.release()
+        finally:
+            m.close()
+        if done < z["copy_need"]:
+            raise Error("%s: not cached: shorter than its program headers "
+                        "say" % name)
+        os.fchmod(fd, 0o444)
+    finally:
+        os.close(fd)
+
+
+def open_inode_dir(top, name, what):
+    """The inode directory NAME (made if need be) with a shared lock
+    held, so that prune cannot remove it while an entry is made in it."""
+    for _ in range(10):
+        try:
+            os.mkdir(name, 0o755, dir_fd=top)
+        except FileExistsError:
+            pass
+        try:
+            fd = open_dir(top, name)
+        except FileNotFoundError:
+            continue
+        except OSError as e:
+            raise Error("%s: not cached: %s/%s: %s" % (
+                what, CACHE_DIR, name, e.strerror if e.errno != errno.ELOOP
+                else "a symbolic link (remove it: hugeld cache prune)"))
+        st = os.fstat(fd)
+        if st.st_uid == 0:
+            os.fchmod(fd, 0o755)
+        why = cachedir.untrusted(os.fstat(fd), True)
+        if why:
+            os.close(fd)
+            raise Error("%s: not cached: %s/%s is %s (remove it: hugeld "
+                        "cache prune)" % (what, CACHE_DIR, name, why))
+        fcntl.flock(fd, fcntl.LOCK_SH)
+        try:
+            now = os.stat(name, dir_fd=top, follow_symlinks=False)
+            if (now.st_dev, now.st_ino) == (st.st_dev, st.st_ino):
+                return fd
+        except FileNotFoundError:
+            pass
+        os.close(fd)
+    raise Error("%s: not cached: %s/%s keeps being removed" % (
+        what, CACHE_DIR, name))
+
+
+def version_ok(inodefd, c):
+    """Whether the entry C names is there, complete and trusted."""
+    try:
+        fd = open_dir(inodefd, c["version"])
+    except OSError:
+        return False
+    try:
+        if cachedir.untrusted(os.fstat(fd), True):
+            return False
+        for z in c["zones"]:
+            try:
+                st = os.stat(z["name"], dir_fd=fd, follow_symlinks=False)
+            except OSError:
+                return False
+            if cachedir.untrusted(st, False) or st.st_size != z["size"]:
+                return False
+        return True
+    finally:
+        os.close(fd)
+
+
+def add_one(top, name, o):
+    """Cache the object NAME, which the helper planned as O.  Returns
+    the line to print."""
+    c = o["cache"]
+    if c["why_not"]:
+        raise Error("%s: not cached: %s" % (name, c["why_not"]))
+    try:
+        src = os.open(name, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError as e:
+        raise Error("%s: not cached: %s" % (name, e.strerror))
+    try:
+        st = os.fstat(src)
+        if not stat.S_ISREG(st.st_mode):
+            raise Error("%s: not cached: not a regular file" % name)
+        # Everybody can read the cache (ld.so runs as every user): only
+        # what everybody can read anyway goes there.
+        if not st.st_mode & stat.S_IROTH:
+            raise Error("%s: not cached: not readable by others (mode %04o), "
+                        "and everybody could read its cache entry"
+                        % (name, stat.S_IMODE(st.st_mode)))
+        if not same_file(st, c["identity"]):
+            raise Error("%s: not cached: it changed while it was planned; "
+                        "try again" % name)
+        inodefd = open_inode_dir(top, c["inode"], name)
+        done = False
+        try:
+            line = build(inodefd, name, src, c)
+            done = True
+            return line
+        finally:
+            os.close(inodefd)
+            if not done:
+                # Nothing left behind: not even the directory we made.
+                cachedir.remove_empty_inode(top, c["inode"])
+    finally:
+        os.close(src)
+
+
+def build(inodefd, name, src, c):
+    by = {}
+    for z in c["zones"]:
+        by[z["kind"]] = by.get(z["kind"], 0) + z["size"] // HUGE
+    pages = sum(by.values())
+    where = "%s/%s/%s" % (CACHE_DIR, c["inode"], c["version"])
+    if version_ok(inodefd, c):
+        return "%s: already cached" % name
+    tmp = "%s%s-%d" % (TMP, c["version"], os.getpid())
+    try:
+        os.mkdir(tmp, 0o700, dir_fd=inodefd)
+    except OSError as e:
+        raise Error("%s: not cached: cannot make %s/%s/%s: %s" % (
+            name, CACHE_DIR, c["inode"], tmp, e.strerror))
+    published = False
+    tfd = open_dir(inodefd, tmp)
+    try:
+        # Prune leaves a locked .tmp-* alone.
+        fcntl.flock(tfd, fcntl.LOCK_EX)
+        os.fchmod(tfd, 0o700)
+        try:
+            for z in c["zones"]:
+                fill_zone(tfd, z, src, name)
+        except PoolTooSmall:
+            cachedir.remove_name(inodefd, tmp)
+            p = pool_info() or {"free": 0, "total": 0}
+            raise Error("%s: not cached: the huge page pool is too small: "
+                        "the entry needs %s, HugePages_Free is %d (grow "
+                        "nr_hugepages, or `hugeld cache prune')" % (
+                            name, plural(pages, "huge page"), p["free"])
+                        if p["free"] < pages else
+                        "%s: not cached: no space on the hugetlbfs at %s "
+                        "(its size= limit?) for %s" % (
+                            name, cachedir.MOUNT, plural(pages, "huge page")))
+        cachedir.write_source(tfd, os.path.realpath(name))
+        if not same_file(os.fstat(src), c["identity"]):
+            raise Error("%s: not cached: it changed while it was copied; "
+                        "try again" % name)
+        os.fchmod(tfd, 0o755)
+        if not version_ok(inodefd, c):
+            # An incomplete or untrusted one (another hugeld's): away.
+            try:
+                cachedir.remove_name(inodefd, c["version"])
+            except FileNotFoundError:
+                pass
+        try:
+            os.rename(tmp, c["version"], src_dir_fd=inodefd,
+                      dst_dir_fd=inodefd)
+            published = True
+        except OSError as e:
+            if e.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+                raise Error("%s: not cached: rename into %s: %s" % (
+                    name, where, e.strerror))
+            # Another `cache add' of the same file was faster.
+            return "%s: already cached" % name
+    except OSError as e:
+        raise Error("%s: not cached: %s" % (name, e.strerror or e))
+    finally:
+        if not published:
+            try:
+                cachedir.remove_name(inodefd, tmp)
+            except OSError:
+                pass
+        os.close(tfd)
+    line = "cached %s: %s (%s) in %s" % (name, plural(pages, "huge page"),
+                                          kinds_text(by), where)
+    # Older versions of the file are of no use any more.
+    old = [v for v in os.listdir(inodefd)
+           if v != c["version"] and not v.startswith(".")]
+    for v in old:
+        try:
+            cachedir.remove_name(inodefd, v)
+        except OSError:
+            pass
+    if old:
+        line += "; %s removed" % plural(len(old), "stale entry",
+                                        "stale entries")
+    return line
+
+
+def cache_add(args):
+    need_root("add")
+    top = cachedir.open_cache(create=True)
+    failed = False
+    try:
+        for name, (o, err) in zip(args.files, helper_objects(
+                ["--cache"], args.files)):
+            try:
+                if o is None:
+                    raise Error("%s: not cached: %s" % (name, err))
+                print(add_one(top, name, o))
+            except Error as e:
+                say_error(str(e))
+                failed = True
+            sys.stdout.flush()
+    finally:
+        os.close(top)
+    return 1 if failed else 0
+
+
+def scan_states():
+    """(descriptor of the cache directory, entries with their state,
+    empty inode directories), or None if there is no cache."""
+    top = cachedir.open_cache()
+    if top is None:
+        return None
+    try:
+        entries, empty = cachedir.scan(top)
+    except OSError as e:
+        os.close(top)
+        raise Error("cannot read %s: %s" % (CACHE_DIR, e.strerror))
+    return top, cachedir.states(entries, plan_each), empty
+
+
+def cache_list(args):
+    got = scan_states()
+    if got is None:
+        if args.json:
+            print(json.dumps({"dir": CACHE_DIR, "entries": [], "pages": 0}))
+        else:
+            print("no cache at %s" % CACHE_DIR)
+        return 0
+    top, entries, _ = got
+    os.close(top)
+    total = sum(e.pages for e in entries)
+    if args.json:
+        json.dump({"dir": CACHE_DIR, "pages": total, "entries": [
+            {"path": e.path, "source": e.source, "state": e.state,
+             "pages": e.pages, "zones": e.kinds()} for e in entries]},
+                  sys.stdout, indent=1)
+        print()
+        return 0
+    rows = [("SOURCE", "STATE", "PAGES", "ZONES")]
+    for e in entries:
+        rows.append((e.source if e.source and not e.tmp else "(%s)" % e.path,
+                     e.state, str(e.pages), kinds_text(e.kinds())))
+    if len(rows) > 1:
+        for line in table(rows, right={2}):
+            print(line)
+        print()
+    print("%s (%s) held by the cache, out of the pool until removed"
+          % (plural(total, "huge page"), mib(total)))
+    return 0
+
+
+def report_removed(removed, users):
+    """Print what was removed ([(what, Entry)]) and the pages freed."""
+    total = sum(e.pages for _, e in removed)
+    still = sum(e.pages for _, e in removed if users.get(e.path))
+    for what, e in removed:
+        n = users.get(e.path, 0)
+        print("removed %s: %s%s" % (what, plural(e.pages, "huge page"),
+                                    ", still mapped by %s" % plural(
+                                        n, "process", "processes")
+                                    if n else ""))
+    print("freed %s (%s)" % (plural(total, "huge page"), mib(total)))
+    if still:
+        print("(%s of them return to the pool only when the processes that "
+              "map them exit)" % plural(still, "page"))
+
+
+def remove_all(top, pick, empty):
+    """Remove the entries PICK [(what, Entry)] and the inode directories
+    that are left empty; report."""
+    users = cachedir.mapped_entries()
+    done = []
+    for what, e in pick:
+        try:
+            cachedir.remove_entry(top, e)
+            done.append((what, e))
+        except OSError as x:
+            say_error("cannot remove %s: %s" % (e.path, x.strerror))
+    for i in sorted(set(empty) | {e.inode for _, e in done if e.inode}):
+        cachedir.remove_empty_inode(top, i)
+    if done or not pick:
+        report_removed(done, users)
+    return 0 if len(done) == len(pick) else 1
+
+
+def cache_prune(args):
+    need_root("prune")
+    got = scan_states()
+    if got is None:
+        print("no cache at %s" % CACHE_DIR)
+        return 0
+    top, entries, empty = got
+    try:
+        pick = [("%s (%s)" % (e.source if e.source and not e.tmp
+                              else e.path, e.state), e)
+                for e in entries if e.state not in cachedir.KEEP]
+        if not pick:
+            for i in empty:
+                cachedir.remove_empty_inode(top, i)
+            print("nothing to remove: %s" % (
+                "every entry is current" if entries else "the cache is empty"))
+            return 0
+        return remove_all(top, pick, empty)
+    finally:
+        os.close(top)
+
+
+def cache_remove(args):
+    need_root("remove")
+    top = cachedir.open_cache()
+    if top is None:
+        raise Error("no cache at %s" % CACHE_DIR)
+    try:
+        entries, empty = cachedir.scan(top)
+        plans = helper_objects(["--cache"], args.files)
+        pick, missing = [], []
+        for name, (o, _) in zip(args.files, plans):
+            real = os.path.realpath(name)
+            inode = o["cache"]["inode"] if o is not None else None
+            mine = [e for e in entries if (inode and e.inode == inode)
+                    or (e.source == real and not e.tmp)]
+            if not mine:
+                missing.append(name)
+            for e in mine:
+                entries.remove(e)
+                pick.append(("%s (%s)" % (name, e.name if e.tmp
+                                          else "entry %s" % e.name[:16]), e))
+        rc = remove_all(top, pick, empty)
+    finally:
+        os.close(top)
+    for name in missing:
+        say_error("%s: not in the cache" % name)
+    return 1 if missing else rc
+
+
+def cache_clear(args):
+    need_root("clear")
+    top = cachedir.open_cache()
+    if top is None:
+        print("no cache at %s" % CACHE_DIR)
+        return 0
+    try:
+        entries, empty = cachedir.scan(top)
+        users = cachedir.mapped_entries()
+        failed = False
+        for name in os.listdir(top):
+            try:
+                cachedir.remove_name(top, name)
+            except OSError as x:
+                say_error("cannot remove %s/%s: %s" % (CACHE_DIR, name,
+                                                      x.strerror))
+                failed = True
+    finally:
+        os.close(top)
+    total = sum(e.pages for e in entries)
+    still = sum(e.pages for e in entries if users.get(e.path))
+    print("removed %s: %s (%s) freed" % (
+        plural(len([e for e in entries if not e.tmp]), "entry", "entries"),
+        plural(total, "huge page"), mib(total)))
+    if still:
+        print("(%s of them return to the pool only when the processes that "
+              "map them exit)" % plural(still, "page"))
+    return 1 if failed else 0
+
+
+COMMANDS = {"add": cache_add, "list": cache_list, "prune": cache_prune,
+            "remove": cache_remove, "clear": cache_clear}
+
+
+def cmd_cache(args):
+    if args.cache_cmd is None:
+        raise UsageError("hugeld cache: give a command: add, list, prune, "
+                         "remove, clear")
+    return COMMANDS[args.cache_cmd](args)

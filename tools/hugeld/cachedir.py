@@ -1,0 +1,534 @@
+# hugeld: run programs with hugeld's loader, plan the huge page pool,
+# show what is on huge pages, and keep perf working.
+# Copyright (C) 2026 The hugeld authors.
+# This file is part of hugeld, a patch set for the GNU C Library.
+#
+# The GNU C Library is free software; you can redistribute it and/or
+# modify it under the terms of the GNU Lesser General Public
+# License as published by the Free Software Foundation; either
+# version 2.1 of the License, or (at your option) any later version.
+#
+# The GNU C Library is distributed in the hope that it will be useful,
+# but WITHOUT ANY WARRANTY; without even the implied warranty of
+# MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+# Lesser General Public License for more details.
+#
+# You should have received a copy of the GNU Lesser General Public
+# License along with the GNU C Library; if not, see
+# <https://www.gnu.org/licenses/>.
+
+"""The shared cache on hugetlbfs (elf/dl-hugepage-cache.h): its mount,
+its entries and their state, and removing them.
+
+  /dev/hugepages/hugeld/<inode>/<version>/<zone>   what ld.so maps
+  /dev/hugepages/hugeld/<inode>/<version>/source/PATH
+                       the file it was made from: its absolute path as
+                       directories, the last component an empty file
+  /dev/hugepages/hugeld/<inode>/.tmp-*             being made (or left
+                                                   by a crash)
+
+(hugetlbfs has no symbolic links, extended attributes or write(2):
+symlink fails with EINVAL, and a file with data takes a huge page.
+Names and empty files cost nothing.)
+
+The names come from the hugeld-plan helper (--cache), which uses the
+loader's own naming code.  Everything is done relative to directory
+descriptors opened without following symbolic links."""
+
+import ctypes
+import errno
+import fcntl
+import os
+import re
+import shutil
+import stat
+import subprocess
+import time
+
+from .common import Error, HUGE, KINDS
+
+CACHE_DIR = "/dev/hugepages/hugeld"     # ld.so's HP_CACHE_DIR.
+MOUNT = os.path.dirname(CACHE_DIR)
+HUGETLBFS_MAGIC = 0x958458f6
+SOURCE = "source"
+TMP = ".tmp-"
+# A .tmp-* directory whose maker still runs and that changed this
+# recently is taken as being made, even if it is not locked yet.
+TMP_GRACE = 60
+DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+# The states of `hugeld cache list'; prune removes all but these.
+CURRENT = "current"
+BUSY = "being added"
+KEEP = (CURRENT, BUSY)
+
+
+def mount_type(path, mountinfo="/proc/self/mountinfo"):
+    """The type of the file system mounted at PATH (the topmost one), or
+    None if nothing is mounted there."""
+    fstype = None
+    try:
+        with open(mountinfo) as f:
+            for line in f:
+                a, _, b = line.partition(" - ")
+                fields = a.split()
+                if len(fields) >= 5 and re.sub(
+                        r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)),
+                        fields[4]) == path and b.split():
+                    fstype = b.split()[0]
+    except OSError as e:
+        raise Error("cannot read %s: %s" % (mountinfo, e.strerror))
+    return fstype
+
+
+class _Statfs(ctypes.Structure):
+    # struct statfs starts with f_type and f_bsize (longs); the rest is
+    # not looked at (and _rest is larger than it).
+    _fields_ = [("f_type", ctypes.c_long), ("f_bsize", ctypes.c_long),
+                ("_rest", ctypes.c_long * 30)]
+
+
+def fstatfs(fd):
+    """(f_type, f_bsize) of the file system FD is on."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    buf = _Statfs()
+    if libc.fstatfs(fd, ctypes.byref(buf)) != 0:
+        e = ctypes.get_errno()
+        raise OSError(e, os.strerror(e))
+    return buf.f_type & 0xffffffff, buf.f_bsize
+
+
+def check_hugetlbfs(fd, path):
+    try:
+        ftype, bsize = fstatfs(fd)
+    except OSError as e:
+        raise Error("statfs %s: %s" % (path, e.strerror))
+    if ftype != HUGETLBFS_MAGIC:
+        raise Error("%s is not on a hugetlbfs" % path)
+    if bsize != HUGE:
+        raise Error("%s is a hugetlbfs of %d kB pages; ld.so's cache needs "
+                    "2 MiB pages (mount -t hugetlbfs -o pagesize=2M none %s)"
+                    % (path, bsize // 1024, MOUNT))
+
+
+def untrusted(st, want_dir):
+    """Why ld.so would not trust the file with stat ST, or None."""
+    if stat.S_ISLNK(st.st_mode):
+        return "a symbolic link"
+    if want_dir and not stat.S_ISDIR(st.st_mode):
+        return "not a directory"
+    if not want_dir and not stat.S_ISREG(st.st_mode):
+        return "not a regular file"
+    if st.st_uid != 0:
+        return "not owned by root"
+    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return "writable by group or others"
+    return None
+
+
+def open_dir(parent, name):
+    """Descriptor of directory NAME in PARENT (a descriptor), never
+    through a symbolic link."""
+    return os.open(name, DIR_FLAGS, dir_fd=parent)
+
+
+def open_mount(mount=True):
+    """A descriptor of MOUNT, a hugetlbfs of 2 MiB pages.  With MOUNT
+    (root), mount one there if nothing is mounted (saying so); else
+    None if there is none."""
+    fs = mount_type(MOUNT)
+    if fs is None and mount:
+        os.makedirs(MOUNT, exist_ok=True)
+        # Two `cache add' at once must not mount two file systems over
+        # each other: one at a time, and look again once it is ours.
+        lock = os.open(MOUNT, DIR_FLAGS)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if mount_type(MOUNT) is None:
+                p = subprocess.run(["mount", "-t", "hugetlbfs", "-o",
+                                    "pagesize=2M", "none", MOUNT],
+                                   stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT)
+                if p.returncode != 0:
+                    msg = p.stdout.decode("utf-8", "replace").strip()
+                    raise Error("cannot mount a hugetlbfs on %s: %s" % (
+                        MOUNT, msg.splitlines()[-1] if msg
+                        else "mount failed"))
+                print("mounted a hugetlbfs of 2 MiB pages on %s" % MOUNT)
+        finally:
+            os.close(lock)
+        fs = mount_type(MOUNT)
+    if fs is None:
+        return None
+    if fs != "hugetlbfs":
+        raise Error("%s is a %s, not a hugetlbfs (ld.so looks for its cache "
+                    "at %s)" % (MOUNT, fs, CACHE_DIR))
+    try:
+        fd = os.open(MOUNT, DIR_FLAGS)
+    except OSError as e:
+        raise Error("cannot open %s: %s" % (MOUNT, e.strerror))
+    try:
+        check_hugetlbfs(fd, MOUNT)
+    except Error:
+        os.close(fd)
+        raise
+    return fd
+
+
+def open_cache(create=False):
+    """A descriptor of CACHE_DIR, checked as ld.so checks it; with CREATE
+    (root), the hugetlbfs mounted and the directory made if need be.
+    None if there is no cache."""
+    mnt = open_mount(mount=create)
+    if mnt is None:
+        return None
+    name = os.path.basename(CACHE_DIR)
+    try:
+        if create:
+            try:
+                os.mkdir(name, 0o755, dir_fd=mnt)
+            except FileExistsError:
+                pass
+        try:
+            fd = open_dir(mnt, name)
+        except FileNotFoundError:
+            return None
+        except OSError as e:
+            if e.errno in (errno.ELOOP, errno.ENOTDIR):
+                raise Error("%s is not a directory (a symbolic link?): ld.so "
+                            "ignores it; remove it" % CACHE_DIR)
+            raise Error("cannot open %s: %s" % (CACHE_DIR, e.strerror))
+    finally:
+        os.close(mnt)
+    st = os.fstat(fd)
+    if create and st.st_uid == 0:
+        os.fchmod(fd, 0o755)
+        st = os.fstat(fd)
+    why = untrusted(st, True)
+    if why is not None and create:
+        os.close(fd)
+        raise Error("%s is %s: ld.so ignores it; remove it" % (CACHE_DIR,
+                                                               why))
+    return fd
+
+
+def write_source(parent, path):
+    """Record the absolute PATH in directory PARENT as SOURCE/PATH: a
+    directory per component, the last one an empty file."""
+    parts = path.strip("/").split("/")
+    fd = None
+    try:
+        for p in [SOURCE] + parts[:-1]:
+            os.mkdir(p, 0o755, dir_fd=parent if fd is None else fd)
+            nfd = open_dir(parent if fd is None else fd, p)
+            os.fchmod(nfd, 0o755)
+            if fd is not None:
+                os.close(fd)
+            fd = nfd
+        name = parts[-1]
+        f = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL |
+                    os.O_NOFOLLOW | os.O_CLOEXEC, 0o444, dir_fd=fd)
+        os.fchmod(f, 0o444)
+        os.close(f)
+    finally:
+        if fd is not None:
+            os.close(fd)
+
+
+def read_source(parent):
+    """The path write_source recorded in directory PARENT, or None."""
+    try:
+        fd = open_dir(parent, SOURCE)
+    except OSError:
+        return None
+    parts = []
+    try:
+        while len(parts) < 2048:
+            names = os.listdir(fd)
+            if len(names) != 1:
+                return None
+            st = os.stat(names[0], dir_fd=fd, follow_symlinks=False)
+            parts.append(names[0])
+            if stat.S_ISREG(st.st_mode):
+                return "/" + "/".join(parts)
+            if not stat.S_ISDIR(st.st_mode):
+                return None
+            nfd = open_dir(fd, names[0])
+            os.close(fd)
+            fd = nfd
+        return None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def tmp_pid(name):
+    """The process ID at the end of a .tmp-* NAME, or None."""
+    m = re.search(r"-([0-9]+)$", name)
+    return int(m.group(1)) if m else None
+
+
+def tmp_busy(parent, name, st):
+    """Whether the .tmp-* directory NAME is being made now: its maker
+    holds a lock on it, or still runs and has just made it."""
+    try:
+        fd = open_dir(parent, name)
+    except OSError:
+        return False
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        except OSError:
+            pass
+    finally:
+        os.close(fd)
+    pid = tmp_pid(name)
+    if pid is None or time.time() - st.st_mtime > TMP_GRACE:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        pass
+    return True
+
+
+class Entry(object):
+    """One version (or .tmp-*) directory of the cache."""
+
+    def __init__(self, inode, name):
+        self.inode = inode      # The inode directory's name (None: top).
+        self.name = name
+        self.source = None      # Where the `source' link points.
+        self.zones = {}         # name: (size, bytes allocated)
+        self.tmp = name.startswith(".")
+        self.why = None         # Why ld.so would not trust it.
+        self.busy = False
+        self.state = None
+
+    @property
+    def path(self):
+        return "/".join(x for x in (CACHE_DIR, self.inode, self.name) if x)
+
+    @property
+    def pages(self):
+        """The huge pages it holds."""
+        return sum(b for s, b in self.zones.values()) // HUGE
+
+    def kinds(self):
+        by = {}
+        for z, (size, _) in self.zones.items():
+            k = z.split("-", 1)[0]
+            by[k] = by.get(k, 0) + size // HUGE
+        order = {k: i for i, k in enumerate(KINDS)}
+        return dict(sorted(by.items(), key=lambda kv: (
+            order.get(kv[0], len(order)), kv[0])))
+
+
+def read_entry(parent, inode, name, st):
+    e = Entry(inode, name)
+    e.why = untrusted(st, True)
+    if e.tmp:
+        e.busy = stat.S_ISDIR(st.st_mode) and tmp_busy(parent, name, st)
+    if not stat.S_ISDIR(st.st_mode):
+        e.zones[name] = (st.st_size, st.st_blocks * 512)
+        return e
+    try:
+        fd = open_dir(parent, name)
+    except OSError as x:
+        e.why = e.why or "cannot open: %s" % x.strerror
+        return e
+    try:
+        e.source = read_source(fd)
+        for z in os.listdir(fd):
+            if z == SOURCE:
+                continue
+            try:
+                zst = os.stat(z, dir_fd=fd, follow_symlinks=False)
+            except OSError:
+                continue
+            e.zones[z] = (zst.st_size, zst.st_blocks * 512)
+            if e.why is None and untrusted(zst, False):
+                e.why = "%s is %s" % (z, untrusted(zst, False))
+    finally:
+        os.close(fd)
+    return e
+
+
+def scan(top):
+    """Every entry under the cache directory TOP (a descriptor), and the
+    inode directories that hold none: ([Entry], [name])."""
+    entries, empty = [], []
+    for iname in sorted(os.listdir(top)):
+        try:
+            st = os.stat(iname, dir_fd=top, follow_symlinks=False)
+        except OSError:
+            continue
+        if iname.startswith(".") or not stat.S_ISDIR(st.st_mode):
+            entries.append(read_entry(top, None, iname, st))
+            continue
+        try:
+            fd = open_dir(top, iname)
+        except OSError as x:
+            e = Entry(iname, "")
+            e.why = "cannot open: %s" % x.strerror
+            entries.append(e)
+            continue
+        try:
+            names = sorted(os.listdir(fd))
+            why = untrusted(os.fstat(fd), True)
+            for vname in names:
+                try:
+                    vst = os.stat(vname, dir_fd=fd, follow_symlinks=False)
+                except OSError:
+                    continue
+                e = read_entry(fd, iname, vname, vst)
+                if why and not e.why:
+                    e.why = "its directory is " + why
+                entries.append(e)
+            if not names:
+                empty.append(iname)
+        finally:
+            os.close(fd)
+    return entries, empty
+
+
+def entry_state(e, plan):
+    """The state of entry E, given the helper's object for the file it
+    was made from (None: the helper could not read it)."""
+    if e.tmp:
+        return BUSY if e.busy else "orphan .tmp"
+    if not e.inode:
+        return "not an entry"
+    if e.why:
+        return "untrusted: %s" % e.why
+    if e.source is None:
+        return "missing: no source recorded"
+    if plan is None or "cache" not in plan:
+        return "missing: file gone"
+    c = plan["cache"]
+    if (c["inode"], c["version"]) != (e.inode, e.name):
+        return "stale: file changed"
+    for z in c["zones"]:
+        if e.zones.get(z["name"], (None,))[0] != z["size"]:
+            return "stale: zones differ (made by another hugeld)"
+    return CURRENT
+
+
+def states(entries, plan_each):
+    """Set the state of each of ENTRIES; PLAN_EACH is planner.plan_each
+    (all sources are planned in one run of the helper)."""
+    sources = sorted({e.source for e in entries
+                      if e.source and not e.tmp and e.inode})
+    plans = dict(zip(sources, plan_each(["--cache"],
+                                        [(s, s) for s in sources])))
+    for e in entries:
+        e.state = entry_state(e, plans.get(e.source))
+    return entries
+
+
+def remove_name(parent, name):
+    """Remove NAME (an entry, an inode directory, or a stray file) from
+    directory PARENT: renamed to a .tmp-* name first, so that nothing is
+    ever seen half removed (and a crash leaves what prune removes)."""
+    st = os.stat(name, dir_fd=parent, follow_symlinks=False)
+    if not stat.S_ISDIR(st.st_mode):
+        os.unlink(name, dir_fd=parent)
+        return
+    if not name.startswith(TMP):
+        aside = "%srm-%s-%d" % (TMP, name[:160], os.getpid())
+        os.rename(name, aside, src_dir_fd=parent, dst_dir_fd=parent)
+        name = aside
+    shutil.rmtree(name, dir_fd=parent)
+
+
+def remove_entry(top, e):
+    """Remove entry E found by scan (TOP: the cache directory)."""
+    if not e.inode:
+        remove_name(top, e.name)
+        return
+    fd = open_dir(top, e.inode)
+    try:
+        remove_name(fd, e.name)
+    finally:
+        os.close(fd)
+
+
+def remove_empty_inode(top, name):
+    """Remove inode directory NAME if it is empty and no `cache add'
+    works in it (an add holds a shared lock on it, and looks again
+    after it has it)."""
+    try:
+        fd = open_dir(top, name)
+    except OSError:
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        if not os.listdir(fd):
+            os.rmdir(name, dir_fd=top)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def mapped_entries():
+    """{entry directory: number of processes} of the cache's zone files
+    mapped by running processes (that root, or this user, can see)."""
+    users = {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        seen = set()
+        try:
+            with open("/proc/%s/maps" % d) as f:
+                for line in f:
+                    i = line.find(CACHE_DIR + "/")
+                    if i >= 0:
+                        p = line[i:].rstrip("\n")
+                        if p.endswith(" (deleted)"):
+                            p = p[:-10]
+                        seen.add(os.path.dirname(p))
+        except OSError:
+            continue
+        for p in seen:
+            users[p] = users.get(p, 0) + 1
+    return users
+
+
+def present_zones(c):
+    """The zones of the helper's cache member C that ld.so would map
+    from the cache now: {zone name} of those whose files are there,
+    trusted, on a hugetlbfs of 2 MiB pages, and of the zone's size."""
+    got = set()
+    if not c or c.get("why_not") or not c.get("zones"):
+        return got
+    fds = []
+    try:
+        fd = os.open(c["dir"], DIR_FLAGS)
+        fds.append(fd)
+        check_hugetlbfs(fd, c["dir"])
+        for name in (c["inode"], c["version"]):
+            if untrusted(os.fstat(fds[-1]), True):
+                return got
+            fds.append(open_dir(fds[-1], name))
+        if untrusted(os.fstat(fds[-1]), True):
+            return got
+        for z in c["zones"]:
+            try:
+                st = os.stat(z["name"], dir_fd=fds[-1],
+                             follow_symlinks=False)
+            except OSError:
+                continue
+            if untrusted(st, False) is None and st.st_size == z["size"]:
+                got.add(z["name"])
+    except (OSError, Error):
+        pass
+    finally:
+        for fd in fds:
+            os.close(fd)
+    return got
