@@ -32,9 +32,10 @@
    per read-only huge page zone, named by its kind, the load bias
    modulo the huge page size the zone was laid out for, and its
    unrelocated start and end.  A zone file holds exactly the bytes of
-   the zone as ld.so would map them.  Next to the zones, a symbolic
-   link "source" names the file the entry was made from; ld.so never
-   follows it.  */
+   the zone as ld.so would map them.  Next to the zones, "source/"
+   holds the path of the file the entry was made from as a chain of
+   directories ending in an empty file (hugetlbfs has no symbolic
+   links); only the hugeld command reads it.  */
 
 #include "dl-hugepage-plan.h"
 
