@@ -273,63 +273,40 @@ _dl_hugepage_shared_zone (struct hp_object_state *c, const struct hp_zone *z,
 	{
 	  *err = errno;
 	  *what = "mmap of the cache file";
-	  goto out;
 	}
-      if (verify
-	  && memcmp ((char *) tmp + (z->copy_start - z->start),
-		     (void *) (l_addr + z->copy_start), z->copy_need) != 0)
+      else if (verify
+	       && memcmp ((char *) tmp + (z->copy_start - z->start),
+			  (void *) (l_addr + z->copy_start), z->copy_need) != 0)
 	{
 	  *err = EBUSY;
 	  *what = "compare (the mapped code differs from the cached code: "
 		  "debugger breakpoints or uprobes)";
 	  __munmap (tmp, len);
-	  goto out;
 	}
-      if (__mremap (tmp, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, dst)
-	  != MAP_FAILED)
-	{
-	  o = HP_DONE;
-	  goto out;
-	}
-      *err = errno;
-      *what = "mremap";
-      __munmap (tmp, len);
+      else
+	o = _dl_hugepage_move_zone (tmp, z, l_addr, fd, err, what);
     }
   else if (verify)
     {
       *err = 0;
       *what = "the kernel cannot move huge page mappings, and the program's "
 	      "code must be compared first";
-      goto out;
     }
   else
     {
       /* The kernel cannot move hugetlb mappings: map the cache file
-	 straight over the ordinary pages.  */
+	 straight over the ordinary pages.  A failed mmap MAP_FIXED may
+	 have unmapped them.  */
       void *p = __mmap (dst, len, prot, MAP_SHARED | MAP_FIXED, zfd, 0);
       if (p == dst)
-	{
-	  o = HP_DONE;
-	  goto out;
-	}
-      *err = errno;
-      *what = "mmap of the cache file";
-      if (p != MAP_FAILED)
-	__munmap (p, len);
-    }
-  /* A failed mmap MAP_FIXED or mremap may have unmapped DST.  */
-  if (!_dl_hugepage_mapped (dst, len))
-    {
-      int rerr = _dl_hugepage_restore_zone (z, l_addr, fd);
-      if (rerr != 0)
-	{
-	  *err = rerr;
-	  o = HP_LOST;
-	}
+	o = HP_DONE;
       else
-	o = HP_RESTORED;
+	{
+	  *err = errno;
+	  *what = "mmap of the cache file";
+	  o = _dl_hugepage_unhole (z, l_addr, fd, err);
+	}
     }
- out:
   __close_nocancel (zfd);
   return o;
 }
@@ -375,7 +352,6 @@ hp_thp_copy (const struct hp_zone *z, ElfW(Addr) l_addr, int fd, int *err,
 	     const char **what)
 {
   size_t len = z->end - z->start;
-  void *dst = (void *) (l_addr + z->start);
   char *area = __mmap (NULL, len + HP_HUGEPAGE_SIZE, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (area == MAP_FAILED)
@@ -413,24 +389,11 @@ hp_thp_copy (const struct hp_zone *z, ElfW(Addr) l_addr, int fd, int *err,
       *what = "mprotect";
       goto fail;
     }
-  if (__mremap (tmp, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, dst)
-      != MAP_FAILED)
-    {
-      *what = "anonymous copy, MADV_HUGEPAGE";
-      return HP_THP;
-    }
-  *err = errno;
-  *what = "mremap";
-  __munmap (tmp, len);
-  if (_dl_hugepage_mapped (dst, len))
-    return HP_FALLBACK;
-  int rerr = _dl_hugepage_restore_zone (z, l_addr, fd);
-  if (rerr != 0)
-    {
-      *err = rerr;
-      return HP_LOST;
-    }
-  return HP_RESTORED;
+  enum hp_outcome o = _dl_hugepage_move_zone (tmp, z, l_addr, fd, err, what);
+  if (o != HP_DONE)
+    return o;
+  *what = "anonymous copy, MADV_HUGEPAGE";
+  return HP_THP;
 
  fail:
   __munmap (tmp, len);

@@ -110,6 +110,20 @@ bool _dl_hugepage_kernel_can_move (int *err, const char **what)
 int _dl_hugepage_restore_zone (const struct hp_zone *z, ElfW(Addr) l_addr,
 			       int fd) attribute_hidden;
 
+/* After a failed attempt to replace zone Z of the object with load
+   bias L_ADDR: HP_FALLBACK if its ordinary pages are all still mapped,
+   else map them again from FD (HP_RESTORED), or HP_LOST with *ERR.  */
+enum hp_outcome _dl_hugepage_unhole (const struct hp_zone *z,
+				     ElfW(Addr) l_addr, int fd, int *err)
+  attribute_hidden;
+
+/* Move TMP, the zone's new pages, over zone Z in one mremap: HP_DONE,
+   or (TMP unmapped, *ERR and *WHAT set) what _dl_hugepage_unhole
+   says.  */
+enum hp_outcome _dl_hugepage_move_zone (void *tmp, const struct hp_zone *z,
+					ElfW(Addr) l_addr, int fd, int *err,
+					const char **what) attribute_hidden;
+
 /* Put zone Z (planned for load bias BIAS) of the object with load bias
    L_ADDR, open as FD, on the shared cache's pages, looking the entry
    up through *C first.  With VERIFY, the bytes mapped now must be the

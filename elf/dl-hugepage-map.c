@@ -45,18 +45,8 @@
 /* Whether the running kernel can move a hugetlb mapping with mremap:
    0 not known yet, 1 yes, -1 no (hp_move_errno says why).  */
 static int hp_can_move;
-static bool hp_kernel_can_move (void);
 static int hp_move_errno;
 static const char *hp_move_what;
-
-bool
-_dl_hugepage_kernel_can_move (int *err, const char **what)
-{
-  bool r = hp_kernel_can_move ();
-  *err = hp_move_errno;
-  *what = hp_move_what;
-  return r;
-}
 
 /* Whether the running kernel can move a hugetlb mapping with
    mremap (MREMAP_FIXED), found out once with a 2 MiB mapping that
@@ -66,11 +56,9 @@ _dl_hugepage_kernel_can_move (int *err, const char **what)
    A kernel that refuses for another reason (a seccomp filter, no huge
    page support) counts as unable, too.  */
 static bool
-hp_kernel_can_move (void)
+hp_probe_move (void)
 {
-  if (hp_can_move != 0)
-    return hp_can_move > 0;
-  hp_can_move = -1;
+  bool ok = false;
 
   void *src = __mmap (NULL, HP_HUGEPAGE_SIZE, PROT_READ | PROT_WRITE,
 		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB
@@ -98,9 +86,19 @@ hp_kernel_can_move (void)
       __munmap (src, HP_HUGEPAGE_SIZE);
     }
   else
-    hp_can_move = 1;
+    ok = true;
   /* The moved mapping lies entirely inside AREA.  */
   __munmap (area, 2 * HP_HUGEPAGE_SIZE);
+  return ok;
+}
+
+bool
+_dl_hugepage_kernel_can_move (int *err, const char **what)
+{
+  if (hp_can_move == 0)
+    hp_can_move = hp_probe_move () ? 1 : -1;
+  *err = hp_move_errno;
+  *what = hp_move_what;
   return hp_can_move > 0;
 }
 
@@ -225,6 +223,37 @@ _dl_hugepage_restore_zone (const struct hp_zone *z, ElfW(Addr) l_addr, int fd)
   return err;
 }
 
+enum hp_outcome
+_dl_hugepage_unhole (const struct hp_zone *z, ElfW(Addr) l_addr, int fd,
+		     int *err)
+{
+  if (_dl_hugepage_mapped ((void *) (l_addr + z->start), z->end - z->start))
+    return HP_FALLBACK;
+  int rerr = _dl_hugepage_restore_zone (z, l_addr, fd);
+  if (rerr != 0)
+    {
+      *err = rerr;
+      return HP_LOST;
+    }
+  return HP_RESTORED;
+}
+
+enum hp_outcome
+_dl_hugepage_move_zone (void *tmp, const struct hp_zone *z,
+			ElfW(Addr) l_addr, int fd, int *err,
+			const char **what)
+{
+  size_t len = z->end - z->start;
+  if (__mremap (tmp, len, len, MREMAP_MAYMOVE | MREMAP_FIXED,
+		(void *) (l_addr + z->start)) != MAP_FAILED)
+    return HP_DONE;
+  /* The kernel may have unmapped the destination before it failed.  */
+  *what = "mremap";
+  *err = errno;
+  __munmap (tmp, len);
+  return _dl_hugepage_unhole (z, l_addr, fd, err);
+}
+
 /* Put zone Z of the object with load bias L_ADDR on huge pages.
    With VERIFY, the bytes read from the file must equal what is mapped
    there now: a program the kernel mapped may already carry a
@@ -237,14 +266,9 @@ hp_apply_zone (const struct hp_zone *z, ElfW(Addr) l_addr, int fd,
 	       bool verify, int *err, const char **what)
 {
   size_t len = z->end - z->start;
-  void *dst = (void *) (l_addr + z->start);
 
-  if (!hp_kernel_can_move ())
-    {
-      *what = hp_move_what;
-      *err = hp_move_errno;
-      return HP_FALLBACK;
-    }
+  if (!_dl_hugepage_kernel_can_move (err, what))
+    return HP_FALLBACK;
 
   void *tmp = __mmap (NULL, len, PROT_READ | PROT_WRITE,
 		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB
@@ -303,23 +327,7 @@ hp_apply_zone (const struct hp_zone *z, ElfW(Addr) l_addr, int fd,
       *err = errno;
       goto fail;
     }
-  if (__mremap (tmp, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, dst)
-      != MAP_FAILED)
-    return HP_DONE;
-
-  /* The kernel may have unmapped DST before it failed.  */
-  *what = "mremap";
-  *err = errno;
-  __munmap (tmp, len);
-  if (_dl_hugepage_mapped (dst, len))
-    return HP_FALLBACK;
-  int rerr = _dl_hugepage_restore_zone (z, l_addr, fd);
-  if (rerr != 0)
-    {
-      *err = rerr;
-      return HP_LOST;
-    }
-  return HP_RESTORED;
+  return _dl_hugepage_move_zone (tmp, z, l_addr, fd, err, what);
 
  fail:
   __munmap (tmp, len);
