@@ -345,6 +345,37 @@ hp_thp_enabled (void)
   return hp_thp > 0;
 }
 
+/* The number in the sysfs file NAME of the 2 MiB pool: 0 or more, -1
+   if there is no such pool, -2 if it cannot be read.  */
+static long int
+hp_pool_number (const char *name)
+{
+  int fd = __open64_nocancel (name, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return errno == ENOENT ? -1 : -2;
+  char buf[32];
+  ssize_t n = __read_nocancel (fd, buf, sizeof buf);
+  __close_nocancel (fd);
+  if (n <= 0 || buf[0] < '0' || buf[0] > '9')
+    return -2;
+  long int v = 0;
+  for (ssize_t i = 0; i < n && buf[i] >= '0' && buf[i] <= '9'; ++i)
+    v = v * 10 + (buf[i] - '0');
+  return v;
+}
+
+bool
+_dl_hugepage_no_pool (void)
+{
+#define HP_POOL "/sys/kernel/mm/hugepages/hugepages-2048kB/"
+  long int persistent = hp_pool_number (HP_POOL "nr_hugepages");
+  if (persistent == -1)
+    return true;
+  return persistent == 0
+	 && hp_pool_number (HP_POOL "nr_overcommit_hugepages") == 0;
+#undef HP_POOL
+}
+
 /* An anonymous copy of writable zone Z, MADV_HUGEPAGE, moved over the
    ordinary pages.  */
 static enum hp_outcome
@@ -445,7 +476,8 @@ _dl_hugepage_thp_zone (struct hp_object_state *st, const struct hp_zone *z,
 	 != 0)
     {
       *what = "the zone's address is not congruent to its file offset "
-	      "modulo 2 MiB";
+	      "modulo 2 MiB (placed for the most huge pages: list thp "
+	      "first to place it for thp)";
       return HP_FALLBACK;
     }
   void *dst = (void *) (l_addr + z->start);

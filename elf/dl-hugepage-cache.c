@@ -84,6 +84,15 @@ _dl_hugepage_backing_name (int backing)
     }
 }
 
+int
+_dl_hugepage_phase_mode (const unsigned char *order, int n, bool no_pool)
+{
+  for (int k = 0; k < n; ++k)
+    if (order[k] == HP_B_THP)
+      return k == 0 || no_pool ? HP_PHASE_ALWAYS : HP_PHASE_FREE;
+  return HP_PHASE_FREE;
+}
+
 /* The note type and owner of a GNU build ID.  */
 #define HP_NT_GNU_BUILD_ID 3
 

@@ -60,6 +60,16 @@ int _dl_hugepage_parse_backing (const char *s,
 /* "shared", "private" or "thp".  */
 const char *_dl_hugepage_backing_name (int backing);
 
+/* When ld.so puts a relocatable object's text at its file phase (enum
+   hp_phase) for the backings ORDER[0..N-1]: always when thp comes
+   first, or when thp is listed and the machine has no huge page pool
+   (NO_POOL: neither persistent nor surplus pages configured), so that
+   nothing else can give huge pages; otherwise only where that costs no
+   huge page, so that the private and shared backings get the most.
+   Shared cache entries are made for HP_PHASE_FREE.  */
+int _dl_hugepage_phase_mode (const unsigned char *order, int n,
+			     bool no_pool);
+
 /* A build ID longer than this is not looked at (the object then has
    none, for the cache).  */
 #define HP_BUILD_ID_MAX 64

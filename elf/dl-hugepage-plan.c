@@ -48,11 +48,11 @@
      page range).
    - Writable and executable segments are never touched.
    - For position-independent objects the load bias is chosen (modulo
-     the huge page size, and respecting the largest p_align) so that
-     the first executable segment's addresses are congruent to its
-     file offsets (file_phase: what page-cache huge pages and the
-     shared cache need), or else to maximise the bytes on huge pages,
-     text first.  */
+     the huge page size, and respecting the largest p_align) to
+     maximise the bytes on huge pages, text counted twice.  With
+     HP_PHASE_FREE the first executable segment's addresses are made
+     congruent to its file offsets (what page-cache huge pages need)
+     where that costs nothing; with HP_PHASE_ALWAYS, always.  */
 
 #include "dl-hugepage-plan.h"
 
@@ -341,25 +341,26 @@ _dl_hugepage_plan (const ElfW(Phdr) *phdr, size_t phnum,
 	&& (runs[r].kind & settings->kinds) != runs[r].kind)
       runs[r].reason = HP_R_NOT_SELECTED;
 
-  /* Choose the bias.  */
+  /* Choose the bias: the one that puts the most bytes on huge pages,
+     text counted twice, the lowest of equals; or the file phase of the
+     first executable segment, always or where it costs nothing.  */
   uint64_t bias = 0;
-  bool chosen = false;
-  if (settings->fixed_bias)
-    bias = settings->bias;
-  else if (q < huge && settings->file_phase
-	   && (settings->kinds & HP_KIND_TEXT) != 0)
+  bool have_phase = false;
+  uint64_t phase = 0;
+  if (!settings->fixed_bias && q < huge && settings->phase != HP_PHASE_NONE
+      && (settings->kinds & HP_KIND_TEXT) != 0)
     for (size_t i = 0; i < nloads; ++i)
       if ((loads[i].flags & (PF_X | PF_W)) == PF_X)
 	{
-	  uint64_t c = (loads[i].offset - loads[i].vaddr) & (huge - 1);
-	  if ((c & (q - 1)) == 0)
-	    {
-	      bias = c;
-	      chosen = true;
-	    }
+	  phase = (loads[i].offset - loads[i].vaddr) & (huge - 1);
+	  have_phase = (phase & (q - 1)) == 0;
 	  break;
 	}
-  if (!settings->fixed_bias && !chosen && q < huge)
+  if (settings->fixed_bias)
+    bias = settings->bias;
+  else if (have_phase && settings->phase == HP_PHASE_ALWAYS)
+    bias = phase;
+  else if (q < huge)
     {
       uint64_t best = hp_score (runs, nruns, 0, huge);
       for (size_t r = 0; r < nruns; ++r)
@@ -381,6 +382,8 @@ _dl_hugepage_plan (const ElfW(Phdr) *phdr, size_t phnum,
 		}
 	    }
 	}
+      if (have_phase && hp_score (runs, nruns, phase, huge) == best)
+	bias = phase;
     }
   plan->bias = bias;
 
@@ -537,7 +540,7 @@ _dl_hugepage_vaddr_to_offset (const ElfW(Phdr) *phdr, size_t phnum,
 void
 _dl_hugepage_settings (struct hp_settings *s, uint64_t pagesize,
 		       unsigned int kinds, int type, bool kernel,
-		       bool have_bias, uint64_t bias, bool textrel)
+		       bool have_bias, uint64_t bias, bool textrel, int phase)
 {
   s->pagesize = pagesize;
   s->hugepagesize = HP_HUGEPAGE_SIZE;
@@ -546,7 +549,7 @@ _dl_hugepage_settings (struct hp_settings *s, uint64_t pagesize,
   s->bias = have_bias ? bias : 0;
   s->textrel = textrel;
   s->no_gaps = kernel || type != ET_DYN;
-  s->file_phase = !s->fixed_bias;
+  s->phase = s->fixed_bias ? HP_PHASE_NONE : phase;
 }
 
 const char *

@@ -89,13 +89,19 @@ struct hp_settings
   /* The gaps between segments are not reserved for the object (the
      kernel mapped it): zones never grow into them.  */
   bool no_gaps;
-  /* Choose the bias (when it is not fixed) that puts the first
-     executable segment at an address congruent to its file offset
-     modulo the huge page size, if text is selected: the kernel can
-     then map its page cache with huge pages (the thp backing), and
-     shared cache entries are laid out for that one bias.  It costs at
-     most one huge page per run against the best bias.  */
-  bool file_phase;
+  /* Where the bias is not fixed and text is selected: when to put
+     the first executable segment at an address congruent to its file
+     offset modulo the huge page size (its file phase), so that the
+     kernel can map its page cache with huge pages (the thp backing).
+     enum hp_phase.  */
+  int phase;
+};
+
+enum hp_phase
+{
+  HP_PHASE_NONE = 0,	/* Never: the bias that gives the most pages.  */
+  HP_PHASE_FREE,	/* Where it gives as many pages as the best.  */
+  HP_PHASE_ALWAYS,	/* Always; costs up to one huge page per run.  */
 };
 
 /* A range of the object, in unrelocated virtual addresses.  */
@@ -141,10 +147,12 @@ struct hp_plan
    unmapped).  HAVE_BIAS says its load bias is already BIAS (the
    kernel's, or where an ET_DYN object ended up); otherwise ld.so
    chooses it for ET_DYN objects, and ET_EXEC objects have bias 0 and,
-   mapped by ld.so, no reserved gaps either.  */
+   mapped by ld.so, no reserved gaps either.  PHASE (enum hp_phase) is
+   used where ld.so chooses the bias.  */
 void _dl_hugepage_settings (struct hp_settings *s, uint64_t pagesize,
 			    unsigned int kinds, int type, bool kernel,
-			    bool have_bias, uint64_t bias, bool textrel);
+			    bool have_bias, uint64_t bias, bool textrel,
+			    int phase);
 
 /* Why a range stays on ordinary pages (enum hp_reason), and why a whole
    object does (enum hp_error), as the report and the tool print it.  */

@@ -293,6 +293,11 @@ hp_report_plan (const struct hp_plan *plan)
     }
 }
 
+/* How relocatable objects are placed (enum hp_phase), decided at the
+   first one: by the backings, and for thp after shared or private, by
+   whether the machine has a huge page pool at all.  */
+static int hp_phase;
+
 /* Plan the object described by _dl_hugepage_load into its plan; with
    HAVE_BIAS for the load bias BIAS, else with the bias the planner
    chooses.  */
@@ -301,8 +306,24 @@ _dl_hugepage_plan_load (bool have_bias, ElfW(Addr) bias)
 {
   struct hp_settings s;
   struct hp_load_state *ls = &_dl_hugepage_load;
+  if (hp_phase == HP_PHASE_NONE && !have_bias)
+    {
+      bool no_pool = false;
+      for (int k = 1; k < _dl_hugepage_nbackings; ++k)
+	if (_dl_hugepage_backings[k] == HP_B_THP)
+	  no_pool = _dl_hugepage_no_pool ();
+      hp_phase = _dl_hugepage_phase_mode (_dl_hugepage_backings,
+					  _dl_hugepage_nbackings, no_pool);
+      if (hp_debug ())
+	_dl_debug_printf ("hugepages: placement: %s\n",
+			  hp_phase == HP_PHASE_ALWAYS
+			  ? "text at its file phase, for thp"
+			  " (costs up to one huge page per zone)"
+			  : "the most huge pages (text at its file phase"
+			  " where that costs none)");
+    }
   _dl_hugepage_settings (&s, GLRO(dl_pagesize), hp_kinds, ls->type,
-			 ls->kernel, have_bias, bias, ls->textrel);
+			 ls->kernel, have_bias, bias, ls->textrel, hp_phase);
   _dl_hugepage_plan (ls->phdr, ls->phnum, &s, &ls->plan);
 }
 

@@ -205,6 +205,13 @@ on_huge () {
   return 1
 }
 
+# text_pages PID: how many 2 MiB pages of executable text PID maps (what
+# hugeld gdb counts; taken from the process, not from the plan).
+text_pages () {
+  awk '/^[0-9a-f]+-[0-9a-f]+ / { split($1, r, "-"); x = ($2 ~ /x/); n = (strtonum("0x" r[2]) - strtonum("0x" r[1])) / 2097152 }
+       /^KernelPageSize: +2048 kB/ && x { t += n } END { print t + 0 }' "/proc/$1/smaps"
+}
+
 # debug NAME PID BREAK: gdb attaches to PID, sets BREAK (break or hbreak)
 # on big_fn_3000, continues, deletes it and detaches; then wait for the
 # program.  Sets G (gdb's output), RC (the program's status), KMSG (the
@@ -226,16 +233,17 @@ show () { echo "rc=$RC $(tr '\n' ' ' < "$OUT")| gdb: $(grep -E '^(Breakpoint|Har
 # 1. Breakpoint in the parent, no spare page.
 parent_nospare () {
   libfork p0 0 2 && on_huge "$PARENT" || return 1
+  local n; n=$(text_pages "$PARENT")
   $H gdb --print-command "$PARENT" > /dev/null 2> "$TEST_TMP/warn"
   debug p0 "$PARENT" break
   local c k=0
   for c in "${KIDS[@]}"; do
     grep -q "PID $c killed due to inadequate hugepage pool" <<< "$KMSG" && k=$((k + 1))
   done
-  OK="breakpoint in the parent, no spare page: the parent stops at it, both children die of SIGBUS (kernel: \"PID N killed due to inadequate hugepage pool\" for each); hugeld gdb warned first (11 shared text pages, 0 spare)"
+  OK="breakpoint in the parent, no spare page: the parent stops at it, both children die of SIGBUS (kernel: \"PID N killed due to inadequate hugepage pool\" for each); hugeld gdb warned first ($n shared text pages, 0 spare)"
   WHY="$(show) kernel lines for the children: $k; hugeld gdb: $(cat "$TEST_TMP/warn")"
   stopped && [ "$RC" = 1 ] && kids_bus 2 && [ "$k" = 2 ] \
-    && grep -q "^hugeld: warning: process $PARENT shares 11 huge pages of text with a forked parent or child, and the pool has 0 spare: .* --grow-pool (root) to reserve 11 more$" "$TEST_TMP/warn"
+    && grep -q "^hugeld: warning: process $PARENT shares $n huge pages of text with a forked parent or child, and the pool has 0 spare: .* --grow-pool (root) to reserve $n more$" "$TEST_TMP/warn"
 }
 NAME="breakpoint in the parent, no spare page"; scenario parent_nospare
 
@@ -309,15 +317,15 @@ NAME="no children, no spare page"; scenario nochildren
 # 8. hugeld gdb --grow-pool: the pages first, then the breakpoint.
 grow_pool () {
   libfork g0 0 2 && on_huge "$PARENT" || return 1
-  local before; before=$(pool_size)
+  local before n; before=$(pool_size) n=$(text_pages "$PARENT")
   G=$TEST_TMP/g0.gdb
   timeout 20 $H gdb --grow-pool "$PARENT" -- "${GDB[@]:1}" -ex 'break big_fn_3000' -ex continue \
     -ex delete -ex detach > "$G" 2>&1
   wait "$BG"; RC=$?
-  OK="hugeld gdb --grow-pool on the parent, no spare page: pool $before -> $((before + 11)), the parent stops at the breakpoint, children live"
+  OK="hugeld gdb --grow-pool on the parent, no spare page: pool $before -> $((before + n)), the parent stops at the breakpoint, children live"
   WHY="$(show) $(grep '^hugeld' "$G")"
   stopped && [ "$RC" = 0 ] && kids_ok 2 \
-    && grep -q "^hugeld: grew the huge page pool from $before to $((before + 11)) pages .* process $PARENT shares can be copied; when done: echo $before > /proc/sys/vm/nr_hugepages$" "$G"
+    && grep -q "^hugeld: grew the huge page pool from $before to $((before + n)) pages .* process $PARENT shares can be copied; when done: echo $before > /proc/sys/vm/nr_hugepages$" "$G"
 }
 TRACK_POOL=no
 NAME="hugeld gdb --grow-pool"; scenario grow_pool

@@ -127,6 +127,23 @@ plan_extra=(--dlopen "$F/libbig.so")
 plan_vs_run dlopen libbig.so text '' -- "$F/bigcheck-dlopen" --dlopen "$F/libbig.so" --expect text
 plan_extra=()
 
+# thp listed first: ld.so puts text at its file phase (other zones
+# follow the bias), not where it gets the most pages; the plan with
+# --backing places it the same.
+j=$TEST_TMP/plan-thp.json
+$H plan "$F/bigcheck-shared" --libs libbig.so --backing thp,private --json > "$j" 2>&1
+thp_plan=$(plan_zones "$j" libbig.so | awk '{ print $1, $2, $3 }')
+LD_DEBUG=hugepages LD_HUGEPAGE_LIBS=libbig.so LD_HUGEPAGE_BACKING=thp,private \
+  "$HUGELD_LDSO" "$F/bigcheck-shared" 2> "$TEST_TMP/thp.err" > /dev/null
+thp_run=$(sed -n 's|.*/libbig.so: \([a-z+]*\) \[\(0x[0-9a-f]*\), \(0x[0-9a-f]*\)) at 0x[0-9a-f]*: thp: .*|\1 \2 \3|p' "$TEST_TMP/thp.err" | sort)
+best=$(plan_zones "$TEST_TMP/plan-shared.json" libbig.so | awk '{ print $1, $2, $3 }')
+if [ -n "$thp_plan" ] && [ "$thp_plan" = "$thp_run" ] && [ "$thp_plan" != "$best" ] \
+   && grep -q '^ok: all checks passed' "$TEST_TMP/thp.err"; then
+  pass "plan --backing thp,private: text at its file phase, the loader's zones ($(echo $thp_run)), not the most-pages placement ($(echo $best))"
+else
+  fail "plan --backing thp,private = the loader's thp zones" "plan: $(echo $thp_plan) loader: $(echo $thp_run) best: $(echo $best) err: $(grep -v '^ok:' "$TEST_TMP/thp.err" | tail -3)"
+fi
+
 # The text output: the table, the total and the pool for N copies.
 out=$($H plan "$F/bigcheck-shared" --libs libbig.so --copies 3 2>&1)
 if echo "$out" | grep -q '^/.*/libbig.so  *"libbig.so" (file name)  *11  *4  *1  *-  *-  *16$' \

@@ -68,8 +68,8 @@ print_cache (const struct object *o, uint64_t pagesize)
 
   struct hp_settings s;
   static struct hp_plan plan;
-  _dl_hugepage_settings (&s, pagesize, HP_KIND_TEXT | HP_KIND_RODATA,
-			 o->type, false, false, 0, o->textrel);
+  _dl_hugepage_settings (&s, pagesize, HP_KIND_DEFAULT, o->type, false,
+			 false, 0, o->textrel, HP_PHASE_FREE);
   _dl_hugepage_plan (o->phdr, o->phnum, &s, &plan);
   const char *why = NULL;
   if (o->textrel)

@@ -52,6 +52,7 @@
 #include <unistd.h>
 
 #include "dl-hugepage-plan.h"
+#include "dl-hugepage-cache.h"
 #include "hugeld-plan.h"
 
 /* What ld.so uses on x86_64 (GLRO(dl_pagesize), and the planner's
@@ -73,6 +74,9 @@ struct options
   const char *name;		/* Match as this path.  */
   bool layout;			/* Print each object's layout.  */
   bool cache;			/* Print each object's cache entry.  */
+  const char *backing;		/* LD_HUGEPAGE_BACKING, or NULL.  */
+  bool no_pool;			/* Plan as on a machine without a pool.  */
+  int phase;			/* enum hp_phase, from these two.  */
 };
 
 static void
@@ -104,6 +108,11 @@ The planning code is the loader's own (elf/dl-hugepage-plan.c).\n\
                       every page range of its PT_LOAD segments\n\
   --cache             also print each object's \"cache\": the names of its\n\
                       shared cache entry and the zones it holds\n\
+  --backing LIST      LD_HUGEPAGE_BACKING (default: the environment's, or\n\
+                      shared,private,thp): with thp first, text is placed\n\
+                      at its file phase\n\
+  --no-pool           plan as ld.so does on a machine with no huge page\n\
+                      pool (text at its file phase if thp is listed)\n\
   --help              this text\n", progname);
 }
 
@@ -265,7 +274,8 @@ settings_for (const struct object *o, const struct options *opt)
 {
   struct hp_settings s;
   _dl_hugepage_settings (&s, PLAN_PAGESIZE, opt->kinds, o->type, opt->kernel,
-			 opt->kernel && opt->have_bias, opt->bias, o->textrel);
+			 opt->kernel && opt->have_bias, opt->bias, o->textrel,
+			 opt->phase);
   return s;
 }
 
@@ -393,7 +403,7 @@ main (int argc, char **argv)
 {
   enum { OPT_LIBS = 256, OPT_SEGMENTS, OPT_KERNEL, OPT_BIAS, OPT_ALIAS,
 	 OPT_NAME, OPT_CHECK_LIBS, OPT_CHECK_SEGMENTS, OPT_LAYOUT, OPT_CACHE,
-	 OPT_HELP };
+	 OPT_BACKING, OPT_NO_POOL, OPT_HELP };
   static const struct option longopts[] =
     {
       { "libs", required_argument, NULL, OPT_LIBS },
@@ -406,12 +416,15 @@ main (int argc, char **argv)
       { "check-segments", required_argument, NULL, OPT_CHECK_SEGMENTS },
       { "layout", no_argument, NULL, OPT_LAYOUT },
       { "cache", no_argument, NULL, OPT_CACHE },
+      { "backing", required_argument, NULL, OPT_BACKING },
+      { "no-pool", no_argument, NULL, OPT_NO_POOL },
       { "help", no_argument, NULL, OPT_HELP },
       { NULL, 0, NULL, 0 }
     };
   struct options opt = { 0 };
   opt.libs = getenv ("LD_HUGEPAGE_LIBS");
   opt.segments = getenv ("LD_HUGEPAGE_SEGMENTS");
+  opt.backing = getenv ("LD_HUGEPAGE_BACKING");
 
   /* FILEs in command-line order; --name PATH applies to the FILE after
      it (or, with a single FILE, wherever it stands).  */
@@ -475,6 +488,12 @@ main (int argc, char **argv)
       case OPT_CACHE:
 	opt.cache = true;
 	break;
+      case OPT_BACKING:
+	opt.backing = optarg;
+	break;
+      case OPT_NO_POOL:
+	opt.no_pool = true;
+	break;
       case OPT_NAME:
 	if (pending_name != NULL)
 	  die ("--name given twice for one FILE");
@@ -515,6 +534,16 @@ main (int argc, char **argv)
 	     "relro, data, bss or all", opt.segments);
       opt.kinds = k;
     }
+  unsigned char order[HP_NBACKINGS] = { HP_B_SHARED, HP_B_PRIVATE, HP_B_THP };
+  int norder = HP_NBACKINGS;
+  if (opt.backing != NULL && opt.backing[0] != '\0')
+    {
+      norder = _dl_hugepage_parse_backing (opt.backing, order);
+      if (norder < 0)
+	die ("bad backing list \"%s\": use a comma list of shared, private "
+	     "or thp", opt.backing);
+    }
+  opt.phase = _dl_hugepage_phase_mode (order, norder, opt.no_pool);
 
   /* Read everything first: an error prints nothing on stdout.  */
   struct object *objs = calloc (n, sizeof *objs);

@@ -6,10 +6,11 @@
    driver.c, as a plain program that runs random inputs and the seed
    corpus (gcc).  Input layout: one flags byte (bit 0 fixed bias, 1
    textrel, 2 64 KiB pages, 3 no_gaps, 4 nudge the headers towards
-   plausible ones, 5 file_phase, 7 glob mode), one kinds byte, eight
+   plausible ones, 5 and 6 the phase mode, 7 glob mode), one kinds byte, eight
    bytes of fixed bias, then the rest as program headers (plan) or as a
    NUL-split pattern and name (glob mode, which also feeds the same
-   bytes to LD_HUGEPAGE_BACKING's parser and the build ID finder).  Any invariant violation aborts.
+   bytes to LD_HUGEPAGE_BACKING's parser and the build ID finder).  Any
+   invariant violation aborts.
    tests/fuzz/make-corpus.py writes the seed corpus.  */
 
 #include <stdint.h>
@@ -38,7 +39,7 @@ fuzz_plan (const uint8_t *data, size_t size)
   s.fixed_bias = data[0] & 1;
   s.textrel = (data[0] >> 1) & 1;
   s.no_gaps = (data[0] >> 3) & 1;
-  s.file_phase = (data[0] >> 5) & 1;
+  s.phase = (data[0] >> 5) & 3;	/* 3: an unknown mode, as NONE.  */
   if (data[0] & 4)
     s.pagesize = 64 * 1024;
   memcpy (&s.bias, data + 2, 8);

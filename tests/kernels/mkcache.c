@@ -64,8 +64,8 @@ main (int argc, char **argv)
 
   struct hp_settings s;
   static struct hp_plan plan;
-  _dl_hugepage_settings (&s, 4096, HP_KIND_TEXT | HP_KIND_RODATA, eh.e_type,
-			 false, false, 0, false);
+  _dl_hugepage_settings (&s, 4096, HP_KIND_DEFAULT, eh.e_type, false, false,
+			 0, false, HP_PHASE_FREE);
   _dl_hugepage_plan (ph, eh.e_phnum, &s, &plan);
   if (plan.error != HP_E_NONE)
     {

@@ -425,23 +425,23 @@ test_settings (void)
   struct hp_settings s;
   /* A library or PIE that ld.so maps: bias chosen, gaps its own.  */
   _dl_hugepage_settings (&s, 4096, HP_KIND_DEFAULT, ET_DYN, false, false, 0,
-			 false);
+			 false, HP_PHASE_FREE);
   CHECK (!s.fixed_bias && !s.no_gaps && s.hugepagesize == HP_HUGEPAGE_SIZE
 	 && s.pagesize == 4096 && s.kinds == HP_KIND_DEFAULT,
 	 "ET_DYN by ld.so");
   /* The same, where the reservation failed: the bias is where it is.  */
   _dl_hugepage_settings (&s, 4096, HP_KIND_ALL, ET_DYN, false, true,
-			 0x7f0000123000, true);
+			 0x7f0000123000, true, HP_PHASE_FREE);
   CHECK (s.fixed_bias && s.bias == 0x7f0000123000 && !s.no_gaps
 	 && s.textrel, "ET_DYN at a given bias");
   /* `ld.so ./prog' with a non-PIE program: at its link address, and
      ld.so reserves nothing between its segments.  */
   _dl_hugepage_settings (&s, 4096, HP_KIND_DEFAULT, ET_EXEC, false, false, 0,
-			 false);
+			 false, HP_PHASE_FREE);
   CHECK (s.fixed_bias && s.bias == 0 && s.no_gaps, "ET_EXEC by ld.so");
   /* Mapped by the kernel: its bias, its gaps unmapped.  */
   _dl_hugepage_settings (&s, 4096, HP_KIND_DEFAULT, ET_DYN, true, true,
-			 0x555555554000, false);
+			 0x555555554000, false, HP_PHASE_FREE);
   CHECK (s.fixed_bias && s.bias == 0x555555554000 && s.no_gaps,
 	 "PIE by the kernel");
   CHECK (strcmp (_dl_hugepage_reason_name (HP_R_PARTIAL),

@@ -126,8 +126,10 @@ def cmd_plan(args):
             seen.add(file_id(p))
             libpaths.append(p)
 
-    common = ["--libs", libs, "--cache"] + (["--segments", segs] if segs
-                                            else [])
+    # Placed as ld.so places them for these backings on a machine with
+    # a pool (what the plan sizes); thp first places text for thp.
+    common = ["--libs", libs, "--cache", "--backing", backing] + (
+        ["--segments", segs] if segs else [])
     res_libs = run_helper(common + libpaths)["objects"] if libpaths else []
     # The main program: as `hugeld run' runs it (ld.so command), or as
     # the kernel maps it (--direct, or for the note).
