@@ -23,47 +23,19 @@
 int
 _dl_hugepage_parse_backing (const char *s, unsigned char order[HP_NBACKINGS])
 {
-  static const struct
-  {
-    char name[8];
-    unsigned char len;
-    unsigned char backing;
-  } names[] =
-    {
-      { "shared", 6, HP_B_SHARED },
-      { "private", 7, HP_B_PRIVATE },
-      { "thp", 3, HP_B_THP },
-    };
+  /* In enum hp_backing's order, from 1.  */
+  static const char names[][HP_WORD_MAX] = { "shared", "private", "thp" };
   int n = 0;
-  while (*s != '\0')
+  int i;
+  while ((i = _dl_hugepage_list_next (&s, names, HP_NBACKINGS)) != -2)
     {
-      size_t len = 0;
-      while (s[len] != '\0' && s[len] != ',')
-	++len;
-      if (len > 0)
-	{
-	  size_t i;
-	  for (i = 0; i < sizeof names / sizeof names[0]; ++i)
-	    if (names[i].len == len)
-	      {
-		size_t j = 0;
-		while (j < len && names[i].name[j] == s[j])
-		  ++j;
-		if (j == len)
-		  break;
-	      }
-	  if (i == sizeof names / sizeof names[0])
-	    return -1;
-	  int k;
-	  for (k = 0; k < n; ++k)
-	    if (order[k] == names[i].backing)
-	      break;
-	  if (k == n)
-	    order[n++] = names[i].backing;
-	}
-      s += len;
-      if (*s == ',')
-	++s;
+      if (i < 0)
+	return -1;
+      int k = 0;
+      while (k < n && order[k] != i + 1)
+	++k;
+      if (k == n)
+	order[n++] = i + 1;
     }
   return n;
 }

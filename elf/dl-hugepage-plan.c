@@ -431,47 +431,47 @@ _dl_hugepage_plan (const ElfW(Phdr) *phdr, size_t phnum,
 }
 
 int
+_dl_hugepage_list_next (const char **s, const char (*names)[HP_WORD_MAX],
+			int n)
+{
+  const char *p = *s;
+  while (*p == ',')
+    ++p;
+  if (*p == '\0')
+    {
+      *s = p;
+      return -2;
+    }
+  size_t len = 0;
+  while (p[len] != '\0' && p[len] != ',')
+    ++len;
+  *s = p + len;
+  for (int i = 0; i < n; ++i)
+    {
+      size_t j = 0;
+      while (j < len && j < HP_WORD_MAX && names[i][j] == p[j])
+	++j;
+      if (j == len && j < HP_WORD_MAX && names[i][j] == '\0')
+	return i;
+    }
+  return -1;
+}
+
+int
 _dl_hugepage_parse_kinds (const char *s)
 {
-  static const struct
-  {
-    char name[7];
-    unsigned char len;
-    unsigned int kinds;
-  } names[] =
-    {
-      { "text", 4, HP_KIND_TEXT },
-      { "rodata", 6, HP_KIND_RODATA },
-      { "relro", 5, HP_KIND_RELRO },
-      { "data", 4, HP_KIND_DATA },
-      { "bss", 3, HP_KIND_BSS },
-      { "all", 3, HP_KIND_ALL },
-    };
+  static const char names[][HP_WORD_MAX] =
+    { "text", "rodata", "relro", "data", "bss", "all" };
+  static const unsigned int kinds_of[] =
+    { HP_KIND_TEXT, HP_KIND_RODATA, HP_KIND_RELRO, HP_KIND_DATA,
+      HP_KIND_BSS, HP_KIND_ALL };
   unsigned int kinds = 0;
-  while (*s != '\0')
+  int i;
+  while ((i = _dl_hugepage_list_next (&s, names, 6)) != -2)
     {
-      size_t len = 0;
-      while (s[len] != '\0' && s[len] != ',')
-	++len;
-      if (len > 0)
-	{
-	  size_t i;
-	  for (i = 0; i < sizeof names / sizeof names[0]; ++i)
-	    if (names[i].len == len)
-	      {
-		size_t j = 0;
-		while (j < len && names[i].name[j] == s[j])
-		  ++j;
-		if (j == len)
-		  break;
-	      }
-	  if (i == sizeof names / sizeof names[0])
-	    return -1;
-	  kinds |= names[i].kinds;
-	}
-      s += len;
-      if (*s == ',')
-	++s;
+      if (i < 0)
+	return -1;
+      kinds |= kinds_of[i];
     }
   return kinds;
 }

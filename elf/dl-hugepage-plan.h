@@ -186,6 +186,15 @@ bool _dl_hugepage_scan_dynamic (const ElfW(Dyn) *dyn, size_t n,
 int64_t _dl_hugepage_vaddr_to_offset (const ElfW(Phdr) *phdr, size_t phnum,
 				      uint64_t vaddr);
 
+/* The longest word of a setting's comma list, with its NUL.  */
+#define HP_WORD_MAX 8
+
+/* The next element of the comma list at *S (empty elements skipped),
+   which moves past it: its index among the N words NAMES, -1 if it is
+   none of them, -2 at the end of the list.  */
+int _dl_hugepage_list_next (const char **s,
+			    const char (*names)[HP_WORD_MAX], int n);
+
 /* Parse LD_HUGEPAGE_SEGMENTS: a comma list of text, rodata, relro,
    data, bss, all.  Returns the HP_KIND_* mask, or -1 if an element is
    not one of these (the caller then keeps the default).  */
