@@ -49,11 +49,45 @@ python3 "$HUGELD_TOP/bench/abtime.py" --runs "$RUNS" \
   --json "$BUILDDIR/demo-data.json" \
   -- "$SYSTEM_LDSO" "$PROG" --bench-mem --- "$LDSO" "$PROG" --bench-mem
 echo
+# Start-up: a process that loads libbig.so and exits at once (--help),
+# with each backing: the private copy costs a copy per process, the
+# shared cache an mmap, thp an madvise.
+H=${HUGELD_CMD:-$(dirname "$LDSO")/bin/hugeld}
+startup () {
+  echo "== Start-up, $1: $RUNS alternating runs each of a process that loads libbig.so and exits"
+  python3 "$HUGELD_TOP/bench/abtime.py" --runs "$RUNS" \
+    --label-a "stock ld.so" --label-b "hugeld, $1" \
+    --env-b LD_HUGEPAGE_LIBS=libbig.so --env-b LD_HUGEPAGE_BACKING="$2" \
+    --json "$BUILDDIR/demo-startup-$3.json" \
+    -- "$SYSTEM_LDSO" "$PROG" --help --- "$LDSO" "$PROG" --help
+  echo
+}
+startup "private copy (LD_HUGEPAGE_BACKING=private)" private private
+mounted=yes
+mountpoint -q /dev/hugepages 2> /dev/null || mounted=no
+uncache () {
+  "$H" cache remove "$F/libbig.so" > /dev/null 2>&1 || true
+  if [ $mounted = no ] && mountpoint -q /dev/hugepages 2> /dev/null; then
+    rmdir /dev/hugepages/hugeld 2> /dev/null || true
+    umount /dev/hugepages || true
+  fi
+}
+trap 'uncache; pool_restore' EXIT
+if out=$("$H" cache add "$F/libbig.so" 2>&1); then
+  echo "   $out"
+  startup "shared cache (LD_HUGEPAGE_BACKING=shared,private)" shared,private shared
+else
+  echo "== Start-up, shared cache: skipped: $out"
+  echo
+fi
+uncache
+startup "page-cache huge pages (LD_HUGEPAGE_BACKING=thp)" thp thp
+
 # The same code benchmark with the program and library on tmpfs, whose
 # page cache is not PMD-mapped (shmem_enabled=never by default): what
 # the stock loader gets where the kernel has no large file folios.
 shm=$(mktemp -d /dev/shm/hugeld-demo.XXXXXX)
-trap 'rm -rf "$shm"; pool_restore' EXIT
+trap 'rm -rf "$shm"; uncache; pool_restore' EXIT
 cp "$F/libbig.so" "$PROG" "$shm/"
 echo "== Code again, files on tmpfs (no file-backed huge pages for the stock loader)"
 python3 "$HUGELD_TOP/bench/abtime.py" --runs "$RUNS" \
