@@ -54,15 +54,16 @@ echo
 # shared cache an mmap, thp an madvise.
 H=${HUGELD_CMD:-$(dirname "$LDSO")/bin/hugeld}
 startup () {
-  echo "== Start-up, $1: $RUNS alternating runs each of a process that loads libbig.so and exits"
+  echo "== Start-up, $1 (LD_HUGEPAGE_BACKING=$2): $RUNS alternating runs each"
+  echo "   of a process that loads libbig.so and exits (bigcheck --help)"
   python3 "$HUGELD_TOP/bench/abtime.py" --runs "$RUNS" \
-    --label-a "stock ld.so" --label-b "hugeld, $1" \
+    --label-a "stock ld.so" --label-b "hugeld, $2" \
     --env-b LD_HUGEPAGE_LIBS=libbig.so --env-b LD_HUGEPAGE_BACKING="$2" \
     --json "$BUILDDIR/demo-startup-$3.json" \
     -- "$SYSTEM_LDSO" "$PROG" --help --- "$LDSO" "$PROG" --help
   echo
 }
-startup "private copy (LD_HUGEPAGE_BACKING=private)" private private
+startup "private copy" private private
 mounted=yes
 mountpoint -q /dev/hugepages 2> /dev/null || mounted=no
 uncache () {
@@ -75,13 +76,13 @@ uncache () {
 trap 'uncache; pool_restore' EXIT
 if out=$("$H" cache add "$F/libbig.so" 2>&1); then
   echo "   $out"
-  startup "shared cache (LD_HUGEPAGE_BACKING=shared,private)" shared,private shared
+  startup "shared cache" shared,private shared
 else
   echo "== Start-up, shared cache: skipped: $out"
   echo
 fi
 uncache
-startup "page-cache huge pages (LD_HUGEPAGE_BACKING=thp)" thp thp
+startup "page-cache huge pages" thp thp
 
 # The same code benchmark with the program and library on tmpfs, whose
 # page cache is not PMD-mapped (shmem_enabled=never by default): what
