@@ -133,23 +133,30 @@ def clang(sysm, w, q, perf_events):
 # ---------------------------------------------------------------- startup
 def lib_pages_probe(cmd):
     """Start CMD (a clang that reads its source from stdin), give it a moment
-    to load, and sum what backs libLLVM/libclang-cpp in its smaps: shared
-    cache pages, private hugetlb pages, page-cache huge pages."""
+    to load, and sum what backs its code: huge pages from the shared cache
+    (mappings of /dev/hugepages/hugeld files), private hugetlb copies
+    (/anon_hugepage), and page-cache huge pages of libLLVM/libclang-cpp
+    (FilePmdMapped).  By mapping, not by smaps' Shared_/Private_Hugetlb,
+    which only count how many processes map a page right now."""
     def probe(env):
         p = subprocess.Popen(cmd, env=env, stdin=subprocess.PIPE,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(1.0)
-        res = {"shared_hugetlb_kib": 0, "private_hugetlb_kib": 0, "file_pmd_kib": 0}
-        keys = {"Shared_Hugetlb:": "shared_hugetlb_kib", "Private_Hugetlb:": "private_hugetlb_kib",
-                "FilePmdMapped:": "file_pmd_kib"}
-        on = False
+        res = {"cache_hugetlb_kib": 0, "private_hugetlb_kib": 0, "file_pmd_kib": 0}
+        kind = None
         try:
             for line in open("/proc/%d/smaps" % p.pid):
                 f = line.split()
                 if re.match(r"^[0-9a-f]+-[0-9a-f]+ ", line):
-                    on = "libLLVM" in line or "libclang-cpp" in line or "/hugeld/" in line
-                elif on and f and f[0] in keys:
-                    res[keys[f[0]]] += int(f[1])
+                    kind = ("cache" if "/hugeld/" in line else
+                            "private" if "/anon_hugepage" in line else
+                            "lib" if "libLLVM" in line or "libclang-cpp" in line
+                            else None)
+                elif kind == "lib" and f and f[0] == "FilePmdMapped:":
+                    res["file_pmd_kib"] += int(f[1])
+                elif kind in ("cache", "private") and f \
+                        and f[0] in ("Shared_Hugetlb:", "Private_Hugetlb:"):
+                    res[kind + "_hugetlb_kib"] += int(f[1])
         finally:
             p.communicate(b"")
         return res

@@ -80,9 +80,9 @@ def pages_text(p):
     """What a variant had on huge pages, in words."""
     if not p:
         return ""
-    if "shared_hugetlb_kib" in p:
-        return "LLVM libs: %d MiB shared hugetlb, %d MiB private hugetlb, %d MiB page-cache huge pages" % (
-            p["shared_hugetlb_kib"] // 1024, p["private_hugetlb_kib"] // 1024, p["file_pmd_kib"] // 1024)
+    if "cache_hugetlb_kib" in p:
+        return "LLVM libs: %d MiB from the shared cache, %d MiB private hugetlb copy, %d MiB page-cache huge pages" % (
+            p["cache_hugetlb_kib"] // 1024, p["private_hugetlb_kib"] // 1024, p["file_pmd_kib"] // 1024)
     if "hugeld_pages" in p:
         return ", ".join("%s: %d×2 MiB" % (k, v) for k, v in p["hugeld_pages"].items())
     parts = []
