@@ -345,8 +345,8 @@ hp_thp_enabled (void)
   return hp_thp > 0;
 }
 
-/* The number in the sysfs file NAME of the 2 MiB pool: 0 or more, -1
-   if there is no such pool, -2 if it cannot be read.  */
+/* The number in the sysfs or procfs file NAME: 0 or more, -1 if there
+   is no such file, -2 if it cannot be read.  */
 static long int
 hp_pool_number (const char *name)
 {
@@ -367,12 +367,20 @@ hp_pool_number (const char *name)
 bool
 _dl_hugepage_no_pool (void)
 {
+  /* sysfs names the 2 MiB pool; /proc/sys/vm the default size's (2 MiB
+     unless the kernel was booted with another default_hugepagesz),
+     where sysfs is not mounted (a chroot).  Where neither can be read,
+     assume a pool.  */
 #define HP_POOL "/sys/kernel/mm/hugepages/hugepages-2048kB/"
   long int persistent = hp_pool_number (HP_POOL "nr_hugepages");
+  long int surplus = persistent < 0 ? -2
+		     : hp_pool_number (HP_POOL "nr_overcommit_hugepages");
   if (persistent == -1)
-    return true;
-  return persistent == 0
-	 && hp_pool_number (HP_POOL "nr_overcommit_hugepages") == 0;
+    {
+      persistent = hp_pool_number ("/proc/sys/vm/nr_hugepages");
+      surplus = hp_pool_number ("/proc/sys/vm/nr_overcommit_hugepages");
+    }
+  return persistent == 0 && surplus == 0;
 #undef HP_POOL
 }
 

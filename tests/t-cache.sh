@@ -304,4 +304,12 @@ elif [ "${pmd:-0}" -ge $((zonekb * 9 / 10)) ] && [ "$zonekb" -gt 0 ]; then
 else
   fail "empty pool, thp: text FilePmdMapped" "${pmd:-?} KiB of ${zonekb} KiB"
 fi
+# The placement: for the most huge pages while there is a pool, for thp
+# (text at its file phase) with none, LD_HUGEPAGE_BACKING unset.
+if grep -q 'placement: text at its file phase, for thp' "$T.dbg" \
+   && grep -q 'placement: the most huge pages' "$TEST_TMP/share/p1.dbg"; then
+  pass "placement: the most huge pages with a pool, text at its file phase for thp with no pool at all"
+else
+  fail "placement" "no pool: $(grep -m1 placement "$T.dbg"); pool: $(grep -m1 placement "$TEST_TMP/share/p1.dbg")"
+fi
 finish
