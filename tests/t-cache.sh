@@ -153,6 +153,19 @@ truncate -s "$(stat -c %s "$zone")" "$TEST_TMP/fake"
 chmod 0444 "$TEST_TMP/fake"
 tamper "zone file of another file system (bind mount)" "not trusted: not on a hugetlbfs of 2 MiB pages" \
   "umount \"$zone\"" mount --bind "$TEST_TMP/fake" "$zone"
+# Symbolic links: hugetlbfs cannot hold one (symlink(2) fails with
+# EINVAL), but a directory mounted over part of the cache can.
+ldir=$TEST_TMP/links
+mkdir -p "$ldir/zone" "$ldir/version"
+chmod 0755 "$ldir" "$ldir/zone" "$ldir/version"
+ln -s "$TEST_TMP/fake" "$ldir/zone/$(basename "$zone")"
+ln -s "$vdir" "$ldir/version/$(basename "$vdir")"
+tamper "zone file a symbolic link (a directory mounted over the entry)" \
+  "not trusted: a symbolic link" "umount \"$vdir\"" mount --bind "$ldir/zone" "$vdir"
+idir=$(dirname "$vdir")
+tamper "version directory a symbolic link (mounted over its parent)" \
+  "not trusted: a symbolic link or not a directory" "umount \"$idir\"" \
+  mount --bind "$ldir/version" "$idir"
 "$H" cache list > /dev/null 2>&1
 hold_start "$TEST_TMP/trust-back" LD_HUGEPAGE_LIBS=libvalue.so LD_HUGEPAGE_BACKING=shared
 hold_stop "$TEST_TMP/trust-back"
