@@ -101,6 +101,12 @@ hp_untrusted (int fd, bool dir, struct __stat64_t64 *st)
   return NULL;
 }
 
+static long int
+hp_read_fd (void *fd, void *buf, size_t len, uint64_t offset)
+{
+  return _dl_hugepage_pread_full (*(int *) fd, buf, len, offset);
+}
+
 /* The identity of the object open as FD: its inode's, and the build ID
    from its PT_NOTE segments.  */
 static bool
@@ -109,25 +115,9 @@ hp_identity (int fd, struct hp_identity *id)
   struct __stat64_t64 st;
   if (__fstat64_time64 (fd, &st) != 0)
     return false;
-  id->dev = st.st_dev;
-  id->ino = st.st_ino;
-  id->size = st.st_size;
-  id->mtime_sec = st.st_mtim.tv_sec;
-  id->mtime_nsec = st.st_mtim.tv_nsec;
-  id->ctime_sec = st.st_ctim.tv_sec;
-  id->ctime_nsec = st.st_ctim.tv_nsec;
-  id->build_id_len = 0;
-  const ElfW(Phdr) *phdr = _dl_hugepage_load.phdr;
-  for (size_t i = 0; i < _dl_hugepage_load.phnum; ++i)
-    if (phdr[i].p_type == PT_NOTE)
-      {
-	uint32_t buf[128];
-	size_t want = phdr[i].p_filesz < sizeof buf ? phdr[i].p_filesz
-		      : sizeof buf;
-	ssize_t n = _dl_hugepage_pread_full (fd, buf, want, phdr[i].p_offset);
-	if (n > 0 && _dl_hugepage_find_build_id (buf, n, id))
-	  break;
-      }
+  HP_IDENTITY_SET_STAT (id, &st);
+  _dl_hugepage_read_build_id (id, _dl_hugepage_load.phdr,
+			      _dl_hugepage_load.phnum, hp_read_fd, &fd);
   return true;
 }
 

@@ -102,6 +102,23 @@ _dl_hugepage_find_build_id (const void *notes, size_t len,
   return false;
 }
 
+void
+_dl_hugepage_read_build_id (struct hp_identity *id, const ElfW(Phdr) *phdr,
+			    size_t phnum, hp_read_fn *reader, void *ctx)
+{
+  id->build_id_len = 0;
+  for (size_t i = 0; i < phnum; ++i)
+    if (phdr[i].p_type == PT_NOTE)
+      {
+	uint32_t buf[128];
+	size_t want = phdr[i].p_filesz < sizeof buf ? phdr[i].p_filesz
+		      : sizeof buf;
+	long int n = reader (ctx, buf, want, phdr[i].p_offset);
+	if (n > 0 && _dl_hugepage_find_build_id (buf, n, id))
+	  break;
+      }
+}
+
 /* Append the lower-case hexadecimal digits of V (no leading zeros) to
    NAME at *POS; never past the end of NAME.  */
 static void

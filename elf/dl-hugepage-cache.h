@@ -83,11 +83,33 @@ struct hp_identity
   unsigned char build_id[HP_BUILD_ID_MAX];
 };
 
+/* Set the inode part of *ID from ST, a struct stat of any flavour.  */
+#define HP_IDENTITY_SET_STAT(id, st)			\
+  ((id)->dev = (st)->st_dev, (id)->ino = (st)->st_ino,	\
+   (id)->size = (st)->st_size,				\
+   (id)->mtime_sec = (st)->st_mtim.tv_sec,		\
+   (id)->mtime_nsec = (st)->st_mtim.tv_nsec,		\
+   (id)->ctime_sec = (st)->st_ctim.tv_sec,		\
+   (id)->ctime_nsec = (st)->st_ctim.tv_nsec)
+
 /* Find the NT_GNU_BUILD_ID note among the LEN bytes of note entries at
    NOTES (4-byte aligned, as in a PT_NOTE segment) and copy it into
    *ID.  Returns false (and leaves *ID alone) if there is none.  */
 bool _dl_hugepage_find_build_id (const void *notes, size_t len,
 				 struct hp_identity *id);
+
+/* Reads LEN bytes at OFFSET of a file into BUF: the number read, or
+   -1.  CTX is the caller's.  */
+typedef long int hp_read_fn (void *ctx, void *buf, size_t len,
+			     uint64_t offset);
+
+/* Set *ID's build ID from the first bytes of the PT_NOTE segments of
+   PHDR[0..PHNUM), read with READER (none if there is none).  ld.so and
+   the programs that make cache entries all use this, so that they
+   name a file alike.  */
+void _dl_hugepage_read_build_id (struct hp_identity *id,
+				 const ElfW(Phdr) *phdr, size_t phnum,
+				 hp_read_fn *reader, void *ctx);
 
 /* Names are at most this long, with the terminating null byte.  */
 #define HP_CACHE_NAME_MAX 256

@@ -28,6 +28,12 @@
 #include "dl-hugepage-cache.h"
 #include "hugeld-plan.h"
 
+static long int
+read_fd (void *fd, void *buf, size_t len, uint64_t offset)
+{
+  return pread (*(int *) fd, buf, len, offset);
+}
+
 /* The identity of FILE as ld.so computes it from its descriptor.  */
 static void
 identity_of (const struct object *o, struct hp_identity *id)
@@ -36,24 +42,8 @@ identity_of (const struct object *o, struct hp_identity *id)
   struct stat st;
   if (fd < 0 || fstat (fd, &st) != 0)
     die ("%s: %m", o->file);
-  id->dev = st.st_dev;
-  id->ino = st.st_ino;
-  id->size = st.st_size;
-  id->mtime_sec = st.st_mtim.tv_sec;
-  id->mtime_nsec = st.st_mtim.tv_nsec;
-  id->ctime_sec = st.st_ctim.tv_sec;
-  id->ctime_nsec = st.st_ctim.tv_nsec;
-  id->build_id_len = 0;
-  for (size_t i = 0; i < o->phnum; ++i)
-    if (o->phdr[i].p_type == PT_NOTE)
-      {
-	uint32_t buf[128];
-	size_t want = o->phdr[i].p_filesz < sizeof buf ? o->phdr[i].p_filesz
-		      : sizeof buf;
-	ssize_t n = pread (fd, buf, want, o->phdr[i].p_offset);
-	if (n > 0 && _dl_hugepage_find_build_id (buf, n, id))
-	  break;
-      }
+  HP_IDENTITY_SET_STAT (id, &st);
+  _dl_hugepage_read_build_id (id, o->phdr, o->phnum, read_fd, &fd);
   close (fd);
 }
 

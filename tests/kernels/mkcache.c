@@ -26,6 +26,12 @@ die (const char *what)
   exit (1);
 }
 
+static long int
+read_fd (void *fd, void *buf, size_t len, uint64_t offset)
+{
+  return pread (*(int *) fd, buf, len, offset);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -45,22 +51,9 @@ main (int argc, char **argv)
 	 != (ssize_t) (eh.e_phnum * sizeof ph[0]))
     die ("reading the ELF headers");
 
-  struct hp_identity id = { .dev = st.st_dev, .ino = st.st_ino,
-			    .size = st.st_size,
-			    .mtime_sec = st.st_mtim.tv_sec,
-			    .mtime_nsec = st.st_mtim.tv_nsec,
-			    .ctime_sec = st.st_ctim.tv_sec,
-			    .ctime_nsec = st.st_ctim.tv_nsec };
-  for (int i = 0; i < eh.e_phnum; ++i)
-    if (ph[i].p_type == PT_NOTE)
-      {
-	uint32_t buf[128];
-	size_t want = ph[i].p_filesz < sizeof buf ? ph[i].p_filesz
-		      : sizeof buf;
-	ssize_t n = pread (fd, buf, want, ph[i].p_offset);
-	if (n > 0 && _dl_hugepage_find_build_id (buf, n, &id))
-	  break;
-      }
+  struct hp_identity id;
+  HP_IDENTITY_SET_STAT (&id, &st);
+  _dl_hugepage_read_build_id (&id, ph, eh.e_phnum, read_fd, &fd);
 
   struct hp_settings s;
   static struct hp_plan plan;

@@ -48,6 +48,14 @@ note (unsigned char *buf, size_t *len, uint32_t type, const char *name,
   *len += (descsz + 3) & ~3U;
 }
 
+/* A reader of the bytes at CTX.  */
+static long int
+read_mem (void *ctx, void *buf, size_t len, uint64_t offset)
+{
+  memcpy (buf, (const char *) ctx + offset, len);
+  return len;
+}
+
 static void
 test_build_id (void)
 {
@@ -76,6 +84,23 @@ test_build_id (void)
   CHECK (!_dl_hugepage_find_build_id (huge, sizeof huge, &id),
 	 "namesz past the end");
   CHECK (!_dl_hugepage_find_build_id (buf, 0, &id), "nothing");
+
+  /* Through the PT_NOTE headers and a reader, as ld.so and the cache
+     makers do: the second note segment has it.  */
+  len = 0;
+  note (buf, &len, 1, "GNU", 16, 0x22);
+  size_t second = len;
+  note (buf, &len, 3, "GNU", 8, 0xcd);
+  ElfW(Phdr) ph[3] = { { .p_type = PT_LOAD, .p_offset = 0, .p_filesz = len },
+		       { .p_type = PT_NOTE, .p_offset = 0, .p_filesz = second },
+		       { .p_type = PT_NOTE, .p_offset = second,
+			 .p_filesz = len - second } };
+  id.build_id_len = 99;
+  _dl_hugepage_read_build_id (&id, ph, 3, read_mem, buf);
+  CHECK (id.build_id_len == 8 && id.build_id[7] == 0xcd,
+	 "read through PT_NOTE: %zu", id.build_id_len);
+  _dl_hugepage_read_build_id (&id, ph, 2, read_mem, buf);
+  CHECK (id.build_id_len == 0, "no build ID note: none");
 }
 
 static void
