@@ -121,16 +121,7 @@ if command -v gdb > /dev/null; then
     -ex bt -ex 'info sharedlibrary' -ex "gcore $TEST_TMP/core" > "$TEST_TMP/attach.out" 2>&1
   text=$(jq "[(r['start'], r['end']) for o in d['objects'] for r in o['ranges'] if r['kind'] == 'text']" < "$TEST_TMP/status.json")
   frames_on_huge () { # FILE: how many of the first frames' PCs are in huge text
-    $PY - "$1" "$text" <<'PY'
-import ast, re, sys
-ranges = ast.literal_eval(sys.argv[2])
-n = 0
-for line in open(sys.argv[1]):
-    m = re.match(r"#[0-9]+ +(0x[0-9a-f]+) in (big_fn_[0-9]+|big_run) ", line)
-    if m and any(a <= int(m.group(1), 16) < b for a, b in ranges):
-        n += 1
-print(n)
-PY
+    frames_in "$1" "$text" '#[0-9]+ +(0x[0-9a-f]+) in (big_fn_[0-9]+|big_run) '
   }
   a=$TEST_TMP/attach.out
   if grep -q '^#[01] .* in big_fn_[0-9]* () from .*/libbig.so$\|^#[01] .* in big_run () from .*/libbig.so$' $a \

@@ -326,17 +326,8 @@ if command -v gdb > /dev/null; then
     if command -v gdb > /dev/null; then
       pytext=$($H status $gp --json | jq "[(r['start'], r['end']) for o in d['objects'] for r in o['ranges'] if r['kind'] == 'text']")
       timeout 60 $H gdb $gp -- -batch -nx -iex 'set debuginfod enabled off' -ex bt > "$TEST_TMP/gdbpy.out" 2>&1
-      n=$($PY - "$TEST_TMP/gdbpy.out" "$pytext" <<'PY'
-import ast, re, sys
-ranges = ast.literal_eval(sys.argv[2])
-n = 0
-for line in open(sys.argv[1]):
-    m = re.match(r"#[0-9]+ +(0x[0-9a-f]+) in .* from .*/libpython3\.[0-9]+\.so", line)
-    if m and any(a <= int(m.group(1), 16) < b for a, b in ranges):
-        n += 1
-print(n)
-PY
-)
+      n=$(frames_in "$TEST_TMP/gdbpy.out" "$pytext" \
+        '#[0-9]+ +(0x[0-9a-f]+) in .* from .*/libpython3\.[0-9]+\.so')
       # A named interpreter function (PyEval_EvalCode in Debian 12; the
       # dynamic symbols where the library has no others).
       if [ "$n" -ge 1 ] && grep -q " in Py[A-Za-z_]* () from .*/libpython$PYV.so" "$TEST_TMP/gdbpy.out"; then

@@ -121,3 +121,19 @@ start_bench () {
   $H status $bench --json > "$TEST_TMP/status.json" 2> "$TEST_TMP/status.err"
   return $ok
 }
+
+# frames_in FILE RANGES REGEX: how many lines of the gdb output FILE
+# match REGEX (its group 1 a PC) with the PC in one of RANGES (a Python
+# list of (start, end)).
+frames_in () {
+  $PY - "$@" <<'PY'
+import ast, re, sys
+ranges = ast.literal_eval(sys.argv[2])
+n = 0
+for line in open(sys.argv[1]):
+    m = re.match(sys.argv[3], line)
+    if m and any(a <= int(m.group(1), 16) < b for a, b in ranges):
+        n += 1
+print(n)
+PY
+}
