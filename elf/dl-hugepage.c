@@ -308,12 +308,12 @@ _dl_hugepage_plan_load (bool have_bias, ElfW(Addr) bias)
   struct hp_load_state *ls = &_dl_hugepage_load;
   if (hp_phase == HP_PHASE_NONE && !have_bias)
     {
-      bool no_pool = false;
-      for (int k = 1; k < _dl_hugepage_nbackings; ++k)
-	if (_dl_hugepage_backings[k] == HP_B_THP)
-	  no_pool = _dl_hugepage_no_pool ();
-      hp_phase = _dl_hugepage_phase_mode (_dl_hugepage_backings,
-					  _dl_hugepage_nbackings, no_pool);
+      const unsigned char *order = _dl_hugepage_backings;
+      int n = _dl_hugepage_nbackings;
+      /* Read the pool's size only if the answer depends on it.  */
+      hp_phase = _dl_hugepage_phase_mode (order, n, false);
+      if (hp_phase != _dl_hugepage_phase_mode (order, n, true))
+	hp_phase = _dl_hugepage_phase_mode (order, n, _dl_hugepage_no_pool ());
       if (hp_debug ())
 	_dl_debug_printf ("hugepages: placement: %s\n",
 			  hp_phase == HP_PHASE_ALWAYS
