@@ -112,12 +112,16 @@ def process_status(pid, cache, ldso, detail=True):
     st["thp_kb"] = thp_kb
     # Objects that LD_HUGEPAGE_LIBS selects but that have no huge page
     # (pool empty when they were loaded, not loaded by hugeld, ...).
+    # Under another loader, page-cache huge pages are the kernel's own
+    # doing (a file mapping it aligned, a page cache that already held
+    # 2 MiB folios), not the selection's: the object is still listed.
     st["selected_without_huge_pages"] = [
         {"path": o.path, "pattern": x["pattern"],
-         "matched_by": x["matched_by"], "planned_pages": x["huge_pages"]}
+         "matched_by": x["matched_by"], "planned_pages": x["huge_pages"],
+         "thp": bool(o.thp)}
         for o, x in zip(objs, plans)
-        if x is not None and x["selected"] and not o.huge and not o.thp
-        and o.path != loader]
+        if x is not None and x["selected"] and not o.huge
+        and (not o.thp or not st["hugeld"]) and o.path != loader]
     return st
 
 
@@ -263,6 +267,12 @@ def print_status(st):
         if x["planned_pages"] == 0:
             print("        none of its parts fills a whole 2 MiB page "
                   "(hugeld plan -v tells why)")
+        elif not st["hugeld"]:
+            print("        its plan has %s, but this process's loader is "
+                  "not hugeld and ignores the selection%s"
+                  % (plural(x["planned_pages"], "page"),
+                     "; its page-cache huge pages are the kernel's own"
+                     if x["thp"] else ""))
         else:
             print("        its plan has %s (pool empty when it was loaded? "
                   "loader not hugeld?)" % plural(x["planned_pages"], "page"))
