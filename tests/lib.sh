@@ -37,7 +37,7 @@ at_exit () { _cleanups+=("$1"); }
 _run_cleanups () {
   local i
   for (( i=${#_cleanups[@]}-1; i>=0; i-- )); do eval "${_cleanups[$i]}"; done
-  rm -rf "$TEST_TMP"
+  [ -n "${KEEP_TMP:-}" ] || rm -rf "$TEST_TMP"
 }
 trap _run_cleanups EXIT
 
@@ -57,6 +57,44 @@ reserve_hugepages () {
     at_exit pool_restore
   fi
   pool_set "$1"
+}
+
+# drop_page_cache FILE: write FILE out and drop its pages from the page
+# cache (those no process maps), so that the next read starts cold.
+drop_page_cache () {
+  python3 -c 'import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY); os.fsync(fd)
+os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)' "$1"
+}
+
+# file_thp_possible FILE: "yes" if this kernel and FILE's file system
+# give page-cache huge pages at all: a plain 2 MiB-aligned mapping of
+# FILE (4 MiB or more; its cache dropped first) with MADV_HUGEPAGE,
+# without ld.so, comes up FilePmdMapped; else "no".
+file_thp_possible () {
+  drop_page_cache "$1"
+  python3 - "$1" <<'EOF'
+import ctypes, mmap, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+fd = os.open(sys.argv[1], os.O_RDONLY)
+H = 2 << 20
+area = libc.mmap(None, 3 * H, 0, mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS, -1, 0)
+a = (area + H - 1) & ~(H - 1)
+p = libc.mmap(a, 2 * H, mmap.PROT_READ, mmap.MAP_PRIVATE | 0x10, fd, H)
+libc.madvise(ctypes.c_void_p(p), 2 * H, 14)
+s = 0
+for off in range(0, 2 * H, 4096):
+    s += ctypes.c_ubyte.from_address(p + off).value
+on = False; kb = 0
+for line in open("/proc/self/smaps"):
+    if "-" in line.split()[0] and not line.startswith(" "):
+        on = line.startswith("%x-" % p)
+    elif on and line.startswith("FilePmdMapped:"):
+        kb += int(line.split()[1])
+print("yes" if kb >= 2048 else "no")
+EOF
 }
 
 # run_report PFX ENV... -- CMD...: run CMD with ENV and
