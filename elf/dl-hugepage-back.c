@@ -335,45 +335,6 @@ hp_thp_enabled (void)
   return hp_thp > 0;
 }
 
-/* The number in the sysfs or procfs file NAME: 0 or more, -1 if there
-   is no such file, -2 if it cannot be read.  */
-static long int
-hp_pool_number (const char *name)
-{
-  int fd = __open64_nocancel (name, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return errno == ENOENT ? -1 : -2;
-  char buf[32];
-  ssize_t n = __read_nocancel (fd, buf, sizeof buf);
-  __close_nocancel (fd);
-  if (n <= 0 || buf[0] < '0' || buf[0] > '9')
-    return -2;
-  long int v = 0;
-  for (ssize_t i = 0; i < n && buf[i] >= '0' && buf[i] <= '9'; ++i)
-    v = v * 10 + (buf[i] - '0');
-  return v;
-}
-
-bool
-_dl_hugepage_no_pool (void)
-{
-  /* sysfs names the 2 MiB pool; /proc/sys/vm the default size's (2 MiB
-     unless the kernel was booted with another default_hugepagesz),
-     where sysfs is not mounted (a chroot).  Where neither can be read,
-     assume a pool.  */
-#define HP_POOL "/sys/kernel/mm/hugepages/hugepages-2048kB/"
-  long int persistent = hp_pool_number (HP_POOL "nr_hugepages");
-  long int surplus = persistent < 0 ? -2
-		     : hp_pool_number (HP_POOL "nr_overcommit_hugepages");
-  if (persistent == -1)
-    {
-      persistent = hp_pool_number ("/proc/sys/vm/nr_hugepages");
-      surplus = hp_pool_number ("/proc/sys/vm/nr_overcommit_hugepages");
-    }
-  return persistent == 0 && surplus == 0;
-#undef HP_POOL
-}
-
 /* An anonymous copy of writable zone Z, MADV_HUGEPAGE, moved over the
    ordinary pages.  */
 static enum hp_outcome

@@ -65,6 +65,78 @@ _dl_hugepage_phase_mode (const unsigned char *order, int n, bool no_pool)
   return HP_PHASE_FREE;
 }
 
+/* Whether the comma list LIST[0..LEN) has the element WORD.  */
+static bool
+hp_list_has (const char *list, size_t len, const char *word)
+{
+  size_t i = 0;
+  while (i <= len)
+    {
+      size_t k = 0;
+      while (i + k < len && list[i + k] != ',' && word[k] == list[i + k])
+	++k;
+      if (word[k] == '\0' && (i + k == len || list[i + k] == ','))
+	return true;
+      while (i < len && list[i] != ',')
+	++i;
+      ++i;
+    }
+  return false;
+}
+
+const char *
+_dl_hugepage_cgroup_path (const char *text, size_t len, bool v1,
+			  size_t *pathlen)
+{
+  size_t line = 0;
+  while (line < len)
+    {
+      /* ID:LIST:PATH; the path may itself contain colons.  */
+      size_t c1 = len, c2 = len, end = line;
+      for (; end < len && text[end] != '\n'; ++end)
+	if (text[end] == ':' && c2 == len)
+	  {
+	    if (c1 == len)
+	      c1 = end;
+	    else
+	      c2 = end;
+	  }
+      if (end == len)
+	return NULL;
+      if (c2 + 1 < end && text[c2 + 1] == '/')
+	{
+	  bool id0 = c1 == line + 1 && text[line] == '0';
+	  bool match = (v1
+			? !id0 && hp_list_has (text + c1 + 1, c2 - c1 - 1,
+					       "hugetlb")
+			: id0 && c2 == c1 + 1);
+	  if (match)
+	    {
+	      *pathlen = end - (c2 + 1);
+	      return text + c2 + 1;
+	    }
+	}
+      line = end + 1;
+    }
+  return NULL;
+}
+
+bool
+_dl_hugepage_cgroup_allows_none (const char *text, size_t len)
+{
+  size_t i = 0;
+  uint64_t v = 0;
+  while (i < len && text[i] >= '0' && text[i] <= '9')
+    {
+      v = v * 10 + (text[i] - '0');
+      if (v >= HP_HUGEPAGE_SIZE)
+	return false;
+      ++i;
+    }
+  /* A number, then nothing or a newline.  */
+  return i > 0 && (i == len || text[i] == '\n');
+}
+
 /* The note type and owner of a GNU build ID.  */
 #define HP_NT_GNU_BUILD_ID 3
 

@@ -62,13 +62,30 @@ const char *_dl_hugepage_backing_name (int backing);
 
 /* When ld.so puts a relocatable object's text at its file phase (enum
    hp_phase) for the backings ORDER[0..N-1]: always when thp comes
-   first, or when thp is listed and the machine has no huge page pool
-   (NO_POOL: neither persistent nor surplus pages configured), so that
+   first, or when thp is listed and the process can have no pool page
+   (NO_POOL: no persistent or surplus pages configured, or a hugetlb
+   cgroup that allows none), so that
    nothing else can give huge pages; otherwise only where that costs no
    huge page, so that the private and shared backings get the most.
    Shared cache entries are made for HP_PHASE_FREE.  */
 int _dl_hugepage_phase_mode (const unsigned char *order, int n,
 			     bool no_pool);
+
+/* The path of the process's cgroup in the text of /proc/self/cgroup,
+   TEXT[0..LEN): with V1 false in the unified hierarchy (the line
+   "0::PATH"), with V1 true in the version 1 hierarchy that has the
+   hugetlb controller (a line "ID:LIST:PATH" with hugetlb in the comma
+   list LIST).  Returns the path's first byte and sets *PATHLEN, or
+   returns NULL if there is no such line, or it is cut off (it must end
+   in a newline within LEN), or the path does not start with '/'.  */
+const char *_dl_hugepage_cgroup_path (const char *text, size_t len,
+				      bool v1, size_t *pathlen);
+
+/* Whether TEXT[0..LEN), the contents of a hugetlb cgroup limit file
+   (hugetlb.2MB.max or .rsvd.max: "max" or a number of bytes;
+   version 1's limit_in_bytes: a number of bytes), allows no 2 MiB
+   page: a number below HP_HUGEPAGE_SIZE.  False for anything else.  */
+bool _dl_hugepage_cgroup_allows_none (const char *text, size_t len);
 
 /* A build ID longer than this is not looked at (the object then has
    none, for the cache).  */

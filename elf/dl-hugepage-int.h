@@ -138,11 +138,6 @@ enum hp_outcome _dl_hugepage_shared_zone (struct hp_object_state *c,
 /* Close what *C holds.  */
 void _dl_hugepage_cache_done (struct hp_object_state *c) attribute_hidden;
 
-/* Whether the machine has no huge page pool at all: neither
-   persistent nor surplus 2 MiB pages configured.  False where that
-   cannot be read.  */
-bool _dl_hugepage_no_pool (void) attribute_hidden;
-
 /* Ask for transparent huge pages for zone Z: page-cache huge pages for
    a read-only zone (left mapped from the file), an anonymous copy
    marked MADV_HUGEPAGE for a writable one.  HP_THP means asked for,

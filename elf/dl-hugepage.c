@@ -52,6 +52,7 @@
    writable kinds are opt-in).  Reservations do not cover hugetlb
    cgroup fault limits or memory policies, hence the population step.  */
 
+#include <array_length.h>
 #include <errno.h>
 #include <libintl.h>
 #include <fcntl.h>
@@ -293,9 +294,168 @@ hp_report_plan (const struct hp_plan *plan)
     }
 }
 
+/* Whether the process can have 2 MiB pages from the pool at all.  */
+enum hp_pool_state
+{
+  HP_POOL_SOME,			/* A pool, or nothing could be read.  */
+  HP_POOL_NONE,			/* Neither persistent nor surplus pages
+				   configured.  */
+  HP_POOL_CGROUP_NONE		/* The process's hugetlb cgroup allows
+				   none.  */
+};
+
+/* The number in the sysfs or procfs file NAME: 0 or more, -1 if there
+   is no such file, -2 if it cannot be read.  */
+static long int
+hp_pool_number (const char *name)
+{
+  int fd = __open64_nocancel (name, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return errno == ENOENT ? -1 : -2;
+  char buf[32];
+  ssize_t n = __read_nocancel (fd, buf, sizeof buf);
+  __close_nocancel (fd);
+  if (n <= 0 || buf[0] < '0' || buf[0] > '9')
+    return -2;
+  long int v = 0;
+  for (ssize_t i = 0; i < n && buf[i] >= '0' && buf[i] <= '9'; ++i)
+    v = v * 10 + (buf[i] - '0');
+  return v;
+}
+
+/* The longest cgroup directory name looked at.  */
+#define HP_CGROUP_DIR_MAX 512
+
+/* Whether one of the limit files FILES (each starting with a slash) of
+   the cgroup directory DIR[0..LEN), in a buffer of HP_CGROUP_DIR_MAX
+   bytes, allows no 2 MiB page.  */
+static bool
+hp_cgroup_dir_none (char *dir, size_t len, const char *const files[2])
+{
+  for (int i = 0; i < 2; ++i)
+    {
+      size_t flen = strlen (files[i]);
+      if (len + flen >= HP_CGROUP_DIR_MAX)
+	return false;
+      memcpy (dir + len, files[i], flen + 1);
+      int fd = __open64_nocancel (dir, O_RDONLY | O_CLOEXEC);
+      if (fd < 0)
+	continue;
+      char buf[32];
+      ssize_t n = __read_nocancel (fd, buf, sizeof buf);
+      __close_nocancel (fd);
+      if (n > 0 && _dl_hugepage_cgroup_allows_none (buf, n))
+	return true;
+    }
+  return false;
+}
+
+/* Whether the process's hugetlb cgroup, or one above it (the limit
+   that counts is the smallest), allows no 2 MiB page: a Kubernetes pod
+   that asked for none has hugetlb.2MB.max = 0.  The cgroup is looked
+   for by the path /proc/self/cgroup gives under /sys/fs/cgroup (the
+   unified hierarchy), /sys/fs/cgroup/unified (the same, where systemd
+   mounts it beside version 1 hierarchies) and /sys/fs/cgroup/hugetlb
+   (version 1).  In a container without a cgroup namespace that path is
+   the host's; directories that do not exist are skipped.  False where
+   nothing can be read.  */
+static bool
+hp_cgroup_allows_none (void)
+{
+  static const char *const files[2][2] =
+    {
+      { "/hugetlb.2MB.max", "/hugetlb.2MB.rsvd.max" },
+      { "/hugetlb.2MB.limit_in_bytes", "/hugetlb.2MB.rsvd.limit_in_bytes" },
+    };
+  /* Each root, and whether the version 1 path goes under it.  */
+  static const struct { char name[24]; bool v1; } roots[] =
+    {
+      { "/sys/fs/cgroup", false },
+      { "/sys/fs/cgroup/unified", false },
+      { "/sys/fs/cgroup/hugetlb", true },
+    };
+  char paths[2][HP_CGROUP_DIR_MAX];
+  size_t plens[2] = { 0, 0 };
+  int fd = __open64_nocancel ("/proc/self/cgroup", O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return false;
+  /* Whole lines at a time: a version 1 system has one per hierarchy.  */
+  char text[512];
+  off64_t off = 0;
+  ssize_t n;
+  while ((n = __pread64_nocancel (fd, text, sizeof text, off)) > 0)
+    {
+      size_t whole = n;
+      while (whole > 0 && text[whole - 1] != '\n')
+	--whole;
+      if (whole == 0)
+	break;
+      for (int v1 = 0; v1 < 2; ++v1)
+	{
+	  size_t plen;
+	  const char *path = _dl_hugepage_cgroup_path (text, whole, v1,
+						       &plen);
+	  if (path != NULL && plens[v1] == 0 && plen < HP_CGROUP_DIR_MAX)
+	    {
+	      memcpy (paths[v1], path, plen);
+	      plens[v1] = plen;
+	    }
+	}
+      off += whole;
+    }
+  __close_nocancel (fd);
+  for (size_t r = 0; r < array_length (roots); ++r)
+    {
+      size_t rlen = strlen (roots[r].name);
+      size_t plen = plens[roots[r].v1];
+      if (plen == 0 || rlen + plen >= HP_CGROUP_DIR_MAX)
+	continue;
+      char dir[HP_CGROUP_DIR_MAX];
+      memcpy (dir, roots[r].name, rlen);
+      memcpy (dir + rlen, paths[roots[r].v1], plen);
+      size_t len = rlen + plen;
+      /* The cgroup, then each one above it up to the root.  */
+      while (true)
+	{
+	  while (len > rlen && dir[len - 1] == '/')
+	    --len;
+	  if (hp_cgroup_dir_none (dir, len, files[roots[r].v1]))
+	    return true;
+	  if (len == rlen)
+	    break;
+	  while (len > rlen && dir[len - 1] != '/')
+	    --len;
+	}
+    }
+  return false;
+}
+
+/* The enum hp_pool_state of the machine and the process.  */
+static int
+hp_pool_state (void)
+{
+  /* sysfs names the 2 MiB pool; /proc/sys/vm the default size's (2 MiB
+     unless the kernel was booted with another default_hugepagesz),
+     where sysfs is not mounted (a chroot).  Where neither can be read,
+     assume a pool.  */
+#define HP_POOL "/sys/kernel/mm/hugepages/hugepages-2048kB/"
+  long int persistent = hp_pool_number (HP_POOL "nr_hugepages");
+  long int surplus = persistent < 0 ? -2
+		     : hp_pool_number (HP_POOL "nr_overcommit_hugepages");
+  if (persistent == -1)
+    {
+      persistent = hp_pool_number ("/proc/sys/vm/nr_hugepages");
+      surplus = hp_pool_number ("/proc/sys/vm/nr_overcommit_hugepages");
+    }
+  if (persistent == 0 && surplus == 0)
+    return HP_POOL_NONE;
+#undef HP_POOL
+  return hp_cgroup_allows_none () ? HP_POOL_CGROUP_NONE : HP_POOL_SOME;
+}
+
 /* How relocatable objects are placed (enum hp_phase), decided at the
    first one: by the backings, and for thp after shared or private, by
-   whether the machine has a huge page pool at all.  */
+   whether the process can have pool pages at all (hp_pool_state).  */
 static int hp_phase;
 
 /* Plan the object described by _dl_hugepage_load into its plan; with
@@ -311,16 +471,23 @@ _dl_hugepage_plan_load (bool have_bias, ElfW(Addr) bias)
       const unsigned char *order = _dl_hugepage_backings;
       int n = _dl_hugepage_nbackings;
       /* Read the pool's size only if the answer depends on it.  */
+      int pool = HP_POOL_SOME;
       hp_phase = _dl_hugepage_phase_mode (order, n, false);
       if (hp_phase != _dl_hugepage_phase_mode (order, n, true))
-	hp_phase = _dl_hugepage_phase_mode (order, n, _dl_hugepage_no_pool ());
+	{
+	  pool = hp_pool_state ();
+	  hp_phase = _dl_hugepage_phase_mode (order, n, pool != HP_POOL_SOME);
+	}
       if (hp_debug ())
-	_dl_debug_printf ("hugepages: placement: %s\n",
+	_dl_debug_printf ("hugepages: placement: %s%s\n",
 			  hp_phase == HP_PHASE_ALWAYS
 			  ? "text at its file phase, for thp"
 			  " (costs up to one huge page per zone)"
 			  : "the most huge pages (text at its file phase"
-			  " where that costs none)");
+			  " where that costs none)",
+			  pool == HP_POOL_NONE ? "; no huge page pool"
+			  : pool == HP_POOL_CGROUP_NONE
+			  ? "; the hugetlb cgroup allows no huge page" : "");
     }
   _dl_hugepage_settings (&s, GLRO(dl_pagesize), hp_kinds, ls->type,
 			 ls->kernel, have_bias, bias, ls->textrel, hp_phase);

@@ -7,7 +7,9 @@
 # selection of executables, libraries and dlopened libraries, with
 # fork and writes to data and bss (bigcheck does both), must run to the
 # end with the stock loader's result, on ordinary pages, and
-# LD_DEBUG=hugepages must say why.
+# LD_DEBUG=hugepages must say why.  With the default
+# LD_HUGEPAGE_BACKING, ld.so must see such a limit (its cgroup's or one
+# above) and place text for thp.
 . "$(dirname "$0")/lib.sh"
 
 F=$FIXTURES
@@ -132,8 +134,86 @@ for v in "${variants[@]}"; do
   done
 done
 
+# The placement.  A cgroup that allows no huge page leaves only thp to
+# the default LD_HUGEPAGE_BACKING, so ld.so places text for it (at its
+# file phase), as it does with no pool at all: it must see the limit of
+# a cgroup above its own (a pod's, above the container's), and of
+# rsvd.max.  One page allowed is a pool like any other.
+inner=$cg/inner
+echo +hugetlb > "$cg/cgroup.subtree_control" && mkdir "$inner" \
+  || { fail setup "cannot create $inner with the hugetlb controller"; finish; }
+at_exit "rmdir '$inner'"
+T=$TEST_TMP/placement
+mkdir -p "$T"
+L2=$T/lib
+mkdir -p "$L2"
+cp "$F/libbig.so" "$L2/libbig.so"
+run "$T/stock" - -- "$SYSTEM_LDSO" --library-path "$L2" "$F/bigcheck-shared" --expect none
+# place NAME LIMIT-FILE VALUE [EXPECT]: run the big-code checker in
+# $inner with LIMIT-FILE of $cg at VALUE (the others at max), libbig.so
+# read cold, expecting EXPECT (default none) on 2 MiB pages.
+place () {
+  echo max > "$cg/hugetlb.2MB.max"
+  [ -e "$cg/hugetlb.2MB.rsvd.max" ] && echo max > "$cg/hugetlb.2MB.rsvd.max"
+  echo "$3" > "$cg/hugetlb.2MB.$2"
+  drop_page_cache "$L2/libbig.so"
+  run "$T/$1" "$inner" LD_HUGEPAGE_LIBS=libbig.so -- \
+    "$HUGELD_LDSO" --library-path "$L2" "$F/bigcheck-shared" --expect "${4:-none}"
+}
+thp_place='placement: text at its file phase, for thp (costs up to one huge page per zone); the hugetlb cgroup allows no huge page'
+can=$(file_thp_possible "$L2/libbig.so")
+for limit in "${limits[@]}"; do
+  place "$limit" "$limit" 0
+  P=$T/$limit
+  pmd=$(sed -n 's/^info: text: .*; \([0-9]*\) KiB of transparent huge pages.*/\1/p' "$P.err")
+  zone=$(sed -n 's/.*libbig.so: text \[\(0x[0-9a-f]*\), \(0x[0-9a-f]*\)).*thp:.*/\1 \2/p' "$P.dbg" \
+    | head -1 | { read -r a b; [ -n "$a" ] && echo $(( (b - a) / 1024 )); })
+  what="hugetlb.2MB.$limit=0 one level up"
+  if [ "$(cat "$P.rc")" != 0 ] || ! cmp -s "$P.out" "$T/stock.out"; then
+    fail "placement, $what" "rc $(cat "$P.rc"), not the stock loader's result: $(grep -v '^ok' "$P.err" | head -2 | tr '\n' ' ')"
+  elif ! grep -qF "$thp_place" "$P.dbg"; then
+    fail "placement, $what" "$(grep -m1 placement "$P.dbg")"
+  elif [ -z "$zone" ]; then
+    fail "placement, $what: thp asked for the text" "$(grep 'libbig.so: text' "$P.dbg" | tr '\n' ' ')"
+  elif [ "$can" != yes ]; then
+    pass "placement, $what: text at its file phase for thp, thp asked for (this kernel or file system gives no page-cache huge pages)"
+  elif [ "${pmd:-0}" -ge $((zone * 9 / 10)) ]; then
+    pass "placement, $what: text at its file phase for thp, ${pmd} KiB of its ${zone} KiB FilePmdMapped, stock result"
+  else
+    fail "placement, $what: text FilePmdMapped" "${pmd:-?} KiB of ${zone} KiB"
+  fi
+done
+# A container's view (Kubernetes gives each container a cgroup
+# namespace and the container's cgroup its own hugetlb limit): its
+# cgroup is "0::/" and its hierarchy is mounted at /sys/fs/cgroup.
+echo max > "$cg/hugetlb.2MB.max"
+[ -e "$cg/hugetlb.2MB.rsvd.max" ] && echo max > "$cg/hugetlb.2MB.rsvd.max"
+echo 0 > "$inner/hugetlb.2MB.max"
+if command -v unshare > /dev/null; then
+  run_report "$T/ns" LD_HUGEPAGE_LIBS=libbig.so -- sh -c \
+    'echo $$ > "$0/cgroup.procs" && exec unshare --cgroup --mount sh -c "mount -t cgroup2 none /sys/fs/cgroup && grep -q ^0::/\$ /proc/self/cgroup && exec \"\$@\"" sh "$@"' \
+    "$inner" "$HUGELD_LDSO" --library-path "$L2" "$F/bigcheck-shared" --expect none
+  if [ "$(cat "$T/ns.rc")" = 0 ] && cmp -s "$T/ns.out" "$T/stock.out" && grep -qF "$thp_place" "$T/ns.dbg"; then
+    pass "placement in a cgroup namespace (a container: 0::/, limit 0 at /sys/fs/cgroup): text at its file phase for thp, stock result"
+  else
+    fail "placement in a cgroup namespace" "rc $(cat "$T/ns.rc"): $(grep -m1 'placement:' "$T/ns.dbg") $(grep -v '^ok' "$T/ns.err" | head -2 | tr '\n' ' ')"
+  fi
+else
+  skip "placement in a cgroup namespace" "no unshare(1)"
+fi
+echo max > "$inner/hugetlb.2MB.max"
+
+# The one page goes to the first zone that fits in it: RELRO.
+place onepage max $((2 * 1024 * 1024)) relro
+if [ "$(cat "$T/onepage.rc")" = 0 ] && cmp -s "$T/onepage.out" "$T/stock.out" && grep -q 'placement: the most huge pages (text at its file phase where that costs none)$' "$T/onepage.dbg"; then
+  pass "placement, hugetlb.2MB.max = one page: the most huge pages, RELRO on the one page, stock result"
+else
+  fail "placement, hugetlb.2MB.max = one page" "rc $(cat "$T/onepage.rc"): $(grep -m1 placement "$T/onepage.dbg")"
+fi
+
 # Nothing was left charged to the cgroup or taken from the pool.
 echo max > "$cg/hugetlb.2MB.max"
+[ -e "$cg/hugetlb.2MB.rsvd.max" ] && echo max > "$cg/hugetlb.2MB.rsvd.max"
 usage=$(cat "$cg/hugetlb.2MB.current")
 [ "$usage" = 0 ] && pass "cgroup holds no huge pages afterwards" \
   || fail "cgroup holds no huge pages afterwards" "hugetlb.2MB.current=$usage"

@@ -111,8 +111,9 @@ The planning code is the loader's own (elf/dl-hugepage-plan.c).\n\
   --backing LIST      LD_HUGEPAGE_BACKING (default: the environment's, or\n\
                       shared,private,thp): with thp first, text is placed\n\
                       at its file phase\n\
-  --no-pool           plan as ld.so does on a machine with no huge page\n\
-                      pool (text at its file phase if thp is listed)\n\
+  --no-pool           plan as ld.so does where the process can have no\n\
+                      pool page (no pool, or a hugetlb cgroup that allows\n\
+                      none): text at its file phase if thp is listed\n\
   --help              this text\n", progname);
 }
 

@@ -118,6 +118,22 @@ fuzz_glob (const uint8_t *data, size_t size)
       if (strlen (name) >= HP_CACHE_NAME_MAX)
 	abort ();
     }
+  /* The same bytes as /proc/self/cgroup and as a limit file, in a copy
+     of their exact size (so that the sanitizer sees any read past
+     them): a path found lies inside and starts with a slash.  */
+  char *text = malloc (size ? size : 1);
+  if (text == NULL)
+    abort ();
+  memcpy (text, data, size);
+  for (int v1 = 0; v1 < 2; ++v1)
+    {
+      p = _dl_hugepage_cgroup_path (text, size, v1, &len);
+      if (p != NULL && (p < text || len == 0 || p + len > text + size
+			|| *p != '/'))
+	abort ();
+    }
+  (void) _dl_hugepage_cgroup_allows_none (text, size);
+  free (text);
 }
 
 int

@@ -6,7 +6,8 @@ textrel, bit 2 64 KiB pages, bit 3 no_gaps, bit 7 glob mode), byte 1 =
 kinds, bytes 2..9 = bias (little endian), then Elf64_Phdr records.  The
 seeds are the layouts of the unit tests: a libc-sized object, the
 big-code library, a 2 MiB-aligned one, a non-PIE program, RELRO splits,
-plus a few glob patterns.
+plus a few glob patterns and /proc/self/cgroup texts (glob mode feeds
+the same bytes to the cgroup readers).
 """
 import os, struct, sys
 
@@ -71,6 +72,8 @@ seeds = {
     "glob-2": bytes([0x80]) + b"lib[!a-c]?.so.[0-9]*\0libdx.so.1",
     "glob-3": bytes([0x80]) + b"*a*a*a*a*a*a*b\0" + b"a" * 60,
     "glob-4": bytes([0x80]) + b"mysqld::/usr/lib/*:[\\]\0/usr/lib/x",
+    "cgroup-1": bytes([0x80]) + b"12:hugetlb:/a/b\n1:name=systemd:/u\n0::/u:1/x\n",
+    "cgroup-2": bytes([0x80]) + b"0::/kubepods.slice/pod.slice/cri.scope\n0\n",
 }
 
 out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "corpus")

@@ -255,9 +255,66 @@ test_phase_mode (void)
 	 "no thp: free (cache entries are laid out so)");
 }
 
+/* The cgroup path TEXT gives for V1, as a string ("" for none).  */
+static const char *
+cgroup_path (const char *text, bool v1)
+{
+  static char out[256];
+  size_t len;
+  const char *p = _dl_hugepage_cgroup_path (text, strlen (text), v1, &len);
+  if (p == NULL)
+    return "(none)";
+  memcpy (out, p, len);
+  out[len] = '\0';
+  return out;
+}
+
+/* Reading /proc/self/cgroup and hugetlb cgroup limits.  */
+static void
+test_cgroup (void)
+{
+  CHECK (strcmp (cgroup_path ("0::/kubepods.slice/pod1.slice/cri-x.scope\n",
+			      false),
+		 "/kubepods.slice/pod1.slice/cri-x.scope") == 0,
+	 "unified: the path");
+  CHECK (strcmp (cgroup_path ("0::/\n", false), "/") == 0,
+	 "unified: the root (a cgroup namespace)");
+  CHECK (strcmp (cgroup_path ("0::/\n", true), "(none)") == 0,
+	 "unified only: no version 1 hugetlb");
+  const char *hybrid = "12:hugetlb:/a/b\n11:cpu,cpuacct:/x\n"
+		       "1:name=systemd:/user.slice\n0::/user.slice/u:1\n";
+  CHECK (strcmp (cgroup_path (hybrid, true), "/a/b") == 0,
+	 "version 1: the hugetlb hierarchy's path");
+  CHECK (strcmp (cgroup_path (hybrid, false), "/user.slice/u:1") == 0,
+	 "hybrid: the unified path, with a colon in it");
+  CHECK (strcmp (cgroup_path ("3:cpu,hugetlb,pids:/c\n", true), "/c") == 0,
+	 "version 1: hugetlb in a list of controllers");
+  CHECK (strcmp (cgroup_path ("3:hugetlbx:/c\n4:xhugetlb:/d\n", true),
+		 "(none)") == 0, "version 1: only the word hugetlb");
+  CHECK (strcmp (cgroup_path ("0::/cut-off", false), "(none)") == 0,
+	 "a line without its newline is not used");
+  CHECK (strcmp (cgroup_path ("10::/x\n0:a:/y\n:::\n\n0::\n0::rel\n", false),
+		 "(none)") == 0, "malformed lines");
+  CHECK (strcmp (cgroup_path ("", false), "(none)") == 0, "empty");
+
+  CHECK (_dl_hugepage_cgroup_allows_none ("0\n", 2), "0: none");
+  CHECK (_dl_hugepage_cgroup_allows_none ("0", 1), "0 without newline");
+  CHECK (_dl_hugepage_cgroup_allows_none ("2097151\n", 8),
+	 "less than a page: none");
+  CHECK (!_dl_hugepage_cgroup_allows_none ("2097152\n", 8), "one page");
+  CHECK (!_dl_hugepage_cgroup_allows_none ("max\n", 4), "max");
+  CHECK (!_dl_hugepage_cgroup_allows_none ("9223372036854771712\n", 20),
+	 "version 1's unlimited");
+  CHECK (!_dl_hugepage_cgroup_allows_none ("99999999999999999999999\n", 24),
+	 "no overflow");
+  CHECK (!_dl_hugepage_cgroup_allows_none ("", 0), "empty");
+  CHECK (!_dl_hugepage_cgroup_allows_none ("0x", 2), "not a number");
+}
+
 void
 test_cache (void)
 {
+  test_cgroup ();
   test_backing ();
   test_build_id ();
   test_names ();
