@@ -226,6 +226,37 @@ else
   fail "placement, hugetlb.2MB.max = one page" "rc $(cat "$T/onepage.rc"): $(grep -m1 placement "$T/onepage.dbg")"
 fi
 
+# The hugeld command sees the same limit: `run' refuses up front, as it
+# does with no free page, and `status' says why a process has none.
+H=${HUGELD_CMD:-$HUGELD_TOP/build/tools/hugeld}
+if [ -x "$H" ]; then
+  [ -e "$cg/hugetlb.2MB.rsvd.max" ] && echo max > "$cg/hugetlb.2MB.rsvd.max"
+  echo 0 > "$cg/hugetlb.2MB.max"
+  want="this process's hugetlb cgroup allows no huge page ($cg/hugetlb.2MB.max is 0)"
+  sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$inner" \
+    "$H" run --libs libbig.so -- "$F/bigcheck-shared" --expect none > "$T/run.out" 2> "$T/run.err"
+  rc=$?
+  if [ "$rc" = 1 ] && grep -qF "$want" "$T/run.err" && [ ! -s "$T/run.out" ]; then
+    pass "hugeld run in the cgroup: refused, the limit named, the program not run"
+  else
+    fail "hugeld run in the cgroup" "exit $rc: $(head -c 300 "$T/run.err")"
+  fi
+  sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$inner" env LD_HUGEPAGE_LIBS=libbig.so \
+    "$HUGELD_LDSO" "$F/bigcheck-shared" --bench --rounds 400 > /dev/null 2>&1 &
+  bench=$!
+  sleep 0.5
+  "$H" status "$bench" > "$T/status.out" 2>&1
+  kill "$bench" 2>/dev/null; wait "$bench" 2>/dev/null
+  if grep -qF "  hugetlb cgroup: $cg/hugetlb.2MB.max is 0: no huge page from the pool for this process" "$T/status.out" \
+     && grep -q "^process $bench (bigcheck-shared via ld.so): 0 huge pages" "$T/status.out"; then
+    pass "hugeld status of a process in the cgroup: 0 pages, the limit named"
+  else
+    fail "hugeld status of a process in the cgroup" "$(tr '\n' '|' < "$T/status.out")"
+  fi
+else
+  skip "hugeld run and status in the cgroup" "no hugeld command ($H)"
+fi
+
 # Nothing was left charged to the cgroup or taken from the pool.
 echo max > "$cg/hugetlb.2MB.max"
 [ -e "$cg/hugetlb.2MB.rsvd.max" ] && echo max > "$cg/hugetlb.2MB.rsvd.max"

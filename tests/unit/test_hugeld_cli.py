@@ -277,6 +277,22 @@ class Helpers(unittest.TestCase):
         line = pool.pool_line(p)
         self.assertTrue(line.startswith("HugePages_Total 20, Free 10"), line)
 
+    def test_cgroup_paths(self):
+        """The same cases as tests/unit/test-cache.c's test_cgroup, for
+        ld.so's reader."""
+        cp = pool.cgroup_paths
+        self.assertEqual(cp("0::/kubepods.slice/p.slice/c.scope\n"),
+                         ("/kubepods.slice/p.slice/c.scope", None))
+        self.assertEqual(cp("0::/\n"), ("/", None))
+        self.assertEqual(cp("12:hugetlb:/a/b\n11:cpu,cpuacct:/x\n"
+                            "1:name=systemd:/user.slice\n"
+                            "0::/user.slice/u:1\n"),
+                         ("/user.slice/u:1", "/a/b"))
+        self.assertEqual(cp("3:cpu,hugetlb,pids:/c\n"), (None, "/c"))
+        self.assertEqual(cp("3:hugetlbx:/c\n4:xhugetlb:/d\n"), (None, None))
+        self.assertEqual(cp("10::/x\n0:a:/y\n:::\n\n0::\n0::rel\n"),
+                         (None, None))
+
 
 class CacheStates(unittest.TestCase):
     """`hugeld cache list': the state of an entry from what scan found

@@ -28,7 +28,7 @@ from .common import Error, SYSFS_HUGE, UsageError, ldso_path, warn
 from .elf import check_program, is_hugeld_loader, resolve_program
 from .perfmap import write_perf_map
 from .planner import DEFAULT_BACKING, backing_setting, parse_backing, settings
-from .pool import pool_info
+from .pool import hugetlb_cgroup_none, pool_info
 
 
 def cmd_run(args):
@@ -63,6 +63,12 @@ def cmd_run(args):
                         "--libs '%s' --apply (as root); or --no-pool-check"
                         % (p["total"], p["free"], p["reserved"], cmd[0],
                            libs))
+        cg = hugetlb_cgroup_none()
+        if cg is not None:
+            raise Error("this process's hugetlb cgroup allows no huge page "
+                        "(%s is %d): private copies would fail; ld.so places "
+                        "text for thp here (--backing thp, or "
+                        "--no-pool-check)" % (cg["file"], cg["value"]))
     env = dict(os.environ)
     env["LD_HUGEPAGE_LIBS"] = libs
     if segs:

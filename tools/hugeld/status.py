@@ -28,7 +28,7 @@ from .cachedir import open_cache, scan
 from .common import DEFAULT_LDSO, Error, HUGE, UsageError, helper_path, mib, plural, table
 from .elf import is_hugeld_loader
 from .planner import DEFAULT_BACKING, check_patterns, check_segments, plan_each
-from .pool import pool_info, pool_line
+from .pool import hugetlb_cgroup_none, pool_info, pool_line
 from .procfs import command_of, ldso_command_program, process_objects, read_environ, read_smaps
 
 
@@ -58,6 +58,7 @@ def process_status(pid, cache, ldso, detail=True):
             break
     st["loader"] = loader
     st["hugeld"] = bool(loader) and is_hugeld_loader(loader, ldso)
+    st["hugetlb_cgroup_none"] = hugetlb_cgroup_none(pid)
     st["ldso_command"] = bool(exe and loader) and exe == loader
     st["program"] = exe
     if st["ldso_command"]:
@@ -220,6 +221,10 @@ def print_status(st):
         if st["other_ranges"] else "", "".join("; " + h for h in how)))
     if st["program"]:
         print("  program: %s" % st["program"])
+    if st["hugetlb_cgroup_none"]:
+        print("  hugetlb cgroup: %s is %d: no huge page from the pool for "
+              "this process" % (st["hugetlb_cgroup_none"]["file"],
+                                st["hugetlb_cgroup_none"]["value"]))
     if st["loader"]:
         print("  loader: %s%s%s" % (
             st["loader"], " (hugeld)" if st["hugeld"] else " (not hugeld)",
@@ -273,6 +278,9 @@ def print_status(st):
                   % (plural(x["planned_pages"], "page"),
                      "; its page-cache huge pages are the kernel's own"
                      if x["thp"] else ""))
+        elif st["hugetlb_cgroup_none"]:
+            print("        its plan has %s, but its hugetlb cgroup allows no "
+                  "huge page" % plural(x["planned_pages"], "page"))
         else:
             print("        its plan has %s (pool empty when it was loaded? "
                   "loader not hugeld?)" % plural(x["planned_pages"], "page"))
