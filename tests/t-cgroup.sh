@@ -244,7 +244,11 @@ if [ -x "$H" ]; then
   sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$inner" env LD_HUGEPAGE_LIBS=libbig.so \
     "$HUGELD_LDSO" "$F/bigcheck-shared" --bench --rounds 400 > /dev/null 2>&1 &
   bench=$!
-  sleep 0.5
+  # Until it has loaded libbig.so (up to 10 s on a busy machine).
+  for _ in $(seq 100); do
+    grep -q 'libbig.so$' "/proc/$bench/maps" 2>/dev/null && break
+    sleep 0.1
+  done
   "$H" status "$bench" > "$T/status.out" 2>&1
   kill "$bench" 2>/dev/null; wait "$bench" 2>/dev/null
   if grep -qF "  hugetlb cgroup: $cg/hugetlb.2MB.max is 0: no huge page from the pool for this process" "$T/status.out" \
