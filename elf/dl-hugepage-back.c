@@ -314,23 +314,15 @@ hp_thp_enabled (void)
 {
   if (hp_thp == 0)
     {
-      hp_thp = -1;
-      int fd = __open64_nocancel ("/sys/kernel/mm/transparent_hugepage/"
-				  "enabled", O_RDONLY | O_CLOEXEC);
-      if (fd >= 0)
-	{
-	  char buf[64];
-	  ssize_t n = __read_nocancel (fd, buf, sizeof buf);
-	  __close_nocancel (fd);
-	  if (n > 0)
-	    {
-	      /* "always madvise [never]": the choice is in brackets.  */
-	      hp_thp = 1;
-	      for (ssize_t i = 0; i + 7 <= n; ++i)
-		if (memcmp (buf + i, "[never]", 7) == 0)
-		  hp_thp = -1;
-	    }
-	}
+      char buf[64];
+      ssize_t n = _dl_hugepage_read_file ("/sys/kernel/mm/"
+					  "transparent_hugepage/enabled",
+					  buf, sizeof buf);
+      /* "always madvise [never]": the choice is in brackets.  */
+      hp_thp = n > 0 ? 1 : -1;
+      for (ssize_t i = 0; i + 7 <= n; ++i)
+	if (memcmp (buf + i, "[never]", 7) == 0)
+	  hp_thp = -1;
     }
   return hp_thp > 0;
 }

@@ -138,6 +138,11 @@ enum hp_outcome _dl_hugepage_shared_zone (struct hp_object_state *c,
 /* Close what *C holds.  */
 void _dl_hugepage_cache_done (struct hp_object_state *c) attribute_hidden;
 
+/* Read up to SIZE bytes of the file NAME (a small sysfs, procfs or
+   cgroup file) into BUF: the number read, or minus the error number.  */
+ssize_t _dl_hugepage_read_file (const char *name, void *buf, size_t size)
+  attribute_hidden;
+
 /* Ask for transparent huge pages for zone Z: page-cache huge pages for
    a read-only zone (left mapped from the file), an anonymous copy
    marked MADV_HUGEPAGE for a writable one.  HP_THP means asked for,

@@ -58,6 +58,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/statfs.h>
 #include <ldsodefs.h>
 #include <not-cancel.h>
 #include <sysdep.h>
@@ -304,17 +305,27 @@ enum hp_pool_state
 				   none.  */
 };
 
+ssize_t
+_dl_hugepage_read_file (const char *name, void *buf, size_t size)
+{
+  int fd = __open64_nocancel (name, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return -errno;
+  ssize_t n = __read_nocancel (fd, buf, size);
+  int err = errno;
+  __close_nocancel (fd);
+  return n < 0 ? -err : n;
+}
+
 /* The number in the sysfs or procfs file NAME: 0 or more, -1 if there
    is no such file, -2 if it cannot be read.  */
 static long int
 hp_pool_number (const char *name)
 {
-  int fd = __open64_nocancel (name, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return errno == ENOENT ? -1 : -2;
   char buf[32];
-  ssize_t n = __read_nocancel (fd, buf, sizeof buf);
-  __close_nocancel (fd);
+  ssize_t n = _dl_hugepage_read_file (name, buf, sizeof buf);
+  if (n == -ENOENT)
+    return -1;
   if (n <= 0 || buf[0] < '0' || buf[0] > '9')
     return -2;
   long int v = 0;
@@ -338,12 +349,8 @@ hp_cgroup_dir_none (char *dir, size_t len, const char *const files[2])
       if (len + flen >= HP_CGROUP_DIR_MAX)
 	return false;
       memcpy (dir + len, files[i], flen + 1);
-      int fd = __open64_nocancel (dir, O_RDONLY | O_CLOEXEC);
-      if (fd < 0)
-	continue;
       char buf[32];
-      ssize_t n = __read_nocancel (fd, buf, sizeof buf);
-      __close_nocancel (fd);
+      ssize_t n = _dl_hugepage_read_file (dir, buf, sizeof buf);
       if (n > 0 && _dl_hugepage_cgroup_allows_none (buf, n))
 	return true;
     }
@@ -356,9 +363,10 @@ hp_cgroup_dir_none (char *dir, size_t len, const char *const files[2])
    for by the path /proc/self/cgroup gives under /sys/fs/cgroup (the
    unified hierarchy), /sys/fs/cgroup/unified (the same, where systemd
    mounts it beside version 1 hierarchies) and /sys/fs/cgroup/hugetlb
-   (version 1).  In a container without a cgroup namespace that path is
-   the host's; directories that do not exist are skipped.  False where
-   nothing can be read.  */
+   (version 1), each only if a cgroup file system is mounted there.  In
+   a container without a cgroup namespace that path is the host's;
+   directories that do not exist are skipped.  False where nothing can
+   be read.  */
 static bool
 hp_cgroup_allows_none (void)
 {
@@ -367,12 +375,16 @@ hp_cgroup_allows_none (void)
       { "/hugetlb.2MB.max", "/hugetlb.2MB.rsvd.max" },
       { "/hugetlb.2MB.limit_in_bytes", "/hugetlb.2MB.rsvd.limit_in_bytes" },
     };
-  /* Each root, and whether the version 1 path goes under it.  */
-  static const struct { char name[24]; bool v1; } roots[] =
+  /* Each root, its file system type, and whether the version 1 path
+     goes under it.  */
+#define HP_CGROUP_MAGIC 0x27e0eb
+#define HP_CGROUP2_MAGIC 0x63677270
+  static const struct { char name[24]; unsigned int magic; bool v1; }
+    roots[] =
     {
-      { "/sys/fs/cgroup", false },
-      { "/sys/fs/cgroup/unified", false },
-      { "/sys/fs/cgroup/hugetlb", true },
+      { "/sys/fs/cgroup", HP_CGROUP2_MAGIC, false },
+      { "/sys/fs/cgroup/unified", HP_CGROUP2_MAGIC, false },
+      { "/sys/fs/cgroup/hugetlb", HP_CGROUP_MAGIC, true },
     };
   char paths[2][HP_CGROUP_DIR_MAX];
   size_t plens[2] = { 0, 0 };
@@ -408,7 +420,10 @@ hp_cgroup_allows_none (void)
     {
       size_t rlen = strlen (roots[r].name);
       size_t plen = plens[roots[r].v1];
-      if (plen == 0 || rlen + plen >= HP_CGROUP_DIR_MAX)
+      struct statfs sfs;
+      if (plen == 0 || rlen + plen >= HP_CGROUP_DIR_MAX
+	  || INTERNAL_SYSCALL_CALL (statfs, roots[r].name, &sfs) != 0
+	  || sfs.f_type != roots[r].magic)
 	continue;
       char dir[HP_CGROUP_DIR_MAX];
       memcpy (dir, roots[r].name, rlen);
