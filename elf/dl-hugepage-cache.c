@@ -122,7 +122,7 @@ _dl_hugepage_cgroup_path (const char *text, size_t len, bool v1,
 }
 
 bool
-_dl_hugepage_cgroup_allows_none (const char *text, size_t len)
+_dl_hugepage_cgroup_limit_none (const char *text, size_t len)
 {
   size_t i = 0;
   uint64_t v = 0;

@@ -85,7 +85,7 @@ const char *_dl_hugepage_cgroup_path (const char *text, size_t len,
    (hugetlb.2MB.max or .rsvd.max: "max" or a number of bytes;
    version 1's limit_in_bytes: a number of bytes), allows no 2 MiB
    page: a number below HP_HUGEPAGE_SIZE.  False for anything else.  */
-bool _dl_hugepage_cgroup_allows_none (const char *text, size_t len);
+bool _dl_hugepage_cgroup_limit_none (const char *text, size_t len);
 
 /* A build ID longer than this is not looked at (the object then has
    none, for the cache).  */

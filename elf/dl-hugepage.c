@@ -351,7 +351,7 @@ hp_cgroup_dir_none (char *dir, size_t len, const char *const files[2])
       memcpy (dir + len, files[i], flen + 1);
       char buf[32];
       ssize_t n = _dl_hugepage_read_file (dir, buf, sizeof buf);
-      if (n > 0 && _dl_hugepage_cgroup_allows_none (buf, n))
+      if (n > 0 && _dl_hugepage_cgroup_limit_none (buf, n))
 	return true;
     }
   return false;

@@ -132,7 +132,7 @@ fuzz_glob (const uint8_t *data, size_t size)
 			|| *p != '/'))
 	abort ();
     }
-  (void) _dl_hugepage_cgroup_allows_none (text, size);
+  (void) _dl_hugepage_cgroup_limit_none (text, size);
   free (text);
 }
 

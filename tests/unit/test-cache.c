@@ -297,18 +297,18 @@ test_cgroup (void)
 		 "(none)") == 0, "malformed lines");
   CHECK (strcmp (cgroup_path ("", false), "(none)") == 0, "empty");
 
-  CHECK (_dl_hugepage_cgroup_allows_none ("0\n", 2), "0: none");
-  CHECK (_dl_hugepage_cgroup_allows_none ("0", 1), "0 without newline");
-  CHECK (_dl_hugepage_cgroup_allows_none ("2097151\n", 8),
+  CHECK (_dl_hugepage_cgroup_limit_none ("0\n", 2), "0: none");
+  CHECK (_dl_hugepage_cgroup_limit_none ("0", 1), "0 without newline");
+  CHECK (_dl_hugepage_cgroup_limit_none ("2097151\n", 8),
 	 "less than a page: none");
-  CHECK (!_dl_hugepage_cgroup_allows_none ("2097152\n", 8), "one page");
-  CHECK (!_dl_hugepage_cgroup_allows_none ("max\n", 4), "max");
-  CHECK (!_dl_hugepage_cgroup_allows_none ("9223372036854771712\n", 20),
+  CHECK (!_dl_hugepage_cgroup_limit_none ("2097152\n", 8), "one page");
+  CHECK (!_dl_hugepage_cgroup_limit_none ("max\n", 4), "max");
+  CHECK (!_dl_hugepage_cgroup_limit_none ("9223372036854771712\n", 20),
 	 "version 1's unlimited");
-  CHECK (!_dl_hugepage_cgroup_allows_none ("99999999999999999999999\n", 24),
+  CHECK (!_dl_hugepage_cgroup_limit_none ("99999999999999999999999\n", 24),
 	 "no overflow");
-  CHECK (!_dl_hugepage_cgroup_allows_none ("", 0), "empty");
-  CHECK (!_dl_hugepage_cgroup_allows_none ("0x", 2), "not a number");
+  CHECK (!_dl_hugepage_cgroup_limit_none ("", 0), "empty");
+  CHECK (!_dl_hugepage_cgroup_limit_none ("0x", 2), "not a number");
 }
 
 void
