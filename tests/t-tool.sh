@@ -308,15 +308,14 @@ out=$($H status $stock)
 # must then say so, as smaps does, and still not credit the selection.
 pmd=$(awk '/libbig.so$/ {f=1; next} /^[0-9a-f]+-/ {f=0} f && /^FilePmdMapped:/ {s+=$2} END {print s+0}' /proc/$stock/smaps)
 if [ "$pmd" -gt 0 ]; then
-  thp_ok() { echo "$out" | grep -q "^process $stock (bigcheck-shared): 0 huge pages (0 MiB) in 1 object; thp $pmd kB$" \
-    && echo "$out" | grep -q "page-cache huge pages are the kernel's own$"; }
+  head="1 object; thp $pmd kB" why="; its page-cache huge pages are the kernel's own"
 else
-  thp_ok() { echo "$out" | grep -q "^process $stock (bigcheck-shared): 0 huge pages" \
-    && ! echo "$out" | grep -q "thp [0-9]* kB"; }
+  head="0 objects" why=""
 fi
-thp_ok && echo "$out" | grep -q 'loader: .*(not hugeld)' \
+echo "$out" | grep -qxF "process $stock (bigcheck-shared): 0 huge pages (0 MiB) in $head" \
+  && echo "$out" | grep -q 'loader: .*(not hugeld)' \
   && echo "$out" | grep -q 'note: .*/libbig.so is selected by "libbig.so" (file name) but has no huge pages:' \
-  && echo "$out" | grep -q '^  *its plan has 16 pages, but this process.s loader is not hugeld and ignores the selection' \
+  && echo "$out" | grep -qxF "        its plan has 16 pages, but this process's loader is not hugeld and ignores the selection$why" \
   && pass "status: a process whose loader is not hugeld: 0 pages, libbig.so selected without huge pages (page-cache PMD mappings: $pmd kB)" \
   || fail "status: selected without huge pages" "FilePmdMapped $pmd kB: $(echo "$out" | tr '\n' '|')"
 kill $stock 2> /dev/null; wait $stock 2> /dev/null
