@@ -187,10 +187,11 @@ hp_cache_open (struct hp_object_state *c, int fd)
 void
 _dl_hugepage_cache_done (struct hp_object_state *c)
 {
-  if (c->dirfd >= 0)
+  if (c->looked && c->dirfd >= 0)
     __close_nocancel (c->dirfd);
   c->dirfd = -1;
   c->looked = false;
+  c->thp_advised = false;
 }
 
 /* Open the file of zone Z (for bias BIAS) in the version directory and
@@ -229,6 +230,31 @@ hp_open_zone (int dirfd, const struct hp_zone *z, uint64_t bias, int *err,
       return -1;
     }
   return zfd;
+}
+
+bool
+_dl_hugepage_cache_has_zone (struct hp_object_state *c,
+			     const struct hp_plan *plan, int fd)
+{
+  if (!c->looked)
+    hp_cache_open (c, fd);
+  if (c->dirfd < 0)
+    return false;
+  for (size_t i = 0; i < plan->nzones; ++i)
+    {
+      const struct hp_zone *z = &plan->zones[i];
+      int err;
+      const char *what;
+      if (!_dl_hugepage_zone_shareable (z, _dl_hugepage_load.textrel))
+	continue;
+      int zfd = hp_open_zone (c->dirfd, z, plan->bias, &err, &what);
+      if (zfd >= 0)
+	{
+	  __close_nocancel (zfd);
+	  return true;
+	}
+    }
+  return false;
 }
 
 enum hp_outcome

@@ -65,6 +65,17 @@ _dl_hugepage_phase_mode (const unsigned char *order, int n, bool no_pool)
   return HP_PHASE_FREE;
 }
 
+bool
+_dl_hugepage_cache_placement (const unsigned char *order, int n)
+{
+  for (int k = 0; k < n; ++k)
+    if (order[k] == HP_B_SHARED)
+      return true;
+    else if (order[k] == HP_B_THP)
+      return false;
+  return false;
+}
+
 /* Whether the comma list LIST[0..LEN) has the element WORD.  */
 static bool
 hp_list_has (const char *list, size_t len, const char *word)

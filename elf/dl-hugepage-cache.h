@@ -71,6 +71,16 @@ const char *_dl_hugepage_backing_name (int backing);
 int _dl_hugepage_phase_mode (const unsigned char *order, int n,
 			     bool no_pool);
 
+/* Whether an object that has a shared cache entry is placed for it
+   (HP_PHASE_FREE, what entries are made for) where
+   _dl_hugepage_phase_mode gives HP_PHASE_ALWAYS because the process
+   can have no pool page: the shared backing comes before thp in
+   ORDER[0..N-1].  The cache's pages are already there and charged to
+   whoever faulted them in, so a process with no pool page of its own
+   (a Kubernetes pod that requested none) maps them all the same;
+   placing the object for thp instead would make every entry miss.  */
+bool _dl_hugepage_cache_placement (const unsigned char *order, int n);
+
 /* The path of the process's cgroup in the text of /proc/self/cgroup,
    TEXT[0..LEN): with V1 false in the unified hierarchy (the line
    "0::PATH"), with V1 true in the version 1 hierarchy that has the

@@ -28,6 +28,20 @@
 #include <dl-hugepage.h>
 #include "dl-hugepage-cache.h"
 
+/* What ld.so keeps for the object it is putting on huge pages: its
+   shared cache entry, looked up when the placement depends on it or at
+   its first shareable zone, and whether its file mappings were marked
+   MADV_HUGEPAGE.  Valid only while LOOKED; _dl_hugepage_cache_done
+   ends it.  */
+struct hp_object_state
+{
+  bool thp_advised;
+  bool looked;
+  int dirfd;			/* The version directory, or -1.  */
+  int err;			/* Why not: an errno value or 0 ...  */
+  const char *why;		/* ... and what.  */
+};
+
 /* The state of the object being loaded, from _dl_hugepage_prepare to
    _dl_hugepage_apply.  Objects are mapped with the load lock held (the
    main program before any other thread exists), so one serves.  */
@@ -42,6 +56,7 @@ struct hp_load_state
   int type;			/* e_type.  */
   bool kernel;			/* Mapped by the kernel (PT_INTERP).  */
   bool textrel;
+  struct hp_object_state cache;
 };
 
 /* What became of one zone, with one backing.  */
@@ -52,18 +67,6 @@ enum hp_outcome
   HP_FALLBACK,			/* On ordinary pages, as before.  */
   HP_RESTORED,			/* Mapped again from the file.  */
   HP_LOST,			/* Not mapped any more: the load fails.  */
-};
-
-/* What _dl_hugepage_apply keeps for the object it is putting on huge
-   pages: its shared cache entry, looked up at its first shareable
-   zone, and whether its file mappings were marked MADV_HUGEPAGE.  */
-struct hp_object_state
-{
-  bool thp_advised;
-  bool looked;
-  int dirfd;			/* The version directory, or -1.  */
-  int err;			/* Why not: an errno value or 0 ...  */
-  const char *why;		/* ... and what.  */
 };
 
 /* The one load state.  */
@@ -135,8 +138,29 @@ enum hp_outcome _dl_hugepage_shared_zone (struct hp_object_state *c,
 					  int fd, bool verify, int *err,
 					  const char **what) attribute_hidden;
 
-/* Close what *C holds.  */
+/* Whether the shared cache has a trusted entry for the object open as
+   FD with a file for at least one of PLAN's shareable zones, looked up
+   through *C (which keeps the entry for _dl_hugepage_shared_zone).  */
+bool _dl_hugepage_cache_has_zone (struct hp_object_state *c,
+				  const struct hp_plan *plan, int fd)
+  attribute_hidden;
+
+/* Close what *C holds and forget it.  */
 void _dl_hugepage_cache_done (struct hp_object_state *c) attribute_hidden;
+
+/* Whether the process can have 2 MiB pages from the pool at all.  */
+enum hp_pool_state
+{
+  HP_POOL_SOME,			/* A pool, or nothing could be read.  */
+  HP_POOL_NONE,			/* Neither persistent nor surplus pages
+				   configured.  */
+  HP_POOL_CGROUP_NONE		/* The process's hugetlb cgroup allows
+				   none.  */
+};
+
+/* The enum hp_pool_state of the machine and the process
+   (dl-hugepage-pool.c).  */
+int _dl_hugepage_pool_state (void) attribute_hidden;
 
 /* Read up to SIZE bytes of the file NAME (a small sysfs, procfs or
    cgroup file) into BUF: the number read, or minus the error number.  */
@@ -160,9 +184,9 @@ ssize_t _dl_hugepage_pread_full (int fd, void *buf, size_t len,
 /* ld.so has no strerror: the name of ERR (EINVAL, ...).  */
 const char *_dl_hugepage_errno_name (int err) attribute_hidden;
 
-/* Plan the object described by _dl_hugepage_load into its plan (with
-   the load bias BIAS if HAVE_BIAS).  */
-void _dl_hugepage_plan_load (bool have_bias, ElfW(Addr) bias)
+/* Plan the object described by _dl_hugepage_load, open as FD, into
+   its plan (with the load bias BIAS if HAVE_BIAS).  */
+void _dl_hugepage_plan_load (int fd, bool have_bias, ElfW(Addr) bias)
   attribute_hidden;
 
 /* Match PATH (or ALIAS) against LD_HUGEPAGE_LIBS and plan it; see

@@ -404,13 +404,13 @@ hp_apply_plan (struct link_map *l, int fd, bool verify)
 			  "planned one; planning again\n",
 			  _dl_hugepage_load.objname,
 			  (unsigned long int) l->l_addr);
-      _dl_hugepage_plan_load (true, l->l_addr);
+      _dl_hugepage_plan_load (fd, true, l->l_addr);
       plan = &_dl_hugepage_load.plan;
       if (plan->error != HP_E_NONE)
 	return NULL;
     }
 
-  struct hp_object_state cache = { .dirfd = -1 };
+  struct hp_object_state *cache = &_dl_hugepage_load.cache;
   size_t pages = 0, failed = 0, shared = 0, thp = 0;
   for (size_t i = 0; i < plan->nzones; ++i)
     {
@@ -428,17 +428,17 @@ hp_apply_plan (struct link_map *l, int fd, bool verify)
 	      /* Written memory is never shared.  */
 	      if (!_dl_hugepage_zone_shareable (z, _dl_hugepage_load.textrel))
 		continue;
-	      o = _dl_hugepage_shared_zone (&cache, z, plan->bias, l->l_addr,
+	      o = _dl_hugepage_shared_zone (cache, z, plan->bias, l->l_addr,
 					    fd, verify, &err, &what);
 	    }
 	  else if (b == HP_B_PRIVATE)
 	    o = hp_apply_zone (z, l->l_addr, fd, verify, &err, &what);
 	  else
-	    o = _dl_hugepage_thp_zone (&cache, z, l->l_addr, fd, &err, &what);
+	    o = _dl_hugepage_thp_zone (cache, z, l->l_addr, fd, &err, &what);
 	  hp_report_zone (z, l->l_addr, b, o, what, err, n);
 	  if (o == HP_LOST)
 	    {
-	      _dl_hugepage_cache_done (&cache);
+	      _dl_hugepage_cache_done (cache);
 	      return N_("cannot map segment back after a failed move to "
 			"huge pages");
 	    }
@@ -461,7 +461,7 @@ hp_apply_plan (struct link_map *l, int fd, bool verify)
 	    thp += n;
 	}
     }
-  _dl_hugepage_cache_done (&cache);
+  _dl_hugepage_cache_done (cache);
   if (hp_debug ())
     _dl_debug_printf ("hugepages: %s: %lu huge pages used, %lu not "
 		      "available (%lu shared; thp asked for %lu)\n",
@@ -574,6 +574,7 @@ _dl_hugepage_map_main (struct link_map *main_map)
     }
 
   _dl_hugepage_load.current = NULL;
+  _dl_hugepage_cache_done (&_dl_hugepage_load.cache);
   _dl_hugepage_load.phdr = phdr;
   _dl_hugepage_load.phnum = phnum;
   _dl_hugepage_load.type = ehdr.e_type;

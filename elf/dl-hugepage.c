@@ -52,13 +52,11 @@
    writable kinds are opt-in).  Reservations do not cover hugetlb
    cgroup fault limits or memory policies, hence the population step.  */
 
-#include <array_length.h>
 #include <errno.h>
 #include <libintl.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/statfs.h>
 #include <ldsodefs.h>
 #include <not-cancel.h>
 #include <sysdep.h>
@@ -295,214 +293,67 @@ hp_report_plan (const struct hp_plan *plan)
     }
 }
 
-/* Whether the process can have 2 MiB pages from the pool at all.  */
-enum hp_pool_state
-{
-  HP_POOL_SOME,			/* A pool, or nothing could be read.  */
-  HP_POOL_NONE,			/* Neither persistent nor surplus pages
-				   configured.  */
-  HP_POOL_CGROUP_NONE		/* The process's hugetlb cgroup allows
-				   none.  */
-};
-
-ssize_t
-_dl_hugepage_read_file (const char *name, void *buf, size_t size)
-{
-  int fd = __open64_nocancel (name, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return -errno;
-  ssize_t n = __read_nocancel (fd, buf, size);
-  int err = errno;
-  __close_nocancel (fd);
-  return n < 0 ? -err : n;
-}
-
-/* The number in the sysfs or procfs file NAME: 0 or more, -1 if there
-   is no such file, -2 if it cannot be read.  */
-static long int
-hp_pool_number (const char *name)
-{
-  char buf[32];
-  ssize_t n = _dl_hugepage_read_file (name, buf, sizeof buf);
-  if (n == -ENOENT)
-    return -1;
-  if (n <= 0 || buf[0] < '0' || buf[0] > '9')
-    return -2;
-  long int v = 0;
-  for (ssize_t i = 0; i < n && buf[i] >= '0' && buf[i] <= '9'; ++i)
-    v = v * 10 + (buf[i] - '0');
-  return v;
-}
-
-/* The longest cgroup directory name looked at.  */
-#define HP_CGROUP_DIR_MAX 512
-
-/* Whether one of the limit files FILES (each starting with a slash) of
-   the cgroup directory DIR[0..LEN), in a buffer of HP_CGROUP_DIR_MAX
-   bytes, allows no 2 MiB page.  */
-static bool
-hp_cgroup_dir_none (char *dir, size_t len, const char *const files[2])
-{
-  for (int i = 0; i < 2; ++i)
-    {
-      size_t flen = strlen (files[i]);
-      if (len + flen >= HP_CGROUP_DIR_MAX)
-	return false;
-      memcpy (dir + len, files[i], flen + 1);
-      char buf[32];
-      ssize_t n = _dl_hugepage_read_file (dir, buf, sizeof buf);
-      if (n > 0 && _dl_hugepage_cgroup_limit_none (buf, n))
-	return true;
-    }
-  return false;
-}
-
-/* Whether the process's hugetlb cgroup, or one above it (the limit
-   that counts is the smallest), allows no 2 MiB page: a Kubernetes pod
-   that asked for none has hugetlb.2MB.max = 0.  The cgroup is looked
-   for by the path /proc/self/cgroup gives under /sys/fs/cgroup (the
-   unified hierarchy), /sys/fs/cgroup/unified (the same, where systemd
-   mounts it beside version 1 hierarchies) and /sys/fs/cgroup/hugetlb
-   (version 1), each only if a cgroup file system is mounted there.  In
-   a container without a cgroup namespace that path is the host's;
-   directories that do not exist are skipped.  False where nothing can
-   be read.  */
-static bool
-hp_cgroup_allows_none (void)
-{
-  static const char *const files[2][2] =
-    {
-      { "/hugetlb.2MB.max", "/hugetlb.2MB.rsvd.max" },
-      { "/hugetlb.2MB.limit_in_bytes", "/hugetlb.2MB.rsvd.limit_in_bytes" },
-    };
-  /* Each root, its file system type, and whether the version 1 path
-     goes under it.  */
-#define HP_CGROUP_MAGIC 0x27e0eb
-#define HP_CGROUP2_MAGIC 0x63677270
-  static const struct { char name[24]; unsigned int magic; bool v1; }
-    roots[] =
-    {
-      { "/sys/fs/cgroup", HP_CGROUP2_MAGIC, false },
-      { "/sys/fs/cgroup/unified", HP_CGROUP2_MAGIC, false },
-      { "/sys/fs/cgroup/hugetlb", HP_CGROUP_MAGIC, true },
-    };
-  char paths[2][HP_CGROUP_DIR_MAX];
-  size_t plens[2] = { 0, 0 };
-  int fd = __open64_nocancel ("/proc/self/cgroup", O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return false;
-  /* Whole lines at a time: a version 1 system has one per hierarchy.  */
-  char text[512];
-  off64_t off = 0;
-  ssize_t n;
-  while ((n = __pread64_nocancel (fd, text, sizeof text, off)) > 0)
-    {
-      size_t whole = n;
-      while (whole > 0 && text[whole - 1] != '\n')
-	--whole;
-      if (whole == 0)
-	break;
-      for (int v1 = 0; v1 < 2; ++v1)
-	{
-	  size_t plen;
-	  const char *path = _dl_hugepage_cgroup_path (text, whole, v1,
-						       &plen);
-	  if (path != NULL && plens[v1] == 0 && plen < HP_CGROUP_DIR_MAX)
-	    {
-	      memcpy (paths[v1], path, plen);
-	      plens[v1] = plen;
-	    }
-	}
-      off += whole;
-    }
-  __close_nocancel (fd);
-  for (size_t r = 0; r < array_length (roots); ++r)
-    {
-      size_t rlen = strlen (roots[r].name);
-      size_t plen = plens[roots[r].v1];
-      struct statfs sfs;
-      if (plen == 0 || rlen + plen >= HP_CGROUP_DIR_MAX
-	  || INTERNAL_SYSCALL_CALL (statfs, roots[r].name, &sfs) != 0
-	  || sfs.f_type != roots[r].magic)
-	continue;
-      char dir[HP_CGROUP_DIR_MAX];
-      memcpy (dir, roots[r].name, rlen);
-      memcpy (dir + rlen, paths[roots[r].v1], plen);
-      size_t len = rlen + plen;
-      /* The cgroup, then each one above it up to the root.  */
-      while (true)
-	{
-	  while (len > rlen && dir[len - 1] == '/')
-	    --len;
-	  if (hp_cgroup_dir_none (dir, len, files[roots[r].v1]))
-	    return true;
-	  if (len == rlen)
-	    break;
-	  while (len > rlen && dir[len - 1] != '/')
-	    --len;
-	}
-    }
-  return false;
-}
-
-/* The enum hp_pool_state of the machine and the process.  */
-static int
-hp_pool_state (void)
-{
-  /* sysfs names the 2 MiB pool; /proc/sys/vm the default size's (2 MiB
-     unless the kernel was booted with another default_hugepagesz),
-     where sysfs is not mounted (a chroot).  Where neither can be read,
-     assume a pool.  */
-#define HP_POOL "/sys/kernel/mm/hugepages/hugepages-2048kB/"
-  long int persistent = hp_pool_number (HP_POOL "nr_hugepages");
-  long int surplus = persistent < 0 ? -2
-		     : hp_pool_number (HP_POOL "nr_overcommit_hugepages");
-  if (persistent == -1)
-    {
-      persistent = hp_pool_number ("/proc/sys/vm/nr_hugepages");
-      surplus = hp_pool_number ("/proc/sys/vm/nr_overcommit_hugepages");
-    }
-  if (persistent == 0 && surplus == 0)
-    return HP_POOL_NONE;
-#undef HP_POOL
-  return hp_cgroup_allows_none () ? HP_POOL_CGROUP_NONE : HP_POOL_SOME;
-}
-
 /* How relocatable objects are placed (enum hp_phase), decided at the
    first one: by the backings, and for thp after shared or private, by
    whether the process can have pool pages at all (hp_pool_state).  */
 static int hp_phase;
 
-/* Plan the object described by _dl_hugepage_load into its plan; with
-   HAVE_BIAS for the load bias BIAS, else with the bias the planner
-   chooses.  */
+/* Decide hp_phase, once.  */
+static void
+hp_decide_phase (void)
+{
+  const unsigned char *order = _dl_hugepage_backings;
+  int n = _dl_hugepage_nbackings;
+  /* Read the pool's size only if the answer depends on it.  */
+  int pool = HP_POOL_SOME;
+  hp_phase = _dl_hugepage_phase_mode (order, n, false);
+  if (hp_phase != _dl_hugepage_phase_mode (order, n, true))
+    {
+      pool = _dl_hugepage_pool_state ();
+      hp_phase = _dl_hugepage_phase_mode (order, n, pool != HP_POOL_SOME);
+    }
+  if (hp_debug ())
+    _dl_debug_printf ("hugepages: placement: %s%s%s\n",
+		      hp_phase == HP_PHASE_ALWAYS
+		      ? "text at its file phase, for thp"
+		      " (costs up to one huge page per zone)"
+		      : "the most huge pages (text at its file phase"
+		      " where that costs none)",
+		      pool == HP_POOL_NONE ? "; no huge page pool"
+		      : pool == HP_POOL_CGROUP_NONE
+		      ? "; the hugetlb cgroup allows no huge page" : "",
+		      hp_phase == HP_PHASE_ALWAYS
+		      && _dl_hugepage_cache_placement (order, n)
+		      ? "; objects with a shared cache entry are placed for it"
+		      : "");
+}
+
 void
-_dl_hugepage_plan_load (bool have_bias, ElfW(Addr) bias)
+_dl_hugepage_plan_load (int fd, bool have_bias, ElfW(Addr) bias)
 {
   struct hp_settings s;
   struct hp_load_state *ls = &_dl_hugepage_load;
   if (hp_phase == HP_PHASE_NONE && !have_bias)
+    hp_decide_phase ();
+  /* Where the placement is for thp only because no pool page can be
+     had, a cache entry still gives every huge page it holds: plan for
+     it (that is what entries are made for) if the object has one.  */
+  if (!have_bias && hp_phase == HP_PHASE_ALWAYS
+      && _dl_hugepage_cache_placement (_dl_hugepage_backings,
+				       _dl_hugepage_nbackings))
     {
-      const unsigned char *order = _dl_hugepage_backings;
-      int n = _dl_hugepage_nbackings;
-      /* Read the pool's size only if the answer depends on it.  */
-      int pool = HP_POOL_SOME;
-      hp_phase = _dl_hugepage_phase_mode (order, n, false);
-      if (hp_phase != _dl_hugepage_phase_mode (order, n, true))
+      _dl_hugepage_settings (&s, GLRO(dl_pagesize), hp_kinds, ls->type,
+			     ls->kernel, false, 0, ls->textrel,
+			     HP_PHASE_FREE);
+      _dl_hugepage_plan (ls->phdr, ls->phnum, &s, &ls->plan);
+      if (ls->plan.error == HP_E_NONE
+	  && _dl_hugepage_cache_has_zone (&ls->cache, &ls->plan, fd))
 	{
-	  pool = hp_pool_state ();
-	  hp_phase = _dl_hugepage_phase_mode (order, n, pool != HP_POOL_SOME);
+	  if (hp_debug ())
+	    _dl_debug_printf ("hugepages: %s: placed for its shared cache "
+			      "entry\n", ls->objname);
+	  return;
 	}
-      if (hp_debug ())
-	_dl_debug_printf ("hugepages: placement: %s%s\n",
-			  hp_phase == HP_PHASE_ALWAYS
-			  ? "text at its file phase, for thp"
-			  " (costs up to one huge page per zone)"
-			  : "the most huge pages (text at its file phase"
-			  " where that costs none)",
-			  pool == HP_POOL_NONE ? "; no huge page pool"
-			  : pool == HP_POOL_CGROUP_NONE
-			  ? "; the hugetlb cgroup allows no huge page" : "");
     }
   _dl_hugepage_settings (&s, GLRO(dl_pagesize), hp_kinds, ls->type,
 			 ls->kernel, have_bias, bias, ls->textrel, hp_phase);
@@ -542,16 +393,16 @@ _dl_hugepage_select_and_plan (const char *path, const char *alias, int fd,
 		      textrel ? ", has text relocations" : "");
 
   _dl_hugepage_load.textrel = textrel;
-  _dl_hugepage_plan_load (have_bias, bias);
+  _dl_hugepage_plan_load (fd, have_bias, bias);
   if (hp_debug ())
     hp_report_plan (&_dl_hugepage_load.plan);
-  if (_dl_hugepage_load.plan.error != HP_E_NONE)
-    return false;
-  if (_dl_hugepage_load.plan.nzones == 0)
+  if (_dl_hugepage_load.plan.error != HP_E_NONE
+      || _dl_hugepage_load.plan.nzones == 0)
     {
-      if (hp_debug ())
+      if (hp_debug () && _dl_hugepage_load.plan.error == HP_E_NONE)
 	_dl_debug_printf ("hugepages: %s: nothing fills a whole huge page\n",
 			  _dl_hugepage_load.objname);
+      _dl_hugepage_cache_done (&_dl_hugepage_load.cache);
       return false;
     }
   _dl_hugepage_load.current = &_dl_hugepage_load.plan;
@@ -565,6 +416,8 @@ _dl_hugepage_prepare (const char *realname, int fd, int type,
   _dl_hugepage_load.current = NULL;
   if (__glibc_likely (!_dl_hugepage_active))
     return;
+  /* What a load that failed before _dl_hugepage_apply looked up.  */
+  _dl_hugepage_cache_done (&_dl_hugepage_load.cache);
 
   /* ld.so itself is never mapped here in the base namespace; in other
      namespaces it is a proxy.  Objects ld.so maps are ET_DYN or, for

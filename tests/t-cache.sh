@@ -7,68 +7,17 @@
 # loads, dlopened in loops and forked from; every run must give the
 # stock loader's answer for the library on disk.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/cache-lib.sh"
 
 if [ "$(id -u)" != 0 ]; then
   skip all "must run as root (hugetlbfs cache, huge page pool)"
   finish
 fi
 unset LD_HUGEPAGE_LIBS LD_HUGEPAGE_SEGMENTS LD_HUGEPAGE_BACKING LD_DEBUG LD_DEBUG_OUTPUT
-CACHE=/dev/hugepages/hugeld
-H=$HUGELD_CMD
-B=$TEST_TMP/bin
-L=$TEST_TMP/lib
-mkdir -p "$B" "$L"
-cc -O2 -Wall -Werror -o "$B/hold" "$HUGELD_TOP/tests/cache/hold.c" -ldl \
-  || { fail "build hold" ""; finish; }
-for v in 1 2; do
-  cc -shared -fPIC -O2 -DVALUE=$v -o "$B/libvalue-$v.so" "$HUGELD_TOP/tests/cache/valuelib.c" \
-    || { fail "build valuelib" ""; finish; }
-done
-# The library under test is a copy, an inode of our own.
-cp "$B/libvalue-1.so" "$L/libvalue.so"
+cache_test_setup || finish
 LIB=$L/libvalue.so
-
-# The cache and the mount are the system's: leave them as they were.
-mounted_before=no
-mountpoint -q /dev/hugepages && mounted_before=yes
-cleanup_cache () {
-  "$H" cache remove "$LIB" >/dev/null 2>&1
-  if [ $mounted_before = no ] && mountpoint -q /dev/hugepages; then
-    rm -rf "$CACHE"; umount /dev/hugepages
-  fi
-}
 reserve_hugepages 16 || { fail reserve "cannot reserve 16 huge pages"; finish; }
-at_exit cleanup_cache
-
-# hold_start NAME ENV...: run hold on $LIB through hugeld with ENV in the
-# background, wait for "ready"; its pid in $NAME.pid, output in
-# $NAME.out; hold_stop NAME ends it.
-hold_start () {
-  local n=$1; shift
-  rm -f "$n".dbg.* "$n.stop"
-  env "$@" HOLD_UNTIL="$n.stop" LD_DEBUG=hugepages LD_DEBUG_OUTPUT="$n.dbg" \
-    "$HUGELD_LDSO" "$B/hold" "$LIB" < /dev/null > "$n.out" 2> "$n.err" &
-  echo $! > "$n.pid"
-  local i
-  for i in $(seq 100); do
-    grep -q '^ready' "$n.out" 2>/dev/null && break
-    kill -0 "$(cat "$n.pid")" 2>/dev/null || break
-    sleep 0.1
-  done
-  cat "$n".dbg.* > "$n.dbg" 2>/dev/null || : > "$n.dbg"
-}
-hold_stop () {
-  touch "$1.stop"
-  wait "$(cat "$1.pid")"
-}
-# smaps_kb PID PATTERN FIELD: FIELD summed over PID's mappings whose
-# line names PATTERN.
-smaps_kb () {
-  awk -v pat="$2" -v f="$3:" '
-    /^[0-9a-f]+-[0-9a-f]+ / { on = index($0, pat) > 0; next }
-    on && $1 == f { s += $2 } END { print s + 0 }' "/proc/$1/smaps"
-}
-value_of () { sed -n 's/^value //p' "$1"; }
+at_exit 'cleanup_cache "$LIB"'
 
 # 1. Add: the entry takes the zones' pages out of the pool once.
 free0=$(meminfo HugePages_Free)
@@ -76,11 +25,8 @@ if ! "$H" cache add "$LIB" > "$TEST_TMP/add.out" 2>&1; then
   fail "cache add" "$(cat "$TEST_TMP/add.out")"; finish
 fi
 # The entry's pages, and its text pages (TEXTN): the loader's own plan.
-read -r need TEXTN < <("$HUGELD_TOP/build/tools/hugeld-plan" --cache "$LIB" | python3 -c '
-import json, sys
-z = json.load(sys.stdin)["objects"][0]["cache"]["zones"]
-print(sum(x["size"] for x in z) // 2097152,
-      sum(x["size"] for x in z if x["kind"] == "text") // 2097152)')
+need=$(cache_pages "$LIB")
+TEXTN=$(cache_pages "$LIB" text)
 free1=$(meminfo HugePages_Free)
 [ "$need" -ge 2 ] && [ "$TEXTN" -ge 1 ] && [ $((free0 - free1)) = "$need" ] \
   && pass "cache add: $need huge pages taken from the pool once ($(head -1 "$TEST_TMP/add.out"))" \
@@ -258,7 +204,26 @@ replaced "in place (same inode, same size and mtime)" "stale cache entry" 1
   && pass "cache prune removes the stale entry ($(head -1 "$TEST_TMP/prune.out"))" \
   || fail "cache prune" "$(cat "$TEST_TMP/prune.out" | tr '\n' ' ')"
 
-# 9. No pool: thp.  From a cold page cache the text comes up on
+# 9. The pool emptied (nr_hugepages 0: the entry's pages stay, as
+# surplus pages, and nr_hugepages then counts them): the default
+# backing maps every zone of the entry.  (A hugetlb cgroup that allows
+# no page, where the placement would be for thp, is in t-cgroup.)
+"$H" cache add "$LIB" > /dev/null 2>&1 || fail "cache add before emptying the pool" ""
+pool_set 0
+T=$TEST_TMP/nopool
+hold_start "$T" LD_HUGEPAGE_LIBS=libvalue.so
+pid=$(cat "$T.pid")
+oncache=$(smaps_kb "$pid" "$CACHE/" Size)
+huge=$(smaps_kb "$pid" "$CACHE/" KernelPageSize)
+hold_stop "$T"
+if [ "$(value_of "$T.out")" = 1 ] && [ "$oncache" = $((need * 2048)) ] && [ "$huge" -ge 2048 ] \
+   && grep -q "libvalue.so: $need huge pages used, .*($need shared" "$T.dbg"; then
+  pass "pool emptied, cached library, LD_HUGEPAGE_BACKING unset: all $need pages from the cache"
+else
+  fail "empty pool, cached library" "value $(value_of "$T.out"), $oncache KiB from the cache (want $((need * 2048))): $(grep -m1 'placement:' "$T.dbg") $(grep -m1 'huge pages used' "$T.dbg")"
+fi
+
+# 10. No pool: thp.  From a cold page cache the text comes up on
 # page-cache huge pages (FilePmdMapped), where the kernel can do it at
 # all (a plain mapping with MADV_HUGEPAGE, without ld.so, finds out).
 "$H" cache remove "$LIB" > /dev/null 2>&1
@@ -294,7 +259,7 @@ else
 fi
 # The placement: for the most huge pages while there is a pool, for thp
 # (text at its file phase) with none, LD_HUGEPAGE_BACKING unset.
-if grep -q 'placement: text at its file phase, for thp (costs up to one huge page per zone); no huge page pool$' "$T.dbg" \
+if grep -q 'placement: text at its file phase, for thp (costs up to one huge page per zone); no huge page pool; objects with a shared cache entry are placed for it$' "$T.dbg" \
    && grep -q 'placement: the most huge pages' "$TEST_TMP/share/p1.dbg"; then
   pass "placement: the most huge pages with a pool, text at its file phase for thp with no pool at all"
 else

@@ -11,6 +11,7 @@
 # LD_HUGEPAGE_BACKING, ld.so must see such a limit (its cgroup's or one
 # above) and place text for thp.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/cache-lib.sh"
 
 F=$FIXTURES
 if [ "$(id -u)" != 0 ]; then
@@ -226,9 +227,48 @@ else
   fail "placement, hugetlb.2MB.max = one page" "rc $(cat "$T/onepage.rc"): $(grep -m1 placement "$T/onepage.dbg")"
 fi
 
+# The node's shared cache in such a cgroup: its pages are already
+# there, charged to whoever made them, so the process maps them all the
+# same.  With the default LD_HUGEPAGE_BACKING, the placement for thp
+# must not make the entry miss: libbig.so has an entry, so it is placed
+# for it, and all of its cached zones come from the cache, with no page
+# taken from the pool or charged to the cgroup.
+if [ -x "$H" ]; then
+  cache_remember_mount
+  if "$H" cache add "$L2/libbig.so" > "$T/add.out" 2>&1; then
+    at_exit 'cleanup_cache "$L2/libbig.so"'
+    cached=$(cache_pages "$L2/libbig.so")
+    for limit in "${limits[@]}"; do
+      free0=$(meminfo HugePages_Free)
+      place "cache-$limit" "$limit" 0 text,rodata
+      P=$T/cache-$limit
+      free1=$(meminfo HugePages_Free)
+      used=$(cat "$cg/hugetlb.2MB.current")
+      read -r text_kb huge_kb < <(sed -n 's/^info: text: .*(\([0-9]*\) KiB): \([0-9]*\) KiB on 2 MiB pages.*/\1 \2/p' "$P.err")
+      zone_kb=$(sed -n 's/.*libbig.so: text \[\(0x[0-9a-f]*\), \(0x[0-9a-f]*\)) at .* (shared)$/\1 \2/p' "$P.dbg" \
+        | { read -r a b; [ -n "$a" ] && echo $(( (b - a) / 1024 )); })
+      what="hugetlb.2MB.$limit=0, libbig.so cached, LD_HUGEPAGE_BACKING unset"
+      if [ "$(cat "$P.rc")" != 0 ] || ! cmp -s "$P.out" "$T/stock.out"; then
+        fail "$what" "rc $(cat "$P.rc"), not the stock loader's result: $(grep -v '^ok' "$P.err" | head -2 | tr '\n' ' ')"
+      elif ! grep -q 'libbig.so: placed for its shared cache entry' "$P.dbg" \
+           || ! grep -q "libbig.so: $cached huge pages used, .*($cached shared" "$P.dbg"; then
+        fail "$what" "$(grep -m1 'placement:' "$P.dbg") $(grep -m1 'huge pages used' "$P.dbg")"
+      elif [ -z "$zone_kb" ] || [ "${huge_kb:-0}" -lt "$zone_kb" ]; then
+        fail "$what: text on the cache's pages" "${huge_kb:-?} KiB on 2 MiB pages, the cached text zone ${zone_kb:-?} KiB"
+      elif [ "$free1" != "$free0" ] || [ "$used" != 0 ]; then
+        fail "$what: nothing taken" "HugePages_Free $free0 -> $free1, hugetlb.2MB.current $used"
+      else
+        pass "$what: placed for the entry, $cached pages from the cache, text ${huge_kb} of ${text_kb} KiB on 2 MiB pages (all its zone), none from the pool or charged, stock result"
+      fi
+    done
+    cleanup_cache "$L2/libbig.so"
+  else
+    fail "cache add libbig.so" "$(head -c 300 "$T/add.out")"
+  fi
+fi
+
 # The hugeld command sees the same limit: `run' refuses up front, as it
 # does with no free page, and `status' says why a process has none.
-H=${HUGELD_CMD:-$HUGELD_TOP/build/tools/hugeld}
 if [ -x "$H" ]; then
   [ -e "$cg/hugetlb.2MB.rsvd.max" ] && echo max > "$cg/hugetlb.2MB.rsvd.max"
   echo 0 > "$cg/hugetlb.2MB.max"

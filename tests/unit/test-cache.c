@@ -253,6 +253,17 @@ test_phase_mode (void)
 	 "thp first: always");
   CHECK (_dl_hugepage_phase_mode (sp, 2, true) == HP_PHASE_FREE,
 	 "no thp: free (cache entries are laid out so)");
+
+  /* Where no pool page can be had, an object with a cache entry is
+     placed for the entry if shared comes before thp.  */
+  unsigned char ps[] = { HP_B_PRIVATE, HP_B_SHARED, HP_B_THP };
+  unsigned char pt[] = { HP_B_PRIVATE, HP_B_THP, HP_B_SHARED };
+  unsigned char p[] = { HP_B_PRIVATE, HP_B_THP };
+  CHECK (_dl_hugepage_cache_placement (d, 3), "default order: for the cache");
+  CHECK (_dl_hugepage_cache_placement (ps, 3), "private,shared,thp: cache");
+  CHECK (!_dl_hugepage_cache_placement (t, 2), "thp first: thp");
+  CHECK (!_dl_hugepage_cache_placement (pt, 3), "thp before shared: thp");
+  CHECK (!_dl_hugepage_cache_placement (p, 2), "no shared: thp");
 }
 
 /* The cgroup path TEXT gives for V1, as a string ("" for none).  */

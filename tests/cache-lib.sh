@@ -1,0 +1,86 @@
+# Helpers for the tests of the shared cache (t-cache, t-overlay,
+# t-container).  Sourced after tests/lib.sh.
+#
+# cache_test_setup builds tests/cache/hold.c into $B/hold and
+# tests/cache/valuelib.c, a 10 MiB library whose value () returns VALUE
+# from the middle of 6 MiB of code, into $B/libvalue-1.so and -2.so, and
+# puts a copy of version 1 (an inode of the test's own) at
+# $L/libvalue.so.  H is the hugeld command.
+
+H=${HUGELD_CMD:-$HUGELD_TOP/build/tools/hugeld}
+CACHE=/dev/hugepages/hugeld
+B=$TEST_TMP/bin
+L=$TEST_TMP/lib
+
+cache_test_setup () {
+  mkdir -p "$B" "$L"
+  cc -O2 -Wall -Werror -o "$B/hold" "$HUGELD_TOP/tests/cache/hold.c" -ldl \
+    || { fail "build hold" ""; return 1; }
+  local v
+  for v in 1 2; do
+    cc -shared -fPIC -O2 -DVALUE=$v -o "$B/libvalue-$v.so" \
+      "$HUGELD_TOP/tests/cache/valuelib.c" \
+      || { fail "build valuelib" ""; return 1; }
+  done
+  cp "$B/libvalue-1.so" "$L/libvalue.so"
+  cache_remember_mount
+}
+
+# The cache and the mount are the system's: leave them as they were
+# (cleanup_cache unmounts /dev/hugepages only if it was not mounted).
+cache_remember_mount () {
+  _mounted_before=no
+  mountpoint -q /dev/hugepages && _mounted_before=yes
+  return 0
+}
+
+# cleanup_cache LIB...: remove the entries of LIB..., and the hugetlbfs
+# mount if the test made it.
+cleanup_cache () {
+  [ $# -gt 0 ] && "$H" cache remove "$@" > /dev/null 2>&1
+  if [ "${_mounted_before:-yes}" = no ] && mountpoint -q /dev/hugepages; then
+    rm -rf "$CACHE"; umount /dev/hugepages
+  fi
+}
+
+# hold_start NAME ENV...: run hold on ${HOLD_LIB:-$LIB} through hugeld
+# with ENV in the background, wait for "ready"; its pid in $NAME.pid,
+# output in $NAME.out, the LD_DEBUG=hugepages report in $NAME.dbg;
+# hold_stop NAME ends it.
+hold_start () {
+  local n=$1; shift
+  rm -f "$n".dbg.* "$n.stop"
+  env "$@" HOLD_UNTIL="$n.stop" LD_DEBUG=hugepages LD_DEBUG_OUTPUT="$n.dbg" \
+    "$HUGELD_LDSO" "$B/hold" "${HOLD_LIB:-$LIB}" < /dev/null > "$n.out" 2> "$n.err" &
+  echo $! > "$n.pid"
+  local i
+  for i in $(seq 100); do
+    grep -q '^ready' "$n.out" 2>/dev/null && break
+    kill -0 "$(cat "$n.pid")" 2>/dev/null || break
+    sleep 0.1
+  done
+  cat "$n".dbg.* > "$n.dbg" 2>/dev/null || : > "$n.dbg"
+}
+hold_stop () {
+  touch "$1.stop"
+  wait "$(cat "$1.pid")"
+}
+
+# smaps_kb PID PATTERN FIELD: FIELD summed over PID's mappings whose
+# line names PATTERN.
+smaps_kb () {
+  awk -v pat="$2" -v f="$3:" '
+    /^[0-9a-f]+-[0-9a-f]+ / { on = index($0, pat) > 0; next }
+    on && $1 == f { s += $2 } END { print s + 0 }' "/proc/$1/smaps"
+}
+value_of () { sed -n 's/^value //p' "$1"; }
+
+# cache_pages LIB [KIND]: the huge pages of LIB's cache entry (of KIND
+# only, if given), by the loader's own plan (hugeld-plan --cache).
+cache_pages () {
+  "$HUGELD_TOP/build/tools/hugeld-plan" --cache "$1" | python3 -c '
+import json, sys
+z = json.load(sys.stdin)["objects"][0]["cache"]["zones"]
+kind = sys.argv[1] if len(sys.argv) > 1 else None
+print(sum(x["size"] for x in z if kind in (None, x["kind"])) // 2097152)' ${2:+"$2"}
+}
