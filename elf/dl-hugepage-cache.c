@@ -233,8 +233,7 @@ _dl_hugepage_cache_inode_name (const struct hp_identity *id,
 			       char name[HP_CACHE_NAME_MAX])
 {
   size_t pos = 0;
-  hp_put_hex (name, &pos, id->dev);
-  hp_put_str (name, &pos, "-");
+  hp_put_str (name, &pos, "i");
   hp_put_hex (name, &pos, id->ino);
 }
 

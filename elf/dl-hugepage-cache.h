@@ -27,15 +27,40 @@
 
      HP_CACHE_DIR/<inode>/<version>/<zone>
 
-   <inode> names the file by device and inode number; <version> by its
-   size, mtime, ctime and GNU build ID (or "none"); <zone> is one file
+   <inode> names the file by its inode number ("i<ino>"); <version> by
+   its size, mtime, ctime and GNU build ID (or "none"); <zone> is one file
    per read-only huge page zone, named by its kind, the load bias
    modulo the huge page size the zone was laid out for, and its
    unrelocated start and end.  A zone file holds exactly the bytes of
    the zone as ld.so would map them.  Next to the zones, "source/"
    holds the path of the file the entry was made from as a chain of
    directories ending in an empty file (hugetlbfs has no symbolic
-   links); only the hugeld command reads it.  */
+   links); only the hugeld command reads it.
+
+   The device number is not part of the name, so that one entry serves
+   a file whatever mount it is seen through.  An image layer's file
+   seen through overlayfs has the overlay mount's device number (each
+   container's mount has its own, and on current kernels /proc/PID/maps
+   shows that one too), but its own inode number, size, mtime and
+   ctime (layers on one file system, as container runtimes lay them
+   out; with layers on several, xino changes the high bits of the
+   inode number and the views then share entries only among
+   themselves); bind mounts keep the device.  Nothing forgeable makes
+   a file match an entry it was not made from:
+   - On one file system, the inode number and the ctime (nanoseconds)
+     name one state of one inode.  The kernel sets ctime to the current
+     time on every change of the inode, data or metadata, and no system
+     call sets it otherwise; only setting the clock back, which needs
+     CAP_SYS_TIME in the initial namespace, could repeat one.  A file a
+     container changed is a copy-up: a new upper inode with its own
+     ctime, so never the layer's entry.
+   - Across file systems, someone who controls one (FUSE, or a user
+     namespace's mount) can report any inode number, times, size and
+     build ID.  What that buys is that their own processes map the
+     bytes root put in the cache, which everybody may read and which
+     root chose to trust, instead of their file's: nothing they could
+     not run anyway, and no other user's process is affected, since
+     entries are only ever made by root from files root names.  */
 
 #include "dl-hugepage-plan.h"
 
@@ -141,7 +166,8 @@ void _dl_hugepage_read_build_id (struct hp_identity *id,
 /* Names are at most this long, with the terminating null byte.  */
 #define HP_CACHE_NAME_MAX 256
 
-/* The name of the directory of the file's inode ("<dev>-<ino>", hex).  */
+/* The name of the directory of the file's inode ("i<ino>", hex; the
+   device is left out, see above).  */
 void _dl_hugepage_cache_inode_name (const struct hp_identity *id,
 				    char name[HP_CACHE_NAME_MAX]);
 

@@ -209,6 +209,19 @@ def add_one(top, name, o):
         os.close(src)
 
 
+def version_source(inodefd, version):
+    """The path entry VERSION of directory INODEFD was made from, or
+    None."""
+    try:
+        fd = open_dir(inodefd, version)
+    except OSError:
+        return None
+    try:
+        return cachedir.read_source(fd)
+    finally:
+        os.close(fd)
+
+
 def build(inodefd, name, src, c):
     by = {}
     for z in c["zones"]:
@@ -275,9 +288,14 @@ def build(inodefd, name, src, c):
         os.close(tfd)
     line = "cached %s: %s (%s) in %s" % (name, plural(pages, "huge page"),
                                           kinds_text(by), where)
-    # Older versions of the file are of no use any more.
+    # Older versions of the file are of no use any more.  Entries are
+    # named by inode number without the device (so that every mount of
+    # a file shares one), so the directory can also hold another file
+    # system's file of the same number: only versions made from this
+    # path are this file's.
     old = [v for v in os.listdir(inodefd)
-           if v != c["version"] and not v.startswith(".")]
+           if v != c["version"] and not v.startswith(".")
+           and version_source(inodefd, v) == os.path.realpath(name)]
     for v in old:
         try:
             cachedir.remove_name(inodefd, v)
