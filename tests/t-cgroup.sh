@@ -261,6 +261,19 @@ if [ -x "$H" ]; then
         pass "$what: placed for the entry, $cached pages from the cache, text ${huge_kb} of ${text_kb} KiB on 2 MiB pages (all its zone), none from the pool or charged, stock result"
       fi
     done
+    # hugeld run, which refuses in such a cgroup without a cache, runs
+    # the program and says that only cached objects get huge pages.
+    echo 0 > "$cg/hugetlb.2MB.max"
+    LD_LIBRARY_PATH=$L2 sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$inner" \
+      "$H" run --libs libbig.so -- "$F/bigcheck-shared" --expect text,rodata \
+      > "$T/run-cache.out" 2> "$T/run-cache.err"
+    rc=$?
+    if [ "$rc" = 0 ] && cmp -s "$T/run-cache.out" "$T/stock.out" \
+       && grep -qF "hugeld: warning: this process's hugetlb cgroup allows no huge page ($cg/hugetlb.2MB.max is 0): only objects in the shared cache" "$T/run-cache.err"; then
+      pass "hugeld run in the cgroup with a cache: runs, text and rodata on 2 MiB pages, says only cached objects get huge pages"
+    else
+      fail "hugeld run in the cgroup with a cache" "exit $rc: $(grep -v '^ok' "$T/run-cache.err" | head -3 | tr '\n' ' ')"
+    fi
     cleanup_cache "$L2/libbig.so"
   else
     fail "cache add libbig.so" "$(head -c 300 "$T/add.out")"

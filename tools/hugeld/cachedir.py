@@ -212,6 +212,23 @@ def open_cache(create=False):
     return fd
 
 
+def has_entries():
+    """Whether there is a cache ld.so trusts, with an inode directory in
+    it (for the hugeld command's own checks; ld.so checks every entry
+    itself)."""
+    try:
+        fd = open_cache()
+    except Error:
+        return False
+    if fd is None:
+        return False
+    try:
+        return (untrusted(os.fstat(fd), True) is None
+                and any(not n.startswith(".") for n in os.listdir(fd)))
+    finally:
+        os.close(fd)
+
+
 def write_source(parent, path):
     """Record the absolute PATH in directory PARENT as SOURCE/PATH: a
     directory per component, the last one an empty file."""

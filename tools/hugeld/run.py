@@ -24,6 +24,7 @@ import signal
 import sys
 import time
 
+from . import cachedir
 from .common import Error, SYSFS_HUGE, UsageError, ldso_path, warn
 from .elf import check_program, is_hugeld_loader, resolve_program
 from .perfmap import write_perf_map
@@ -51,24 +52,32 @@ def cmd_run(args):
                     "--direct)" % (path, interp or "none", ldso))
     # Only the private backing takes pages from the pool (shared ones
     # are the cache's, thp ones the kernel's).
-    if not args.no_pool_check and "private" in parse_backing(
-            backing or DEFAULT_BACKING):
+    order = parse_backing(backing or DEFAULT_BACKING)
+    if not args.no_pool_check and "private" in order:
+        why = None
         p = pool_info()
         if p is None:
             raise Error("this kernel has no 2 MiB huge pages (no %s)"
                         % SYSFS_HUGE)
-        if p["available"] <= 0:
-            raise Error("no free huge pages (HugePages_Total %d, Free %d, "
-                        "Rsvd %d): reserve some first, e.g. hugeld plan %s "
-                        "--libs '%s' --apply (as root); or --no-pool-check"
-                        % (p["total"], p["free"], p["reserved"], cmd[0],
-                           libs))
         cg = hugetlb_cgroup_none()
-        if cg is not None:
-            raise Error("this process's hugetlb cgroup allows no huge page "
-                        "(%s is %d): private copies would fail; ld.so places "
-                        "text for thp here (--backing thp, or "
-                        "--no-pool-check)" % (cg["file"], cg["value"]))
+        if p["available"] <= 0:
+            short = "no free huge pages"
+            why = ("no free huge pages (HugePages_Total %d, Free %d, "
+                   "Rsvd %d): reserve some first, e.g. hugeld plan %s "
+                   "--libs '%s' --apply (as root); or --no-pool-check"
+                   % (p["total"], p["free"], p["reserved"], cmd[0], libs))
+        elif cg is not None:
+            short = "this process's hugetlb cgroup allows no huge page " \
+                    "(%s is %d)" % (cg["file"], cg["value"])
+            why = ("%s: private copies would fail; ld.so places text for "
+                   "thp here (--backing thp, or --no-pool-check)" % short)
+        if why is not None:
+            # The cache's pages cost the process none: a pod that
+            # requested no huge pages still maps them.
+            if "shared" not in order or not cachedir.has_entries():
+                raise Error(why)
+            warn("%s: only objects in the shared cache (%s) and thp get "
+                 "huge pages" % (short, cachedir.CACHE_DIR))
     env = dict(os.environ)
     env["LD_HUGEPAGE_LIBS"] = libs
     if segs:
