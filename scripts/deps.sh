@@ -12,7 +12,7 @@ set -euo pipefail
 # glibc-source first: its debian/rules names the compiler Debian builds
 # this glibc with (DEB_GCC_VERSION: gcc-12 for 2.36, gcc-14 for 2.41).
 build_pkgs="glibc-source gawk bison python3 make binutils libselinux1-dev patch xz-utils"
-test_pkgs="gdb libc6-dbg perl python3 gcc g++ file util-linux binutils libcap2-bin debootstrap linux-perf runc"
+test_pkgs="gdb libc6-dbg perl python3 gcc g++ file util-linux binutils libcap2-bin debootstrap linux-perf runc python3-venv python3-yaml"
 gcc_pkgs () {
   local v
   v=$(sed -n 's/^DEB_GCC_VERSION ?= *\(-[0-9][0-9]*\) *$/\1/p' "$GLIBC_DEBIAN/rules" 2>/dev/null | head -1)
