@@ -97,6 +97,28 @@ print("yes" if kb >= 2048 else "no")
 EOF
 }
 
+# hugetlb_cgroup_root: set cgroot to a cgroup v2 hierarchy with the
+# hugetlb controller enabled for its children (the one mounted, or one
+# mounted here for the test; put back as it was when the test ends).
+# Says why (SKIP or FAIL) and returns 1 where there is none.
+hugetlb_cgroup_root () {
+  cgroot=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+  if [ -z "$cgroot" ]; then
+    cgroot=$TEST_TMP/cgroup2
+    mkdir -p "$cgroot"
+    mount -t cgroup2 none "$cgroot" 2>/dev/null && at_exit "umount '$cgroot'"
+  fi
+  if ! grep -qw hugetlb "$cgroot/cgroup.controllers" 2>/dev/null; then
+    skip all "no cgroup v2 hierarchy with the hugetlb controller (bound to cgroup v1?)"
+    return 1
+  fi
+  if ! grep -qw hugetlb "$cgroot/cgroup.subtree_control"; then
+    echo +hugetlb > "$cgroot/cgroup.subtree_control" \
+      || { fail setup "cannot enable the hugetlb controller in $cgroot"; return 1; }
+    at_exit "echo -hugetlb > '$cgroot/cgroup.subtree_control' 2>/dev/null || true"
+  fi
+}
+
 # run_report PFX ENV... -- CMD...: run CMD with ENV and
 # LD_DEBUG=hugepages; PFX.out, PFX.err, PFX.rc (exit status) and
 # PFX.dbg (the report, from LD_DEBUG_OUTPUT) are what it did.

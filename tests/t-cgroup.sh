@@ -20,23 +20,7 @@ if [ "$(id -u)" != 0 ]; then
 fi
 unset LD_HUGEPAGE_LIBS LD_HUGEPAGE_SEGMENTS LD_DEBUG LD_DEBUG_OUTPUT
 
-# A cgroup v2 hierarchy with the hugetlb controller: the one mounted,
-# or one mounted here for the test.
-cgroot=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
-if [ -z "$cgroot" ]; then
-  cgroot=$TEST_TMP/cgroup2
-  mkdir -p "$cgroot"
-  mount -t cgroup2 none "$cgroot" 2>/dev/null && at_exit "umount '$cgroot'"
-fi
-if ! grep -qw hugetlb "$cgroot/cgroup.controllers" 2>/dev/null; then
-  skip all "no cgroup v2 hierarchy with the hugetlb controller (bound to cgroup v1?)"
-  finish
-fi
-if ! grep -qw hugetlb "$cgroot/cgroup.subtree_control"; then
-  echo +hugetlb > "$cgroot/cgroup.subtree_control" \
-    || { fail setup "cannot enable the hugetlb controller in $cgroot"; finish; }
-  at_exit "echo -hugetlb > '$cgroot/cgroup.subtree_control' 2>/dev/null || true"
-fi
+hugetlb_cgroup_root || finish
 cg=$cgroot/hugeld-test-$$
 mkdir "$cg" || { fail setup "cannot create $cg"; finish; }
 at_exit "rmdir '$cg'"

@@ -30,16 +30,7 @@ cache_test_setup || finish
 # unified hierarchy with hugetlb at /sys/fs/cgroup/unified) it would
 # find no hugetlb controller and silently apply no limit, so runc runs
 # in a mount namespace with the unified hierarchy at /sys/fs/cgroup.
-cgroot=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
-if [ -z "$cgroot" ] || ! grep -qw hugetlb "$cgroot/cgroup.controllers" 2>/dev/null; then
-  skip all "no cgroup v2 hierarchy with the hugetlb controller (bound to cgroup v1?)"
-  finish
-fi
-if ! grep -qw hugetlb "$cgroot/cgroup.subtree_control"; then
-  echo +hugetlb > "$cgroot/cgroup.subtree_control" \
-    || { fail setup "cannot enable the hugetlb controller in $cgroot"; finish; }
-  at_exit "echo -hugetlb > '$cgroot/cgroup.subtree_control' 2>/dev/null || true"
-fi
+hugetlb_cgroup_root || finish
 RUNC_ROOT=$TEST_TMP/runc-state
 rc () {
   if [ "$cgroot" = /sys/fs/cgroup ]; then
