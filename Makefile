@@ -19,7 +19,9 @@ export PREFIX DESTDIR BUILDDIR
 
 CC ?= gcc
 UNIT_CFLAGS = -std=gnu11 -g -O1 -Wall -Wextra -Werror -Ielf -Itests/unit
-PLAN_SRCS = elf/dl-hugepage-plan.c elf/dl-hugepage-match.c elf/dl-hugepage-cache.c
+PLAN_SRCS = elf/dl-hugepage-plan.c elf/dl-hugepage-match.c elf/dl-hugepage-cache.c \
+  elf/dl-hugepage-conf.c
+PLAN_HDRS = elf/dl-hugepage-plan.h elf/dl-hugepage-cache.h elf/dl-hugepage-conf.h
 
 .PHONY: deb check-distro bench bench-quick tools install-tools uninstall-tools all build install install-system uninstall-system check-system check-glibc check-kernels check check-installed unit unit-build fuzz fixtures demo clean distclean
 
@@ -46,10 +48,11 @@ install: build tools
 	scripts/install.sh
 	$(TOOLS_MAKE) install
 
-$(BUILDDIR)/tests/test-plan: tests/unit/test-plan.c tests/unit/test-match.c tests/unit/test-cache.c tests/unit/unit-check.h tests/unit/plan-check.h $(PLAN_SRCS) elf/dl-hugepage-plan.h elf/dl-hugepage-cache.h
+$(BUILDDIR)/tests/test-plan: tests/unit/test-plan.c tests/unit/test-match.c tests/unit/test-cache.c tests/unit/test-conf.c tests/unit/unit-check.h tests/unit/plan-check.h $(PLAN_SRCS) $(PLAN_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(UNIT_CFLAGS) -fsanitize=address,undefined -fno-sanitize-recover=all \
-	  tests/unit/test-plan.c tests/unit/test-match.c tests/unit/test-cache.c $(PLAN_SRCS) -o $@
+	  tests/unit/test-plan.c tests/unit/test-match.c tests/unit/test-cache.c \
+	  tests/unit/test-conf.c $(PLAN_SRCS) -o $@
 
 unit-build: $(BUILDDIR)/tests/test-plan $(BUILDDIR)/tests/fuzz-plan
 
@@ -60,7 +63,7 @@ FUZZ_RUNS ?= 300000
 FUZZ_SECONDS ?= 120
 
 # The fuzz target as a plain program: corpus plus random inputs (gcc).
-$(BUILDDIR)/tests/fuzz-plan: tests/fuzz/fuzz-plan.c tests/fuzz/driver.c tests/unit/plan-check.h $(PLAN_SRCS) elf/dl-hugepage-plan.h elf/dl-hugepage-cache.h
+$(BUILDDIR)/tests/fuzz-plan: tests/fuzz/fuzz-plan.c tests/fuzz/driver.c tests/unit/plan-check.h $(PLAN_SRCS) $(PLAN_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(UNIT_CFLAGS) -fsanitize=address,undefined -fno-sanitize-recover=all \
 	  tests/fuzz/fuzz-plan.c tests/fuzz/driver.c $(PLAN_SRCS) -o $@

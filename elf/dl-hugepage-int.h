@@ -27,6 +27,7 @@
 #include <sys/mman.h>
 #include <dl-hugepage.h>
 #include "dl-hugepage-cache.h"
+#include "dl-hugepage-conf.h"
 
 /* What ld.so keeps for the object it is putting on huge pages: its
    shared cache entry, looked up when the placement depends on it or at
@@ -193,6 +194,28 @@ void _dl_hugepage_plan_load (int fd, bool have_bias, ElfW(Addr) bias)
    dl-hugepage.c.  */
 bool _dl_hugepage_select_and_plan (const char *path, const char *alias,
 				   int fd, bool have_bias, ElfW(Addr) bias)
+  attribute_hidden;
+
+/* The policy file, as ld.so read it (dl-hugepage-policy.c).  */
+struct hp_policy
+{
+  char *buf;			/* Its bytes, or NULL: not used.  */
+  size_t len;
+  char *libs;			/* The patterns it gives the program.  */
+  unsigned int block_line;	/* The program block that applies.  */
+};
+extern struct hp_policy _dl_hugepage_policy_file attribute_hidden;
+
+/* Read HP_CONF_FILE if it is to be trusted and parses, and resolve it
+   into *S for the main program (PROGRAM: see _dl_hugepage_init).
+   Returns false if there is no file to use (said under
+   LD_DEBUG=hugepages).  */
+bool _dl_hugepage_policy_load (const char *program,
+			       struct hp_conf_settings *s) attribute_hidden;
+
+/* The line of the policy file that gave the pattern PAT (a pointer into
+   _dl_hugepage_policy_file.libs), or 0.  */
+unsigned int _dl_hugepage_policy_libs_line (const char *pat)
   attribute_hidden;
 
 #endif /* dl-hugepage-int.h */

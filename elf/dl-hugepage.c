@@ -88,23 +88,42 @@ hp_strdup (const char *s)
   return copy;
 }
 
-void
-_dl_hugepage_init (bool normal_mode)
+/* Where the settings came from, for the reports: a variable (line 0)
+   or a line of the policy file.  */
+static unsigned int hp_libs_line;
+static unsigned int hp_segments_line;
+static unsigned int hp_backing_line;
+
+/* " (/etc/hugeld.conf line N)" for a setting from line LINE of the
+   policy file, else "" (BUF has room for it).  */
+static const char *
+hp_from (unsigned int line, char *buf, size_t size)
 {
-  if (_dl_hugepage_libs == NULL || _dl_hugepage_libs[0] == '\0')
-    return;
-  if (!normal_mode)
-    return;
+  if (line == 0)
+    return "";
+  char digits[12];
+  int d = 0;
+  do
+    digits[d++] = '0' + line % 10;
+  while ((line /= 10) != 0);
+  static const char pre[] = " (" HP_CONF_FILE " line ";
+  size_t pos = sizeof pre - 1;
+  if (pos + d + 2 > size)
+    return "";
+  memcpy (buf, pre, pos);
+  while (d > 0)
+    buf[pos++] = digits[--d];
+  buf[pos++] = ')';
+  buf[pos] = '\0';
+  return buf;
+}
 
-  /* The values point into the environment block, which programs that
-     set their process title (PostgreSQL, nginx) overwrite later; later
-     dlopens must still see what the program was started with.  */
-  _dl_hugepage_libs = hp_strdup (_dl_hugepage_libs);
-  if (_dl_hugepage_libs == NULL)
-    return;
-  if (_dl_hugepage_segments != NULL)
-    _dl_hugepage_segments = hp_strdup (_dl_hugepage_segments);
-
+/* Take LD_HUGEPAGE_SEGMENTS and LD_HUGEPAGE_BACKING from the variables
+   where they are set, else from the policy file's settings CONF (if
+   not NULL).  */
+static void
+hp_init_kinds_and_backing (const struct hp_conf_settings *conf)
+{
   if (_dl_hugepage_segments != NULL && _dl_hugepage_segments[0] != '\0')
     {
       int kinds = _dl_hugepage_parse_kinds (_dl_hugepage_segments);
@@ -115,6 +134,13 @@ rodata, relro, data, bss or all\n", RTLD_PROGNAME, _dl_hugepage_segments);
       else
 	hp_kinds = kinds;
     }
+  else if (_dl_hugepage_segments == NULL && conf != NULL
+	   && conf->segments_line != 0)
+    {
+      hp_kinds = conf->kinds;
+      hp_segments_line = conf->segments_line;
+    }
+
   if (_dl_hugepage_backing != NULL && _dl_hugepage_backing[0] != '\0')
     {
       unsigned char order[HP_NBACKINGS];
@@ -129,17 +155,75 @@ private or thp\n", RTLD_PROGNAME, _dl_hugepage_backing);
 	  _dl_hugepage_nbackings = n;
 	}
     }
+  else if (_dl_hugepage_backing == NULL && conf != NULL
+	   && conf->backing_line != 0)
+    {
+      memcpy (_dl_hugepage_backings, conf->backings, conf->nbackings);
+      _dl_hugepage_nbackings = conf->nbackings;
+      hp_backing_line = conf->backing_line;
+    }
+}
+
+void
+_dl_hugepage_init (bool normal_mode, const char *program)
+{
+  if (!normal_mode)
+    return;
+  /* LD_HUGEPAGE_LIBS= (set, empty) turns hugeld off for the process:
+     not even the policy file is read.  */
+  if (_dl_hugepage_libs != NULL && _dl_hugepage_libs[0] == '\0')
+    return;
+
+  /* A variable that is set overrides the policy file's setting.  */
+  struct hp_conf_settings conf;
+  bool have_conf = false;
+  if (_dl_hugepage_libs == NULL || _dl_hugepage_segments == NULL
+      || _dl_hugepage_backing == NULL)
+    have_conf = _dl_hugepage_policy_load (program, &conf);
+
+  if (_dl_hugepage_libs == NULL)
+    {
+      if (!have_conf || conf.libslen == 0)
+	{
+	  if (hp_debug () && have_conf)
+	    _dl_debug_printf ("hugepages: %s selects nothing for this "
+			      "program\n", HP_CONF_FILE);
+	  return;
+	}
+      _dl_hugepage_libs = _dl_hugepage_policy_file.libs;
+      hp_libs_line = conf.libs_line;
+    }
+  else
+    {
+      /* The values point into the environment block, which programs
+	 that set their process title (PostgreSQL, nginx) overwrite
+	 later; later dlopens must still see what the program was
+	 started with.  */
+      _dl_hugepage_libs = hp_strdup (_dl_hugepage_libs);
+      if (_dl_hugepage_libs == NULL)
+	return;
+    }
+  hp_init_kinds_and_backing (have_conf ? &conf : NULL);
+
   _dl_hugepage_active = hp_kinds != 0 && _dl_hugepage_nbackings > 0;
   if (hp_debug ())
     {
-      _dl_debug_printf ("hugepages: LD_HUGEPAGE_LIBS=%s\n", _dl_hugepage_libs);
-      _dl_debug_printf ("hugepages: segments:%s%s%s%s%s%s\n",
+      char from[64];
+      if (hp_libs_line == 0)
+	_dl_debug_printf ("hugepages: LD_HUGEPAGE_LIBS=%s\n",
+			  _dl_hugepage_libs);
+      else
+	_dl_debug_printf ("hugepages: libs%s: %s\n",
+			  hp_from (hp_libs_line, from, sizeof from),
+			  _dl_hugepage_libs);
+      _dl_debug_printf ("hugepages: segments:%s%s%s%s%s%s%s\n",
 			hp_kinds == 0 ? " none" : "",
 			hp_kinds & HP_KIND_TEXT ? " text" : "",
 			hp_kinds & HP_KIND_RODATA ? " rodata" : "",
 			hp_kinds & HP_KIND_RELRO ? " relro" : "",
 			hp_kinds & HP_KIND_DATA ? " data" : "",
-			hp_kinds & HP_KIND_BSS ? " bss" : "");
+			hp_kinds & HP_KIND_BSS ? " bss" : "",
+			hp_from (hp_segments_line, from, sizeof from));
       char order[32];
       size_t pos = 0;
       for (int k = 0; k < _dl_hugepage_nbackings; ++k)
@@ -152,7 +236,8 @@ private or thp\n", RTLD_PROGNAME, _dl_hugepage_backing);
 	    order[pos++] = *name++;
 	}
       order[pos] = '\0';
-      _dl_debug_printf ("hugepages: backing: %s\n", order);
+      _dl_debug_printf ("hugepages: backing: %s%s\n", order,
+			hp_from (hp_backing_line, from, sizeof from));
     }
 }
 
@@ -388,9 +473,16 @@ _dl_hugepage_select_and_plan (const char *path, const char *alias, int fd,
       return false;
     }
   if (hp_debug ())
-    _dl_debug_printf ("hugepages: %s: selected by pattern \"%.*s\" (%s)%s\n",
-		      _dl_hugepage_load.objname, (int) patlen, pat, matched_by,
-		      textrel ? ", has text relocations" : "");
+    {
+      char from[64];
+      unsigned int line = (hp_libs_line == 0 ? 0
+			   : _dl_hugepage_policy_libs_line (pat));
+      _dl_debug_printf ("hugepages: %s: selected by pattern \"%.*s\" "
+			"(%s)%s%s\n", _dl_hugepage_load.objname,
+			(int) patlen, pat, matched_by,
+			hp_from (line, from, sizeof from),
+			textrel ? ", has text relocations" : "");
+    }
 
   _dl_hugepage_load.textrel = textrel;
   _dl_hugepage_plan_load (fd, have_bias, bias);

@@ -31,15 +31,19 @@
 
 /* Settings from LD_HUGEPAGE_LIBS, LD_HUGEPAGE_SEGMENTS and
    LD_HUGEPAGE_BACKING, recorded by process_envvars unless the program
-   is AT_SECURE.  */
+   is AT_SECURE (NULL if not set).  */
 extern const char *_dl_hugepage_libs attribute_hidden;
 extern const char *_dl_hugepage_segments attribute_hidden;
 extern const char *_dl_hugepage_backing attribute_hidden;
 
 /* Called by dl_main once it knows its mode (after the ld.so command
    line has been read).  The feature is active only in normal mode:
-   never for --list, --verify, --help or ldd.  */
-void _dl_hugepage_init (bool normal_mode) attribute_hidden;
+   never for --list, --verify, --help or ldd.  PROGRAM is the program
+   ld.so was asked to run (`ld.so PROGRAM'), or NULL if the kernel ran
+   the program with ld.so as its interpreter.  Reads the policy file,
+   /etc/hugeld.conf, for the settings no variable gives.  */
+void _dl_hugepage_init (bool normal_mode, const char *program)
+  attribute_hidden;
 
 /* Before mapping the object at REALNAME (open as FD, program headers
    PHDR[0..PHNUM)): decide whether it is selected and plan its huge

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
-extern long fuzz_plans_with_zones;
+extern long fuzz_plans_with_zones, fuzz_confs_selecting;
 
 static uint64_t state = 0x9e3779b97f4a7c15ULL;
 static uint64_t
@@ -53,7 +53,8 @@ main (int argc, char **argv)
       LLVMFuzzerTestOneInput (buf, n);
     }
   printf ("fuzz: %d corpus files and %ld random inputs (%ld plans with "
-	  "huge page zones), no invariant broken\n", files, runs,
-	  fuzz_plans_with_zones);
+	  "huge page zones, %ld policy files that select), no invariant "
+	  "broken\n", files, runs, fuzz_plans_with_zones,
+	  fuzz_confs_selecting);
   return 0;
 }

@@ -9,7 +9,8 @@
    plausible ones, 5 and 6 the phase mode, 7 glob mode), one kinds byte, eight
    bytes of fixed bias, then the rest as program headers (plan) or as a
    NUL-split pattern and name (glob mode, which also feeds the same
-   bytes to LD_HUGEPAGE_BACKING's parser and the build ID finder).  Any
+   bytes to LD_HUGEPAGE_BACKING's parser, the build ID finder, the
+   cgroup readers and the policy file parser).  Any
    invariant violation aborts.
    tests/fuzz/make-corpus.py writes the seed corpus.  */
 
@@ -18,12 +19,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dl-hugepage-cache.h"
+#include "dl-hugepage-conf.h"
 #include "plan-check.h"
 
 static struct hp_plan plan;
 /* How many inputs gave a plan with zones (the driver reports it: a
    fuzzer that never reaches them tests nothing).  */
 long fuzz_plans_with_zones;
+/* How many inputs made a policy file that parses and selects.  */
+long fuzz_confs_selecting;
 
 static void
 fuzz_plan (const uint8_t *data, size_t size)
@@ -83,6 +87,107 @@ fuzz_plan (const uint8_t *data, size_t size)
     }
 }
 
+/* The policy file parser, on TEXT (SIZE bytes, in a buffer of exactly
+   that size): resolving a file that checks must give a joined list
+   that fits, lines that exist, and the same answer twice.  */
+static void
+fuzz_conf_text (const char *text, size_t size)
+{
+  struct hp_conf_summary sum;
+  _dl_hugepage_conf_check (text, size, &sum);
+  unsigned int nlines = 1;
+  for (size_t i = 0; i < size; ++i)
+    nlines += text[i] == '\n';
+  if (sum.error_line > nlines || (sum.error_line == 0) != (sum.error == NULL)
+      || sum.rules > nlines)
+    abort ();
+  if (sum.error_line != 0)
+    return;
+  bool counted = false;
+  static const char *const names[] =
+    { "/usr/sbin/mariadbd", "/usr/bin/true", "a", "/a/b" };
+  for (size_t k = 0; k <= 4; ++k)
+    {
+      const char *const *nm = names + (k < 4 ? k : 0);
+      size_t nn = k < 4 ? 1 : 0;
+      struct hp_conf_settings s, s2;
+      char *libs = malloc (size + 1), *libs2 = malloc (size + 1);
+      if (libs == NULL || libs2 == NULL)
+	abort ();
+      _dl_hugepage_conf_resolve (text, size, nm, nn, &s, libs);
+      _dl_hugepage_conf_resolve (text, size, nm, nn, &s2, libs2);
+      if (s.libslen > size || strlen (libs) != s.libslen
+	  || strcmp (libs, libs2) != 0 || memcmp (&s, &s2, sizeof s) != 0
+	  || s.libs_line > nlines || s.segments_line > nlines
+	  || s.backing_line > nlines || s.block_line > nlines
+	  || (s.libslen > 0 && s.libs_line == 0)
+	  || s.nbackings > HP_NBACKINGS
+	  || (s.kinds & ~HP_KIND_ALL) != 0)
+	abort ();
+      if (s.libslen > 0 && !counted)
+	{
+	  ++fuzz_confs_selecting;
+	  counted = true;
+	}
+      for (size_t off = 0; off < s.libslen; ++off)
+	{
+	  unsigned int line = _dl_hugepage_conf_libs_line (text, size,
+							   s.block_line, off);
+	  if (libs[off] != ':' && (line < s.libs_line || line > nlines))
+	    abort ();
+	}
+      free (libs);
+      free (libs2);
+    }
+}
+
+/* DATA as a policy file: at the start of a line a byte picks a
+   keyword, after it each byte picks a piece of an argument (or, one
+   time in eight, is itself), so that most inputs get past the first
+   line.  */
+static void
+fuzz_conf (const uint8_t *data, size_t size)
+{
+  static const char *const keys[] =
+    { "libs ", "segments ", "backing ", "cache ", "pool ", "program ",
+      "# ", "" };
+  static const char *const pieces[] =
+    {
+      "\n", "\n", "\n", " ", "\t", " #", "*", "/", ":", "none", "auto",
+      "12", "text,", "data", "all", "shared,", "thp", "private", "lib",
+      "a", "/usr/sbin/mariadbd", "true", "[a-c]", "\\", "\r", "/usr/lib/",
+    };
+  const size_t npieces = sizeof pieces / sizeof pieces[0];
+  char *text = malloc (size * 20 + 1);
+  if (text == NULL)
+    abort ();
+  size_t n = 0;
+  bool start = true;
+  for (size_t i = 0; i < size; ++i)
+    {
+      const char *p;
+      char raw[2] = { 0x20 + data[i] % 0x5f, '\0' };
+      if (start)
+	p = keys[data[i] % (sizeof keys / sizeof keys[0])];
+      else if ((data[i] & 0xe0) == 0xe0)
+	p = data[i] == 0xff ? "\x7f" : raw;
+      else
+	p = pieces[data[i] % npieces];
+      size_t l = strlen (p);
+      memcpy (text + n, p, l);
+      n += l;
+      start = l > 0 && p[l - 1] == '\n';
+    }
+  /* Exactly N bytes, so that a read past them is seen.  */
+  char *exact = malloc (n ? n : 1);
+  if (exact == NULL)
+    abort ();
+  memcpy (exact, text, n);
+  free (text);
+  fuzz_conf_text (exact, n);
+  free (exact);
+}
+
 static void
 fuzz_glob (const uint8_t *data, size_t size)
 {
@@ -133,6 +238,12 @@ fuzz_glob (const uint8_t *data, size_t size)
 	abort ();
     }
   (void) _dl_hugepage_cgroup_limit_none (text, size);
+  /* And as a policy file, raw and built from its pieces.  */
+  fuzz_conf_text (text, size);
+  fuzz_conf (data, size);
+  /* Short files parse more often: a few of them from the same bytes.  */
+  for (size_t off = 0, k = 0; off < size && k < 8; off += 12, ++k)
+    fuzz_conf (data + off, size - off < 12 ? size - off : 12);
   free (text);
 }
 

@@ -453,6 +453,7 @@ test_settings (void)
 }
 
 void test_cache (void);
+void test_conf (void);
 
 int
 main (void)
@@ -471,6 +472,7 @@ main (void)
   test_relro_split ();
   test_dynamic ();
   test_cache ();
+  test_conf ();
   printf ("%d passed, %d failed\n", checks - failures, failures);
   return failures != 0;
 }

@@ -1,0 +1,469 @@
+/* hugeld: parse the policy file, /etc/hugeld.conf.
+   Copyright (C) 2026 The hugeld authors.
+   This file is part of hugeld, a patch set for the GNU C Library.
+
+   The GNU C Library is free software; you can redistribute it and/or
+   modify it under the terms of the GNU Lesser General Public
+   License as published by the Free Software Foundation; either
+   version 2.1 of the License, or (at your option) any later version.
+
+   The GNU C Library is distributed in the hope that it will be useful,
+   but WITHOUT ANY WARRANTY; without even the implied warranty of
+   MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+   Lesser General Public License for more details.
+
+   You should have received a copy of the GNU Lesser General Public
+   License along with the GNU C Library; if not, see
+   <https://www.gnu.org/licenses/>.  */
+
+/* The file format is described in dl-hugepage-conf.h.  Everything here
+   works on bytes in memory with explicit bounds (the file need not end
+   in a newline or be text at all), uses no recursion and no memory
+   beyond a word-sized buffer on the stack.  */
+
+#include <string.h>
+#include "dl-hugepage-conf.h"
+#include "dl-hugepage-plan.h"
+
+static bool
+hp_blank (char c)
+{
+  return c == ' ' || c == '\t' || c == '\r';
+}
+
+bool
+_dl_hugepage_conf_word (const char **p, const char *end, const char **word,
+			size_t *len)
+{
+  const char *s = *p;
+  while (s < end && hp_blank (*s))
+    ++s;
+  if (s == end)
+    {
+      *p = s;
+      return false;
+    }
+  const char *e = s;
+  while (e < end && !hp_blank (*e))
+    ++e;
+  *word = s;
+  *len = e - s;
+  *p = e;
+  return true;
+}
+
+static bool
+hp_word_is (const char *word, size_t len, const char *name)
+{
+  return strlen (name) == len && memcmp (word, name, len) == 0;
+}
+
+/* Copy WORD (LEN bytes) with a NUL into BUF of HP_CONF_MAX_WORD bytes:
+   false if it does not fit.  */
+static bool
+hp_word_copy (char *buf, const char *word, size_t len)
+{
+  if (len >= HP_CONF_MAX_WORD)
+    return false;
+  memcpy (buf, word, len);
+  buf[len] = '\0';
+  return true;
+}
+
+/* Why the pattern list WORD (LEN bytes) is not one, or NULL.  */
+static const char *
+hp_pattern_error (const char *word, size_t len)
+{
+  char buf[HP_CONF_MAX_WORD];
+  if (!hp_word_copy (buf, word, len))
+    return "pattern longer than 1023 bytes";
+  const char *pat;
+  size_t patlen;
+  return _dl_hugepage_pattern_problem (buf, &pat, &patlen);
+}
+
+/* The number of words in [P, END).  */
+static size_t
+hp_count_words (const char *p, const char *end)
+{
+  size_t n = 0;
+  const char *w;
+  size_t len;
+  while (_dl_hugepage_conf_word (&p, end, &w, &len))
+    ++n;
+  return n;
+}
+
+/* Check the arguments of LINE, whose key is set; sets key HP_CONF_BAD
+   and error if they are wrong.  */
+static void
+hp_check_args (struct hp_conf_reader *r, struct hp_conf_line *line)
+{
+  const char *p = line->args, *end = line->args + line->argslen;
+  size_t nwords = hp_count_words (p, end);
+  const char *w;
+  size_t len;
+  const char *error = NULL;
+  char buf[HP_CONF_MAX_WORD];
+
+  /* Settings given once per scope.  */
+  unsigned int once = 0;
+  switch (line->key)
+    {
+    case HP_CONF_SEGMENTS:
+    case HP_CONF_BACKING:
+    case HP_CONF_POOL:
+      once = 1U << line->key;
+      break;
+    default:
+      break;
+    }
+  if ((line->key == HP_CONF_CACHE || line->key == HP_CONF_POOL)
+      && r->in_block)
+    error = "cache and pool are global: put them before the first "
+	    "program line";
+  else if (once != 0 && (r->seen & once) != 0)
+    error = "given twice in the same scope";
+
+  switch (error != NULL ? HP_CONF_BAD : line->key)
+    {
+    case HP_CONF_LIBS:
+      if (nwords == 0)
+	error = "libs needs patterns (or none)";
+      while (error == NULL && _dl_hugepage_conf_word (&p, end, &w, &len))
+	if (hp_word_is (w, len, "none"))
+	  {
+	    if (nwords != 1)
+	      error = "libs none cannot have other patterns";
+	  }
+	else
+	  error = hp_pattern_error (w, len);
+      break;
+
+    case HP_CONF_SEGMENTS:
+      if (nwords != 1 || !_dl_hugepage_conf_word (&p, end, &w, &len)
+	  || !hp_word_copy (buf, w, len)
+	  || _dl_hugepage_parse_kinds (buf) < 0)
+	error = "segments needs one comma list of text, rodata, relro, "
+		"data, bss or all";
+      else
+	line->kinds = _dl_hugepage_parse_kinds (buf);
+      break;
+
+    case HP_CONF_BACKING:
+      if (nwords != 1 || !_dl_hugepage_conf_word (&p, end, &w, &len)
+	  || !hp_word_copy (buf, w, len)
+	  || (line->nbackings = _dl_hugepage_parse_backing
+	      (buf, line->backings)) <= 0)
+	error = "backing needs one comma list of shared, private or thp";
+      break;
+
+    case HP_CONF_CACHE:
+      if (nwords == 0)
+	error = "cache needs absolute paths or globs";
+      while (error == NULL && _dl_hugepage_conf_word (&p, end, &w, &len))
+	if (w[0] != '/')
+	  error = "cache paths must be absolute";
+	else
+	  error = hp_pattern_error (w, len);
+      break;
+
+    case HP_CONF_POOL:
+      if (nwords != 1 || !_dl_hugepage_conf_word (&p, end, &w, &len))
+	error = "pool needs a number of huge pages or auto";
+      else if (hp_word_is (w, len, "auto"))
+	line->pool = -1;
+      else
+	{
+	  long int n = 0;
+	  for (size_t i = 0; i < len && error == NULL; ++i)
+	    if (w[i] < '0' || w[i] > '9')
+	      error = "pool needs a number of huge pages or auto";
+	    else if ((n = n * 10 + (w[i] - '0')) > HP_CONF_MAX_POOL)
+	      error = "pool larger than 1048576 huge pages";
+	  line->pool = n;
+	}
+      break;
+
+    case HP_CONF_PROGRAM:
+      if (nwords == 0)
+	error = "program needs the path or name of a program";
+      while (error == NULL && _dl_hugepage_conf_word (&p, end, &w, &len))
+	error = hp_pattern_error (w, len);
+      break;
+
+    default:
+      break;
+    }
+
+  if (error != NULL)
+    {
+      line->key = HP_CONF_BAD;
+      line->error = error;
+    }
+  else
+    r->seen |= once;
+}
+
+void
+_dl_hugepage_conf_start (struct hp_conf_reader *r, const char *buf,
+			 size_t len)
+{
+  r->pos = buf;
+  r->end = buf + len;
+  r->lineno = 0;
+  r->in_block = false;
+  r->seen = 0;
+}
+
+bool
+_dl_hugepage_conf_next (struct hp_conf_reader *r, struct hp_conf_line *line)
+{
+  if (r->pos >= r->end)
+    return false;
+  const char *start = r->pos;
+  const char *nl = memchr (start, '\n', r->end - start);
+  if (nl == NULL)
+    nl = r->end;
+  r->pos = nl < r->end ? nl + 1 : nl;
+
+  memset (line, 0, sizeof *line);
+  line->lineno = ++r->lineno;
+  line->key = HP_CONF_BLANK;
+  line->in_block = r->in_block;
+
+  /* The words end at a `#' that starts a word.  Control characters
+     (a NUL byte, most likely) mean this is not a text file.  */
+  const char *end = nl;
+  for (const char *p = start; p < nl; ++p)
+    {
+      unsigned char c = *p;
+      if ((c < 0x20 && c != '\t' && c != '\r') || c == 0x7f)
+	{
+	  line->key = HP_CONF_BAD;
+	  line->error = "control character or NUL byte (not a text file?)";
+	  return true;
+	}
+      if (c == '#' && end == nl && (p == start || hp_blank (p[-1])))
+	end = p;
+    }
+
+  const char *p = start;
+  const char *w;
+  size_t len;
+  if (!_dl_hugepage_conf_word (&p, end, &w, &len))
+    return true;
+
+  static const struct
+  {
+    const char name[9];
+    enum hp_conf_key key;
+  } keys[] =
+    {
+      { "libs", HP_CONF_LIBS },
+      { "segments", HP_CONF_SEGMENTS },
+      { "backing", HP_CONF_BACKING },
+      { "cache", HP_CONF_CACHE },
+      { "pool", HP_CONF_POOL },
+      { "program", HP_CONF_PROGRAM },
+    };
+  line->key = HP_CONF_BAD;
+  line->error = "unknown keyword (use libs, segments, backing, cache, "
+		"pool or program)";
+  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; ++i)
+    if (hp_word_is (w, len, keys[i].name))
+      {
+	line->key = keys[i].key;
+	line->error = NULL;
+      }
+  if (line->key == HP_CONF_BAD)
+    return true;
+
+  while (p < end && hp_blank (*p))
+    ++p;
+  while (end > p && hp_blank (end[-1]))
+    --end;
+  line->args = p;
+  line->argslen = end - p;
+  hp_check_args (r, line);
+  if (line->key == HP_CONF_PROGRAM)
+    {
+      r->in_block = true;
+      r->seen = 0;
+    }
+  return true;
+}
+
+bool
+_dl_hugepage_conf_program_matches (const char *word, size_t len,
+				   const char *const *names, size_t nnames)
+{
+  bool slash = memchr (word, '/', len) != NULL;
+  for (size_t i = 0; i < nnames; ++i)
+    if (names[i] != NULL
+	&& _dl_hugepage_glob (word, len,
+			      slash ? names[i]
+			      : _dl_hugepage_basename (names[i])))
+      return true;
+  return false;
+}
+
+void
+_dl_hugepage_conf_check (const char *buf, size_t len,
+			 struct hp_conf_summary *sum)
+{
+  struct hp_conf_reader r;
+  struct hp_conf_line line;
+  memset (sum, 0, sizeof *sum);
+  _dl_hugepage_conf_start (&r, buf, len);
+  while (_dl_hugepage_conf_next (&r, &line))
+    {
+      if (line.key == HP_CONF_BLANK)
+	continue;
+      ++sum->rules;
+      if (line.key == HP_CONF_BAD && sum->error_line == 0)
+	{
+	  sum->error_line = line.lineno;
+	  sum->error = line.error;
+	}
+      if (line.key == HP_CONF_PROGRAM)
+	sum->has_programs = true;
+    }
+}
+
+/* Which scope a line of a checked file belongs to, for a program known
+   by some names: whether the line counts, given the `program' line
+   BLOCK that applies (0: none, the global scope only), and whether the
+   global or the block's LIBS are used.  */
+static bool
+hp_line_used (const struct hp_conf_line *line, unsigned int block,
+	      unsigned int *current_block)
+{
+  if (line->key == HP_CONF_PROGRAM)
+    *current_block = line->lineno;
+  if (!line->in_block)
+    return true;
+  return block != 0 && *current_block == block;
+}
+
+/* The `program' line of the first block that matches NAMES, or 0.  */
+static unsigned int
+hp_find_block (const char *buf, size_t len, const char *const *names,
+	       size_t nnames)
+{
+  struct hp_conf_reader r;
+  struct hp_conf_line line;
+  _dl_hugepage_conf_start (&r, buf, len);
+  while (_dl_hugepage_conf_next (&r, &line))
+    if (line.key == HP_CONF_PROGRAM)
+      {
+	const char *p = line.args, *end = line.args + line.argslen;
+	const char *w;
+	size_t wlen;
+	while (_dl_hugepage_conf_word (&p, end, &w, &wlen))
+	  if (_dl_hugepage_conf_program_matches (w, wlen, names, nnames))
+	    return line.lineno;
+      }
+  return 0;
+}
+
+/* Walk the libs lines that the program gets (those of BLOCK if it has
+   any, else the global ones), appending their patterns to LIBS (if not
+   NULL) and returning the line whose word covers byte OFFSET of the
+   result (or 0).  Sets *FIRST to the first such line and *LIBSLEN.  */
+static unsigned int
+hp_walk_libs (const char *buf, size_t len, unsigned int block,
+	      bool block_libs, char *libs, size_t offset,
+	      unsigned int *first, size_t *libslen)
+{
+  struct hp_conf_reader r;
+  struct hp_conf_line line;
+  unsigned int current = 0, found = 0;
+  size_t n = 0;
+  *first = 0;
+  _dl_hugepage_conf_start (&r, buf, len);
+  while (_dl_hugepage_conf_next (&r, &line))
+    {
+      bool used = hp_line_used (&line, block, &current);
+      if (line.key != HP_CONF_LIBS || !used || line.in_block != block_libs)
+	continue;
+      if (*first == 0)
+	*first = line.lineno;
+      const char *p = line.args, *end = line.args + line.argslen;
+      const char *w;
+      size_t wlen;
+      while (_dl_hugepage_conf_word (&p, end, &w, &wlen))
+	{
+	  if (hp_word_is (w, wlen, "none"))
+	    continue;
+	  if (n > 0)
+	    {
+	      if (libs != NULL)
+		libs[n] = ':';
+	      ++n;
+	    }
+	  if (offset >= n && offset < n + wlen)
+	    found = line.lineno;
+	  if (libs != NULL)
+	    memcpy (libs + n, w, wlen);
+	  n += wlen;
+	}
+    }
+  if (libs != NULL)
+    libs[n] = '\0';
+  *libslen = n;
+  return found;
+}
+
+void
+_dl_hugepage_conf_resolve (const char *buf, size_t len,
+			   const char *const *names, size_t nnames,
+			   struct hp_conf_settings *s, char *libs)
+{
+  memset (s, 0, sizeof *s);
+  s->block_line = hp_find_block (buf, len, names, nnames);
+
+  /* Settings of the block replace the global ones.  */
+  struct hp_conf_reader r;
+  struct hp_conf_line line;
+  unsigned int current = 0;
+  bool block_libs = false;
+  _dl_hugepage_conf_start (&r, buf, len);
+  while (_dl_hugepage_conf_next (&r, &line))
+    {
+      if (!hp_line_used (&line, s->block_line, &current))
+	continue;
+      switch (line.key)
+	{
+	case HP_CONF_LIBS:
+	  if (line.in_block)
+	    block_libs = true;
+	  break;
+	case HP_CONF_SEGMENTS:
+	  s->segments_line = line.lineno;
+	  s->kinds = line.kinds;
+	  break;
+	case HP_CONF_BACKING:
+	  s->backing_line = line.lineno;
+	  memcpy (s->backings, line.backings, sizeof s->backings);
+	  s->nbackings = line.nbackings;
+	  break;
+	default:
+	  break;
+	}
+    }
+  hp_walk_libs (buf, len, s->block_line, block_libs, libs, 0,
+		&s->libs_line, &s->libslen);
+}
+
+unsigned int
+_dl_hugepage_conf_libs_line (const char *buf, size_t len,
+			     unsigned int block, size_t offset)
+{
+  /* Whether the block has libs lines of its own.  */
+  unsigned int first;
+  size_t n;
+  hp_walk_libs (buf, len, block, true, NULL, 0, &first, &n);
+  return hp_walk_libs (buf, len, block, block != 0 && first != 0, NULL,
+		       offset, &first, &n);
+}

@@ -1,0 +1,170 @@
+/* hugeld: the policy file, /etc/hugeld.conf.  Pure interface.
+   Copyright (C) 2026 The hugeld authors.
+   This file is part of hugeld, a patch set for the GNU C Library.
+
+   The GNU C Library is free software; you can redistribute it and/or
+   modify it under the terms of the GNU Lesser General Public
+   License as published by the Free Software Foundation; either
+   version 2.1 of the License, or (at your option) any later version.
+
+   The GNU C Library is distributed in the hope that it will be useful,
+   but WITHOUT ANY WARRANTY; without even the implied warranty of
+   MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+   Lesser General Public License for more details.
+
+   You should have received a copy of the GNU Lesser General Public
+   License along with the GNU C Library; if not, see
+   <https://www.gnu.org/licenses/>.  */
+
+/* The file holds the settings of the LD_HUGEPAGE_* variables for every
+   process that ld.so loads, one per line:
+
+     # a comment (also after the words of a line)
+     libs PATTERN[:PATTERN...] [PATTERN...]   as LD_HUGEPAGE_LIBS; the
+					     libs lines of a scope add up;
+					     `libs none' selects nothing
+     segments LIST                           as LD_HUGEPAGE_SEGMENTS
+     backing LIST                            as LD_HUGEPAGE_BACKING
+     cache PATH-OR-GLOB...                   what `hugeld cache sync'
+					     keeps in the shared cache
+     pool N|auto                             huge pages to reserve at boot
+     program PATTERN...                      starts a block
+
+   Lines before the first `program' line are global.  A `program' line
+   starts a block that lasts until the next one; its libs, segments and
+   backing replace the global ones when the main program matches one of
+   its patterns (a pattern with `/' is matched against the program's
+   path, any other against its last component).  The first matching
+   block applies, and only it.  cache and pool are global only, and
+   segments, backing and pool may be given once per scope.
+
+   Any line that does not parse makes the whole file void: a file that
+   is half understood is not applied, and the programs it would have
+   selected run on ordinary pages, as with no file.  ld.so says why
+   under LD_DEBUG=hugepages; `hugeld config check' lists every bad
+   line.
+
+   Like the rest of the planner this is pure code: no system calls, no
+   global state.  ld.so reads the file (dl-hugepage-policy.c); the
+   hugeld-conf helper and the unit tests and fuzzer call this
+   directly.  */
+
+#ifndef _DL_HUGEPAGE_CONF_H
+#define _DL_HUGEPAGE_CONF_H 1
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "dl-hugepage-cache.h"
+
+/* Where ld.so reads it.  */
+#define HP_CONF_FILE "/etc/hugeld.conf"
+
+/* A larger file is ignored: it costs every process its bytes.  */
+#define HP_CONF_MAX_SIZE (64 * 1024)
+
+/* The longest word (a pattern list or a glob), in bytes.  */
+#define HP_CONF_MAX_WORD 1024
+
+/* The largest pool size accepted, in huge pages (2 TiB).  */
+#define HP_CONF_MAX_POOL (1L << 20)
+
+enum hp_conf_key
+{
+  HP_CONF_BLANK,		/* Empty or a comment.  */
+  HP_CONF_LIBS,
+  HP_CONF_SEGMENTS,
+  HP_CONF_BACKING,
+  HP_CONF_CACHE,
+  HP_CONF_POOL,
+  HP_CONF_PROGRAM,
+  HP_CONF_BAD			/* Does not parse: see error.  */
+};
+
+/* One line, as _dl_hugepage_conf_next returns it.  */
+struct hp_conf_line
+{
+  enum hp_conf_key key;
+  unsigned int lineno;		/* From 1.  */
+  bool in_block;		/* After a `program' line.  */
+  const char *args;		/* The words after the keyword (without a */
+  size_t argslen;		/* trailing comment), for _conf_word.  */
+  const char *error;		/* HP_CONF_BAD: why.  */
+  unsigned int kinds;		/* HP_CONF_SEGMENTS: HP_KIND_*.  */
+  unsigned char backings[HP_NBACKINGS];	/* HP_CONF_BACKING.  */
+  int nbackings;
+  long int pool;		/* HP_CONF_POOL: pages, or -1 for auto.  */
+};
+
+/* Reads the lines of a file in memory.  */
+struct hp_conf_reader
+{
+  const char *pos;
+  const char *end;
+  unsigned int lineno;
+  bool in_block;
+  unsigned int seen;		/* Keys given once, seen in this scope.  */
+};
+
+/* Start reading the LEN bytes at BUF.  */
+void _dl_hugepage_conf_start (struct hp_conf_reader *r, const char *buf,
+			      size_t len);
+
+/* Read the next line into *LINE: false at the end.  */
+bool _dl_hugepage_conf_next (struct hp_conf_reader *r,
+			     struct hp_conf_line *line);
+
+/* The next blank-separated word of [*P, END): true with *WORD, *LEN
+   set and *P moved past it, or false at the end.  */
+bool _dl_hugepage_conf_word (const char **p, const char *end,
+			     const char **word, size_t *len);
+
+/* Whether WORD (LEN bytes), a pattern of a `program' line, matches one
+   of NAMES[0..NNAMES) (NULL entries are skipped).  */
+bool _dl_hugepage_conf_program_matches (const char *word, size_t len,
+					const char *const *names,
+					size_t nnames);
+
+/* What a whole file says.  */
+struct hp_conf_summary
+{
+  unsigned int rules;		/* Lines that are not blank.  */
+  unsigned int error_line;	/* The first bad line, or 0 ...  */
+  const char *error;		/* ... and why.  */
+  bool has_programs;		/* Whether it has `program' blocks.  */
+};
+
+/* Check the LEN bytes at BUF.  */
+void _dl_hugepage_conf_check (const char *buf, size_t len,
+			      struct hp_conf_summary *sum);
+
+/* The settings the file gives a program.  A line number of 0 means
+   the file does not set it.  */
+struct hp_conf_settings
+{
+  unsigned int block_line;	/* The `program' line that applied.  */
+  unsigned int libs_line;	/* The first `libs' line used.  */
+  size_t libslen;		/* Length of the joined pattern list.  */
+  unsigned int segments_line;
+  unsigned int kinds;
+  unsigned int backing_line;
+  unsigned char backings[HP_NBACKINGS];
+  int nbackings;
+};
+
+/* The settings of the file at BUF (LEN bytes, which
+   _dl_hugepage_conf_check found without error) for the main program
+   known by NAMES[0..NNAMES) (the names it was run by and its real
+   path; none if the file has no `program' block).  The patterns of
+   the libs lines used are joined with `:' into LIBS, which has room
+   for LEN + 1 bytes, and NUL-terminated.  */
+void _dl_hugepage_conf_resolve (const char *buf, size_t len,
+				const char *const *names, size_t nnames,
+				struct hp_conf_settings *s, char *libs);
+
+/* The line of the libs word that the byte at OFFSET of the joined list
+   that _dl_hugepage_conf_resolve made came from, or 0.  BLOCK is the
+   block_line it found.  */
+unsigned int _dl_hugepage_conf_libs_line (const char *buf, size_t len,
+					  unsigned int block, size_t offset);
+
+#endif /* dl-hugepage-conf.h */

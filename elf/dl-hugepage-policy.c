@@ -1,0 +1,222 @@
+/* hugeld: read the policy file, /etc/hugeld.conf, in ld.so.
+   Copyright (C) 2026 The hugeld authors.
+   This file is part of hugeld, a patch set for the GNU C Library.
+
+   The GNU C Library is free software; you can redistribute it and/or
+   modify it under the terms of the GNU Lesser General Public
+   License as published by the Free Software Foundation; either
+   version 2.1 of the License, or (at your option) any later version.
+
+   The GNU C Library is distributed in the hope that it will be useful,
+   but WITHOUT ANY WARRANTY; without even the implied warranty of
+   MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+   Lesser General Public License for more details.
+
+   You should have received a copy of the GNU Lesser General Public
+   License along with the GNU C Library; if not, see
+   <https://www.gnu.org/licenses/>.  */
+
+/* The file gives every process the settings that no LD_HUGEPAGE_*
+   variable gives it (dl-hugepage-conf.h describes it).  This file only
+   reads it and decides whether to trust it; the parsing is pure code
+   in dl-hugepage-conf.c.
+
+   Trust: the file is used only if it is a regular file owned by root
+   and writable by nobody else, so that it says what the administrator
+   wrote.  It then applies to set-user-ID and other AT_SECURE programs
+   too (the variables never do): like /etc/ld.so.preload and
+   /etc/ld.so.cache it is the system's configuration, not the caller's,
+   and it can only move an object between page sizes.
+
+   Cost: one open that fails with ENOENT where there is no file; else
+   open, fstat, read and close, and, only if the file has `program'
+   blocks, one readlink to know the program.  The file is parsed in
+   memory without any allocation beyond its own bytes and the joined
+   pattern list.  */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <ldsodefs.h>
+#include <not-cancel.h>
+#include "dl-hugepage-int.h"
+#include "dl-hugepage-conf.h"
+
+/* What the file said, kept for the reports of dl-hugepage.c.  */
+struct hp_policy _dl_hugepage_policy_file;
+
+/* Why the file at FD (whose status is *ST) is not to be trusted, or
+   NULL.  */
+static const char *
+hp_policy_distrust (const struct __stat64_t64 *st)
+{
+  if (!S_ISREG (st->st_mode))
+    return "not a regular file";
+  if (st->st_uid != 0)
+    return "not owned by root";
+  if ((st->st_mode & (S_IWGRP | S_IWOTH)) != 0)
+    return "writable by group or others";
+  if (st->st_size > HP_CONF_MAX_SIZE)
+    return "larger than 64 KiB";
+  return NULL;
+}
+
+/* Read the policy file into a buffer of ld.so's: its size, 0 if there
+   is nothing to use (reported under LD_DEBUG=hugepages).  */
+static size_t
+hp_policy_read (char **bufp)
+{
+  int fd = __open64_nocancel (HP_CONF_FILE, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    {
+      if (hp_debug ())
+	_dl_debug_printf ("hugepages: %s: %s\n", HP_CONF_FILE,
+			  errno == ENOENT ? "none"
+			  : _dl_hugepage_errno_name (errno));
+      return 0;
+    }
+  struct __stat64_t64 st;
+  const char *why = NULL;
+  char *buf = NULL;
+  ssize_t n = 0;
+  if (__fstat64_time64 (fd, &st) != 0)
+    why = "fstat failed";
+  else
+    why = hp_policy_distrust (&st);
+  if (why == NULL && st.st_size > 0)
+    {
+      /* One byte more tells whether it grew since the fstat.  */
+      buf = malloc (st.st_size + 1);
+      if (buf == NULL)
+	why = "out of memory";
+      else
+	{
+	  n = _dl_hugepage_pread_full (fd, buf, st.st_size + 1, 0);
+	  if (n < 0)
+	    why = "read failed";
+	  else if (n != st.st_size)
+	    why = "changed while it was read";
+	}
+    }
+  __close_nocancel (fd);
+  if (why != NULL)
+    {
+      if (hp_debug ())
+	_dl_debug_printf ("hugepages: %s ignored: %s\n", HP_CONF_FILE, why);
+      free (buf);
+      return 0;
+    }
+  *bufp = buf;
+  return n;
+}
+
+/* Fill NAMES with the names of the main program: the one it was run
+   by, and the real path of its file.  PROGRAM is the file ld.so was
+   given to run (`ld.so PROGRAM'), or NULL if the kernel ran the program
+   with ld.so as its interpreter.  Returns how many there are.  */
+static size_t
+hp_policy_program_names (const char *program, const char *names[2],
+			 char *path, size_t pathsize)
+{
+  size_t n = 0;
+  ssize_t len = -1;
+  if (program != NULL)
+    {
+      names[n++] = program;
+      int fd = __open64_nocancel (program, O_PATH | O_CLOEXEC);
+      if (fd >= 0)
+	{
+	  char proc[32] = "/proc/self/fd/";
+	  char *p = proc + strlen (proc);
+	  char digits[12];
+	  int d = 0;
+	  unsigned int v = fd;
+	  do
+	    digits[d++] = '0' + v % 10;
+	  while ((v /= 10) != 0);
+	  while (d > 0)
+	    *p++ = digits[--d];
+	  *p = '\0';
+	  len = __readlink (proc, path, pathsize - 1);
+	  __close_nocancel (fd);
+	}
+    }
+  else
+    {
+      for (ElfW(auxv_t) *av = GLRO(dl_auxv);
+	   av != NULL && av->a_type != AT_NULL; ++av)
+	if (av->a_type == AT_EXECFN)
+	  names[n++] = (const char *) av->a_un.a_val;
+      len = __readlink ("/proc/self/exe", path, pathsize - 1);
+    }
+  if (len > 0)
+    {
+      path[len] = '\0';
+      names[n++] = path;
+    }
+  return n;
+}
+
+bool
+_dl_hugepage_policy_load (const char *program, struct hp_conf_settings *s)
+{
+  struct hp_policy *pf = &_dl_hugepage_policy_file;
+  char *buf = NULL;
+  size_t len = hp_policy_read (&buf);
+  if (len == 0)
+    return false;
+
+  struct hp_conf_summary sum;
+  _dl_hugepage_conf_check (buf, len, &sum);
+  if (sum.error_line != 0)
+    {
+      if (hp_debug ())
+	_dl_debug_printf ("hugepages: %s ignored: line %u: %s\n",
+			  HP_CONF_FILE, sum.error_line, sum.error);
+      free (buf);
+      return false;
+    }
+
+  char path[4096];
+  const char *names[2];
+  size_t nnames = 0;
+  if (sum.has_programs)
+    nnames = hp_policy_program_names (program, names, path, sizeof path);
+  char *libs = malloc (len + 1);
+  if (libs == NULL)
+    {
+      free (buf);
+      return false;
+    }
+  _dl_hugepage_conf_resolve (buf, len, names, nnames, s, libs);
+  pf->buf = buf;
+  pf->len = len;
+  pf->libs = libs;
+  pf->block_line = s->block_line;
+  if (hp_debug ())
+    {
+      _dl_debug_printf ("hugepages: %s: %u rules\n", HP_CONF_FILE,
+			sum.rules);
+      if (s->block_line != 0)
+	_dl_debug_printf ("hugepages: %s: the program block at line %u "
+			  "applies to %s\n", HP_CONF_FILE, s->block_line,
+			  names[nnames - 1]);
+      else if (sum.has_programs)
+	_dl_debug_printf ("hugepages: %s: no program block applies to "
+			  "%s\n", HP_CONF_FILE,
+			  nnames > 0 ? names[nnames - 1] : "<unknown>");
+    }
+  return true;
+}
+
+unsigned int
+_dl_hugepage_policy_libs_line (const char *pat)
+{
+  const struct hp_policy *pf = &_dl_hugepage_policy_file;
+  if (pf->libs == NULL || pat < pf->libs
+      || pat >= pf->libs + strlen (pf->libs))
+    return 0;
+  return _dl_hugepage_conf_libs_line (pf->buf, pf->len, pf->block_line,
+				      pat - pf->libs);
+}

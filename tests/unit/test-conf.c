@@ -1,0 +1,243 @@
+/* hugeld: unit tests for the policy file parser (dl-hugepage-conf.c).
+   Built into test-plan.
+   Copyright (C) 2026 The hugeld authors.
+   SPDX-License-Identifier: LGPL-2.1-or-later  */
+
+#include <stdbool.h>
+#include <string.h>
+#include "dl-hugepage-conf.h"
+#include "dl-hugepage-plan.h"
+#include "unit-check.h"
+
+/* The first bad line of TEXT (0 if none), its error in *WHY.  */
+static unsigned int
+bad_line (const char *text, const char **why)
+{
+  struct hp_conf_summary sum;
+  _dl_hugepage_conf_check (text, strlen (text), &sum);
+  *why = sum.error;
+  return sum.error_line;
+}
+
+/* Resolve TEXT for the program NAME (or none) into *S and LIBS.  */
+static void
+resolve (const char *text, const char *name, struct hp_conf_settings *s,
+	 char *libs)
+{
+  const char *names[1] = { name };
+  _dl_hugepage_conf_resolve (text, strlen (text), names, name != NULL, s,
+			     libs);
+}
+
+static void
+test_errors (void)
+{
+  static const struct
+  {
+    const char *text;
+    unsigned int line;
+  } t[] =
+    {
+      { "", 0 },
+      { "# only a comment\n\n   \t\n", 0 },
+      { "libs a\nbogus x\n", 2 },
+      { "libs\n", 1 },
+      { "libs none a\n", 1 },
+      { "libs lib[abc\n", 1 },
+      { "libs a::b\n", 1 },
+      { "libs a\\\n", 1 },
+      { "segments txt\n", 1 },
+      { "segments text data\n", 1 },
+      { "segments\n", 1 },
+      { "segments text\nsegments data\n", 2 },
+      { "backing huge\n", 1 },
+      { "backing ,\n", 1 },
+      { "backing shared\nbacking thp\n", 2 },
+      { "cache lib.so\n", 1 },
+      { "cache\n", 1 },
+      { "pool -1\n", 1 },
+      { "pool 12k\n", 1 },
+      { "pool 99999999999999999999\n", 1 },
+      { "pool 1048577\n", 1 },
+      { "pool 1\npool 2\n", 2 },
+      { "program\n", 1 },
+      { "program a\ncache /x\n", 2 },
+      { "program a\npool 4\n", 2 },
+      { "libs a\x01\n", 1 },
+      { "# comment \x7f\n", 1 },
+      { "LIBS a\n", 1 },
+      { "libsa\n", 1 },
+      /* Once per scope: a block may set what the global scope set.  */
+      { "segments text\nprogram a\nsegments data\nprogram b\n"
+	"segments all\n", 0 },
+      { "pool auto\npool 3\n", 2 },
+    };
+  for (size_t i = 0; i < sizeof t / sizeof t[0]; ++i)
+    {
+      const char *why;
+      unsigned int line = bad_line (t[i].text, &why);
+      CHECK (line == t[i].line, "error line of case %zu: %u, want %u (%s)",
+	     i, line, t[i].line, why != NULL ? why : "no error");
+      CHECK ((line == 0) == (why == NULL), "error text of case %zu", i);
+    }
+
+  /* A NUL byte inside the given length.  */
+  static const char nul[] = "libs a\nlibs b\0c\n";
+  struct hp_conf_summary sum;
+  _dl_hugepage_conf_check (nul, sizeof nul - 1, &sum);
+  CHECK (sum.error_line == 2, "NUL byte: line %u", sum.error_line);
+}
+
+static void
+test_global (void)
+{
+  static const char text[] =
+    "# hugeld.conf\r\n"
+    "libs libLLVM-14.so*:libclang-cpp.so*   # the compiler\n"
+    "\tlibs  mysqld\t libcrypto.so* \r\n"
+    "segments text,rodata\n"
+    "backing shared,thp\n"
+    "cache /usr/lib/x86_64-linux-gnu/libLLVM-14.so.1\n"
+    "pool auto";
+  struct hp_conf_summary sum;
+  _dl_hugepage_conf_check (text, strlen (text), &sum);
+  CHECK (sum.error_line == 0, "global: error at %u: %s", sum.error_line,
+	 sum.error);
+  CHECK (sum.rules == 6, "global: %u rules", sum.rules);
+  CHECK (!sum.has_programs, "global: no programs");
+
+  struct hp_conf_settings s;
+  char libs[sizeof text];
+  resolve (text, NULL, &s, libs);
+  CHECK (strcmp (libs, "libLLVM-14.so*:libclang-cpp.so*:mysqld:libcrypto.so*")
+	 == 0, "global: libs %s", libs);
+  CHECK (s.libslen == strlen (libs), "global: libslen");
+  CHECK (s.libs_line == 2, "global: libs line %u", s.libs_line);
+  CHECK (s.segments_line == 4 && s.kinds == (HP_KIND_TEXT | HP_KIND_RODATA),
+	 "global: segments");
+  CHECK (s.backing_line == 5 && s.nbackings == 2
+	 && s.backings[0] == HP_B_SHARED && s.backings[1] == HP_B_THP,
+	 "global: backing");
+  CHECK (s.block_line == 0, "global: no block");
+
+  /* Which line each pattern came from.  */
+  const char *p = strstr (libs, "libclang");
+  CHECK (_dl_hugepage_conf_libs_line (text, strlen (text), 0, p - libs) == 2,
+	 "global: line of libclang");
+  p = strstr (libs, "libcrypto");
+  CHECK (_dl_hugepage_conf_libs_line (text, strlen (text), 0, p - libs) == 3,
+	 "global: line of libcrypto");
+  CHECK (_dl_hugepage_conf_libs_line (text, strlen (text), 0, 10000) == 0,
+	 "global: line past the end");
+}
+
+static void
+test_programs (void)
+{
+  static const char text[] =
+    "libs libLLVM-14.so*\n"
+    "segments text\n"
+    "program /usr/sbin/mariadbd mysqld\n"
+    "  libs mariadbd:libcrypto.so*\n"
+    "  segments text,data\n"
+    "program /usr/sbin/mariadbd\n"
+    "  libs never\n"
+    "program clang-1[0-9]\n"
+    "  backing private\n"
+    "program /usr/bin/true\n"
+    "  libs none\n";
+  struct hp_conf_summary sum;
+  _dl_hugepage_conf_check (text, strlen (text), &sum);
+  CHECK (sum.error_line == 0 && sum.has_programs, "programs: check (%s)",
+	 sum.error);
+  struct hp_conf_settings s;
+  char libs[sizeof text];
+
+  /* By full path; the first matching block wins.  */
+  resolve (text, "/usr/sbin/mariadbd", &s, libs);
+  CHECK (s.block_line == 3, "mariadbd: block %u", s.block_line);
+  CHECK (strcmp (libs, "mariadbd:libcrypto.so*") == 0, "mariadbd: libs %s",
+	 libs);
+  CHECK (s.libs_line == 4, "mariadbd: libs line %u", s.libs_line);
+  CHECK (s.segments_line == 5
+	 && s.kinds == (HP_KIND_TEXT | HP_KIND_DATA), "mariadbd: segments");
+  CHECK (s.backing_line == 0, "mariadbd: backing not set");
+  CHECK (_dl_hugepage_conf_libs_line (text, strlen (text), s.block_line, 0)
+	 == 4, "mariadbd: line of its pattern");
+
+  /* By basename: a pattern without `/'.  */
+  resolve (text, "/opt/mysql/bin/mysqld", &s, libs);
+  CHECK (s.block_line == 3, "mysqld: block %u", s.block_line);
+  resolve (text, "/usr/local/sbin/mariadbd", &s, libs);
+  CHECK (s.block_line == 0, "other mariadbd: no block");
+  CHECK (strcmp (libs, "libLLVM-14.so*") == 0, "other mariadbd: global libs");
+
+  /* A block that sets only the backing keeps the global libs.  */
+  resolve (text, "/usr/lib/llvm-14/bin/clang-14", &s, libs);
+  CHECK (s.block_line == 8, "clang: block %u", s.block_line);
+  CHECK (strcmp (libs, "libLLVM-14.so*") == 0 && s.libs_line == 1,
+	 "clang: global libs %s", libs);
+  CHECK (s.segments_line == 2 && s.kinds == HP_KIND_TEXT,
+	 "clang: global segments");
+  CHECK (s.backing_line == 9 && s.nbackings == 1
+	 && s.backings[0] == HP_B_PRIVATE, "clang: backing");
+
+  /* libs none: set, but selects nothing.  */
+  resolve (text, "/usr/bin/true", &s, libs);
+  CHECK (s.block_line == 10 && s.libs_line == 11 && s.libslen == 0
+	 && libs[0] == '\0', "true: libs none");
+
+  /* No names: only the global scope.  */
+  resolve (text, NULL, &s, libs);
+  CHECK (s.block_line == 0 && strcmp (libs, "libLLVM-14.so*") == 0,
+	 "no program: global");
+
+  /* Either name matches: the one it was run by or its real path.  */
+  const char *names[2] = { "/usr/bin/clang-14",
+			   "/usr/lib/llvm-14/bin/clang" };
+  _dl_hugepage_conf_resolve (text, strlen (text), names, 2, &s, libs);
+  CHECK (s.block_line == 8, "two names: block %u", s.block_line);
+  CHECK (_dl_hugepage_conf_program_matches ("/usr/lib/*", 10, names, 2),
+	 "program matches by real path");
+  CHECK (!_dl_hugepage_conf_program_matches ("clang-1", 7, names, 2),
+	 "program: basename is whole");
+}
+
+static void
+test_words (void)
+{
+  const char *text = "  a\tbb  ccc ";
+  const char *p = text, *end = text + strlen (text), *w;
+  size_t len;
+  CHECK (_dl_hugepage_conf_word (&p, end, &w, &len) && len == 1
+	 && w[0] == 'a', "word 1");
+  CHECK (_dl_hugepage_conf_word (&p, end, &w, &len) && len == 2, "word 2");
+  CHECK (_dl_hugepage_conf_word (&p, end, &w, &len) && len == 3, "word 3");
+  CHECK (!_dl_hugepage_conf_word (&p, end, &w, &len), "no word 4");
+
+  /* Line numbers and arguments as the tools see them.  */
+  static const char lines[] = "\n# c\ncache /a /b # two\npool 7";
+  struct hp_conf_reader r;
+  struct hp_conf_line line;
+  _dl_hugepage_conf_start (&r, lines, strlen (lines));
+  int n = 0;
+  while (_dl_hugepage_conf_next (&r, &line))
+    {
+      ++n;
+      if (line.lineno == 3)
+	CHECK (line.key == HP_CONF_CACHE && line.argslen == 5
+	       && memcmp (line.args, "/a /b", 5) == 0, "cache args");
+      if (line.lineno == 4)
+	CHECK (line.key == HP_CONF_POOL && line.pool == 7, "pool 7");
+    }
+  CHECK (n == 4, "%d lines", n);
+}
+
+void
+test_conf (void)
+{
+  test_errors ();
+  test_global ();
+  test_programs ();
+  test_words ();
+}
