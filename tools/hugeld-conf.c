@@ -1,0 +1,312 @@
+/* hugeld-conf: what the policy file says, as ld.so reads it.
+   Copyright (C) 2026 The hugeld authors.
+   This file is part of hugeld, a patch set for the GNU C Library.
+
+   The GNU C Library is free software; you can redistribute it and/or
+   modify it under the terms of the GNU Lesser General Public
+   License as published by the Free Software Foundation; either
+   version 2.1 of the License, or (at your option) any later version.
+
+   The GNU C Library is distributed in the hope that it will be useful,
+   but WITHOUT ANY WARRANTY; without even the implied warranty of
+   MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+   Lesser General Public License for more details.
+
+   You should have received a copy of the GNU Lesser General Public
+   License along with the GNU C Library; if not, see
+   <https://www.gnu.org/licenses/>.  */
+
+/* The hugeld command's view of /etc/hugeld.conf, made with ld.so's own
+   parser (elf/dl-hugepage-conf.c) and the same trust rule as
+   elf/dl-hugepage-policy.c, so that `hugeld config check' and `cache
+   sync' read the file exactly as the loader does.
+
+   Usage: hugeld-conf [--program NAME]... FILE
+   Prints one JSON document:
+     {"file", "trusted", "untrusted_why", "errors": [{"line", "message"}],
+      "applies", "rules", "program": {"line", "patterns"} or null,
+      "libs": {"value", "lines"} or null, "segments": {"value", "line"}
+      or null, "backing": {"value", "line"} or null,
+      "cache": [{"line", "pattern"}], "pool": {"line", "value"} or null}
+   where libs, segments, backing and program are what the file gives
+   the program known by the NAMEs (the name it is run by and its real
+   path; none: the global settings).  Every bad line is listed, not
+   only the first.  Exit status 0 if the file could be read, else 1
+   with one line on stderr.  */
+
+#define _GNU_SOURCE 1
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dl-hugepage-conf.h"
+#include "dl-hugepage-plan.h"
+
+static void
+json_string (const char *s, size_t len)
+{
+  putchar ('"');
+  for (size_t i = 0; i < len; ++i)
+    {
+      unsigned char c = s[i];
+      if (c == '"' || c == '\\')
+	printf ("\\%c", c);
+      else if (c < 0x20 || c == 0x7f)
+	printf ("\\u%04x", c);
+      else
+	putchar (c);
+    }
+  putchar ('"');
+}
+
+static void
+json_cstring (const char *s)
+{
+  if (s == NULL)
+    fputs ("null", stdout);
+  else
+    json_string (s, strlen (s));
+}
+
+/* The same rule as hp_policy_distrust in dl-hugepage-policy.c.  */
+static const char *
+distrust (const struct stat *st)
+{
+  if (!S_ISREG (st->st_mode))
+    return "not a regular file";
+  if (st->st_uid != 0)
+    return "not owned by root";
+  if ((st->st_mode & (S_IWGRP | S_IWOTH)) != 0)
+    return "writable by group or others";
+  if (st->st_size > HP_CONF_MAX_SIZE)
+    return "larger than 64 KiB";
+  return NULL;
+}
+
+static void
+print_kinds (unsigned int kinds)
+{
+  static const unsigned int bits[] =
+    { HP_KIND_TEXT, HP_KIND_RODATA, HP_KIND_RELRO, HP_KIND_DATA,
+      HP_KIND_BSS };
+  char buf[64] = "";
+  for (size_t i = 0; i < sizeof bits / sizeof bits[0]; ++i)
+    if (kinds & bits[i])
+      {
+	if (buf[0] != '\0')
+	  strcat (buf, ",");
+	strcat (buf, _dl_hugepage_kind_name (bits[i]));
+      }
+  json_cstring (buf);
+}
+
+int
+main (int argc, char **argv)
+{
+  const char *names[2];
+  size_t nnames = 0;
+  int i = 1;
+  for (; i < argc; ++i)
+    {
+      if (strcmp (argv[i], "--program") == 0 && i + 1 < argc)
+	{
+	  if (nnames == 2)
+	    {
+	      fputs ("hugeld-conf: at most two --program names\n", stderr);
+	      return 2;
+	    }
+	  names[nnames++] = argv[++i];
+	}
+      else if (strcmp (argv[i], "--help") == 0)
+	{
+	  puts ("usage: hugeld-conf [--program NAME]... FILE");
+	  return 0;
+	}
+      else
+	break;
+    }
+  if (i != argc - 1)
+    {
+      fputs ("usage: hugeld-conf [--program NAME]... FILE\n", stderr);
+      return 2;
+    }
+  const char *file = argv[i];
+
+  int fd = open (file, O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0 || fstat (fd, &st) != 0)
+    {
+      fprintf (stderr, "hugeld-conf: %s: %s\n", file, strerror (errno));
+      return 1;
+    }
+  const char *why = distrust (&st);
+  if (!S_ISREG (st.st_mode))
+    {
+      fprintf (stderr, "hugeld-conf: %s: not a regular file\n", file);
+      return 1;
+    }
+  size_t cap = st.st_size + 1;
+  char *buf = malloc (cap);
+  size_t len = 0;
+  ssize_t n;
+  while (buf != NULL && (n = read (fd, buf + len, cap - len)) > 0)
+    {
+      len += n;
+      if (len == cap)
+	buf = realloc (buf, cap *= 2);
+    }
+  close (fd);
+  if (buf == NULL)
+    {
+      fputs ("hugeld-conf: out of memory\n", stderr);
+      return 1;
+    }
+  if (why == NULL && len > HP_CONF_MAX_SIZE)
+    why = "larger than 64 KiB";
+
+  struct hp_conf_summary sum;
+  _dl_hugepage_conf_check (buf, len, &sum);
+  printf ("{\"file\": ");
+  json_cstring (file);
+  printf (", \"trusted\": %s, \"untrusted_why\": ",
+	  why == NULL ? "true" : "false");
+  json_cstring (why);
+  printf (", \"errors\": [");
+  struct hp_conf_reader r;
+  struct hp_conf_line line;
+  int k = 0;
+  _dl_hugepage_conf_start (&r, buf, len);
+  while (_dl_hugepage_conf_next (&r, &line))
+    if (line.key == HP_CONF_BAD)
+      {
+	printf ("%s{\"line\": %u, \"message\": ", k++ ? ", " : "",
+		line.lineno);
+	json_cstring (line.error);
+	putchar ('}');
+      }
+  printf ("], \"applies\": %s, \"rules\": %u",
+	  why == NULL && sum.error_line == 0 ? "true" : "false", sum.rules);
+
+  /* The settings are shown as the file would give them, even if it does
+     not apply.  */
+  struct hp_conf_settings s;
+  char *libs = malloc (len + 1);
+  if (libs == NULL)
+    return 1;
+  _dl_hugepage_conf_resolve (buf, len, names, nnames, &s, libs);
+  printf (", \"program\": ");
+  if (s.block_line == 0)
+    fputs ("null", stdout);
+  else
+    {
+      printf ("{\"line\": %u, \"patterns\": [", s.block_line);
+      _dl_hugepage_conf_start (&r, buf, len);
+      while (_dl_hugepage_conf_next (&r, &line))
+	if (line.lineno == s.block_line)
+	  {
+	    const char *p = line.args, *end = line.args + line.argslen, *w;
+	    size_t wlen;
+	    k = 0;
+	    while (_dl_hugepage_conf_word (&p, end, &w, &wlen))
+	      {
+		printf ("%s", k++ ? ", " : "");
+		json_string (w, wlen);
+	      }
+	  }
+      printf ("]}");
+    }
+
+  printf (", \"libs\": ");
+  if (s.libs_line == 0)
+    fputs ("null", stdout);
+  else
+    {
+      printf ("{\"value\": ");
+      json_string (libs, s.libslen);
+      printf (", \"lines\": [");
+      unsigned int last = 0;
+      k = 0;
+      for (size_t off = 0; off < s.libslen; ++off)
+	{
+	  unsigned int l = _dl_hugepage_conf_libs_line (buf, len,
+							s.block_line, off);
+	  if (l != 0 && l != last)
+	    {
+	      printf ("%s%u", k++ ? ", " : "", l);
+	      last = l;
+	    }
+	}
+      if (k == 0)
+	printf ("%u", s.libs_line);
+      printf ("]}");
+    }
+
+  printf (", \"segments\": ");
+  if (s.segments_line == 0)
+    fputs ("null", stdout);
+  else
+    {
+      printf ("{\"value\": ");
+      print_kinds (s.kinds);
+      printf (", \"line\": %u}", s.segments_line);
+    }
+
+  printf (", \"backing\": ");
+  if (s.backing_line == 0)
+    fputs ("null", stdout);
+  else
+    {
+      char order[32] = "";
+      for (int b = 0; b < s.nbackings; ++b)
+	{
+	  if (b > 0)
+	    strcat (order, ",");
+	  strcat (order, _dl_hugepage_backing_name (s.backings[b]));
+	}
+      printf ("{\"value\": ");
+      json_cstring (order);
+      printf (", \"line\": %u}", s.backing_line);
+    }
+
+  /* cache and pool: global lines of the file.  */
+  printf (", \"cache\": [");
+  k = 0;
+  const char *pool = NULL;
+  long int pool_pages = 0;
+  unsigned int pool_line = 0;
+  _dl_hugepage_conf_start (&r, buf, len);
+  while (_dl_hugepage_conf_next (&r, &line))
+    if (line.key == HP_CONF_CACHE)
+      {
+	const char *p = line.args, *end = line.args + line.argslen, *w;
+	size_t wlen;
+	while (_dl_hugepage_conf_word (&p, end, &w, &wlen))
+	  {
+	    printf ("%s{\"line\": %u, \"pattern\": ", k++ ? ", " : "",
+		    line.lineno);
+	    json_string (w, wlen);
+	    putchar ('}');
+	  }
+      }
+    else if (line.key == HP_CONF_POOL)
+      {
+	pool = line.pool < 0 ? "auto" : "";
+	pool_pages = line.pool;
+	pool_line = line.lineno;
+      }
+  printf ("], \"pool\": ");
+  if (pool == NULL)
+    fputs ("null", stdout);
+  else if (pool_pages < 0)
+    printf ("{\"line\": %u, \"value\": \"auto\"}", pool_line);
+  else
+    printf ("{\"line\": %u, \"value\": %ld}", pool_line, pool_pages);
+  printf ("}\n");
+  free (libs);
+  free (buf);
+  return 0;
+}
