@@ -1,0 +1,234 @@
+#!/bin/bash
+# The policy file /etc/hugeld.conf: with no LD_ variable at all, ld.so
+# selects what the file says (as `ld.so PROG', with PT_INTERP and for a
+# set-user-ID program), by program blocks too; a file that is not
+# root's alone, or that has a line that does not parse, is ignored;
+# random bytes in it change no program's result; a set variable
+# overrides its setting.  What is on huge pages is read from
+# /proc/PID/smaps.  The file is the system's: whatever was there is put
+# back at the end.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/cache-lib.sh"
+
+if [ "$(id -u)" != 0 ]; then
+  skip all "must run as root (writes /etc/hugeld.conf)"
+  finish
+fi
+unset LD_HUGEPAGE_LIBS LD_HUGEPAGE_SEGMENTS LD_HUGEPAGE_BACKING LD_DEBUG LD_DEBUG_OUTPUT
+CONF=/etc/hugeld.conf
+if [ -e "$CONF" ] || [ -L "$CONF" ]; then
+  mv "$CONF" "$TEST_TMP/saved.conf"
+  at_exit "rm -f $CONF; mv $TEST_TMP/saved.conf $CONF"
+else
+  at_exit "rm -f $CONF"
+fi
+reserve_hugepages 48 || { fail reserve "cannot reserve 48 huge pages"; finish; }
+cache_test_setup || finish
+at_exit "cleanup_cache $L/libvalue.so"
+chmod 755 "$TEST_TMP" "$B" "$L"
+LIB=$L/libvalue.so
+
+# conf MODE TEXT: write the file (root's, MODE).
+conf () { rm -f "$CONF"; printf '%b' "$2" > "$CONF"; chmod "$1" "$CONF"; }
+
+# huge_kb PID: the 2 MiB-page memory PID maps; shared_kb PID: of it,
+# what comes from the shared cache.
+huge_kb () {
+  awk '/^[0-9a-f]+-[0-9a-f]+ / { sz = 0; next } $1 == "Size:" { sz = $2 }
+       $1 == "KernelPageSize:" && $2 == 2048 { s += sz } END { print s + 0 }' "/proc/$1/smaps"
+}
+shared_kb () { smaps_kb "$1" "$CACHE/" Size; }
+
+# probe NAME [ENV...]: run hold on $LIB through hugeld (hold_start)
+# with only ENV, and record its huge page memory, shared part, value
+# and report in $NAME.{huge,shared,value,dbg}.
+probe () {
+  local n=$TEST_TMP/$1; shift
+  hold_start "$n" "$@"
+  local pid; pid=$(cat "$n.pid")
+  huge_kb "$pid" > "$n.huge"; shared_kb "$pid" > "$n.shared"
+  hold_stop "$n"
+  value_of "$n.out" > "$n.value"
+}
+got () { cat "$TEST_TMP/$1.$2"; }
+
+# expect NAME WHAT HUGE(yes|no) [GREP]: the probe put libvalue on huge
+# pages or not, still printed value 1, and its report says GREP.
+expect () {
+  local n=$1 what=$2 want=$3 pat=${4:-}
+  local huge; huge=$(got "$n" huge)
+  local ok=yes
+  [ "$(got "$n" value)" = 1 ] || ok=no
+  if [ "$want" = yes ]; then [ "$huge" -ge 2048 ] || ok=no
+  else [ "$huge" = 0 ] || ok=no; fi
+  [ -z "$pat" ] || grep -q -- "$pat" "$TEST_TMP/$n.dbg" || ok=no
+  [ $ok = yes ] && pass "$what" \
+    || fail "$what" "huge ${huge} kB, value $(got "$n" value), report: $(grep -m3 'hugeld.conf\|selected' "$TEST_TMP/$n.dbg" | tr '\n' ' ')"
+}
+
+# Control: no file, no variable: stock.
+rm -f "$CONF"
+probe none
+expect none "no file, no variable: ordinary pages" no "hugeld.conf: none"
+
+conf 644 '# test\nlibs libvalue.so\n'
+probe file
+expect file "root's file, no variable: libvalue on 2 MiB pages" yes \
+  'selected by pattern "libvalue.so" (file name) (/etc/hugeld.conf line 2)'
+
+conf 666 'libs libvalue.so\n'
+probe mode666
+expect mode666 "mode 666: file ignored" no "ignored: writable by group or others"
+conf 620 'libs libvalue.so\n'
+probe mode620
+expect mode620 "mode 620: file ignored" no "ignored: writable by group or others"
+conf 644 'libs libvalue.so\n'; chown 65534 "$CONF"
+probe owner
+expect owner "owned by another user: file ignored" no "ignored: not owned by root"
+rm -f "$CONF"; mkdir "$CONF"
+probe dir
+expect dir "a directory: ignored" no "ignored: not a regular file"
+rmdir "$CONF"
+
+conf 644 'libs libvalue.so\nsegments text\nlibz libfoo.so\n'
+probe badline
+expect badline "a line that does not parse voids the whole file" no \
+  "ignored: line 3: unknown keyword"
+
+# Variables override the file, setting by setting.
+conf 644 'libs libvalue.so\nsegments text\n'
+probe empty LD_HUGEPAGE_LIBS=
+expect empty "LD_HUGEPAGE_LIBS= (empty): off, file not read" no
+grep -q hugeld.conf "$TEST_TMP/empty.dbg" \
+  && fail "LD_HUGEPAGE_LIBS= does not read the file" "$(grep -m1 hugeld.conf "$TEST_TMP/empty.dbg")" \
+  || pass "LD_HUGEPAGE_LIBS= does not read the file"
+probe other LD_HUGEPAGE_LIBS=libother.so
+expect other "LD_HUGEPAGE_LIBS overrides the file's libs" no "LD_HUGEPAGE_LIBS=libother.so"
+probe segvar LD_HUGEPAGE_SEGMENTS=text,rodata
+expect segvar "LD_HUGEPAGE_SEGMENTS overrides the file's segments, libs still from the file" yes \
+  "segments: text rodata$"
+
+# Program blocks.
+conf 644 'program /no/such/prog\n  libs libvalue.so\n'
+probe noblock
+expect noblock "program block for another program: not selected" no "selects nothing"
+conf 644 'libs libnothing.so\nprogram hold\n  libs libvalue.so\n'
+probe byname
+expect byname "program block by name" yes "program block at line 2 applies"
+conf 644 "libs libvalue.so\nprogram $B/h*\n  libs none\n"
+probe optout
+expect optout "program block by path glob: libs none opts it out" no "selects nothing"
+
+# PT_INTERP: the kernel runs the program; the block matches the path
+# of its file and the name it was run by (a symlink).
+cc -O2 -o "$B/ihold" "$HUGELD_TOP/tests/cache/hold.c" -ldl \
+  -Wl,--dynamic-linker="$HUGELD_LDSO" || fail "link ihold" ""
+ln -sf ihold "$B/hold-link"
+iprobe () {
+  local n=$TEST_TMP/$1 prog=$2
+  rm -f "$n".dbg.* "$n.stop"
+  env HOLD_UNTIL="$n.stop" LD_DEBUG=hugepages LD_DEBUG_OUTPUT="$n.dbg" \
+    "$prog" "$LIB" < /dev/null > "$n.out" 2>&1 &
+  local pid=$!
+  for _ in $(seq 100); do grep -q '^ready' "$n.out" 2>/dev/null && break; sleep 0.1; done
+  huge_kb "$pid" > "$n.huge"; shared_kb "$pid" > "$n.shared"
+  touch "$n.stop"; wait "$pid"
+  cat "$n".dbg.* > "$n.dbg" 2>/dev/null || : > "$n.dbg"
+  value_of "$n.out" > "$n.value"
+}
+conf 644 "program $B/ihold\n  libs libvalue.so\n"
+iprobe interp "$B/ihold"
+expect interp "PT_INTERP program: block by the path of its file" yes "program block at line 1 applies"
+conf 644 "program hold-link\n  libs libvalue.so\n"
+iprobe interplink "$B/hold-link"
+expect interplink "PT_INTERP program: block by the name it was run by" yes "program block at line 1 applies"
+
+# Set-user-ID: the variables never apply, the root-owned file does.
+if command -v setpriv > /dev/null; then
+  cp "$B/ihold" "$B/suid-hold"; chmod 4755 "$B/suid-hold"
+  sprobe () {
+    local n=$TEST_TMP/$1; shift
+    rm -f "$n.stop"; : > "$n.out"; chmod 666 "$n.out"
+    setpriv --reuid=65534 --regid=65534 --clear-groups env "$@" HOLD_UNTIL="$n.stop" "$B/suid-hold" "$LIB" < /dev/null > "$n.out" 2>&1 &
+    local pid=$!
+    for _ in $(seq 100); do grep -q '^ready' "$n.out" 2>/dev/null && break; sleep 0.1; done
+    huge_kb "$pid" > "$n.huge"
+    touch "$n.stop"; wait "$pid"
+    : > "$n.dbg"; value_of "$n.out" > "$n.value"
+  }
+  rm -f "$CONF"
+  sprobe suidvar LD_HUGEPAGE_LIBS=libvalue.so
+  expect suidvar "setuid program: LD_HUGEPAGE_LIBS ignored" no
+  conf 644 'libs libvalue.so\n'
+  sprobe suidfile
+  expect suidfile "setuid program: the root-owned file applies" yes
+else
+  skip "setuid program" "no setpriv"
+fi
+
+# The shared cache with the file: no variable, text from the cache.
+conf 644 'libs libvalue.so\ncache '"$LIB"'\n'
+if "$H" cache add "$LIB" > "$TEST_TMP/add.out" 2>&1; then
+  probe shared
+  sh=$(got shared shared)
+  [ "$sh" -ge 2048 ] && [ "$(got shared value)" = 1 ] \
+    && pass "file + cache entry: text from the shared cache (${sh} kB)" \
+    || fail "file + cache entry: text from the shared cache" "shared ${sh} kB, $(grep -m2 shared "$TEST_TMP/shared.dbg" | tr '\n' ' ')"
+else
+  fail "hugeld cache add" "$(tail -2 "$TEST_TMP/add.out")"
+fi
+
+# Random bytes, and near-misses made from a valid file, change no
+# program's result: the same output and status as without the file.
+rm -f "$CONF"
+ref_sort=$(printf 'b\na\nc\n' | "$HUGELD_LDSO" /usr/bin/sort; echo "rc=$?")
+ref_ls=$("$HUGELD_LDSO" /bin/ls -d / /nonexistent 2>&1; echo "rc=$?")
+bad=0
+for i in $(seq 20); do
+  case $((i % 3)) in
+    0) head -c $((RANDOM % 3000 + 1)) /dev/urandom > "$CONF" ;;
+    1) printf 'libs *\nsegments all\nbacking private\n' | head -c $((RANDOM % 40)) > "$CONF"
+       head -c 3 /dev/urandom >> "$CONF" ;;
+    2) { printf 'libs *\nsegments all\n'; head -c 200 /dev/urandom | tr -c 'a-z /*:\n#' ' '; } > "$CONF" ;;
+  esac
+  chmod 644 "$CONF"
+  s=$(printf 'b\na\nc\n' | "$HUGELD_LDSO" /usr/bin/sort 2>&1; echo "rc=$?")
+  l=$("$HUGELD_LDSO" /bin/ls -d / /nonexistent 2>&1; echo "rc=$?")
+  probe rnd
+  if [ "$s" != "$ref_sort" ] || [ "$l" != "$ref_ls" ] || [ "$(got rnd value)" != 1 ]; then
+    bad=$((bad + 1)); cp "$CONF" "$TEST_TMP/bad-$i.conf"
+  fi
+done
+[ $bad = 0 ] && pass "20 random or mangled files: sort, ls and hold give the stock result" \
+  || fail "random files change a result" "$bad of 20 (kept in $TEST_TMP/bad-*.conf)"
+
+# clang-14 with only the file: its libLLVM text from the shared cache.
+CLANG=/usr/bin/clang-14
+LLVM=$(ls /usr/lib/x86_64-linux-gnu/libLLVM-14.so.1 2>/dev/null)
+CPP=$(ls /usr/lib/x86_64-linux-gnu/libclang-cpp.so.14 2>/dev/null)
+if [ -x "$CLANG" ] && [ -n "$LLVM" ] && [ -n "$CPP" ]; then
+  need=$(( $(cache_pages "$LLVM") + $(cache_pages "$CPP") + 8 ))
+  reserve_hugepages $((need + 8)) || fail reserve "cannot reserve $need huge pages"
+  conf 644 "libs libLLVM-14.so*:libclang-cpp.so*\ncache $LLVM $CPP\n"
+  "$H" cache add "$LLVM" "$CPP" > "$TEST_TMP/addc.out" 2>&1 \
+    || fail "cache add libLLVM" "$(tail -2 "$TEST_TMP/addc.out")"
+  at_exit "$H cache remove $LLVM $CPP > /dev/null 2>&1"
+  mkfifo "$TEST_TMP/cin"
+  env -i PATH=/usr/bin:/bin "$HUGELD_LDSO" "$CLANG" -fsyntax-only -x c - < "$TEST_TMP/cin" &
+  cpid=$!
+  exec 7> "$TEST_TMP/cin"
+  # Wait until libLLVM is mapped.
+  for _ in $(seq 100); do grep -q libLLVM "/proc/$cpid/maps" 2>/dev/null && break; sleep 0.1; done
+  sleep 0.5
+  # The cache entry's directory is named by the file's inode.
+  llvm_cache=$(smaps_kb "$cpid" "$CACHE/$(printf 'i%x' "$(stat -L -c %i "$LLVM")")/" Size)
+  echo 'int main(void){return 0;}' >&7; exec 7>&-
+  wait $cpid; crc=$?
+  llvm_text_kb=$(( $(cache_pages "$LLVM" text) * 2048 ))
+  [ $crc = 0 ] && [ "$llvm_cache" -ge "$llvm_text_kb" ] && [ "$llvm_text_kb" -gt 0 ] \
+    && pass "clang-14 with only $CONF: libLLVM text from the shared cache (${llvm_cache} kB)" \
+    || fail "clang-14 with only $CONF: libLLVM text from the shared cache" "exit $crc, ${llvm_cache} kB of ${llvm_text_kb} kB"
+else
+  skip "clang-14 with only $CONF" "clang-14 is not installed"
+fi
+finish
