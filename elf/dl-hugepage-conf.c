@@ -94,17 +94,49 @@ hp_count_words (const char *p, const char *end)
   return n;
 }
 
+/* The value of the decimal digits at S (checked before).  */
+static long int
+strtol_digits (const char *s)
+{
+  long int n = 0;
+  while (*s >= '0' && *s <= '9')
+    n = n * 10 + (*s++ - '0');
+  return n;
+}
+
 /* Check the arguments of LINE, whose key is set; sets key HP_CONF_BAD
    and error if they are wrong.  */
 static void
 hp_check_args (struct hp_conf_reader *r, struct hp_conf_line *line)
 {
   const char *p = line->args, *end = line->args + line->argslen;
-  size_t nwords = hp_count_words (p, end);
   const char *w;
   size_t len;
   const char *error = NULL;
   char buf[HP_CONF_MAX_WORD];
+
+  /* In a file that has been checked, only the values are wanted.  */
+  if (r->checked)
+    {
+      if (line->key == HP_CONF_SEGMENTS || line->key == HP_CONF_BACKING
+	  || line->key == HP_CONF_POOL)
+	{
+	  if (!_dl_hugepage_conf_word (&p, end, &w, &len)
+	      || !hp_word_copy (buf, w, len))
+	    return;
+	  if (line->key == HP_CONF_SEGMENTS)
+	    line->kinds = _dl_hugepage_parse_kinds (buf);
+	  else if (line->key == HP_CONF_BACKING)
+	    line->nbackings = _dl_hugepage_parse_backing (buf,
+							  line->backings);
+	  else if (len == 4 && memcmp (buf, "auto", 4) == 0)
+	    line->pool = -1;
+	  else
+	    line->pool = strtol_digits (buf);
+	}
+      return;
+    }
+  size_t nwords = hp_count_words (p, end);
 
   /* Settings given once per scope.  */
   unsigned int once = 0;
@@ -214,6 +246,17 @@ _dl_hugepage_conf_start (struct hp_conf_reader *r, const char *buf,
   r->lineno = 0;
   r->in_block = false;
   r->seen = 0;
+  r->checked = false;
+}
+
+/* Start reading a file that _dl_hugepage_conf_check found without
+   error: the arguments are not checked again.  */
+static void
+hp_conf_start_checked (struct hp_conf_reader *r, const char *buf,
+		       size_t len)
+{
+  _dl_hugepage_conf_start (r, buf, len);
+  r->checked = true;
 }
 
 bool
@@ -308,6 +351,80 @@ _dl_hugepage_conf_program_matches (const char *word, size_t len,
   return false;
 }
 
+bool
+_dl_hugepage_conf_path (const char *link, const char *target, char *out,
+			size_t size)
+{
+  size_t n = 0;
+  /* The directory of LINK, then TARGET, component by component: each
+     one is appended to OUT, `..' removes the last one.  */
+  const char *parts[2] = { link, target };
+  if (target[0] == '/' || link == NULL)
+    parts[0] = NULL;
+  bool absolute = (parts[0] != NULL ? parts[0] : target)[0] == '/';
+  if (absolute)
+    {
+      if (size < 2)
+	return false;
+      out[n++] = '/';
+    }
+  for (int k = 0; k < 2; ++k)
+    {
+      const char *p = parts[k];
+      if (p == NULL)
+	continue;
+      /* Of LINK, only its directory.  */
+      const char *end = p + strlen (p);
+      if (k == 0)
+	while (end > p && end[-1] != '/')
+	  --end;
+      while (p < end)
+	{
+	  const char *c = p;
+	  while (c < end && *c != '/')
+	    ++c;
+	  size_t len = c - p;
+	  /* Where the last component starts.  */
+	  size_t last = n;
+	  while (last > 0 && out[last - 1] != '/')
+	    --last;
+	  bool dotdot = len == 2 && p[0] == '.' && p[1] == '.';
+	  if (len == 0 || (len == 1 && p[0] == '.'))
+	    ;
+	  else if (dotdot && absolute && n == 1)
+	    /* `..' of the root is the root.  */
+	    ;
+	  else if (dotdot && n > last
+		   && !(n - last == 2 && out[last] == '.'
+			&& out[last + 1] == '.'))
+	    /* Drop the last component and its slash.  */
+	    n = last > 1 ? last - 1 : last;
+	  else
+	    {
+	      if (n > 0 && out[n - 1] != '/')
+		{
+		  if (n + 1 >= size)
+		    return false;
+		  out[n++] = '/';
+		}
+	      if (n + len >= size)
+		return false;
+	      memcpy (out + n, p, len);
+	      n += len;
+	    }
+	  p = c + (c < end);
+	}
+    }
+  if (n == 0)
+    {
+      if (size < 2)
+	return false;
+      out[n++] = '.';
+    }
+  out[n] = '\0';
+  return true;
+}
+
 void
 _dl_hugepage_conf_check (const char *buf, size_t len,
 			 struct hp_conf_summary *sum)
@@ -346,27 +463,6 @@ hp_line_used (const struct hp_conf_line *line, unsigned int block,
   return block != 0 && *current_block == block;
 }
 
-/* The `program' line of the first block that matches NAMES, or 0.  */
-static unsigned int
-hp_find_block (const char *buf, size_t len, const char *const *names,
-	       size_t nnames)
-{
-  struct hp_conf_reader r;
-  struct hp_conf_line line;
-  _dl_hugepage_conf_start (&r, buf, len);
-  while (_dl_hugepage_conf_next (&r, &line))
-    if (line.key == HP_CONF_PROGRAM)
-      {
-	const char *p = line.args, *end = line.args + line.argslen;
-	const char *w;
-	size_t wlen;
-	while (_dl_hugepage_conf_word (&p, end, &w, &wlen))
-	  if (_dl_hugepage_conf_program_matches (w, wlen, names, nnames))
-	    return line.lineno;
-      }
-  return 0;
-}
-
 /* Walk the libs lines that the program gets (those of BLOCK if it has
    any, else the global ones), appending their patterns to LIBS (if not
    NULL) and returning the line whose word covers byte OFFSET of the
@@ -381,7 +477,7 @@ hp_walk_libs (const char *buf, size_t len, unsigned int block,
   unsigned int current = 0, found = 0;
   size_t n = 0;
   *first = 0;
-  _dl_hugepage_conf_start (&r, buf, len);
+  hp_conf_start_checked (&r, buf, len);
   while (_dl_hugepage_conf_next (&r, &line))
     {
       bool used = hp_line_used (&line, block, &current);
@@ -415,45 +511,111 @@ hp_walk_libs (const char *buf, size_t len, unsigned int block,
   return found;
 }
 
+/* Append the patterns of the libs line LINE to the list of *N bytes at
+   LIBS.  */
+static void
+hp_append_libs (const struct hp_conf_line *line, char *libs, size_t *n)
+{
+  const char *p = line->args, *end = line->args + line->argslen;
+  const char *w;
+  size_t wlen;
+  while (_dl_hugepage_conf_word (&p, end, &w, &wlen))
+    {
+      if (hp_word_is (w, wlen, "none"))
+	continue;
+      if (*n > 0)
+	libs[(*n)++] = ':';
+      memcpy (libs + *n, w, wlen);
+      *n += wlen;
+    }
+}
+
 void
 _dl_hugepage_conf_resolve (const char *buf, size_t len,
 			   const char *const *names, size_t nnames,
 			   struct hp_conf_settings *s, char *libs)
 {
+  /* One pass: the global settings into *S and LIBS, those of the first
+     matching block into B and BLIBS (after the global list in LIBS,
+     which has room for both); the block's replace the global ones.  */
+  struct hp_conf_settings b;
   memset (s, 0, sizeof *s);
-  s->block_line = hp_find_block (buf, len, names, nnames);
-
-  /* Settings of the block replace the global ones.  */
+  memset (&b, 0, sizeof b);
+  char *blibs = libs + len + 1;
+  size_t n = 0, bn = 0;
+  /* 0: before the first block; 1: in the matching block; 2: in
+     another block before it; 3: after it.  */
+  int state = 0;
   struct hp_conf_reader r;
   struct hp_conf_line line;
-  unsigned int current = 0;
-  bool block_libs = false;
-  _dl_hugepage_conf_start (&r, buf, len);
+  hp_conf_start_checked (&r, buf, len);
   while (_dl_hugepage_conf_next (&r, &line))
     {
-      if (!hp_line_used (&line, s->block_line, &current))
+      if (line.key == HP_CONF_PROGRAM)
+	{
+	  if (state == 1)
+	    state = 3;
+	  else if (state != 3)
+	    {
+	      state = 2;
+	      const char *p = line.args, *end = line.args + line.argslen;
+	      const char *w;
+	      size_t wlen;
+	      while (state == 2 && _dl_hugepage_conf_word (&p, end, &w, &wlen))
+		if (_dl_hugepage_conf_program_matches (w, wlen, names, nnames))
+		  {
+		    state = 1;
+		    s->block_line = line.lineno;
+		  }
+	    }
+	  continue;
+	}
+      struct hp_conf_settings *to;
+      if (!line.in_block)
+	to = s;
+      else if (state == 1)
+	to = &b;
+      else
 	continue;
       switch (line.key)
 	{
 	case HP_CONF_LIBS:
-	  if (line.in_block)
-	    block_libs = true;
+	  if (to->libs_line == 0)
+	    to->libs_line = line.lineno;
+	  hp_append_libs (&line, to == s ? libs : blibs, to == s ? &n : &bn);
 	  break;
 	case HP_CONF_SEGMENTS:
-	  s->segments_line = line.lineno;
-	  s->kinds = line.kinds;
+	  to->segments_line = line.lineno;
+	  to->kinds = line.kinds;
 	  break;
 	case HP_CONF_BACKING:
-	  s->backing_line = line.lineno;
-	  memcpy (s->backings, line.backings, sizeof s->backings);
-	  s->nbackings = line.nbackings;
+	  to->backing_line = line.lineno;
+	  memcpy (to->backings, line.backings, sizeof to->backings);
+	  to->nbackings = line.nbackings;
 	  break;
 	default:
 	  break;
 	}
     }
-  hp_walk_libs (buf, len, s->block_line, block_libs, libs, 0,
-		&s->libs_line, &s->libslen);
+  if (b.libs_line != 0)
+    {
+      s->libs_line = b.libs_line;
+      memmove (libs, blibs, bn);
+      n = bn;
+    }
+  libs[n] = '\0';
+  s->libslen = n;
+  if (b.segments_line != 0)
+    {
+      s->segments_line = b.segments_line;
+      s->kinds = b.kinds;
+    }
+  if (b.backing_line != 0)
+    {
+      s->backing_line = b.backing_line;
+      memcpy (s->backings, b.backings, sizeof s->backings);
+      s->nbackings = b.nbackings;
+    }
 }
 
 unsigned int

@@ -103,6 +103,7 @@ struct hp_conf_reader
   unsigned int lineno;
   bool in_block;
   unsigned int seen;		/* Keys given once, seen in this scope.  */
+  bool checked;			/* Known to parse: skip the checks.  */
 };
 
 /* Start reading the LEN bytes at BUF.  */
@@ -123,6 +124,14 @@ bool _dl_hugepage_conf_word (const char **p, const char *end,
 bool _dl_hugepage_conf_program_matches (const char *word, size_t len,
 					const char *const *names,
 					size_t nnames);
+
+/* Write into OUT (SIZE bytes) the path that TARGET names when it is
+   read from the symbolic link at LINK, or (LINK NULL) that TARGET names
+   by itself: TARGET if it is absolute, else LINK's directory and
+   TARGET.  `.', empty components and `D/..' are removed lexically.
+   False if it does not fit.  */
+bool _dl_hugepage_conf_path (const char *link, const char *target,
+			     char *out, size_t size);
 
 /* What a whole file says.  */
 struct hp_conf_summary
@@ -155,8 +164,8 @@ struct hp_conf_settings
    _dl_hugepage_conf_check found without error) for the main program
    known by NAMES[0..NNAMES) (the names it was run by and its real
    path; none if the file has no `program' block).  The patterns of
-   the libs lines used are joined with `:' into LIBS, which has room
-   for LEN + 1 bytes, and NUL-terminated.  */
+   the libs lines used are joined with `:' into LIBS, NUL-terminated;
+   it must have room for 2 * LEN + 2 bytes.  One pass over the file.  */
 void _dl_hugepage_conf_resolve (const char *buf, size_t len,
 				const char *const *names, size_t nnames,
 				struct hp_conf_settings *s, char *libs);

@@ -30,7 +30,8 @@
 
    Cost: one open that fails with ENOENT where there is no file; else
    open, fstat, read and close, and, only if the file has `program'
-   blocks, one readlink to know the program.  The file is parsed in
+   blocks, a readlink of the program's name (and getcwd if the name is
+   relative).  The file is parsed in
    memory without any allocation beyond its own bytes and the joined
    pattern list.  */
 
@@ -40,6 +41,7 @@
 #include <sys/stat.h>
 #include <ldsodefs.h>
 #include <not-cancel.h>
+#include <sysdep.h>
 #include "dl-hugepage-int.h"
 #include "dl-hugepage-conf.h"
 
@@ -86,17 +88,19 @@ hp_policy_read (char **bufp)
     why = hp_policy_distrust (&st);
   if (why == NULL && st.st_size > 0)
     {
-      /* One byte more tells whether it grew since the fstat.  */
-      buf = malloc (st.st_size + 1);
+      /* A file replaced by rename(2) keeps its bytes for this open;
+	 one rewritten in place may not, and then it has to parse like
+	 any other.  */
+      buf = malloc (st.st_size);
       if (buf == NULL)
 	why = "out of memory";
       else
 	{
-	  n = _dl_hugepage_pread_full (fd, buf, st.st_size + 1, 0);
+	  n = __pread64_nocancel (fd, buf, st.st_size, 0);
 	  if (n < 0)
 	    why = "read failed";
 	  else if (n != st.st_size)
-	    why = "changed while it was read";
+	    why = "shorter than its size (changed while it was read)";
 	}
     }
   __close_nocancel (fd);
@@ -111,50 +115,64 @@ hp_policy_read (char **bufp)
   return n;
 }
 
-/* Fill NAMES with the names of the main program: the one it was run
-   by, and the real path of its file.  PROGRAM is the file ld.so was
-   given to run (`ld.so PROGRAM'), or NULL if the kernel ran the program
-   with ld.so as its interpreter.  Returns how many there are.  */
+/* The names a `program' line is matched against: the name the main
+   program was run by (PROGRAM, the file ld.so was given to run, or
+   NULL: AT_EXECFN, the name the kernel was given), that name made
+   absolute, and what it names after following symbolic links (up to
+   eight, resolved lexically).  /proc is not used: a readlink there
+   costs a process more than the whole file.  Fills NAMES from the
+   buffers BUF[0..2] and returns how many.  */
 static size_t
-hp_policy_program_names (const char *program, const char *names[2],
-			 char *path, size_t pathsize)
+hp_policy_program_names (const char *program, const char *names[3],
+			 char buf[3][4096])
 {
   size_t n = 0;
-  ssize_t len = -1;
-  if (program != NULL)
+  const char *name = program;
+  if (name == NULL)
+    for (ElfW(auxv_t) *av = GLRO(dl_auxv);
+	 av != NULL && av->a_type != AT_NULL; ++av)
+      if (av->a_type == AT_EXECFN)
+	name = (const char *) av->a_un.a_val;
+  if (name == NULL)
+    return 0;
+  names[n++] = name;
+
+  /* Made absolute.  */
+  const char *cur = name;
+  if (name[0] != '/')
     {
-      names[n++] = program;
-      int fd = __open64_nocancel (program, O_PATH | O_CLOEXEC);
-      if (fd >= 0)
-	{
-	  char proc[32] = "/proc/self/fd/";
-	  char *p = proc + strlen (proc);
-	  char digits[12];
-	  int d = 0;
-	  unsigned int v = fd;
-	  do
-	    digits[d++] = '0' + v % 10;
-	  while ((v /= 10) != 0);
-	  while (d > 0)
-	    *p++ = digits[--d];
-	  *p = '\0';
-	  len = __readlink (proc, path, pathsize - 1);
-	  __close_nocancel (fd);
-	}
+      char cwd[4096];
+      long int len = INTERNAL_SYSCALL_CALL (getcwd, cwd, sizeof cwd);
+      if (len <= 1 || cwd[0] != '/')
+	return n;
+      /* A directory's path ends in no slash: "cwd/" is a link in it.  */
+      size_t l = strlen (cwd);
+      if (l + 2 > sizeof cwd)
+	return n;
+      cwd[l] = '/';
+      cwd[l + 1] = '\0';
+      if (!_dl_hugepage_conf_path (cwd, name, buf[0], sizeof buf[0]))
+	return n;
+      cur = names[n++] = buf[0];
     }
-  else
+
+  /* Symbolic links.  */
+  char target[4096];
+  int which = 1;
+  /* Links alternate between BUF[1] and BUF[2].  */
+  for (int links = 0; links < 8; ++links)
     {
-      for (ElfW(auxv_t) *av = GLRO(dl_auxv);
-	   av != NULL && av->a_type != AT_NULL; ++av)
-	if (av->a_type == AT_EXECFN)
-	  names[n++] = (const char *) av->a_un.a_val;
-      len = __readlink ("/proc/self/exe", path, pathsize - 1);
+      ssize_t len = __readlink (cur, target, sizeof target - 1);
+      if (len <= 0)
+	break;
+      target[len] = '\0';
+      if (!_dl_hugepage_conf_path (cur, target, buf[which], sizeof buf[0]))
+	break;
+      cur = buf[which];
+      which = 3 - which;
     }
-  if (len > 0)
-    {
-      path[len] = '\0';
-      names[n++] = path;
-    }
+  if (cur != names[n - 1])
+    names[n++] = cur;
   return n;
 }
 
@@ -178,12 +196,12 @@ _dl_hugepage_policy_load (const char *program, struct hp_conf_settings *s)
       return false;
     }
 
-  char path[4096];
-  const char *names[2];
+  static char paths[3][4096];
+  const char *names[3];
   size_t nnames = 0;
   if (sum.has_programs)
-    nnames = hp_policy_program_names (program, names, path, sizeof path);
-  char *libs = malloc (len + 1);
+    nnames = hp_policy_program_names (program, names, paths);
+  char *libs = malloc (2 * len + 2);
   if (libs == NULL)
     {
       free (buf);

@@ -29,8 +29,9 @@
       or null, "backing": {"value", "line"} or null,
       "cache": [{"line", "pattern"}], "pool": {"line", "value"} or null}
    where libs, segments, backing and program are what the file gives
-   the program known by the NAMEs (the name it is run by and its real
-   path; none: the global settings).  Every bad line is listed, not
+   the program known by the NAMEs (ld.so uses the name it is run by,
+   that name made absolute, and what it names after symbolic links;
+   none: the global settings).  Every bad line is listed, not
    only the first.  Exit status 0 if the file could be read, else 1
    with one line on stderr.  */
 
@@ -107,16 +108,16 @@ print_kinds (unsigned int kinds)
 int
 main (int argc, char **argv)
 {
-  const char *names[2];
+  const char *names[3];
   size_t nnames = 0;
   int i = 1;
   for (; i < argc; ++i)
     {
       if (strcmp (argv[i], "--program") == 0 && i + 1 < argc)
 	{
-	  if (nnames == 2)
+	  if (nnames == 3)
 	    {
-	      fputs ("hugeld-conf: at most two --program names\n", stderr);
+	      fputs ("hugeld-conf: at most three --program names\n", stderr);
 	      return 2;
 	    }
 	  names[nnames++] = argv[++i];
@@ -194,7 +195,7 @@ main (int argc, char **argv)
   /* The settings are shown as the file would give them, even if it does
      not apply.  */
   struct hp_conf_settings s;
-  char *libs = malloc (len + 1);
+  char *libs = malloc (2 * len + 2);
   if (libs == NULL)
     return 1;
   _dl_hugepage_conf_resolve (buf, len, names, nnames, &s, libs);

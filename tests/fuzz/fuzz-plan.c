@@ -111,7 +111,7 @@ fuzz_conf_text (const char *text, size_t size)
       const char *const *nm = names + (k < 4 ? k : 0);
       size_t nn = k < 4 ? 1 : 0;
       struct hp_conf_settings s, s2;
-      char *libs = malloc (size + 1), *libs2 = malloc (size + 1);
+      char *libs = malloc (2 * size + 2), *libs2 = malloc (2 * size + 2);
       if (libs == NULL || libs2 == NULL)
 	abort ();
       _dl_hugepage_conf_resolve (text, size, nm, nn, &s, libs);

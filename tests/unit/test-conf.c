@@ -107,7 +107,7 @@ test_global (void)
   CHECK (!sum.has_programs, "global: no programs");
 
   struct hp_conf_settings s;
-  char libs[sizeof text];
+  char libs[2 * sizeof text];
   resolve (text, NULL, &s, libs);
   CHECK (strcmp (libs, "libLLVM-14.so*:libclang-cpp.so*:mysqld:libcrypto.so*")
 	 == 0, "global: libs %s", libs);
@@ -151,7 +151,7 @@ test_programs (void)
   CHECK (sum.error_line == 0 && sum.has_programs, "programs: check (%s)",
 	 sum.error);
   struct hp_conf_settings s;
-  char libs[sizeof text];
+  char libs[2 * sizeof text];
 
   /* By full path; the first matching block wins.  */
   resolve (text, "/usr/sbin/mariadbd", &s, libs);
@@ -233,9 +233,45 @@ test_words (void)
   CHECK (n == 4, "%d lines", n);
 }
 
+static void
+test_path (void)
+{
+  static const struct
+  {
+    const char *link, *target, *want;
+  } t[] =
+    {
+      { "/usr/bin/clang-14", "../lib/llvm-14/bin/clang",
+	"/usr/lib/llvm-14/bin/clang" },
+      { "/usr/bin/python3", "python3.11", "/usr/bin/python3.11" },
+      { "/usr/bin/x", "/opt/y/./z//w", "/opt/y/z/w" },
+      { "/a", "../../../b", "/b" },
+      { NULL, "/work/./app/../bin/app", "/work/bin/app" },
+      { "/", "x", "/x" },
+      { "rel/link", "t", "rel/t" },
+      { "rel/link", "../../t", "../t" },
+      { "a/b/link", "../../t", "t" },
+      { NULL, "../../x/../y", "../../y" },
+      { "link", "t", "t" },
+      { NULL, "/", "/" },
+      { NULL, "/..", "/" },
+    };
+  char out[64];
+  for (size_t i = 0; i < sizeof t / sizeof t[0]; ++i)
+    {
+      bool ok = _dl_hugepage_conf_path (t[i].link, t[i].target, out,
+					sizeof out);
+      CHECK (ok && strcmp (out, t[i].want) == 0, "path %zu: %s, want %s",
+	     i, ok ? out : "(does not fit)", t[i].want);
+    }
+  CHECK (!_dl_hugepage_conf_path ("/usr/bin/x", "a-rather-long-name", out,
+				  12), "path too long");
+}
+
 void
 test_conf (void)
 {
+  test_path ();
   test_errors ();
   test_global ();
   test_programs ();
