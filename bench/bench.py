@@ -18,6 +18,7 @@ bench/report.py turns them into OUT/RESULTS.md and PNG plots.
 import argparse, json, os, platform, re, shutil, signal, statistics, subprocess, sys, tempfile, time
 
 # The machinery (system state, perf, the runner, probes): bench/benchlib.py.
+from policy import policy  # bench/policy.py: the cost of /etc/hugeld.conf
 from benchlib import (FIXTURES, HERE, HUGELD, STOCK, TOP, System, base_env,
                       bigcheck_probe, ldd_probe, log, perf_probe, read,
                       run_group, sh, variant)
@@ -499,7 +500,7 @@ def setup(out):
 
 
 SECTIONS = {"synthetic": synthetic, "clang": clang, "startup": startup, "mariadb": mariadb,
-            "costs": costs}
+            "costs": costs, "policy": policy}
 
 
 def main():
