@@ -369,6 +369,13 @@ def cache_list(args):
         print()
     print("%s (%s) held by the cache, out of the pool until removed"
           % (plural(total, "huge page"), mib(total)))
+    stale = [e for e in entries if e.state not in cachedir.KEEP]
+    if stale:
+        print("%s, ld.so no longer uses: %s; hugeld cache sync (or prune) "
+              "frees them" % (plural(len(stale), "stale entry",
+                                     "stale entries"),
+                              plural(sum(e.pages for e in stale),
+                                     "huge page")))
     return 0
 
 
@@ -486,12 +493,17 @@ def cache_clear(args):
     return 1 if failed else 0
 
 
+def cache_sync(args):
+    from .sync import cache_sync as sync
+    return sync(args)
+
+
 COMMANDS = {"add": cache_add, "list": cache_list, "prune": cache_prune,
-            "remove": cache_remove, "clear": cache_clear}
+            "remove": cache_remove, "clear": cache_clear, "sync": cache_sync}
 
 
 def cmd_cache(args):
     if args.cache_cmd is None:
         raise UsageError("hugeld cache: give a command: add, list, prune, "
-                         "remove, clear")
+                         "remove, clear, sync")
     return COMMANDS[args.cache_cmd](args)

@@ -25,6 +25,7 @@ import re
 import sys
 
 from .cache import cmd_cache
+from .config import CONF_FILE, cmd_config
 from .cachedir import CACHE_DIR
 from .common import DEBUG_DIR, DEFAULT_LDSO, Error, UsageError, VERSION, pid_arg, positive_int
 from .gdb import cmd_gdb
@@ -68,8 +69,12 @@ commands:
                  need spare huge pages (--grow-pool reserves them);
                  gdb [--backing LIST] -- GDB-ARGS starts a program
   cache add FILE... | list [--json] | prune | remove FILE... | clear
+  cache sync [--reserve-pool] [--dry-run]
                  the shared cache on hugetlbfs (root): read-only zones
-                 every process maps from the same huge pages
+                 every process maps from the same huge pages; sync makes
+                 it what /etc/hugeld.conf declares
+  config check [--program PROG]
+                 is /etc/hugeld.conf used by ld.so, and what it selects
 
 'hugeld COMMAND --help' for each.  PATTERNS is a colon-separated list of
 shell globs matched against object file names (or paths, with a /) and
@@ -259,7 +264,7 @@ def build_parser():
     p = sub.add_parser(
         "cache", prog="hugeld cache",
         usage="hugeld cache add FILE... | list [--json] | prune | "
-        "remove FILE... | clear",
+        "remove FILE... | clear | sync [--reserve-pool]",
         description="The shared cache (%s on a hugetlbfs of 2 MiB "
         "pages): the read-only zones (text, rodata) of objects, which "
         "ld.so maps MAP_SHARED when LD_HUGEPAGE_BACKING tries shared: "
@@ -297,7 +302,50 @@ def build_parser():
         "clear", prog="hugeld cache clear", usage="hugeld cache clear",
         description="Remove every entry (%s stays, and so does the "
         "mount)." % CACHE_DIR)
+    c = csub.add_parser(
+        "sync", prog="hugeld cache sync",
+        usage="hugeld cache sync [--file FILE] [--reserve-pool] [--dry-run]",
+        description="Make the cache what the policy file's cache lines "
+        "declare: add missing entries, replace stale ones (a file changed "
+        "or replaced), remove entries whose files are gone or no longer "
+        "declared.  Idempotent; two syncs at once take turns; processes "
+        "that map a replaced entry keep its pages until they exit.  "
+        "Changes nothing if ld.so would ignore the file.  Run at boot and "
+        "after package changes by the Debian package's unit and trigger.")
+    c.add_argument("--file", default=CONF_FILE, metavar="FILE",
+                   help="the policy file (default %s)" % CONF_FILE)
+    c.add_argument("--reserve-pool", action="store_true",
+                   help="first grow nr_hugepages (never shrink it) to the "
+                   "file's `pool N', or for `pool auto' to the declared "
+                   "entries' pages plus 10%% and 8 pages")
+    c.add_argument("--dry-run", action="store_true",
+                   help="say what would change, change nothing")
     p.set_defaults(func=cmd_cache)
+
+    p = sub.add_parser(
+        "config", prog="hugeld config",
+        usage="hugeld config check [--file FILE] [--program PROG] [--json]",
+        description="Check the policy file as ld.so reads it (trust: a "
+        "regular file of root's that nobody else can write; every line "
+        "that does not parse, any of which makes ld.so ignore the whole "
+        "file), and with --program what it gives that program: the block "
+        "that applies, libs, segments and backing with their lines, and "
+        "the plan of what would go on huge pages.  Exit status 0 if ld.so "
+        "uses the file, 1 if not.  See hugeld.conf(5).")
+    csub = p.add_subparsers(dest="config_cmd", parser_class=Parser,
+                            metavar="COMMAND")
+    c = csub.add_parser(
+        "check", prog="hugeld config check",
+        usage="hugeld config check [--file FILE] [--program PROG] [--json]",
+        description="Validate the policy file; with --program, what it "
+        "selects for PROG.")
+    c.add_argument("--file", default=CONF_FILE, metavar="FILE",
+                   help="the policy file (default %s)" % CONF_FILE)
+    c.add_argument("--program", metavar="PROG",
+                   help="a program (searched in PATH if it has no slash)")
+    c.add_argument("--json", action="store_true",
+                   help="print the parsed file as JSON")
+    p.set_defaults(func=cmd_config)
     return top
 
 

@@ -146,7 +146,9 @@ def cmd_plan(args):
     for o in res_libs:
         o["role"] = "dlopen" if o["file"] in dlopened else "library"
 
-    by = place_zones(objects, parse_backing(backing))
+    from .config import CONF_FILE
+    by = place_zones(objects, parse_backing(backing), declared_in_conf(
+        getattr(args, "conf_file", None) or CONF_FILE))
     per_process = by["private"]
     need = per_process * args.copies
     # A debugger's software breakpoint in huge-page text of a process
@@ -166,13 +168,15 @@ def cmd_plan(args):
         "mode": "direct" if args.direct else "library" if library
         else "ldso-command",
         "settings": {"libs": libs, "segments": segs or "text,rodata,relro",
-                     "backing": backing},
+                     "backing": backing,
+                     "from_file": getattr(args, "conf_where", {})},
         "objects": objects,
         "skipped": [{"path": p, "why": w} for p, w in skipped],
         "pages_per_process": per_process,
         "copies": args.copies,
         "pages_needed": need,
         "pages_in_cache": by["shared"],
+        "pages_declared": by["declared"],
         "pages_thp": by["thp"],
         "pages_ordinary": by[None],
         "debugger_spare_pages": text_pages,
@@ -231,24 +235,48 @@ def pick_backing(order, cached, thp):
     return None
 
 
-def place_zones(objects, order):
+def declared_in_conf(path):
+    """The real paths of the files the policy file at PATH declares for
+    the shared cache (what `hugeld cache sync' will hold), if ld.so
+    uses the file."""
+    from .config import read_conf
+    from .sync import declared_files
+    try:
+        c = read_conf(path)
+    except Error:
+        return set()
+    if c is None or not c["applies"]:
+        return set()
+    return set(declared_files(c)[0])
+
+
+def place_zones(objects, order, declared=frozenset()):
     """Set the "backing" of each zone of the selected OBJECTS (their plans
-    made with --cache), and return the pages of each backing."""
+    made with --cache), and return the pages of each backing.  The
+    zones of objects in DECLARED (real paths the policy file declares
+    for the cache) count as cached even before `cache sync' made them;
+    "declared" in the result says how many pages that is."""
     thp = thp_enabled()
-    by = {"shared": 0, "private": 0, "thp": 0, None: 0}
+    by = {"shared": 0, "private": 0, "thp": 0, None: 0, "declared": 0}
     for o in objects:
         if not o["selected"]:
             continue
         c = o.get("cache") or {}
         present = present_zones(c) if "shared" in order else set()
+        coming = set()
+        if "shared" in order and os.path.realpath(o["file"]) in declared:
+            coming = {z["name"] for z in c.get("zones") or []} - present
+            present = present | coming
         names = {}
         if "bias" in o and c.get("bias", -1) % HUGE == o["bias"] % HUGE:
             names = {(z["kind"], z["start"], z["end"]): z["name"]
                      for z in c.get("zones") or []}
         for z in o.get("zones") or []:
-            cached = names.get((z["kind"], z["start"], z["end"])) in present
-            z["backing"] = pick_backing(order, cached, thp)
+            name = names.get((z["kind"], z["start"], z["end"]))
+            z["backing"] = pick_backing(order, name in present, thp)
             by[z["backing"]] += z["pages"]
+            if z["backing"] == "shared" and name in coming:
+                by["declared"] += z["pages"]
     return by
 
 
@@ -261,6 +289,8 @@ def print_plan(r, verbose):
           "LD_HUGEPAGE_BACKING=%s" % (r["settings"]["libs"],
                                       r["settings"]["segments"],
                                       r["settings"]["backing"]))
+    for k, where in sorted(r["settings"].get("from_file", {}).items()):
+        print("  %s from %s" % (k, where))
     print()
     rows = [("OBJECT", "SELECTED BY") + KINDS + ("PAGES",)]
     unselected = 0
@@ -346,9 +376,15 @@ def print_plan(r, verbose):
               "pages; counted: %d" % (ds["min_pages"], ds["max_pages"],
                                       ds["max_pages"]))
     total = r["pages_needed"] + cached
+    declared = r.get("pages_declared", 0)
     print("pool for %s: nr_hugepages >= %d (%s)%s" % (
         plural(r["copies"], "process", "processes"), total, mib(total),
-        ", of which the cache holds %d already" % cached if cached else ""))
+        ", of which the cache holds %d already" % (cached - declared)
+        if cached - declared else ""))
+    if declared:
+        print("(%s of the cache are declared in /etc/hugeld.conf and not "
+              "made yet: hugeld cache sync makes them, once for all "
+              "processes)" % plural(declared, "page"))
     if r.get("debugger_spare_pages"):
         print("debugger: a breakpoint in huge-page text of a process that "
               "has forked children needs 1 spare huge page per 2 MiB page "

@@ -21,6 +21,7 @@
 
 import json
 import os
+import shutil
 import re
 import subprocess
 
@@ -173,16 +174,58 @@ def check_segments(s, opt="--segments"):
     return helper_check("--check-segments", s, opt)
 
 
+def conf_program(args):
+    """The program a plan or run command is about (for the policy
+    file's program blocks), as a path, or None."""
+    prog = getattr(args, "program", None)
+    if prog is None and getattr(args, "command", None):
+        cmd = [c for c in args.command if c != "--"]
+        prog = cmd[0] if cmd else None
+    if prog and "/" not in prog:
+        prog = shutil.which(prog) or prog
+    return prog
+
+
+def file_defaults(args):
+    """Fill args.conf_where (setting -> "FILE line N") and, for the
+    settings that neither an option nor a variable gives, args.libs,
+    args.segments and args.backing from the policy file, as ld.so takes
+    them."""
+    from .config import CONF_FILE, file_settings
+    if getattr(args, "conf_checked", False):
+        return
+    args.conf_checked = True
+    args.conf_where = {}
+    libs, segs, backing, where = file_settings(
+        conf_program(args), getattr(args, "conf_file", None) or CONF_FILE)
+    for k, opt, var, v in (("libs", "libs", "LD_HUGEPAGE_LIBS", libs),
+                           ("segments", "segments", "LD_HUGEPAGE_SEGMENTS",
+                            segs),
+                           ("backing", "backing", "LD_HUGEPAGE_BACKING",
+                            backing)):
+        if v is None or getattr(args, opt, None) is not None \
+                or var in os.environ:
+            continue
+        setattr(args, opt, v)
+        args.conf_where[k] = where[k]
+    if "program" in where and args.conf_where:
+        args.conf_where["program"] = where["program"]
+
+
 def settings(args, cmd):
     """LD_HUGEPAGE_LIBS and LD_HUGEPAGE_SEGMENTS for CMD: the options, else
-    the environment; checked, one clear error if unusable."""
+    the environment, else the policy file (args.conf_where says which
+    came from it); checked, one clear error if unusable."""
+    file_defaults(args)
     libs = args.libs if args.libs is not None \
         else os.environ.get("LD_HUGEPAGE_LIBS")
     if libs is None or libs == "":
         raise Error("%s: nothing selected: give --libs PATTERNS (or set "
-                    "LD_HUGEPAGE_LIBS)" % cmd)
-    check_patterns(libs, "--libs" if args.libs is not None
-                   else "LD_HUGEPAGE_LIBS")
+                    "LD_HUGEPAGE_LIBS, or select it in %s)" % (
+                        cmd, "/etc/hugeld.conf"))
+    check_patterns(libs, "libs (%s)" % args.conf_where["libs"]
+                   if "libs" in args.conf_where else "--libs"
+                   if args.libs is not None else "LD_HUGEPAGE_LIBS")
     segs = args.segments if args.segments is not None \
         else os.environ.get("LD_HUGEPAGE_SEGMENTS")
     if segs:
@@ -217,7 +260,8 @@ def parse_backing(s, what="--backing"):
 
 def backing_setting(args):
     """LD_HUGEPAGE_BACKING for a command: --backing, else the
-    environment's; None if neither is set (ld.so's default)."""
+    environment's, else the policy file's (after settings ()); None if
+    none is set (ld.so's default)."""
     b = getattr(args, "backing", None)
     if b is not None:
         parse_backing(b, "--backing")

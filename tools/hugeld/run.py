@@ -79,11 +79,18 @@ def cmd_run(args):
             warn("%s: only objects in the shared cache (%s) and thp get "
                  "huge pages" % (short, cachedir.CACHE_DIR))
     env = dict(os.environ)
-    env["LD_HUGEPAGE_LIBS"] = libs
-    if segs:
+    # What comes from /etc/hugeld.conf ld.so reads there itself.
+    if "libs" not in args.conf_where:
+        env["LD_HUGEPAGE_LIBS"] = libs
+    if segs and "segments" not in args.conf_where:
         env["LD_HUGEPAGE_SEGMENTS"] = segs
-    if backing:
+    if backing and "backing" not in args.conf_where:
         env["LD_HUGEPAGE_BACKING"] = backing
+    if args.conf_where:
+        warn("from %s: %s" % (args.conf_where.get("program", "/etc/hugeld.conf"),
+                              "; ".join("%s %s" % (k, args.conf_where[k])
+                                        for k in ("libs", "segments", "backing")
+                                        if k in args.conf_where)))
     if args.debug is not None:
         env["LD_DEBUG"] = "hugepages"
         if args.debug != "-":

@@ -177,6 +177,55 @@ def cache_pages():
         os.close(top)
 
 
+def cache_summary():
+    """(entries, pages, stale entries, their pages) of the shared cache:
+    stale are the entries ld.so will not use any more (file changed or
+    gone, untrusted, left over); None if there is no cache."""
+    from .cachedir import KEEP, states
+    from .planner import plan_each
+    try:
+        top = open_cache()
+    except Exception:
+        return None
+    if top is None:
+        return None
+    try:
+        entries = states(scan(top)[0], plan_each)
+    except (OSError, Error):
+        return None
+    finally:
+        os.close(top)
+    stale = [e for e in entries if e.state not in KEEP]
+    return (len(entries), sum(e.pages for e in entries), len(stale),
+            sum(e.pages for e in stale))
+
+
+def print_cache_summary():
+    c = cache_summary()
+    if c is None:
+        return
+    n, pages, stale, spages = c
+    print("shared cache: %s, %s%s" % (
+        plural(n, "entry", "entries"), plural(pages, "huge page"),
+        "; %s holding %s (ld.so no longer uses them: hugeld cache sync)"
+        % (plural(stale, "stale entry", "stale entries"),
+           plural(spages, "page")) if stale else ""))
+
+
+def file_settings_line(st):
+    """How /etc/hugeld.conf reads now for the process's program."""
+    from .config import file_settings
+    prog = st.get("program") or None
+    libs, segs, backing, where = file_settings(prog)
+    if libs is None and segs is None and backing is None:
+        return None
+    return "  /etc/hugeld.conf (as it reads now)%s: libs %s, segments %s, " \
+        "backing %s" % (
+            " block " + where["program"].split()[-1] if "program" in where
+            else "", libs or "(none)", segs or "(default)",
+            backing or "(default)")
+
+
 def cmd_status(args):
     ldso = getattr(args, "ldso", None) or os.environ.get("HUGELD_LDSO") \
         or DEFAULT_LDSO
@@ -197,6 +246,7 @@ def cmd_status(args):
         print()
         return 0
     print_status(st)
+    print_cache_summary()
     return 0
 
 
@@ -243,6 +293,10 @@ def print_status(st):
                   "(default: %s)" % DEFAULT_BACKING))
     else:
         print("  settings: LD_HUGEPAGE_LIBS not set")
+    if s is None or s["libs"] is None:
+        line = file_settings_line(st)
+        if line:
+            print(line)
     rows = [("OBJECT", "KIND", "ADDRESSES", "IN THE OBJECT", "BACKING",
              "PAGES")]
     for o in st["objects"]:
@@ -355,6 +409,7 @@ def status_all(args, cache, ldso):
         print("(%s not readable: run as root to see them)" %
               plural(unreadable, "process", "processes"))
     print("pool (2 MiB): %s" % pool_line(pool))
+    print_cache_summary()
     if pool is not None and pool["in_use"] > total and not unreadable:
         idle = res["cache_pages"] - res["shared_pages"]
         print("(%d pages in use elsewhere: %sshared memory, hugetlbfs files "
