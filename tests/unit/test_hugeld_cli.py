@@ -14,7 +14,7 @@ import unittest
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(TOP, "tools"))
 
-from hugeld import cachedir, cli, common, elf, plan, planner, pool, status  # noqa: E402
+from hugeld import cachedir, cli, common, elf, pathglob, plan, planner, pool, status  # noqa: E402
 
 MAN = os.path.join(TOP, "tools", "hugeld.1")
 COMPLETION = os.path.join(TOP, "tools", "hugeld.bash-completion")
@@ -292,6 +292,103 @@ class Helpers(unittest.TestCase):
         self.assertEqual(cp("3:hugetlbx:/c\n4:xhugetlb:/d\n"), (None, None))
         self.assertEqual(cp("10::/x\n0:a:/y\n:::\n\n0::\n0::rel\n"),
                          (None, None))
+
+
+class PolicyPaths(unittest.TestCase):
+    """The policy file's globs and program names, as ld.so has them."""
+
+    def test_conf_path_is_the_loaders(self):
+        # tests/unit/test-conf.c's test_path cases.
+        for link, target, want in (
+                ("/usr/bin/clang-14", "../lib/llvm-14/bin/clang",
+                 "/usr/lib/llvm-14/bin/clang"),
+                ("/usr/bin/python3", "python3.11", "/usr/bin/python3.11"),
+                ("/usr/bin/x", "/opt/y/./z//w", "/opt/y/z/w"),
+                ("/a", "../../../b", "/b"),
+                (None, "/work/./app/../bin/app", "/work/bin/app"),
+                ("/", "x", "/x"), ("rel/link", "t", "rel/t"),
+                ("rel/link", "../../t", "../t"), ("a/b/link", "../../t", "t"),
+                (None, "../../x/../y", "../../y"), ("link", "t", "t"),
+                (None, "/", "/"), (None, "/..", "/")):
+            self.assertEqual(pathglob.conf_path(link, target), want,
+                             (link, target))
+
+    def test_glob_match(self):
+        g = pathglob.glob_match
+        for pat, name, want in (
+                ("lib*.so*", "libc.so.6", True), ("a?c", "abc", True),
+                ("a?c", "ac", False), ("[a-c]x", "bx", True),
+                ("[!a-c]x", "bx", False), ("[^a]x", "bx", True),
+                ("[]x]", "]", True), ("lib[abc", "lib[abc", True),
+                ("x\\*", "x*", True), ("x\\*", "xy", False),
+                ("*", "", True), ("a*", "b", False), ("*b*c", "abxbc", True),
+                ("/usr/*/x", "/usr/a/b/x", True), ("[a\\]]", "]", True)):
+            self.assertEqual(g(pat, name), want, (pat, name))
+
+    def test_glob_match_agrees_with_the_loaders(self):
+        # The loader's matcher, through the planning helper: a pattern
+        # without a slash selects a file by the name it is opened as.
+        if not Helpers.helper():
+            self.skipTest("hugeld-plan not built (make -C tools)")
+        exe = os.path.realpath(sys.executable)
+        for pat in ("lib*.so*", "l?b[a-c].so", "[!x]*", "lib\\[a].so", "*a*b"):
+            for name in ("libc.so.6", "liba.so", "lib[a].so", "xab", "ab"):
+                o = planner.run_helper(["--libs", pat, "--name",
+                                        "/d/" + name, exe])["objects"][0]
+                self.assertEqual(o["selected"], pathglob.glob_match(pat, name),
+                                 (pat, name))
+
+    def test_program_names(self):
+        # As ld.so: the name, made absolute, and where its links lead,
+        # each link read lexically; a linked directory is not resolved.
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "real", "bin"))
+            prog = os.path.join(d, "real", "bin", "prog-1")
+            open(prog, "w").close()
+            os.symlink("bin/prog-1", os.path.join(d, "real", "prog"))
+            os.symlink("real/prog", os.path.join(d, "a"))
+            os.symlink("real", os.path.join(d, "dir"))
+            names = pathglob.program_names
+            self.assertEqual(names(os.path.join(d, "a")),
+                             [os.path.join(d, "a"), prog])
+            self.assertEqual(names("a", cwd=d),
+                             ["a", os.path.join(d, "a"), prog])
+            self.assertEqual(names("./a", cwd=d + "/"),
+                             ["./a", os.path.join(d, "a"), prog])
+            via_dir = os.path.join(d, "dir", "bin", "prog-1")
+            self.assertEqual(names(via_dir), [via_dir])
+            self.assertEqual(names(prog), [prog])
+
+    def test_expand_cache(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "lib", "sub"))
+            for n in ("libA.so.1", "libB.so.2", ".libC.so", "sub/libD.so.1"):
+                open(os.path.join(d, "lib", n), "w").close()
+            os.symlink("libA.so.1", os.path.join(d, "lib", "libA.so"))
+            os.link(os.path.join(d, "lib", "libB.so.2"),
+                    os.path.join(d, "lib", "libhard.so"))
+            os.mkdir(os.path.join(d, "lib", "libdir.so"))
+            L = os.path.join(d, "lib")
+            self.assertEqual(pathglob.expand(L + "/lib*.so*"),
+                             [L + "/libA.so", L + "/libA.so.1", L + "/libB.so.2",
+                              L + "/libdir.so", L + "/libhard.so"])
+            self.assertEqual(pathglob.expand(d + "/*/sub/lib?.so.[0-9]"),
+                             [L + "/sub/libD.so.1"])
+            self.assertEqual(pathglob.expand(L + "/.lib*"), [L + "/.libC.so"])
+            conf = {"cache": [
+                {"line": 2, "pattern": L + "/lib*.so*"},
+                {"line": 3, "pattern": L + "/libB.so.2"},
+                {"line": 3, "pattern": L + "/nothing*"},
+                {"line": 4, "pattern": L + "/libdir.so"}]}
+            files, empty = pathglob.expand_cache(conf)
+            # A link, a hard link and a second pattern name no file twice.
+            self.assertEqual([(f["path"], f["real"], f["line"]) for f in files],
+                             [(L + "/libA.so", L + "/libA.so.1", 2),
+                              (L + "/libB.so.2", L + "/libB.so.2", 2)])
+            self.assertEqual([c["pattern"] for c in empty],
+                             [L + "/nothing*", L + "/libdir.so"])
 
 
 class CacheStates(unittest.TestCase):

@@ -28,6 +28,7 @@ import shutil
 import subprocess
 
 from .common import Error, helper_path
+from .pathglob import program_names
 
 CONF_FILE = "/etc/hugeld.conf"      # ld.so's HP_CONF_FILE.
 
@@ -37,25 +38,15 @@ def conf_helper():
     return os.path.join(os.path.dirname(plan), "hugeld-conf")
 
 
-def program_names(prog):
-    """The names ld.so matches `program' lines against for PROG run by
-    that path: the name, made absolute, and its symlinks' target."""
-    names = [prog]
-    if not prog.startswith("/"):
-        names.append(os.path.normpath(os.path.join(os.getcwd(), prog)))
-    real = os.path.realpath(prog)
-    if real != names[-1]:
-        names.append(real)
-    return names[:3]
-
-
-def read_conf(path=CONF_FILE, program=None):
-    """What the file at PATH says (hugeld-conf's JSON) for PROGRAM (a
-    path or None), or None if there is no such file."""
+def read_conf(path=CONF_FILE, program=None, cwd=None):
+    """What the file at PATH says (hugeld-conf's JSON) for PROGRAM (the
+    name a program is run by, relative to CWD, default ours; None: the
+    global settings), or None if there is no such file."""
     if not os.path.lexists(path):
         return None
     args = [conf_helper()]
-    for n in program_names(program) if program else []:
+    # At most three: the name, made absolute, and after its links.
+    for n in program_names(program, cwd)[:3] if program else []:
         args += ["--program", n]
     try:
         p = subprocess.run(args + [path], stdout=subprocess.PIPE,
