@@ -236,24 +236,32 @@ def pick_backing(order, cached, thp):
 
 
 def declared_in_conf(path):
-    """The real paths of the files the policy file at PATH declares for
-    the shared cache (what `hugeld cache sync' will hold), if ld.so
+    """The files the policy file at PATH declares for the shared cache
+    (what `hugeld cache sync' will hold), as (device, inode), if ld.so
     uses the file."""
     from .config import read_conf
-    from .sync import declared_files
+    from .pathglob import expand_cache
     try:
         c = read_conf(path)
     except Error:
         return set()
     if c is None or not c["applies"]:
         return set()
-    return set(declared_files(c)[0])
+    return {f["id"] for f in expand_cache(c)[0]}
+
+
+def file_id(path):
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
 
 
 def place_zones(objects, order, declared=frozenset()):
     """Set the "backing" of each zone of the selected OBJECTS (their plans
     made with --cache), and return the pages of each backing.  The
-    zones of objects in DECLARED (real paths the policy file declares
+    zones of objects in DECLARED (the files the policy file declares
     for the cache) count as cached even before `cache sync' made them;
     "declared" in the result says how many pages that is."""
     thp = thp_enabled()
@@ -264,7 +272,7 @@ def place_zones(objects, order, declared=frozenset()):
         c = o.get("cache") or {}
         present = present_zones(c) if "shared" in order else set()
         coming = set()
-        if "shared" in order and os.path.realpath(o["file"]) in declared:
+        if "shared" in order and file_id(o["file"]) in declared:
             coming = {z["name"] for z in c.get("zones") or []} - present
             present = present | coming
         names = {}

@@ -28,16 +28,14 @@ pages until they exit: removing an entry only unlinks its files.  A
 file that ld.so would ignore (untrusted, a bad line) changes nothing."""
 
 import fcntl
-import glob
 import os
-import stat
 import sys
 
 from . import cachedir
-from .cache import add_one, need_root, remove_all, say_error
-from .cachedir import CACHE_DIR
-from .common import Error, HUGE, mib, plural
+from .cache import add_one, need_root, remove_all
+from .common import Error, HUGE, mib, plural, warn
 from .config import conf_problems, read_conf
+from .pathglob import expand_cache
 from .planner import helper_objects, plan_each
 from .pool import apply_pool, pool_info
 
@@ -50,124 +48,136 @@ AUTO_MARGIN = 0.10
 AUTO_EXTRA = 8
 
 
-def declared_files(conf):
-    """The files the cache lines of CONF name: {real path: pattern}, and
-    the patterns that named no file."""
-    files, empty = {}, []
-    for c in conf["cache"]:
-        pat = c["pattern"]
-        hits = sorted(glob.glob(pat)) if glob.has_magic(pat) else [pat]
-        found = False
-        for h in hits:
-            real = os.path.realpath(h)
-            try:
-                st = os.stat(real)
-            except OSError:
-                continue
-            if stat.S_ISREG(st.st_mode):
-                files.setdefault(real, pat)
-                found = True
-        if not found:
-            empty.append(pat)
-    return files, empty
+def auto_pool(pages):
+    """The pool `pool auto' asks for, for declared entries of PAGES:
+    PAGES plus 10% (rounded up) plus 8, or 0 if nothing is declared."""
+    if pages <= 0:
+        return 0
+    return pages + -(-pages * 10 // 100) + AUTO_EXTRA
 
 
 def entry_pages(o):
     return sum(z["size"] for z in o["cache"]["zones"]) // HUGE
 
 
+def declared(conf):
+    """The declared files that can be cached, [(file, helper's object)]
+    (pathglob.expand_cache's files), after a warning for each cache
+    item that names no file and each file that cannot have an entry
+    (not an ELF object, no read-only zone that fills a huge page): sync
+    cannot change those, so they do not make it fail."""
+    files, empty = expand_cache(conf)
+    for c in empty:
+        warn("%s:%d: cache %s: no such file" % (conf["file"], c["line"],
+                                                c["pattern"]))
+    out = []
+    for f, (o, err) in zip(files, helper_objects(
+            ["--cache"], [f["real"] for f in files])):
+        why = err if o is None else o["cache"]["why_not"]
+        if why:
+            warn("%s (%s:%d): nothing to cache: %s" % (
+                f["path"], conf["file"], f["line"], why))
+        else:
+            out.append((f, o))
+    return out
+
+
 def reserve(conf, need_now, total_declared, dry_run):
-    """Grow the pool (never shrink it) for `pool N' or `pool auto'."""
+    """Grow the pool (never shrink it) to `pool N', or for `pool auto'
+    (or no pool line) to what the declared entries need plus the
+    margin, and at least so that the entries to add fit."""
     p = pool_info()
     if p is None:
         raise Error("this kernel has no 2 MiB huge pages")
     want = conf["pool"]["value"] if conf["pool"] else "auto"
     if want == "auto":
-        target = total_declared + int(total_declared * AUTO_MARGIN) \
-            + AUTO_EXTRA
-        what = "auto: %s declared + margin" % plural(total_declared,
-                                                     "page")
+        target = auto_pool(total_declared)
+        grow = max(target - p["total"], need_now - p["available"], 0)
+        what = "pool auto: %s declared + 10%% + %d" % (
+            plural(total_declared, "page"), AUTO_EXTRA) \
+            if total_declared else "pool auto: nothing declared"
     else:
         target = want
-        what = "pool %d (line %d)" % (want, conf["pool"]["line"])
-    grow = max(target - p["total"], need_now - p["available"], 0)
+        grow = max(target - p["total"], 0)
+        what = "pool %d, line %d" % (want, conf["pool"]["line"])
     if grow == 0:
-        print("pool: %d huge pages, enough (%s)" % (p["total"], what))
+        print("pool: nr_hugepages %d, enough (%s)" % (p["total"], what))
         return
     if dry_run:
-        print("pool: would grow from %d to %d huge pages (%s)"
+        print("pool: would grow nr_hugepages from %d to %d (%s)"
               % (p["total"], p["total"] + grow, what))
         return
     apply_pool(p["available"] + grow, None)
-    print("pool: grown from %d to %d huge pages (%s)"
+    print("pool: nr_hugepages %d -> %d (%s)"
           % (p["total"], pool_info()["total"], what))
 
 
-def sync(conf, reserve_pool, dry_run):
-    files, empty = declared_files(conf)
-    for pat in empty:
-        say_error("warning: cache %s: no such file" % pat)
-    plans = dict(zip(sorted(files), helper_objects(["--cache"],
-                                                   sorted(files))))
-    top = cachedir.open_cache(create=not dry_run)
-    entries = []
-    if top is not None:
-        entries = cachedir.states(cachedir.scan(top)[0], plan_each)
-    try:
-        # What is there and current, by source.
-        current = {e.source for e in entries
-                   if e.state == cachedir.CURRENT and e.source in files}
-        todo = [f for f in sorted(files) if f not in current]
-        for f in todo:
-            if plans[f][0] is None:
-                say_error("%s: not cached: %s" % (f, plans[f][1]))
-        todo = [f for f in todo if plans[f][0] is not None]
-        if reserve_pool:
-            total = sum(entry_pages(plans[f][0]) for f in files
-                        if plans[f][0] is not None)
-            reserve(conf, sum(entry_pages(plans[f][0]) for f in todo),
-                    total, dry_run)
-        failed = False
-        for f in todo:
-            if dry_run:
-                print("would add %s: %s" % (f, plural(
-                    entry_pages(plans[f][0]), "huge page")))
-                continue
-            try:
-                print(add_one(top, f, plans[f][0]))
-            except Error as e:
-                say_error(str(e))
-                failed = True
-            sys.stdout.flush()
+def scan_cache(top):
+    if top is None:
+        return [], []
+    entries, empty = cachedir.scan(top)
+    return cachedir.states(entries, plan_each), empty
 
-        # Then what is not current or not declared any more.
-        if top is not None:
-            entries, emptydirs = cachedir.scan(top)
-            entries = cachedir.states(entries, plan_each)
-        else:
-            emptydirs = []
+
+def sync(conf, reserve_pool, dry_run):
+    want = declared(conf)
+    keep = {(o["cache"]["inode"], o["cache"]["version"]) for _, o in want}
+    top = cachedir.open_cache()
+    try:
+        entries, emptydirs = scan_cache(top)
+        have = {(e.inode, e.name) for e in entries
+                if e.state == cachedir.CURRENT}
+        add = [(f, o) for f, o in want
+               if (o["cache"]["inode"], o["cache"]["version"]) not in have]
+        # Everything else goes, except what a `cache add' is making now.
+        gone = [e for e in entries if e.state != cachedir.BUSY
+                and not (e.state == cachedir.CURRENT
+                         and (e.inode, e.name) in keep)]
         pick = [("%s (%s)" % (e.source if e.source and not e.tmp
-                              else e.path,
-                              e.state if e.state not in cachedir.KEEP
-                              else "not declared"), e)
-                for e in entries
-                if not (e.state == cachedir.BUSY)
-                and (e.state not in cachedir.KEEP or e.source not in files)]
+                              else e.path, e.state
+                              if e.state != cachedir.CURRENT
+                              else "not declared in %s" % conf["file"]), e)
+                for e in gone]
+        if reserve_pool:
+            reserve(conf, sum(entry_pages(o) for _, o in add),
+                    sum(entry_pages(o) for _, o in want), dry_run)
         if dry_run:
             for what, e in pick:
                 print("would remove %s: %s" % (what, plural(e.pages,
                                                              "huge page")))
-        elif pick:
-            if remove_all(top, pick, emptydirs) != 0:
-                failed = True
+            for f, o in add:
+                print("would cache %s: %s" % (f["path"], plural(
+                    entry_pages(o), "huge page")))
+            print("dry run: %d to add, %d to remove, %d current" % (
+                len(add), len(pick), len(want) - len(add)))
+            return 0
+        failed = False
+        # Removals first: a stale entry's pages (if no process maps it
+        # any more) make room for its file's new one.
+        if pick:
+            failed = remove_all(top, pick, emptydirs) != 0
         elif top is not None:
             for i in emptydirs:
                 cachedir.remove_empty_inode(top, i)
-        if not todo and not pick:
-            held = sum(e.pages for e in entries)
+        if add and top is None:
+            top = cachedir.open_cache(create=True)
+        for f, o in add:
+            try:
+                print(add_one(top, f["path"], o))
+            except Error as e:
+                print("hugeld: %s" % e, file=sys.stderr)
+                failed = True
+            sys.stdout.flush()
+        held = sum(entry_pages(o) for _, o in want)
+        if not add and not pick:
             print("nothing to do: %s current, %s (%s)" % (
-                plural(len(current), "declared entry", "declared entries"),
+                plural(len(want), "declared entry", "declared entries"),
                 plural(held, "huge page"), mib(held)))
+        else:
+            print("synced: %d added, %d removed%s; %s declared, %s (%s)"
+                  % (len(add), len(pick), ", with errors" if failed else "",
+                     plural(len(want), "entry", "entries"),
+                     plural(held, "huge page"), mib(held)))
         return 1 if failed else 0
     finally:
         if top is not None:
@@ -175,21 +185,24 @@ def sync(conf, reserve_pool, dry_run):
 
 
 def cache_sync(args):
-    need_root("sync")
+    if not args.dry_run:
+        need_root("sync")
     conf = read_conf(args.file)
     if conf is None:
         raise Error("%s: no such file: nothing is declared" % args.file)
     problems = conf_problems(conf)
     if problems:
         for p in problems:
-            say_error(p)
+            print("hugeld: %s" % p, file=sys.stderr)
         raise Error("%s: ld.so would ignore it; the cache is left as it "
                     "is (hugeld config check)" % args.file)
+    if args.dry_run:
+        return sync(conf, args.reserve_pool, True)
     os.makedirs(os.path.dirname(SYNC_LOCK), exist_ok=True)
     fd = os.open(SYNC_LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC |
                  os.O_NOFOLLOW, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
-        return sync(conf, args.reserve_pool, args.dry_run)
+        return sync(conf, args.reserve_pool, False)
     finally:
         os.close(fd)
