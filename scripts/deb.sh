@@ -37,14 +37,16 @@ mkdir -p "$root"
 make -s -C "$HUGELD_TOP" install DESTDIR="$root" PREFIX=/opt/hugeld LINKDIR= > "$BUILDDIR/deb/install.log" 2>&1 \
   || { tail -5 "$BUILDDIR/deb/install.log" >&2; die "make install DESTDIR=$root failed"; }
 opt=$root/opt/hugeld
-for f in ld.so bin/hugeld libexec/hugeld-plan libexec/hugeld-system-loader \
-	 share/man/man1/hugeld.1 share/bash-completion/completions/hugeld; do
+for f in ld.so bin/hugeld libexec/hugeld-plan libexec/hugeld-conf \
+	 libexec/hugeld-system-loader share/man/man1/hugeld.1 \
+	 share/man/man5/hugeld.conf.5 share/bash-completion/completions/hugeld; do
   [ -f "$opt/$f" ] || die "make install did not install /opt/hugeld/$f"
 done
 
 # Stripped as Debian strips its own loader and programs (the build
 # tree keeps the symbols; the build ID stays, for debuginfo).
-strip --strip-unneeded --remove-section=.comment "$opt/ld.so" "$opt/libexec/hugeld-plan"
+strip --strip-unneeded --remove-section=.comment "$opt/ld.so" "$opt/libexec/hugeld-plan" \
+  "$opt/libexec/hugeld-conf"
 "$opt/ld.so" --version > /dev/null || die "the stripped ld.so does not run"
 
 # Where Debian looks for commands, manual pages and completions.
@@ -98,35 +100,29 @@ hugeld: shared-library-is-executable 0755 [opt/hugeld/ld.so]
 hugeld: shared-library-lacks-prerequisites [opt/hugeld/ld.so]
 EOF
 
-# Maintainer scripts.
-install -d "$root/DEBIAN"
-cat > "$root/DEBIAN/prerm" <<'EOF'
-#!/bin/sh
-# If hugeld is the system loader (hugeld-system-loader install), put the
-# distribution's loader back before hugeld's files go away.
-set -e
-L=/opt/hugeld/libexec/hugeld-system-loader
-case "$1" in
-  remove|deconfigure)
-    if [ -x "$L" ] && [ -f /var/lib/hugeld/system-loader ]; then
-      echo "hugeld: hugeld is the system loader; putting the distribution's loader back" >&2
-      "$L" uninstall
-    fi
-    ;;
-esac
-exit 0
-EOF
-cat > "$root/DEBIAN/postrm" <<'EOF'
-#!/bin/sh
-# purge: nothing of hugeld's may be left (prerm already took hugeld out
-# of the system loader's place; this only removes an empty state dir).
-set -e
-if [ "$1" = purge ] && [ -d /var/lib/hugeld ]; then
-  rmdir /var/lib/hugeld 2>/dev/null || true
+# The boot unit (pool and shared cache from /etc/hugeld.conf), where the
+# release's systemd looks for packaged units (/lib/systemd/system in
+# Debian 12, /usr/lib/systemd/system in 13).
+unitdir=$(pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null || true)
+if [ -z "$unitdir" ]; then
+  case $(os_codename) in
+    bullseye|bookworm) unitdir=/lib/systemd/system ;;
+    *) unitdir=/usr/lib/systemd/system ;;
+  esac
 fi
-exit 0
-EOF
-chmod 0755 "$root/DEBIAN/prerm" "$root/DEBIAN/postrm"
+install -d "$root$unitdir"
+install -m 0644 "$HUGELD_TOP/scripts/deb/hugeld-cache.service" "$root$unitdir/"
+install -d "$root/usr/share/man/man5"
+gzip -9n < "$HUGELD_TOP/tools/hugeld.conf.5" > "$root/usr/share/man/man5/hugeld.conf.5.gz"
+
+# Maintainer scripts (scripts/deb/): postinst enables the unit and runs
+# cache sync on the file trigger (triggers); prerm puts the system loader
+# back and frees the cache; postrm cleans up.
+install -d "$root/DEBIAN"
+for f in postinst prerm postrm; do
+  install -m 0755 "$HUGELD_TOP/scripts/deb/$f" "$root/DEBIAN/$f"
+done
+install -m 0644 "$HUGELD_TOP/scripts/deb/triggers" "$root/DEBIAN/triggers"
 size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
 cat > "$root/DEBIAN/control" <<EOF
 Package: hugeld
@@ -135,6 +131,7 @@ Architecture: $arch
 Maintainer: hugeld maintainers <hugeld@example.org>
 Installed-Size: $size
 Depends: libc6 (= $libc), python3
+Recommends: systemd
 Suggests: gdb, linux-perf
 Section: admin
 Priority: optional
@@ -147,7 +144,10 @@ Description: dynamic loader that maps selected objects onto huge pages
  system's loader, which it does not change.
  .
  The hugeld command runs programs through it, plans the huge page pool,
- and shows what a running process got.
+ and shows what a running process got.  With /etc/hugeld.conf (see
+ hugeld.conf(5)) the loader selects objects for every process without
+ variables, and hugeld-cache.service and a dpkg trigger keep the shared
+ cache of libraries current across reboots and upgrades.
 EOF
 ( cd "$root" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | sort -z \
     | xargs -0 md5sum ) > "$root/DEBIAN/md5sums"
