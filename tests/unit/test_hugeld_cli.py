@@ -14,7 +14,7 @@ import unittest
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(TOP, "tools"))
 
-from hugeld import cachedir, cli, common, elf, pathglob, plan, planner, pool, status  # noqa: E402
+from hugeld import cachedir, cli, common, config, elf, pathglob, plan, planner, pool, status  # noqa: E402
 
 MAN = os.path.join(TOP, "tools", "hugeld.1")
 COMPLETION = os.path.join(TOP, "tools", "hugeld.bash-completion")
@@ -389,6 +389,99 @@ class PolicyPaths(unittest.TestCase):
                               (L + "/libB.so.2", L + "/libB.so.2", 2)])
             self.assertEqual([c["pattern"] for c in empty],
                              [L + "/nothing*", L + "/libdir.so"])
+
+
+class PolicyFile(unittest.TestCase):
+    """The policy file through hugeld-conf: which line gave what."""
+
+    def write(self, text):
+        import tempfile
+        f = tempfile.NamedTemporaryFile("w", suffix=".conf", delete=False)
+        f.write(text)
+        f.close()
+        os.chmod(f.name, 0o644)
+        self.addCleanup(os.unlink, f.name)
+        return f.name
+
+    def test_libs_patterns(self):
+        lp = config.libs_patterns
+        self.assertEqual(lp("libs a:b c # x d"), ["a", "b", "c"])
+        self.assertEqual(lp("  libs\tnone  "), [])
+        self.assertEqual(lp("libs a#b"), ["a#b"])
+        self.assertIsNone(lp("segments text"))
+
+    def test_pattern_lines(self):
+        f = self.write("libs a:b  # first\nsegments text\n"
+                       "program x\n  libs c\n  libs none\n  libs d:e f\n")
+        c = {"file": f, "libs": {"value": "c:d:e:f", "lines": [4, 6]}}
+        self.assertEqual(config.pattern_lines(c),
+                         [("c", 4), ("d", 6), ("e", 6), ("f", 6)])
+        c = {"file": f, "libs": {"value": "a:b", "lines": [1]}}
+        self.assertEqual(config.pattern_lines(c), [("a", 1), ("b", 1)])
+        # The file changed since hugeld-conf read it: no line is known.
+        c = {"file": f, "libs": {"value": "a:x", "lines": [1, 4]}}
+        self.assertEqual(config.pattern_lines(c), [("a", None), ("x", None)])
+        self.assertEqual(config.pattern_lines({"file": f, "libs": None}), [])
+
+    def test_file_policy(self):
+        if not Helpers.helper():
+            self.skipTest("hugeld-plan not built (make -C tools)")
+        f = self.write("libs libA.so\nlibs libB.so*\nsegments text\n"
+                       "program /no/such/prog other\n  libs none\n"
+                       "program /usr/bin/prog-*\n  backing private\n")
+        pol = config.file_policy("/usr/bin/x", f)
+        if os.geteuid() != 0:
+            # Not root's: ld.so ignores it, and says why.
+            self.assertIsNone(pol["libs"])
+            self.assertIn("ignored by ld.so: not owned by root", pol["why"])
+            self.skipTest("the rest needs a file of root's")
+        self.assertEqual((pol["why"], pol["libs"], pol["segments"],
+                          pol["backing"]), (None, "libA.so:libB.so*", "text", None))
+        self.assertEqual(pol["lines"], {"libA.so": 1, "libB.so*": 2})
+        self.assertEqual(pol["where"]["libs"], "%s lines 1, 2" % f)
+        other = config.file_policy("other", f)
+        self.assertEqual((other["libs"], other["where"]["program"]),
+                         ("", "%s line 4" % f))
+        self.assertEqual(config.nothing_from(other, "other"),
+                         "%s selects nothing for other (libs none, line 5)" % f)
+        blk = config.file_policy("/usr/bin/prog-2", f)
+        self.assertEqual((blk["libs"], blk["backing"]), ("libA.so:libB.so*", "private"))
+        self.assertIsNone(config.nothing_from(blk, "/usr/bin/prog-2"))
+        bad = config.file_policy(None, self.write("libs a\nlibz b\nsegments\n"))
+        self.assertEqual(bad["why"], "ignored by ld.so: line 2: unknown keyword "
+                         "(use libs, segments, backing, cache, pool or program) "
+                         "(and 1 other bad line)")
+        self.assertEqual(config.file_policy(None, f + ".none")["why"], "no such file")
+
+    def test_settings_come_from_options_variables_then_the_file(self):
+        # One setting at a time, as ld.so: a variable that is set (even
+        # empty, for segments and backing) keeps the file's away.
+        if not Helpers.helper() or os.geteuid() != 0:
+            self.skipTest("needs hugeld-plan and a file of root's")
+        f = self.write("libs libA.so\nsegments text\nbacking private\n")
+        saved = dict(os.environ)
+        self.addCleanup(lambda: (os.environ.clear(), os.environ.update(saved)))
+
+        def run(argv, env):
+            for v in ("LD_HUGEPAGE_LIBS", "LD_HUGEPAGE_SEGMENTS",
+                      "LD_HUGEPAGE_BACKING"):
+                os.environ.pop(v, None)
+            os.environ.update(env)
+            args = cli.build_parser().parse_args(["plan", "/bin/true"] + argv)
+            args.conf_file = f
+            libs, segs = planner.settings(args, "plan")
+            return libs, segs, planner.backing_setting(args), planner.sources(args)
+
+        libs, segs, back, src = run([], {})
+        self.assertEqual((libs, segs, back), ("libA.so", "text", "private"))
+        self.assertEqual(src["libs"], "%s line 1" % f)
+        libs, segs, back, src = run(["--libs", "x"], {"LD_HUGEPAGE_SEGMENTS": ""})
+        self.assertEqual((libs, segs, back), ("x", "", "private"))
+        self.assertEqual((src["libs"], src["segments"]), ("--libs", "default"))
+        libs, segs, back, src = run([], {"LD_HUGEPAGE_LIBS": "y", "LD_HUGEPAGE_BACKING": "thp"})
+        self.assertEqual((libs, segs, back), ("y", "text", "thp"))
+        with self.assertRaisesRegex(common.Error, "nothing selected"):
+            run([], {"LD_HUGEPAGE_LIBS": ""})
 
 
 class CacheStates(unittest.TestCase):

@@ -24,10 +24,10 @@ loader.  `hugeld config check' is here too."""
 
 import json
 import os
-import shutil
 import subprocess
+import sys
 
-from .common import Error, helper_path
+from .common import Error, UsageError, helper_path, plural
 from .pathglob import program_names
 
 CONF_FILE = "/etc/hugeld.conf"      # ld.so's HP_CONF_FILE.
@@ -71,94 +71,234 @@ def conf_problems(c):
     return out
 
 
-def file_settings(program, path=CONF_FILE):
-    """(LIBS, SEGMENTS, BACKING, where) that ld.so takes from the file for
-    PROGRAM: each a value or None, WHERE a dict of setting -> "FILE line
-    N"; all None if the file does not apply."""
+def libs_patterns(text):
+    """The patterns of a `libs' line TEXT, as dl-hugepage-conf.c reads
+    it: words separated by blanks up to a `#' that starts a word, the
+    keyword first, `none' skipped, each word a colon-separated list."""
+    words, cur, prev = [], "", " "
+    for ch in text:
+        if ch == "#" and prev in " \t\r":
+            break
+        if ch in " \t\r":
+            if cur:
+                words.append(cur)
+            cur = ""
+        else:
+            cur += ch
+        prev = ch
+    if cur:
+        words.append(cur)
+    if not words or words[0] != "libs":
+        return None
+    return [p for w in words[1:] if w != "none" for p in w.split(":")]
+
+
+def pattern_lines(c):
+    """[(pattern, line)] for the libs that the file's document C gives,
+    in order: hugeld-conf says which lines they came from, this which
+    pattern came from which (None for all if the file does not read the
+    same any more)."""
+    libs = c.get("libs")
+    if not libs or not libs["value"]:
+        return []
+    pats = libs["value"].split(":")
+    lines = libs["lines"]
+    if len(lines) == 1:
+        return [(x, lines[0]) for x in pats]
     try:
-        c = read_conf(path, program)
-    except Error:
-        c = None
-    if c is None or not c["applies"]:
-        return None, None, None, {}
-    where = {}
-    vals = []
+        with open(c["file"], "rb") as f:
+            text = f.read().decode("utf-8", "surrogateescape").split("\n")
+        out = [(x, n) for n in lines for x in libs_patterns(text[n - 1])]
+    except (OSError, IndexError, TypeError):
+        out = []
+    if [x for x, _ in out] != pats:
+        return [(x, None) for x in pats]
+    return out
+
+
+def first_problem(c):
+    """Why ld.so ignores the file of document C, in a few words."""
+    if not c["trusted"]:
+        return c["untrusted_why"]
+    e = c["errors"][0]
+    more = len(c["errors"]) - 1
+    return "line %d: %s%s" % (e["line"], e["message"], "" if not more
+                              else " (and %s)" % plural(more, "other bad line"))
+
+
+def file_policy(program, path=CONF_FILE, cwd=None):
+    """What ld.so takes from the policy file at PATH for a program run
+    by the name PROGRAM (None: the global settings): {"file", "conf":
+    hugeld-conf's document or None, "why": why it gives nothing (no
+    file, ignored by ld.so) or None, "libs", "segments", "backing": the
+    values it gives or None, "where": {setting or "program": "FILE line
+    N"}, "lines": {pattern: its line}}."""
+    pol = {"file": path, "conf": None, "why": None, "libs": None,
+           "segments": None, "backing": None, "where": {}, "lines": {}}
+    try:
+        c = read_conf(path, program, cwd)
+    except Error as e:
+        pol["why"] = str(e)
+        return pol
+    if c is None:
+        pol["why"] = "no such file"
+        return pol
+    pol["conf"] = c
+    if not c["applies"]:
+        pol["why"] = "ignored by ld.so: %s" % first_problem(c)
+        return pol
     for k in ("libs", "segments", "backing"):
         v = c[k]
-        if v is None:
-            vals.append(None)
-            continue
-        vals.append(v["value"])
-        lines = v.get("lines") or [v.get("line")]
-        where[k] = "%s line %s" % (path, ",".join(str(x) for x in lines))
+        if v is not None:
+            pol[k] = v["value"]
+            pol["where"][k] = "%s line%s %s" % (
+                path, "s" if len(v.get("lines", ())) > 1 else "",
+                ", ".join(str(x) for x in v.get("lines") or [v["line"]]))
     if c["program"]:
-        where["program"] = "%s line %d" % (path, c["program"]["line"])
-    return vals[0], vals[1], vals[2], where
+        pol["where"]["program"] = "%s line %d" % (path, c["program"]["line"])
+    for x, n in pattern_lines(c):
+        pol["lines"].setdefault(x, n)
+    return pol
+
+
+def file_settings(program, path=CONF_FILE, cwd=None):
+    """(LIBS, SEGMENTS, BACKING, where) of file_policy."""
+    pol = file_policy(program, path, cwd)
+    return pol["libs"], pol["segments"], pol["backing"], pol["where"]
+
+
+def nothing_from(pol, program):
+    """Why the policy POL selects nothing for PROGRAM, or None if it
+    does."""
+    if pol is None:
+        return None
+    if pol["why"]:
+        return "%s: %s" % (pol["file"], pol["why"])
+    if pol["libs"] is None:
+        return "%s has no libs line for %s" % (pol["file"], program)
+    if pol["libs"] == "":
+        return "%s selects nothing for %s (libs none, %s)" % (
+            pol["file"], program, pol["where"]["libs"].split(" ", 1)[1])
+    return None
+
+
+def object_line(o, conf_file):
+    """What `config check' says of an object of the plan."""
+    if not o["selected"]:
+        return "%s: not selected" % o["path"]
+    how = '%s: selected by pattern "%s" (%s%s)' % (
+        o["path"], o["pattern"], o["matched_by"], ", %s line %d" % (
+            conf_file, o["conf_line"]) if o.get("conf_line") else "")
+    if o["error"]:
+        return "%s: stays on ordinary pages: %s" % (how, o["error"])
+    by, shared, pending = {}, 0, 0
+    for z in o.get("zones") or []:
+        if z.get("backing") is not None:
+            by[z["kind"]] = by.get(z["kind"], 0) + z["pages"]
+        if z.get("backing") == "shared":
+            shared += z["pages"]
+            pending += z["pages"] if z.get("cache_pending") else 0
+    n = sum(by.values())
+    if not n:
+        return "%s: no huge page (no part of it fills a whole 2 MiB " \
+            "page; hugeld plan -v says why)" % how
+    return "%s: %s (%s)%s" % (how, plural(n, "huge page"), ", ".join(
+        "%s %d" % kv for kv in by.items()), "; %d from the shared cache%s"
+        % (shared, " (declared, not there yet: hugeld cache sync)"
+           if pending else "") if shared else "")
 
 
 def cmd_config(args):
+    from .elf import resolve_program
+    from .pathglob import expand_cache
     if args.config_cmd != "check":
-        raise Error("give a command: check")
+        raise UsageError("hugeld config: give a command: check")
     path = args.file
-    args.program_path = None
-    if args.program is not None:
-        args.program_path = shutil.which(args.program) \
-            if "/" not in args.program else args.program
-        if args.program_path is None:
-            raise Error("%s: no such program in PATH" % args.program)
-    c = read_conf(path, args.program_path)
+    prog = resolve_program(args.program) if args.program else None
+    c = read_conf(path, prog)
     if c is None:
         print("%s: no such file: ld.so selects nothing without "
               "variables" % path)
         return 1
-    if args.json:
-        print(json.dumps(c, indent=1))
-        return 0 if c["applies"] else 1
     problems = conf_problems(c)
+    files, empty = expand_cache(c) if not problems else ([], [])
+    res = dict(c, program_names=program_names(prog)[:3] if prog else [],
+               cache_files=[{k: f[k] for k in ("path", "real", "line")}
+                            for f in files], selection=None)
+    out = []
     for p in problems:
-        print(p)
+        out.append(p)
     if problems:
-        print("%s: ld.so ignores the whole file" % path)
+        out.append("%s: ld.so ignores the whole file" % path)
     else:
-        print("%s: ld.so uses it (%d rules)" % (path, c["rules"]))
-    if c["cache"]:
-        print("cache: %s" % " ".join(x["pattern"] for x in c["cache"]))
-    if c["pool"]:
-        print("pool: %s (line %d)" % (c["pool"]["value"], c["pool"]["line"]))
-    if args.program is None:
-        return 0 if not problems else 1
-    print()
-    who = args.program_path
-    if c["program"]:
-        print("%s: the program block at line %d applies (%s)"
-              % (who, c["program"]["line"],
-                 " ".join(c["program"]["patterns"])))
-    else:
-        print("%s: no program block applies: the global settings" % who)
-    for k, var in (("libs", "LD_HUGEPAGE_LIBS"),
-                   ("segments", "LD_HUGEPAGE_SEGMENTS"),
-                   ("backing", "LD_HUGEPAGE_BACKING")):
+        out.append("%s: ld.so uses it (%s; owned by root, writable by "
+                   "nobody else)" % (path, plural(c["rules"], "rule")))
+    if prog and not problems:
+        out.append("")
+        if c["program"]:
+            out.append("%s: the program block at line %d applies (program "
+                       "%s)" % (prog, c["program"]["line"],
+                                " ".join(c["program"]["patterns"])))
+        else:
+            out.append("%s: no program block applies: the global settings"
+                       % prog)
+    # The settings of a file ld.so ignores would mislead.
+    for k, var, dflt in () if problems else (
+            ("libs", "LD_HUGEPAGE_LIBS", "nothing selected"),
+                         ("segments", "LD_HUGEPAGE_SEGMENTS",
+                          "ld.so's default, text,rodata,relro"),
+                         ("backing", "LD_HUGEPAGE_BACKING",
+                          "ld.so's default, shared,private,thp")):
         v = c[k]
         if v is None:
-            print("  %-9s not set (default)" % k)
+            out.append("  %-9s (%s)" % (k, dflt))
         else:
             lines = v.get("lines") or [v["line"]]
-            print("  %-9s %s  (line %s; %s overrides it)" % (
-                k, v["value"] or "(none)",
-                ",".join(str(x) for x in lines), var))
-    if problems:
-        return 1
-    if c["libs"] is None or not c["libs"]["value"]:
-        print("%s: nothing selected" % who)
-        return 0
-    # What it selects: the plan, as `hugeld plan' makes it from the file
-    # (the variables of this shell left out: they are not the file's).
+            out.append("  %-9s %s  (line%s %s; %s overrides it)" % (
+                k, v["value"] or "none: nothing selected",
+                "s" if len(lines) > 1 else "",
+                ", ".join(str(x) for x in lines), var))
+    for x in c["cache"]:
+        n = len([f for f in files if f["line"] == x["line"]
+                 and f["pattern"] == x["pattern"]])
+        out.append("cache %s (line %d): %s" % (
+            x["pattern"], x["line"], "no such file" if x in empty
+            else plural(n, "file") if n else "no other file"))
+    if c["pool"]:
+        out.append("pool %s (line %d)" % (c["pool"]["value"],
+                                          c["pool"]["line"]))
+    if prog and not problems and c["libs"] and c["libs"]["value"]:
+        out.append("")
+        out.append("what ld.so would put on huge pages for %s (run as "
+                   "hugeld run runs it; hugeld plan for the pool):"
+                   % prog)
+        try:
+            res["selection"] = select(args, prog, path)
+        except Error as e:
+            # The check of the file stands; the plan needs the loader.
+            out.append("  (cannot plan it: %s)" % e)
+        for o in res["selection"] or []:
+            out.append("  " + object_line(o, path))
+    if args.json:
+        json.dump(res, sys.stdout, indent=1)
+        print()
+    else:
+        print("\n".join(out))
+    return 0 if not problems else 1
+
+
+def select(args, prog, path):
+    """The objects of the plan of PROG under the file at PATH alone (the
+    variables of this shell are not the file's)."""
     from .cli import build_parser
-    from .plan import cmd_plan
-    print()
+    from .plan import make_plan
     for v in ("LD_HUGEPAGE_LIBS", "LD_HUGEPAGE_SEGMENTS",
               "LD_HUGEPAGE_BACKING"):
         os.environ.pop(v, None)
-    pargs = build_parser().parse_args(["plan", args.program])
+    pargs = build_parser().parse_args(["plan", prog])
     pargs.conf_file = path
-    return cmd_plan(pargs)
+    result, _ = make_plan(pargs)
+    return [{k: o.get(k) for k in ("path", "role", "selected", "pattern",
+                                   "matched_by", "conf_line", "error",
+                                   "zones", "huge_pages")}
+            for o in result["objects"]]

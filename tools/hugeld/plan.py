@@ -26,11 +26,13 @@ import sys
 from .cachedir import present_zones
 from .common import Error, HUGE, KINDS, NR_HUGEPAGES, SYSFS_HUGE, SYSFS_NODES, UsageError, ldso_path, mib, plural, table
 from .elf import Elf, check_program, is_hugeld_loader, resolve_program
-from .planner import DEFAULT_BACKING, backing_setting, ldso_list, parse_backing, run_helper, settings, summarize
+from .planner import DEFAULT_BACKING, backing_setting, ldso_list, parse_backing, run_helper, settings, sources, summarize
 from .pool import apply_pool, pool_info, pool_line
 
 
-def cmd_plan(args):
+def make_plan(args):
+    """The plan `hugeld plan' prints for ARGS (its options), and the NUMA
+    nodes of --node: (result, nodes)."""
     if args.apply and os.geteuid() != 0:
         raise Error("--apply needs root: it writes %s" % (
             NR_HUGEPAGES if args.node is None else SYSFS_NODES +
@@ -145,10 +147,19 @@ def cmd_plan(args):
     objects = [main] + res_libs
     for o in res_libs:
         o["role"] = "dlopen" if o["file"] in dlopened else "library"
+    # Which line of the policy file selected each object, where its libs
+    # are the file's.
+    conf = None
+    if "libs" in getattr(args, "conf_where", {}):
+        conf = args.conf_policy
+        for o in objects:
+            if o["selected"]:
+                o["conf_line"] = conf["lines"].get(o["pattern"])
 
     from .config import CONF_FILE
-    by = place_zones(objects, parse_backing(backing), declared_in_conf(
-        getattr(args, "conf_file", None) or CONF_FILE))
+    cache_conf = getattr(args, "conf_file", None) or CONF_FILE
+    by = place_zones(objects, parse_backing(backing),
+                     declared_in_conf(cache_conf))
     per_process = by["private"]
     need = per_process * args.copies
     # A debugger's software breakpoint in huge-page text of a process
@@ -169,7 +180,9 @@ def cmd_plan(args):
         else "ldso-command",
         "settings": {"libs": libs, "segments": segs or "text,rodata,relro",
                      "backing": backing,
-                     "from_file": getattr(args, "conf_where", {})},
+                     "from_file": getattr(args, "conf_where", {}),
+                     "sources": sources(args)},
+        "conf_file": conf["file"] if conf else None,
         "objects": objects,
         "skipped": [{"path": p, "why": w} for p, w in skipped],
         "pages_per_process": per_process,
@@ -177,6 +190,10 @@ def cmd_plan(args):
         "pages_needed": need,
         "pages_in_cache": by["shared"],
         "pages_declared": by["declared"],
+        "cache_conf": cache_conf,
+        # What the pool must still have available: the private copies,
+        # and the declared cache entries `cache sync' has not made yet.
+        "pages_to_reserve": need + by["declared"],
         "pages_thp": by["thp"],
         "pages_ordinary": by[None],
         "debugger_spare_pages": text_pages,
@@ -189,7 +206,12 @@ def cmd_plan(args):
     elif res_kernel is not None and res_kernel["selected"]:
         result["direct_start"] = {"min_pages": res_kernel["huge_pages"],
                                   "max_pages": res_kernel["huge_pages"]}
+    return result, nodes
 
+
+def cmd_plan(args):
+    result, nodes = make_plan(args)
+    need = result["pages_to_reserve"]
     applied = None
     if args.apply:
         applied = apply_pool(need, nodes)
@@ -285,6 +307,7 @@ def place_zones(objects, order, declared=frozenset()):
             by[z["backing"]] += z["pages"]
             if z["backing"] == "shared" and name in coming:
                 by["declared"] += z["pages"]
+                z["cache_pending"] = True
     return by
 
 
@@ -293,12 +316,18 @@ def print_plan(r, verbose):
            "library": "a shared library, as ld.so loads it",
            "ldso-command": "run by hugeld's ld.so, as hugeld run does"}
     print("hugeld plan: %s (%s)" % (r["program"], how[r["mode"]]))
-    print("LD_HUGEPAGE_LIBS=%s  LD_HUGEPAGE_SEGMENTS=%s  "
-          "LD_HUGEPAGE_BACKING=%s" % (r["settings"]["libs"],
-                                      r["settings"]["segments"],
-                                      r["settings"]["backing"]))
-    for k, where in sorted(r["settings"].get("from_file", {}).items()):
-        print("  %s from %s" % (k, where))
+    st = r["settings"]
+    if not st.get("from_file"):
+        print("LD_HUGEPAGE_LIBS=%s  LD_HUGEPAGE_SEGMENTS=%s  "
+              "LD_HUGEPAGE_BACKING=%s" % (st["libs"], st["segments"],
+                                          st["backing"]))
+    else:
+        # No variable gives these: ld.so takes them from the file.
+        print("settings: " + "; ".join(
+            "%s %s (%s)" % (k, st[k], st["sources"][k])
+            for k in ("libs", "segments", "backing")))
+        if "program" in st["from_file"]:
+            print("(the program block at %s)" % st["from_file"]["program"])
     print()
     rows = [("OBJECT", "SELECTED BY") + KINDS + ("PAGES",)]
     unselected = 0
@@ -320,6 +349,9 @@ def print_plan(r, verbose):
         if by.get("data+bss"):
             cells[3] = "%d(+bss)" % by["data+bss"]
         sel = '"%s" (%s)' % (o["pattern"], o["matched_by"])
+        if o.get("conf_line"):
+            sel = '"%s" (%s, %s line %d)' % (o["pattern"], o["matched_by"],
+                                             r["conf_file"], o["conf_line"])
         if o["error"]:
             sel += ": " + o["error"]
         rows.append((name, sel) + tuple(cells) + (str(o["huge_pages"]),))
@@ -385,14 +417,19 @@ def print_plan(r, verbose):
                                       ds["max_pages"]))
     total = r["pages_needed"] + cached
     declared = r.get("pages_declared", 0)
+    how = ""
+    if cached:
+        # The shared cache's pages are the same for every process.
+        held = [("%d in it already" % (cached - declared))
+                if cached - declared else "",
+                ("%d declared in %s, which hugeld cache sync adds"
+                 % (declared, r["cache_conf"])) if declared else ""]
+        how = ": %d per process x %d, plus the shared cache's %d once, " \
+            "not per process (%s)" % (n, r["copies"], cached, "; ".join(
+                h for h in held if h))
     print("pool for %s: nr_hugepages >= %d (%s)%s" % (
         plural(r["copies"], "process", "processes"), total, mib(total),
-        ", of which the cache holds %d already" % (cached - declared)
-        if cached - declared else ""))
-    if declared:
-        print("(%s of the cache are declared in /etc/hugeld.conf and not "
-              "made yet: hugeld cache sync makes them, once for all "
-              "processes)" % plural(declared, "page"))
+        how))
     if r.get("debugger_spare_pages"):
         print("debugger: a breakpoint in huge-page text of a process that "
               "has forked children needs 1 spare huge page per 2 MiB page "
@@ -408,8 +445,9 @@ def print_plan(r, verbose):
     p = r["pool"]
     print("pool now: %s" % pool_line(p))
     if p is not None and "applied" not in r:
-        if p["available"] >= r["pages_needed"]:
+        want = r["pages_to_reserve"]
+        if p["available"] >= want:
             print("enough: %d huge pages available" % p["available"])
         else:
             print("short by %d: run with --apply (as root) to reserve them"
-                  % (r["pages_needed"] - p["available"]))
+                  % (want - p["available"]))

@@ -187,42 +187,47 @@ def conf_program(args):
 
 
 def file_defaults(args):
-    """Fill args.conf_where (setting -> "FILE line N") and, for the
-    settings that neither an option nor a variable gives, args.libs,
+    """Fill args.conf_policy (config.file_policy for the program),
+    args.conf_where (setting -> "FILE line N") and, for the settings
+    that neither an option nor a variable gives, args.libs,
     args.segments and args.backing from the policy file, as ld.so takes
     them."""
-    from .config import CONF_FILE, file_settings
+    from .config import CONF_FILE, file_policy
     if getattr(args, "conf_checked", False):
         return
     args.conf_checked = True
     args.conf_where = {}
-    libs, segs, backing, where = file_settings(
+    args.conf_policy = pol = file_policy(
         conf_program(args), getattr(args, "conf_file", None) or CONF_FILE)
-    for k, opt, var, v in (("libs", "libs", "LD_HUGEPAGE_LIBS", libs),
-                           ("segments", "segments", "LD_HUGEPAGE_SEGMENTS",
-                            segs),
-                           ("backing", "backing", "LD_HUGEPAGE_BACKING",
-                            backing)):
-        if v is None or getattr(args, opt, None) is not None \
+    for k, var in (("libs", "LD_HUGEPAGE_LIBS"),
+                   ("segments", "LD_HUGEPAGE_SEGMENTS"),
+                   ("backing", "LD_HUGEPAGE_BACKING")):
+        if pol[k] is None or getattr(args, k, None) is not None \
                 or var in os.environ:
             continue
-        setattr(args, opt, v)
-        args.conf_where[k] = where[k]
-    if "program" in where and args.conf_where:
-        args.conf_where["program"] = where["program"]
+        setattr(args, k, pol[k])
+        args.conf_where[k] = pol["where"][k]
+    if "program" in pol["where"] and args.conf_where:
+        args.conf_where["program"] = pol["where"]["program"]
 
 
 def settings(args, cmd):
     """LD_HUGEPAGE_LIBS and LD_HUGEPAGE_SEGMENTS for CMD: the options, else
     the environment, else the policy file (args.conf_where says which
     came from it); checked, one clear error if unusable."""
+    from .config import nothing_from
     file_defaults(args)
     libs = args.libs if args.libs is not None \
         else os.environ.get("LD_HUGEPAGE_LIBS")
     if libs is None or libs == "":
+        why = None
+        if "libs" in args.conf_where or libs is None:
+            why = nothing_from(args.conf_policy, conf_program(args))
         raise Error("%s: nothing selected: give --libs PATTERNS (or set "
-                    "LD_HUGEPAGE_LIBS, or select it in %s)" % (
-                        cmd, "/etc/hugeld.conf"))
+                    "LD_HUGEPAGE_LIBS, or select it in %s)%s" % (
+                        cmd, args.conf_policy["file"],
+                        "; " + why if why and not why.endswith(
+                            ": no such file") else ""))
     check_patterns(libs, "libs (%s)" % args.conf_where["libs"]
                    if "libs" in args.conf_where else "--libs"
                    if args.libs is not None else "LD_HUGEPAGE_LIBS")
@@ -232,6 +237,36 @@ def settings(args, cmd):
         check_segments(segs, "--segments" if args.segments is not None
                        else "LD_HUGEPAGE_SEGMENTS")
     return libs, segs
+
+
+def sources(args):
+    """Where each of libs, segments and backing comes from for a command
+    whose settings () are made: {setting: "--libs", "LD_HUGEPAGE_LIBS",
+    "FILE line N" or "default"}."""
+    out = {}
+    for k, var in (("libs", "LD_HUGEPAGE_LIBS"),
+                   ("segments", "LD_HUGEPAGE_SEGMENTS"),
+                   ("backing", "LD_HUGEPAGE_BACKING")):
+        if k in getattr(args, "conf_where", {}):
+            out[k] = args.conf_where[k]
+        elif getattr(args, k, None) is not None:
+            out[k] = "--" + k
+        elif os.environ.get(var):
+            out[k] = var
+        else:
+            out[k] = "default"
+    return out
+
+
+def describe(args, values):
+    """One line for the settings VALUES ({setting: value}) and where
+    each comes from, when the policy file gives one; else None."""
+    if not getattr(args, "conf_where", None):
+        return None
+    src = sources(args)
+    return "settings: " + "; ".join(
+        "%s %s (%s)" % (k, values[k], src[k])
+        for k in ("libs", "segments", "backing"))
 
 
 BACKINGS = ("shared", "private", "thp")

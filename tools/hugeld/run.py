@@ -28,7 +28,7 @@ from . import cachedir
 from .common import Error, SYSFS_HUGE, UsageError, ldso_path, warn
 from .elf import check_program, is_hugeld_loader, resolve_program
 from .perfmap import write_perf_map
-from .planner import DEFAULT_BACKING, backing_setting, parse_backing, settings
+from .planner import DEFAULT_BACKING, backing_setting, describe, parse_backing, settings
 from .pool import hugetlb_cgroup_none, pool_info
 
 
@@ -64,8 +64,10 @@ def cmd_run(args):
             short = "no free huge pages"
             why = ("no free huge pages (HugePages_Total %d, Free %d, "
                    "Rsvd %d): reserve some first, e.g. hugeld plan %s "
-                   "--libs '%s' --apply (as root); or --no-pool-check"
-                   % (p["total"], p["free"], p["reserved"], cmd[0], libs))
+                   "%s--apply (as root); or --no-pool-check"
+                   % (p["total"], p["free"], p["reserved"], cmd[0],
+                      "" if "libs" in args.conf_where
+                      else "--libs '%s' " % libs))
         elif cg is not None:
             short = "this process's hugetlb cgroup allows no huge page " \
                     "(%s is %d)" % (cg["file"], cg["value"])
@@ -86,11 +88,15 @@ def cmd_run(args):
         env["LD_HUGEPAGE_SEGMENTS"] = segs
     if backing and "backing" not in args.conf_where:
         env["LD_HUGEPAGE_BACKING"] = backing
-    if args.conf_where:
-        warn("from %s: %s" % (args.conf_where.get("program", "/etc/hugeld.conf"),
-                              "; ".join("%s %s" % (k, args.conf_where[k])
-                                        for k in ("libs", "segments", "backing")
-                                        if k in args.conf_where)))
+    note = describe(args, {"libs": libs,
+                           "segments": segs or "text,rodata,relro",
+                           "backing": backing or DEFAULT_BACKING})
+    if note:
+        # Not a warning: the file is how the system is meant to work.
+        print("hugeld: %s%s; ld.so reads %s itself" % (
+            note, ", the program block at " + args.conf_where["program"]
+            if "program" in args.conf_where else "",
+            args.conf_policy["file"]), file=sys.stderr)
     if args.debug is not None:
         env["LD_DEBUG"] = "hugepages"
         if args.debug != "-":
