@@ -341,6 +341,30 @@ def scan_states():
     return top, cachedir.states(entries, plan_each), empty
 
 
+def summarize_entries(entries):
+    """{"entries", "pages", "stale", "stale_pages"} of ENTRIES (with
+    their states): stale are those ld.so does not use any more (file
+    changed or gone, untrusted, left over by a crash), which only hold
+    pages until cache sync (or prune) removes them."""
+    stale = [e for e in entries if e.state not in cachedir.KEEP]
+    return {"entries": len([e for e in entries if not e.tmp]),
+            "pages": sum(e.pages for e in entries), "stale": len(stale),
+            "stale_pages": sum(e.pages for e in stale)}
+
+
+def cache_summary():
+    """summarize_entries of the shared cache, or None if there is none
+    (or it cannot be read)."""
+    try:
+        got = scan_states()
+    except Error:
+        return None
+    if got is None:
+        return None
+    os.close(got[0])
+    return summarize_entries(got[1])
+
+
 def cache_list(args):
     got = scan_states()
     if got is None:
@@ -352,9 +376,12 @@ def cache_list(args):
     top, entries, _ = got
     os.close(top)
     total = sum(e.pages for e in entries)
+    sm = summarize_entries(entries)
     if args.json:
-        json.dump({"dir": CACHE_DIR, "pages": total, "entries": [
+        json.dump({"dir": CACHE_DIR, "pages": total, "stale": sm["stale"],
+                   "stale_pages": sm["stale_pages"], "entries": [
             {"path": e.path, "source": e.source, "state": e.state,
+             "stale": e.state not in cachedir.KEEP,
              "pages": e.pages, "zones": e.kinds()} for e in entries]},
                   sys.stdout, indent=1)
         print()
@@ -369,13 +396,11 @@ def cache_list(args):
         print()
     print("%s (%s) held by the cache, out of the pool until removed"
           % (plural(total, "huge page"), mib(total)))
-    stale = [e for e in entries if e.state not in cachedir.KEEP]
-    if stale:
+    if sm["stale"]:
         print("%s, ld.so no longer uses: %s; hugeld cache sync (or prune) "
-              "frees them" % (plural(len(stale), "stale entry",
+              "frees them" % (plural(sm["stale"], "stale entry",
                                      "stale entries"),
-                              plural(sum(e.pages for e in stale),
-                                     "huge page")))
+                              plural(sm["stale_pages"], "huge page")))
     return 0
 
 

@@ -267,6 +267,45 @@ def ldso_command_program(pid):
     return None
 
 
+AT_EXECFN = 31
+
+
+def execfn(pid):
+    """The name process PID was started by (AT_EXECFN: the path given to
+    execve, as ld.so sees it), read from its memory; None if that cannot
+    be read (another user's process, not root)."""
+    try:
+        with open("/proc/%d/auxv" % pid, "rb") as f:
+            auxv = f.read()
+        addr = None
+        for i in range(0, len(auxv) - 15, 16):
+            if int.from_bytes(auxv[i:i + 8], "little") == AT_EXECFN:
+                addr = int.from_bytes(auxv[i + 8:i + 16], "little")
+        if not addr:
+            return None
+        # The string is near the top of the stack: read page by page,
+        # never past the end of the mapping.
+        name = b""
+        with open("/proc/%d/mem" % pid, "rb", buffering=0) as f:
+            while b"\0" not in name and len(name) < 4096:
+                f.seek(addr + len(name))
+                part = f.read(PAGE - (addr + len(name)) % PAGE)
+                if not part:
+                    break
+                name += part
+        name = name.split(b"\0", 1)[0]
+    except (OSError, ValueError, OverflowError):
+        return None
+    return name.decode("utf-8", "surrogateescape") or None
+
+
+def process_cwd(pid):
+    try:
+        return os.readlink("/proc/%d/cwd" % pid)
+    except OSError:
+        return None
+
+
 def command_of(pid):
     try:
         with open("/proc/%d/comm" % pid) as f:

@@ -29,7 +29,8 @@ from .common import DEFAULT_LDSO, Error, HUGE, UsageError, helper_path, mib, plu
 from .elf import is_hugeld_loader
 from .planner import DEFAULT_BACKING, check_patterns, check_segments, plan_each
 from .pool import hugetlb_cgroup_none, pool_info, pool_line
-from .procfs import command_of, ldso_command_program, process_objects, read_environ, read_smaps
+from .cache import cache_summary
+from .procfs import command_of, execfn, ldso_command_program, process_cwd, process_objects, read_environ, read_smaps
 
 
 def process_status(pid, cache, ldso, detail=True):
@@ -64,6 +65,20 @@ def process_status(pid, cache, ldso, detail=True):
     if st["ldso_command"]:
         st["program"] = ldso_command_program(pid) or exe
     st["settings"] = settings
+    # No LD_HUGEPAGE_LIBS: hugeld's ld.so took what the policy file gave
+    # the program (as the file reads now), setting by setting.
+    st["policy"] = None
+    if detail and st["hugeld"] and settings is not None \
+            and settings["libs"] is None:
+        pol = process_policy(pid, st)
+        st["policy"] = pol
+        if pol["libs"]:
+            fs = {"libs": pol["libs"]}
+            for k, var in (("segments", "LD_HUGEPAGE_SEGMENTS"),
+                           ("backing", "LD_HUGEPAGE_BACKING")):
+                fs[k] = env[var] if var in env else pol[k]
+            plans = plan_objects(objs, fs, detail)
+    lines = (st["policy"] or {}).get("lines") or {}
     olist = []
     total = 0
     shared = {}
@@ -91,7 +106,12 @@ def process_status(pid, cache, ldso, detail=True):
                 "perms": m.perms, "kernel_page_kb": m.kps,
                 "backing": m.backing(), "file": m.path if m.cached else None,
                 "pages": pages, "pages_in_use": used})
-        olist.append({"path": o.path, "bias": o.bias,
+        if x is not None and x["selected"] and x.get("pattern"):
+            sel = {"pattern": x["pattern"], "matched_by": x["matched_by"],
+                   "conf_line": lines.get(x["pattern"])}
+        else:
+            sel = None
+        olist.append({"path": o.path, "bias": o.bias, "selected_by": sel,
                       "pages": sum(r["pages_in_use"] for r in ranges
                                    if not r["backing"].startswith("thp")),
                       "shared_pages": sum(r["pages_in_use"] for r in ranges
@@ -119,7 +139,7 @@ def process_status(pid, cache, ldso, detail=True):
     st["selected_without_huge_pages"] = [
         {"path": o.path, "pattern": x["pattern"],
          "matched_by": x["matched_by"], "planned_pages": x["huge_pages"],
-         "thp": bool(o.thp)}
+         "thp": bool(o.thp), "conf_line": lines.get(x["pattern"])}
         for o, x in zip(objs, plans)
         if x is not None and x["selected"] and not o.huge
         and (not o.thp or not st["hugeld"]) and o.path != loader]
@@ -177,53 +197,67 @@ def cache_pages():
         os.close(top)
 
 
-def cache_summary():
-    """(entries, pages, stale entries, their pages) of the shared cache:
-    stale are the entries ld.so will not use any more (file changed or
-    gone, untrusted, left over); None if there is no cache."""
-    from .cachedir import KEEP, states
-    from .planner import plan_each
-    try:
-        top = open_cache()
-    except Exception:
-        return None
-    if top is None:
-        return None
-    try:
-        entries = states(scan(top)[0], plan_each)
-    except (OSError, Error):
-        return None
-    finally:
-        os.close(top)
-    stale = [e for e in entries if e.state not in KEEP]
-    return (len(entries), sum(e.pages for e in entries), len(stale),
-            sum(e.pages for e in stale))
+def process_policy(pid, st):
+    """config.file_policy for the program of process PID, by the name
+    ld.so matched: the file `ld.so PROG' was given (relative to the
+    process's directory), else the name the kernel ran it by; without
+    the helper's whole document."""
+    from .config import CONF_FILE, file_policy
+    name = st["program"] if st["ldso_command"] else None
+    name = name or execfn(pid) or st["exe"]
+    pol = file_policy(name, CONF_FILE, process_cwd(pid))
+    c = pol.pop("conf")
+    pol["name"] = name
+    pol["block_line"] = c["program"]["line"] if c and c["program"] else None
+    return pol
 
 
-def print_cache_summary():
-    c = cache_summary()
-    if c is None:
+def settings_line(st):
+    """The process's settings and where they come from."""
+    s, pol = st["settings"], st.get("policy")
+    if s is None:
+        return "environment not readable"
+    if pol is not None and pol["libs"] is not None:
+        src = []
+        for k, var, dflt in (("libs", "LD_HUGEPAGE_LIBS", ""),
+                             ("segments", "LD_HUGEPAGE_SEGMENTS",
+                              "text,rodata,relro"),
+                             ("backing", "LD_HUGEPAGE_BACKING",
+                              DEFAULT_BACKING)):
+            if s[k] is not None:
+                src.append("%s=%s" % (var, s[k]))
+            elif pol[k] is not None:
+                src.append("%s %s (%s)" % (k, pol[k] or "none",
+                                           pol["where"][k]))
+            else:
+                src.append("%s (default: %s)" % (k, dflt))
+        return "no LD_HUGEPAGE_LIBS: from %s as it reads now%s: %s" % (
+            pol["file"], ", the program block at line %d" % pol["block_line"]
+            if pol["block_line"] else "", "; ".join(src))
+    if s["libs"] is not None or s["segments"] is not None \
+            or s["backing"] is not None:
+        return "LD_HUGEPAGE_LIBS=%s LD_HUGEPAGE_SEGMENTS=%s " \
+            "LD_HUGEPAGE_BACKING=%s" % (
+                s["libs"] if s["libs"] is not None else "(unset)",
+                s["segments"] if s["segments"] is not None
+                else "(default: text,rodata,relro)",
+                s["backing"] if s["backing"] else
+                "(default: %s)" % DEFAULT_BACKING)
+    if pol is not None and pol["why"] != "no such file":
+        return "LD_HUGEPAGE_LIBS not set; %s: %s" % (pol["file"], pol["why"])
+    return "LD_HUGEPAGE_LIBS not set"
+
+
+def print_cache_summary(c):
+    """The line of `hugeld status' for the shared cache's summary C."""
+    if c is None or not c["entries"]:
         return
-    n, pages, stale, spages = c
     print("shared cache: %s, %s%s" % (
-        plural(n, "entry", "entries"), plural(pages, "huge page"),
-        "; %s holding %s (ld.so no longer uses them: hugeld cache sync)"
-        % (plural(stale, "stale entry", "stale entries"),
-           plural(spages, "page")) if stale else ""))
-
-
-def file_settings_line(st):
-    """How /etc/hugeld.conf reads now for the process's program."""
-    from .config import file_settings
-    prog = st.get("program") or None
-    libs, segs, backing, where = file_settings(prog)
-    if libs is None and segs is None and backing is None:
-        return None
-    return "  /etc/hugeld.conf (as it reads now)%s: libs %s, segments %s, " \
-        "backing %s" % (
-            " block " + where["program"].split()[-1] if "program" in where
-            else "", libs or "(none)", segs or "(default)",
-            backing or "(default)")
+        plural(c["entries"], "entry", "entries"),
+        plural(c["pages"], "huge page"),
+        "; %d stale holding %s (run hugeld cache sync)"
+        % (c["stale"], plural(c["stale_pages"], "page"))
+        if c["stale"] else ", all current"))
 
 
 def cmd_status(args):
@@ -241,12 +275,13 @@ def cmd_status(args):
         return status_all(args, cache, ldso)
     st = process_status(args.pid, cache, ldso)
     st["pool"] = pool_info()
+    st["cache"] = cache_summary()
     if args.json:
         json.dump(st, sys.stdout, indent=1)
         print()
         return 0
     print_status(st)
-    print_cache_summary()
+    print_cache_summary(st["cache"])
     return 0
 
 
@@ -279,24 +314,7 @@ def print_status(st):
         print("  loader: %s%s%s" % (
             st["loader"], " (hugeld)" if st["hugeld"] else " (not hugeld)",
             ", run as a command" if st["ldso_command"] else ""))
-    s = st["settings"]
-    if s is None:
-        print("  settings: environment not readable")
-    elif s["libs"] is not None or s["segments"] is not None \
-            or s["backing"] is not None:
-        print("  settings: LD_HUGEPAGE_LIBS=%s LD_HUGEPAGE_SEGMENTS=%s "
-              "LD_HUGEPAGE_BACKING=%s" % (
-                  s["libs"] if s["libs"] is not None else "(unset)",
-                  s["segments"] if s["segments"] is not None
-                  else "(default: text,rodata,relro)",
-                  s["backing"] if s["backing"] else
-                  "(default: %s)" % DEFAULT_BACKING))
-    else:
-        print("  settings: LD_HUGEPAGE_LIBS not set")
-    if s is None or s["libs"] is None:
-        line = file_settings_line(st)
-        if line:
-            print(line)
+    print("  settings: %s" % settings_line(st))
     rows = [("OBJECT", "KIND", "ADDRESSES", "IN THE OBJECT", "BACKING",
              "PAGES")]
     for o in st["objects"]:
@@ -320,9 +338,18 @@ def print_status(st):
         print()
         for line in table(rows, right={5}, indent="  "):
             print(line)
+    pol = st.get("policy")
+    for o in st["objects"]:
+        x = o["selected_by"]
+        if pol is not None and x and x["conf_line"]:
+            print('  %s: selected by pattern "%s" (%s, %s line %d)' % (
+                o["path"], x["pattern"], x["matched_by"], pol["file"],
+                x["conf_line"]))
     for x in st["selected_without_huge_pages"]:
-        print("  note: %s is selected by \"%s\" (%s) but has no huge pages:"
-              % (x["path"], x["pattern"], x["matched_by"]))
+        print("  note: %s is selected by \"%s\" (%s%s) but has no huge "
+              "pages:" % (x["path"], x["pattern"], x["matched_by"],
+                          ", %s line %d" % (pol["file"], x["conf_line"])
+                          if pol and x["conf_line"] else ""))
         if x["planned_pages"] == 0:
             print("        none of its parts fills a whole 2 MiB page "
                   "(hugeld plan -v tells why)")
@@ -379,7 +406,7 @@ def status_all(args, cache, ldso):
         + sum(shared.values())
     res = {"processes": procs, "pages": total, "pool": pool,
            "shared_pages": sum(shared.values()), "cache_pages": cache_pages(),
-           "unreadable": unreadable}
+           "unreadable": unreadable, "cache": cache_summary()}
     if args.json:
         json.dump(res, sys.stdout, indent=1)
         print()
@@ -409,7 +436,7 @@ def status_all(args, cache, ldso):
         print("(%s not readable: run as root to see them)" %
               plural(unreadable, "process", "processes"))
     print("pool (2 MiB): %s" % pool_line(pool))
-    print_cache_summary()
+    print_cache_summary(res["cache"])
     if pool is not None and pool["in_use"] > total and not unreadable:
         idle = res["cache_pages"] - res["shared_pages"]
         print("(%d pages in use elsewhere: %sshared memory, hugetlbfs files "
