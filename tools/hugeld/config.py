@@ -258,13 +258,13 @@ def cmd_config(args):
                 k, v["value"] or "none: nothing selected",
                 "s" if len(lines) > 1 else "",
                 ", ".join(str(x) for x in lines), var))
-    for x in c["cache"]:
+    for x in () if problems else c["cache"]:
         n = len([f for f in files if f["line"] == x["line"]
                  and f["pattern"] == x["pattern"]])
         out.append("cache %s (line %d): %s" % (
             x["pattern"], x["line"], "no such file" if x in empty
             else plural(n, "file") if n else "no other file"))
-    if c["pool"]:
+    if c["pool"] and not problems:
         out.append("pool %s (line %d)" % (c["pool"]["value"],
                                           c["pool"]["line"]))
     if prog and not problems and c["libs"] and c["libs"]["value"]:
