@@ -234,18 +234,20 @@ def settings_line(st):
         return "no LD_HUGEPAGE_LIBS: from %s as it reads now%s: %s" % (
             pol["file"], ", the program block at line %d" % pol["block_line"]
             if pol["block_line"] else "", "; ".join(src))
+    why = ""
+    if s["libs"] is None and pol is not None \
+            and pol["why"] not in (None, "no such file"):
+        why = "; %s: %s" % (pol["file"], pol["why"])
     if s["libs"] is not None or s["segments"] is not None \
             or s["backing"] is not None:
         return "LD_HUGEPAGE_LIBS=%s LD_HUGEPAGE_SEGMENTS=%s " \
-            "LD_HUGEPAGE_BACKING=%s" % (
+            "LD_HUGEPAGE_BACKING=%s%s" % (
                 s["libs"] if s["libs"] is not None else "(unset)",
                 s["segments"] if s["segments"] is not None
                 else "(default: text,rodata,relro)",
                 s["backing"] if s["backing"] else
-                "(default: %s)" % DEFAULT_BACKING)
-    if pol is not None and pol["why"] != "no such file":
-        return "LD_HUGEPAGE_LIBS not set; %s: %s" % (pol["file"], pol["why"])
-    return "LD_HUGEPAGE_LIBS not set"
+                "(default: %s)" % DEFAULT_BACKING, why)
+    return "LD_HUGEPAGE_LIBS not set" + why
 
 
 def print_cache_summary(c):

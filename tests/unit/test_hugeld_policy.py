@@ -1,0 +1,306 @@
+# Unit tests of the hugeld command's side of /etc/hugeld.conf: the
+# loader's globs and program names, the helper's document, where each
+# setting comes from, and what plan, sync and status make of the file.
+# Copyright (C) 2026 The hugeld authors.
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# Run by tests/t-pyunit.sh with test_hugeld_cli.py (make check).
+
+import os
+import sys
+import unittest
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(TOP, "tools"))
+
+from hugeld import cli, common, config, pathglob, plan, planner, procfs, status, sync  # noqa: E402
+
+
+def helper():
+    """The hugeld-plan helper (hugeld-conf is next to it), or None."""
+    try:
+        return common.helper_path()
+    except common.Error:
+        return None
+
+
+class PolicyPaths(unittest.TestCase):
+    """The policy file's globs and program names, as ld.so has them."""
+
+    def test_conf_path_is_the_loaders(self):
+        # tests/unit/test-conf.c's test_path cases.
+        for link, target, want in (
+                ("/usr/bin/clang-14", "../lib/llvm-14/bin/clang",
+                 "/usr/lib/llvm-14/bin/clang"),
+                ("/usr/bin/python3", "python3.11", "/usr/bin/python3.11"),
+                ("/usr/bin/x", "/opt/y/./z//w", "/opt/y/z/w"),
+                ("/a", "../../../b", "/b"),
+                (None, "/work/./app/../bin/app", "/work/bin/app"),
+                ("/", "x", "/x"), ("rel/link", "t", "rel/t"),
+                ("rel/link", "../../t", "../t"), ("a/b/link", "../../t", "t"),
+                (None, "../../x/../y", "../../y"), ("link", "t", "t"),
+                (None, "/", "/"), (None, "/..", "/")):
+            self.assertEqual(pathglob.conf_path(link, target), want,
+                             (link, target))
+
+    def test_glob_match(self):
+        g = pathglob.glob_match
+        for pat, name, want in (
+                ("lib*.so*", "libc.so.6", True), ("a?c", "abc", True),
+                ("a?c", "ac", False), ("[a-c]x", "bx", True),
+                ("[!a-c]x", "bx", False), ("[^a]x", "bx", True),
+                ("[]x]", "]", True), ("lib[abc", "lib[abc", True),
+                ("x\\*", "x*", True), ("x\\*", "xy", False),
+                ("*", "", True), ("a*", "b", False), ("*b*c", "abxbc", True),
+                ("/usr/*/x", "/usr/a/b/x", True), ("[a\\]]", "]", True)):
+            self.assertEqual(g(pat, name), want, (pat, name))
+
+    def test_glob_match_agrees_with_the_loaders(self):
+        # The loader's matcher, through the planning helper: a pattern
+        # without a slash selects a file by the name it is opened as.
+        if not helper():
+            self.skipTest("hugeld-plan not built (make -C tools)")
+        exe = os.path.realpath(sys.executable)
+        for pat in ("lib*.so*", "l?b[a-c].so", "[!x]*", "lib\\[a].so", "*a*b"):
+            for name in ("libc.so.6", "liba.so", "lib[a].so", "xab", "ab"):
+                o = planner.run_helper(["--libs", pat, "--name",
+                                        "/d/" + name, exe])["objects"][0]
+                self.assertEqual(o["selected"], pathglob.glob_match(pat, name),
+                                 (pat, name))
+
+    def test_program_names(self):
+        # As ld.so: the name, made absolute, and where its links lead,
+        # each link read lexically; a linked directory is not resolved.
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "real", "bin"))
+            prog = os.path.join(d, "real", "bin", "prog-1")
+            open(prog, "w").close()
+            os.symlink("bin/prog-1", os.path.join(d, "real", "prog"))
+            os.symlink("real/prog", os.path.join(d, "a"))
+            os.symlink("real", os.path.join(d, "dir"))
+            names = pathglob.program_names
+            self.assertEqual(names(os.path.join(d, "a")),
+                             [os.path.join(d, "a"), prog])
+            self.assertEqual(names("a", cwd=d),
+                             ["a", os.path.join(d, "a"), prog])
+            self.assertEqual(names("./a", cwd=d + "/"),
+                             ["./a", os.path.join(d, "a"), prog])
+            via_dir = os.path.join(d, "dir", "bin", "prog-1")
+            self.assertEqual(names(via_dir), [via_dir])
+            self.assertEqual(names(prog), [prog])
+
+    def test_expand_cache(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "lib", "sub"))
+            for n in ("libA.so.1", "libB.so.2", ".libC.so", "sub/libD.so.1"):
+                open(os.path.join(d, "lib", n), "w").close()
+            os.symlink("libA.so.1", os.path.join(d, "lib", "libA.so"))
+            os.link(os.path.join(d, "lib", "libB.so.2"),
+                    os.path.join(d, "lib", "libhard.so"))
+            os.mkdir(os.path.join(d, "lib", "libdir.so"))
+            L = os.path.join(d, "lib")
+            self.assertEqual(pathglob.expand(L + "/lib*.so*"),
+                             [L + "/libA.so", L + "/libA.so.1", L + "/libB.so.2",
+                              L + "/libdir.so", L + "/libhard.so"])
+            self.assertEqual(pathglob.expand(d + "/*/sub/lib?.so.[0-9]"),
+                             [L + "/sub/libD.so.1"])
+            self.assertEqual(pathglob.expand(L + "/.lib*"), [L + "/.libC.so"])
+            conf = {"cache": [
+                {"line": 2, "pattern": L + "/lib*.so*"},
+                {"line": 3, "pattern": L + "/libB.so.2"},
+                {"line": 3, "pattern": L + "/nothing*"},
+                {"line": 4, "pattern": L + "/libdir.so"}]}
+            files, empty = pathglob.expand_cache(conf)
+            # A link, a hard link and a second pattern name no file twice.
+            self.assertEqual([(f["path"], f["real"], f["line"]) for f in files],
+                             [(L + "/libA.so", L + "/libA.so.1", 2),
+                              (L + "/libB.so.2", L + "/libB.so.2", 2)])
+            self.assertEqual([c["pattern"] for c in empty],
+                             [L + "/nothing*", L + "/libdir.so"])
+
+
+class PolicyFile(unittest.TestCase):
+    """The policy file through hugeld-conf: which line gave what."""
+
+    def write(self, text):
+        import tempfile
+        f = tempfile.NamedTemporaryFile("w", suffix=".conf", delete=False)
+        f.write(text)
+        f.close()
+        os.chmod(f.name, 0o644)
+        self.addCleanup(os.unlink, f.name)
+        return f.name
+
+    def test_libs_patterns(self):
+        lp = config.libs_patterns
+        self.assertEqual(lp("libs a:b c # x d"), ["a", "b", "c"])
+        self.assertEqual(lp("  libs\tnone  "), [])
+        self.assertEqual(lp("libs a#b"), ["a#b"])
+        self.assertIsNone(lp("segments text"))
+
+    def test_pattern_lines(self):
+        f = self.write("libs a:b  # first\nsegments text\n"
+                       "program x\n  libs c\n  libs none\n  libs d:e f\n")
+        c = {"file": f, "libs": {"value": "c:d:e:f", "lines": [4, 6]}}
+        self.assertEqual(config.pattern_lines(c),
+                         [("c", 4), ("d", 6), ("e", 6), ("f", 6)])
+        c = {"file": f, "libs": {"value": "a:b", "lines": [1]}}
+        self.assertEqual(config.pattern_lines(c), [("a", 1), ("b", 1)])
+        # The file changed since hugeld-conf read it: no line is known.
+        c = {"file": f, "libs": {"value": "a:x", "lines": [1, 4]}}
+        self.assertEqual(config.pattern_lines(c), [("a", None), ("x", None)])
+        self.assertEqual(config.pattern_lines({"file": f, "libs": None}), [])
+
+    def test_file_policy(self):
+        if not helper():
+            self.skipTest("hugeld-plan not built (make -C tools)")
+        f = self.write("libs libA.so\nlibs libB.so*\nsegments text\n"
+                       "program /no/such/prog other\n  libs none\n"
+                       "program /usr/bin/prog-*\n  backing private\n")
+        pol = config.file_policy("/usr/bin/x", f)
+        if os.geteuid() != 0:
+            # Not root's: ld.so ignores it, and says why.
+            self.assertIsNone(pol["libs"])
+            self.assertIn("ignored by ld.so: not owned by root", pol["why"])
+            self.skipTest("the rest needs a file of root's")
+        self.assertEqual((pol["why"], pol["libs"], pol["segments"],
+                          pol["backing"]), (None, "libA.so:libB.so*", "text", None))
+        self.assertEqual(pol["lines"], {"libA.so": 1, "libB.so*": 2})
+        self.assertEqual(pol["where"]["libs"], "%s lines 1, 2" % f)
+        other = config.file_policy("other", f)
+        self.assertEqual((other["libs"], other["where"]["program"]),
+                         ("", "%s line 4" % f))
+        self.assertEqual(config.nothing_from(other, "other"),
+                         "%s selects nothing for other (libs none, line 5)" % f)
+        blk = config.file_policy("/usr/bin/prog-2", f)
+        self.assertEqual((blk["libs"], blk["backing"]), ("libA.so:libB.so*", "private"))
+        self.assertIsNone(config.nothing_from(blk, "/usr/bin/prog-2"))
+        bad = config.file_policy(None, self.write("libs a\nlibz b\nsegments\n"))
+        self.assertEqual(bad["why"], "ignored by ld.so: line 2: unknown keyword "
+                         "(use libs, segments, backing, cache, pool or program) "
+                         "(and 1 other bad line)")
+        self.assertEqual(config.file_policy(None, f + ".none")["why"], "no such file")
+
+    def test_settings_come_from_options_variables_then_the_file(self):
+        # One setting at a time, as ld.so: a variable that is set (even
+        # empty, for segments and backing) keeps the file's away.
+        if not helper() or os.geteuid() != 0:
+            self.skipTest("needs hugeld-plan and a file of root's")
+        f = self.write("libs libA.so\nsegments text\nbacking private\n")
+        saved = dict(os.environ)
+        self.addCleanup(lambda: (os.environ.clear(), os.environ.update(saved)))
+
+        def run(argv, env):
+            for v in ("LD_HUGEPAGE_LIBS", "LD_HUGEPAGE_SEGMENTS",
+                      "LD_HUGEPAGE_BACKING"):
+                os.environ.pop(v, None)
+            os.environ.update(env)
+            args = cli.build_parser().parse_args(["plan", "/bin/true"] + argv)
+            args.conf_file = f
+            libs, segs = planner.settings(args, "plan")
+            return libs, segs, planner.backing_setting(args), planner.sources(args)
+
+        libs, segs, back, src = run([], {})
+        self.assertEqual((libs, segs, back), ("libA.so", "text", "private"))
+        self.assertEqual(src["libs"], "%s line 1" % f)
+        libs, segs, back, src = run(["--libs", "x"], {"LD_HUGEPAGE_SEGMENTS": ""})
+        self.assertEqual((libs, segs, back), ("x", "", "private"))
+        self.assertEqual((src["libs"], src["segments"]), ("--libs", "default"))
+        libs, segs, back, src = run([], {"LD_HUGEPAGE_LIBS": "y", "LD_HUGEPAGE_BACKING": "thp"})
+        self.assertEqual((libs, segs, back), ("y", "text", "thp"))
+        with self.assertRaisesRegex(common.Error, "nothing selected"):
+            run([], {"LD_HUGEPAGE_LIBS": ""})
+
+
+class PolicyCounts(unittest.TestCase):
+    """What plan, sync and status make of the policy file."""
+
+    M = 0x200000
+
+    def test_auto_pool(self):
+        # pool auto: the declared pages, 10% more (rounded up) and 8.
+        self.assertEqual([sync.auto_pool(n) for n in (0, 1, 5, 48, 100)],
+                         [0, 10, 14, 61, 118])
+
+    def obj(self, path):
+        M = self.M
+        return {"selected": True, "file": path, "bias": 0,
+                "cache": {"bias": 0, "dir": "/nonexistent", "inode": "i1",
+                          "version": "v1", "why_not": None,
+                          "zones": [{"kind": "text", "start": 0, "end": 4 * M,
+                                     "name": "text-0", "size": 4 * M}]},
+                "zones": [{"kind": "text", "start": 0, "end": 4 * M, "pages": 4},
+                          {"kind": "relro", "start": 6 * M, "end": 7 * M,
+                           "pages": 1}]}
+
+    def test_declared_zones_count_once(self):
+        # A file the policy file declares for the cache: its read-only
+        # zones are the cache's (held once), the rest per process.
+        exe = os.path.realpath(sys.executable)
+        o = self.obj(exe)
+        by = plan.place_zones([o], ["shared", "private", "thp"],
+                              {plan.file_id(exe)})
+        self.assertEqual((by["shared"], by["private"], by["declared"]), (4, 1, 4))
+        self.assertEqual([(z["backing"], z.get("cache_pending")) for z in o["zones"]],
+                         [("shared", True), ("private", None)])
+        # Not declared, no entry: everything private.
+        by = plan.place_zones([self.obj(exe)], ["shared", "private", "thp"], set())
+        self.assertEqual((by["shared"], by["private"], by["declared"]), (0, 5, 0))
+        # private first: the cache is not used.
+        by = plan.place_zones([self.obj(exe)], ["private", "shared"],
+                              {plan.file_id(exe)})
+        self.assertEqual((by["shared"], by["private"]), (0, 5))
+
+    def test_pool_line_counts_the_cache_once(self):
+        import io
+        import contextlib
+        r = {"program": "/bin/x", "mode": "ldso-command",
+             "settings": {"libs": "x", "segments": "text,rodata,relro",
+                          "backing": "shared,private,thp", "from_file": {}},
+             "objects": [], "skipped": [], "pages_per_process": 1,
+             "copies": 4, "pages_needed": 4, "pages_in_cache": 15,
+             "pages_declared": 11, "pages_thp": 0, "pages_ordinary": 0,
+             "cache_conf": "/etc/hugeld.conf", "pages_to_reserve": 15,
+             "pool": None}
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            plan.print_plan(r, False)
+        self.assertIn("pool for 4 processes: nr_hugepages >= 19 (38 MiB): 1 per "
+                      "process x 4, plus the shared cache's 15 once, not per "
+                      "process (4 in it already; 11 declared in /etc/hugeld.conf, "
+                      "which hugeld cache sync adds)\n", out.getvalue())
+
+    def test_status_settings_line(self):
+        st = {"settings": {"libs": None, "segments": "all", "backing": None},
+              "policy": {"file": "/etc/hugeld.conf", "libs": "libA.so",
+                         "segments": "text", "backing": None, "why": None,
+                         "block_line": 7, "where": {
+                             "libs": "/etc/hugeld.conf line 8",
+                             "segments": "/etc/hugeld.conf line 2"}}}
+        self.assertEqual(status.settings_line(st),
+                         "no LD_HUGEPAGE_LIBS: from /etc/hugeld.conf as it reads "
+                         "now, the program block at line 7: libs libA.so "
+                         "(/etc/hugeld.conf line 8); LD_HUGEPAGE_SEGMENTS=all; "
+                         "backing (default: shared,private,thp)")
+        st["policy"] = {"file": "/etc/hugeld.conf", "libs": None,
+                        "why": "ignored by ld.so: not owned by root"}
+        self.assertEqual(status.settings_line(st),
+                         "LD_HUGEPAGE_LIBS=(unset) LD_HUGEPAGE_SEGMENTS=all "
+                         "LD_HUGEPAGE_BACKING=(default: shared,private,thp); "
+                         "/etc/hugeld.conf: ignored by ld.so: not owned by root")
+        st["settings"]["segments"] = None
+        self.assertEqual(status.settings_line(st), "LD_HUGEPAGE_LIBS not set; "
+                         "/etc/hugeld.conf: ignored by ld.so: not owned by root")
+        st["policy"]["why"] = "no such file"
+        self.assertEqual(status.settings_line(st), "LD_HUGEPAGE_LIBS not set")
+
+    def test_execfn(self):
+        # The name the kernel ran this process by, from its own memory.
+        name = procfs.execfn(os.getpid())
+        self.assertTrue(name and os.path.basename(name).startswith("python"), name)
+
+
+if __name__ == "__main__":
+    unittest.main()
