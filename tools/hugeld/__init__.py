@@ -28,11 +28,17 @@ status    what of a running process is on huge pages, and the pool
 perf-map  /tmp/perf-PID.map for the functions in huge-page text, so that
           perf can name them (huge pages are anonymous memory to perf)
 gdb       gdb with the right symbols for a process or core
+cache     the shared cache on hugetlbfs; cache sync makes it what
+          /etc/hugeld.conf declares
+config    config check: /etc/hugeld.conf as ld.so reads it (the
+          hugeld-conf helper is built from elf/dl-hugepage-conf.c)
 
-One module per subcommand (run, plan, status, perfmap, gdb) over shared
-ones: common (constants, errors, settings), elf, procfs, pool and
-planner (the hugeld-plan helper); cli parses the command line.  Built
-into one file with zipapp (tools/Makefile).
+One module per subcommand (run, plan, status, perfmap, gdb, cache,
+sync, config) over shared ones: common (constants, errors, settings),
+elf, procfs, pool, planner (the hugeld-plan helper), cachedir (the
+cache's entries) and pathglob (ld.so's globs and program names); cli
+parses the command line.  Built into one file with zipapp
+(tools/Makefile).
 
 Errors are one line on stderr, "hugeld: ...", with exit status 1 (2 for
 a usage error), and nothing changed.

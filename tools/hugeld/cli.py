@@ -37,15 +37,14 @@ from .status import cmd_status
 
 class Parser(argparse.ArgumentParser):
     def error(self, message):
-        m = re.match(r"argument cmd: invalid choice: '(.*?)'", message)
+        # The commands this parser has, from argparse's own list (quoted
+        # or not, as Python versions differ).
+        m = re.match(r"argument (?:cmd|cache_cmd|config_cmd|COMMAND): "
+                     r"invalid choice: '(.*?)' \(choose from (.*)\)$",
+                     message)
         if m:
-            message = "unknown command '%s' (run, plan, status, perf-map, " \
-                "gdb, cache)" \
-                % m.group(1)
-        m = re.match(r"argument (?:cache_cmd|COMMAND): invalid choice: '(.*?)'", message)
-        if m:
-            message = "unknown command '%s' (add, list, prune, remove, " \
-                "clear)" % m.group(1)
+            message = "unknown command '%s' (%s)" % (m.group(1), ", ".join(
+                x.strip(" '") for x in m.group(2).split(",")))
         message = re.sub(r"^argument ([^:]*): ", r"\1: ", message)
         raise UsageError("%s: %s" % (self.prog, message))
 
