@@ -183,6 +183,10 @@ def make_plan(args):
                      "from_file": getattr(args, "conf_where", {}),
                      "sources": sources(args)},
         "conf_file": conf["file"] if conf else None,
+        # A policy file that is there but that ld.so ignores.
+        "conf_ignored": None if args.conf_policy["why"] in (
+            None, "no such file") else "%s: %s" % (
+                args.conf_policy["file"], args.conf_policy["why"]),
         "objects": objects,
         "skipped": [{"path": p, "why": w} for p, w in skipped],
         "pages_per_process": per_process,
@@ -328,6 +332,9 @@ def print_plan(r, verbose):
             for k in ("libs", "segments", "backing")))
         if "program" in st["from_file"]:
             print("(the program block at %s)" % st["from_file"]["program"])
+    if r.get("conf_ignored"):
+        print("(%s; hugeld config check lists every bad line)"
+              % r["conf_ignored"])
     print()
     rows = [("OBJECT", "SELECTED BY") + KINDS + ("PAGES",)]
     unselected = 0
