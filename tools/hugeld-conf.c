@@ -46,23 +46,7 @@
 
 #include "dl-hugepage-conf.h"
 #include "dl-hugepage-plan.h"
-
-static void
-json_string (const char *s, size_t len)
-{
-  putchar ('"');
-  for (size_t i = 0; i < len; ++i)
-    {
-      unsigned char c = s[i];
-      if (c == '"' || c == '\\')
-	printf ("\\%c", c);
-      else if (c < 0x20 || c == 0x7f)
-	printf ("\\u%04x", c);
-      else
-	putchar (c);
-    }
-  putchar ('"');
-}
+#include "hugeld-json.h"
 
 static void
 json_cstring (const char *s)
@@ -70,7 +54,7 @@ json_cstring (const char *s)
   if (s == NULL)
     fputs ("null", stdout);
   else
-    json_string (s, strlen (s));
+    json_string (s);
 }
 
 /* The same rule as hp_policy_distrust in dl-hugepage-policy.c.  */
@@ -215,7 +199,7 @@ main (int argc, char **argv)
 	    while (_dl_hugepage_conf_word (&p, end, &w, &wlen))
 	      {
 		printf ("%s", k++ ? ", " : "");
-		json_string (w, wlen);
+		json_strn (w, wlen);
 	      }
 	  }
       printf ("]}");
@@ -227,7 +211,7 @@ main (int argc, char **argv)
   else
     {
       printf ("{\"value\": ");
-      json_string (libs, s.libslen);
+      json_strn (libs, s.libslen);
       printf (", \"lines\": [");
       unsigned int last = 0;
       k = 0;
@@ -289,7 +273,7 @@ main (int argc, char **argv)
 	  {
 	    printf ("%s{\"line\": %u, \"pattern\": ", k++ ? ", " : "",
 		    line.lineno);
-	    json_string (w, wlen);
+	    json_strn (w, wlen);
 	    putchar ('}');
 	  }
       }

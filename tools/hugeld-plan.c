@@ -54,6 +54,7 @@
 #include "dl-hugepage-plan.h"
 #include "dl-hugepage-cache.h"
 #include "hugeld-plan.h"
+#include "hugeld-json.h"
 
 /* What ld.so uses on x86_64 (GLRO(dl_pagesize), and the planner's
    huge page size).  */
@@ -115,35 +116,6 @@ The planning code is the loader's own (elf/dl-hugepage-plan.c).\n\
                       pool page (no pool, or a hugetlb cgroup that allows\n\
                       none): text at its file phase if thp is listed\n\
   --help              this text\n", progname);
-}
-
-/* Read exactly LEN bytes at OFF.  */
-static void
-json_string (const char *s)
-{
-  putchar ('"');
-  for (; *s != '\0'; ++s)
-    {
-      unsigned char c = *s;
-      if (c == '"' || c == '\\')
-	printf ("\\%c", c);
-      else if (c < 0x20 || c == 0x7f)
-	printf ("\\u%04x", c);
-      else
-	putchar (c);
-    }
-  putchar ('"');
-}
-
-static void
-json_strn (const char *s, size_t n)
-{
-  char buf[4096];
-  if (n >= sizeof buf)
-    n = sizeof buf - 1;
-  memcpy (buf, s, n);
-  buf[n] = '\0';
-  json_string (buf);
 }
 
 static void
