@@ -351,80 +351,6 @@ _dl_hugepage_conf_program_matches (const char *word, size_t len,
   return false;
 }
 
-bool
-_dl_hugepage_conf_path (const char *link, const char *target, char *out,
-			size_t size)
-{
-  size_t n = 0;
-  /* The directory of LINK, then TARGET, component by component: each
-     one is appended to OUT, `..' removes the last one.  */
-  const char *parts[2] = { link, target };
-  if (target[0] == '/' || link == NULL)
-    parts[0] = NULL;
-  bool absolute = (parts[0] != NULL ? parts[0] : target)[0] == '/';
-  if (absolute)
-    {
-      if (size < 2)
-	return false;
-      out[n++] = '/';
-    }
-  for (int k = 0; k < 2; ++k)
-    {
-      const char *p = parts[k];
-      if (p == NULL)
-	continue;
-      /* Of LINK, only its directory.  */
-      const char *end = p + strlen (p);
-      if (k == 0)
-	while (end > p && end[-1] != '/')
-	  --end;
-      while (p < end)
-	{
-	  const char *c = p;
-	  while (c < end && *c != '/')
-	    ++c;
-	  size_t len = c - p;
-	  /* Where the last component starts.  */
-	  size_t last = n;
-	  while (last > 0 && out[last - 1] != '/')
-	    --last;
-	  bool dotdot = len == 2 && p[0] == '.' && p[1] == '.';
-	  if (len == 0 || (len == 1 && p[0] == '.'))
-	    ;
-	  else if (dotdot && absolute && n == 1)
-	    /* `..' of the root is the root.  */
-	    ;
-	  else if (dotdot && n > last
-		   && !(n - last == 2 && out[last] == '.'
-			&& out[last + 1] == '.'))
-	    /* Drop the last component and its slash.  */
-	    n = last > 1 ? last - 1 : last;
-	  else
-	    {
-	      if (n > 0 && out[n - 1] != '/')
-		{
-		  if (n + 1 >= size)
-		    return false;
-		  out[n++] = '/';
-		}
-	      if (n + len >= size)
-		return false;
-	      memcpy (out + n, p, len);
-	      n += len;
-	    }
-	  p = c + (c < end);
-	}
-    }
-  if (n == 0)
-    {
-      if (size < 2)
-	return false;
-      out[n++] = '.';
-    }
-  out[n] = '\0';
-  return true;
-}
-
 void
 _dl_hugepage_conf_check (const char *buf, size_t len,
 			 struct hp_conf_summary *sum)
@@ -463,14 +389,13 @@ hp_line_used (const struct hp_conf_line *line, unsigned int block,
   return block != 0 && *current_block == block;
 }
 
-/* Walk the libs lines that the program gets (those of BLOCK if it has
-   any, else the global ones), appending their patterns to LIBS (if not
-   NULL) and returning the line whose word covers byte OFFSET of the
-   result (or 0).  Sets *FIRST to the first such line and *LIBSLEN.  */
+/* The line of the libs word that covers byte OFFSET of the list that
+   the program gets (those of BLOCK if BLOCK_LIBS, else the global
+   ones), joined as _dl_hugepage_conf_resolve joins it, or 0.  Sets
+   *FIRST to the first such line.  */
 static unsigned int
 hp_walk_libs (const char *buf, size_t len, unsigned int block,
-	      bool block_libs, char *libs, size_t offset,
-	      unsigned int *first, size_t *libslen)
+	      bool block_libs, size_t offset, unsigned int *first)
 {
   struct hp_conf_reader r;
   struct hp_conf_line line;
@@ -493,21 +418,12 @@ hp_walk_libs (const char *buf, size_t len, unsigned int block,
 	  if (hp_word_is (w, wlen, "none"))
 	    continue;
 	  if (n > 0)
-	    {
-	      if (libs != NULL)
-		libs[n] = ':';
-	      ++n;
-	    }
+	    ++n;
 	  if (offset >= n && offset < n + wlen)
 	    found = line.lineno;
-	  if (libs != NULL)
-	    memcpy (libs + n, w, wlen);
 	  n += wlen;
 	}
     }
-  if (libs != NULL)
-    libs[n] = '\0';
-  *libslen = n;
   return found;
 }
 
@@ -624,8 +540,7 @@ _dl_hugepage_conf_libs_line (const char *buf, size_t len,
 {
   /* Whether the block has libs lines of its own.  */
   unsigned int first;
-  size_t n;
-  hp_walk_libs (buf, len, block, true, NULL, 0, &first, &n);
-  return hp_walk_libs (buf, len, block, block != 0 && first != 0, NULL,
-		       offset, &first, &n);
+  hp_walk_libs (buf, len, block, true, 0, &first);
+  return hp_walk_libs (buf, len, block, block != 0 && first != 0, offset,
+		       &first);
 }

@@ -125,14 +125,6 @@ bool _dl_hugepage_conf_program_matches (const char *word, size_t len,
 					const char *const *names,
 					size_t nnames);
 
-/* Write into OUT (SIZE bytes) the path that TARGET names when it is
-   read from the symbolic link at LINK, or (LINK NULL) that TARGET names
-   by itself: TARGET if it is absolute, else LINK's directory and
-   TARGET.  `.', empty components and `D/..' are removed lexically.
-   False if it does not fit.  */
-bool _dl_hugepage_conf_path (const char *link, const char *target,
-			     char *out, size_t size);
-
 /* What a whole file says.  */
 struct hp_conf_summary
 {

@@ -23,6 +23,7 @@
    escapes.  Pure, iterative (no recursion, so no stack growth on
    hostile input) and O(len(pattern) * len(name)).  */
 
+#include <string.h>
 #include "dl-hugepage-plan.h"
 
 /* Match the bracket expression starting after `[' at P (bounded by
@@ -248,4 +249,78 @@ _dl_hugepage_pattern_problem (const char *patterns, const char **pat,
 	return NULL;
       p = end + 1;
     }
+}
+
+bool
+_dl_hugepage_link_path (const char *link, const char *target, char *out,
+			size_t size)
+{
+  size_t n = 0;
+  /* The directory of LINK, then TARGET, component by component: each
+     one is appended to OUT, `..' removes the last one.  */
+  const char *parts[2] = { link, target };
+  if (target[0] == '/' || link == NULL)
+    parts[0] = NULL;
+  bool absolute = (parts[0] != NULL ? parts[0] : target)[0] == '/';
+  if (absolute)
+    {
+      if (size < 2)
+	return false;
+      out[n++] = '/';
+    }
+  for (int k = 0; k < 2; ++k)
+    {
+      const char *p = parts[k];
+      if (p == NULL)
+	continue;
+      /* Of LINK, only its directory.  */
+      const char *end = p + strlen (p);
+      if (k == 0)
+	while (end > p && end[-1] != '/')
+	  --end;
+      while (p < end)
+	{
+	  const char *c = p;
+	  while (c < end && *c != '/')
+	    ++c;
+	  size_t len = c - p;
+	  /* Where the last component starts.  */
+	  size_t last = n;
+	  while (last > 0 && out[last - 1] != '/')
+	    --last;
+	  bool dotdot = len == 2 && p[0] == '.' && p[1] == '.';
+	  if (len == 0 || (len == 1 && p[0] == '.'))
+	    ;
+	  else if (dotdot && absolute && n == 1)
+	    /* `..' of the root is the root.  */
+	    ;
+	  else if (dotdot && n > last
+		   && !(n - last == 2 && out[last] == '.'
+			&& out[last + 1] == '.'))
+	    /* Drop the last component and its slash.  */
+	    n = last > 1 ? last - 1 : last;
+	  else
+	    {
+	      if (n > 0 && out[n - 1] != '/')
+		{
+		  if (n + 1 >= size)
+		    return false;
+		  out[n++] = '/';
+		}
+	      if (n + len >= size)
+		return false;
+	      memcpy (out + n, p, len);
+	      n += len;
+	    }
+	  p = c + (c < end);
+	}
+    }
+  if (n == 0)
+    {
+      if (size < 2)
+	return false;
+      out[n++] = '.';
+    }
+  out[n] = '\0';
+  return true;
 }

@@ -226,6 +226,14 @@ const char *_dl_hugepage_pattern_problem (const char *patterns,
 /* The last path component of PATH.  */
 const char *_dl_hugepage_basename (const char *path);
 
+/* Write into OUT (SIZE bytes) the path that TARGET names when it is
+   read from the symbolic link at LINK, or (LINK NULL) that TARGET names
+   by itself: TARGET if it is absolute, else LINK's directory and
+   TARGET.  `.', empty components and `D/..' are removed lexically.
+   False if it does not fit.  */
+bool _dl_hugepage_link_path (const char *link, const char *target,
+			     char *out, size_t size);
+
 /* Whether LD_HUGEPAGE_LIBS (PATTERNS) selects an object, in ld.so's
    order: the path it was opened by (patterns with `/') or its last
    component, then its DT_SONAME (SONAME, or NULL/empty), then the name

@@ -151,7 +151,7 @@ hp_policy_program_names (const char *program, const char *names[3],
 	return n;
       cwd[l] = '/';
       cwd[l + 1] = '\0';
-      if (!_dl_hugepage_conf_path (cwd, name, buf[0], sizeof buf[0]))
+      if (!_dl_hugepage_link_path (cwd, name, buf[0], sizeof buf[0]))
 	return n;
       cur = names[n++] = buf[0];
     }
@@ -166,7 +166,7 @@ hp_policy_program_names (const char *program, const char *names[3],
       if (len <= 0)
 	break;
       target[len] = '\0';
-      if (!_dl_hugepage_conf_path (cur, target, buf[which], sizeof buf[0]))
+      if (!_dl_hugepage_link_path (cur, target, buf[which], sizeof buf[0]))
 	break;
       cur = buf[which];
       which = 3 - which;

@@ -259,12 +259,12 @@ test_path (void)
   char out[64];
   for (size_t i = 0; i < sizeof t / sizeof t[0]; ++i)
     {
-      bool ok = _dl_hugepage_conf_path (t[i].link, t[i].target, out,
+      bool ok = _dl_hugepage_link_path (t[i].link, t[i].target, out,
 					sizeof out);
       CHECK (ok && strcmp (out, t[i].want) == 0, "path %zu: %s, want %s",
 	     i, ok ? out : "(does not fit)", t[i].want);
     }
-  CHECK (!_dl_hugepage_conf_path ("/usr/bin/x", "a-rather-long-name", out,
+  CHECK (!_dl_hugepage_link_path ("/usr/bin/x", "a-rather-long-name", out,
 				  12), "path too long");
 }
 

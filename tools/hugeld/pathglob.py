@@ -122,7 +122,7 @@ def unescape(s):
 def conf_path(link, target):
     """The path TARGET names when read from the symbolic link at LINK
     (None: by itself), lexically: `.', empty components and `D/..'
-    removed (elf/dl-hugepage-conf.c, _dl_hugepage_conf_path)."""
+    removed (elf/dl-hugepage-match.c, _dl_hugepage_link_path)."""
     if target.startswith("/") or link is None:
         link = None
     absolute = (link if link is not None else target).startswith("/")
