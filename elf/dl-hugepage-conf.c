@@ -351,6 +351,22 @@ _dl_hugepage_conf_program_matches (const char *word, size_t len,
   return false;
 }
 
+const char *
+_dl_hugepage_conf_distrust (bool regular, unsigned int uid, unsigned int mode,
+			    unsigned long long int size)
+{
+  if (!regular)
+    return "not a regular file";
+  if (uid != 0)
+    return "not owned by root";
+  /* S_IWGRP | S_IWOTH.  */
+  if ((mode & 022) != 0)
+    return "writable by group or others";
+  if (size > HP_CONF_MAX_SIZE)
+    return "larger than 64 KiB";
+  return NULL;
+}
+
 void
 _dl_hugepage_conf_check (const char *buf, size_t len,
 			 struct hp_conf_summary *sum)

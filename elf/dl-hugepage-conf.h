@@ -125,6 +125,13 @@ bool _dl_hugepage_conf_program_matches (const char *word, size_t len,
 					const char *const *names,
 					size_t nnames);
 
+/* Why ld.so must not use a policy file with these properties (from
+   fstat of the open file), or NULL: it must be a regular file owned by
+   root, writable by nobody else, and at most HP_CONF_MAX_SIZE bytes.  */
+const char *_dl_hugepage_conf_distrust (bool regular, unsigned int uid,
+					unsigned int mode,
+					unsigned long long int size);
+
 /* What a whole file says.  */
 struct hp_conf_summary
 {

@@ -48,22 +48,6 @@
 /* What the file said, kept for the reports of dl-hugepage.c.  */
 struct hp_policy _dl_hugepage_policy_file;
 
-/* Why the file at FD (whose status is *ST) is not to be trusted, or
-   NULL.  */
-static const char *
-hp_policy_distrust (const struct __stat64_t64 *st)
-{
-  if (!S_ISREG (st->st_mode))
-    return "not a regular file";
-  if (st->st_uid != 0)
-    return "not owned by root";
-  if ((st->st_mode & (S_IWGRP | S_IWOTH)) != 0)
-    return "writable by group or others";
-  if (st->st_size > HP_CONF_MAX_SIZE)
-    return "larger than 64 KiB";
-  return NULL;
-}
-
 /* Read the policy file into a buffer of ld.so's: its size, 0 if there
    is nothing to use (reported under LD_DEBUG=hugepages).  */
 static size_t
@@ -85,7 +69,8 @@ hp_policy_read (char **bufp)
   if (__fstat64_time64 (fd, &st) != 0)
     why = "fstat failed";
   else
-    why = hp_policy_distrust (&st);
+    why = _dl_hugepage_conf_distrust (S_ISREG (st.st_mode), st.st_uid,
+				      st.st_mode, st.st_size);
   if (why == NULL && st.st_size > 0)
     {
       /* A file replaced by rename(2) keeps its bytes for this open;

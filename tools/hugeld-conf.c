@@ -25,7 +25,8 @@
    Prints one JSON document:
      {"file", "trusted", "untrusted_why", "errors": [{"line", "message"}],
       "applies", "rules", "program": {"line", "patterns"} or null,
-      "libs": {"value", "lines"} or null, "segments": {"value", "line"}
+      "libs": {"value", "patterns": [{"pattern", "line"}], "lines"}
+      or null, "segments": {"value", "line"}
       or null, "backing": {"value", "line"} or null,
       "cache": [{"line", "pattern"}], "pool": {"line", "value"} or null}
    where libs, segments, backing and program are what the file gives
@@ -55,21 +56,6 @@ json_cstring (const char *s)
     fputs ("null", stdout);
   else
     json_string (s);
-}
-
-/* The same rule as hp_policy_distrust in dl-hugepage-policy.c.  */
-static const char *
-distrust (const struct stat *st)
-{
-  if (!S_ISREG (st->st_mode))
-    return "not a regular file";
-  if (st->st_uid != 0)
-    return "not owned by root";
-  if ((st->st_mode & (S_IWGRP | S_IWOTH)) != 0)
-    return "writable by group or others";
-  if (st->st_size > HP_CONF_MAX_SIZE)
-    return "larger than 64 KiB";
-  return NULL;
 }
 
 static void
@@ -128,7 +114,10 @@ main (int argc, char **argv)
       fprintf (stderr, "hugeld-conf: %s: %s\n", file, strerror (errno));
       return 1;
     }
-  const char *why = distrust (&st);
+  /* The rule ld.so applies (dl-hugepage-policy.c).  */
+  const char *why = _dl_hugepage_conf_distrust (S_ISREG (st.st_mode),
+						st.st_uid, st.st_mode,
+						st.st_size);
   if (!S_ISREG (st.st_mode))
     {
       fprintf (stderr, "hugeld-conf: %s: not a regular file\n", file);
@@ -210,23 +199,35 @@ main (int argc, char **argv)
     fputs ("null", stdout);
   else
     {
+      /* Each pattern with the line it came from, found as ld.so's
+	 LD_DEBUG report finds it.  */
       printf ("{\"value\": ");
       json_strn (libs, s.libslen);
-      printf (", \"lines\": [");
-      unsigned int last = 0;
+      printf (", \"patterns\": [");
+      unsigned int lines[64];
+      size_t nlines = 0;
       k = 0;
-      for (size_t off = 0; off < s.libslen; ++off)
+      for (size_t off = 0; off < s.libslen; )
 	{
+	  size_t end = off;
+	  while (end < s.libslen && libs[end] != ':')
+	    ++end;
 	  unsigned int l = _dl_hugepage_conf_libs_line (buf, len,
 							s.block_line, off);
-	  if (l != 0 && l != last)
-	    {
-	      printf ("%s%u", k++ ? ", " : "", l);
-	      last = l;
-	    }
+	  printf ("%s{\"pattern\": ", k++ ? ", " : "");
+	  json_strn (libs + off, end - off);
+	  printf (", \"line\": %u}", l);
+	  if (l != 0 && (nlines == 0 || lines[nlines - 1] != l)
+	      && nlines < sizeof lines / sizeof lines[0])
+	    lines[nlines++] = l;
+	  off = end + 1;
 	}
-      if (k == 0)
-	printf ("%u", s.libs_line);
+      /* The libs lines used (one if they select nothing: libs none).  */
+      printf ("], \"lines\": [");
+      if (nlines == 0)
+	lines[nlines++] = s.libs_line;
+      for (size_t i = 0; i < nlines; ++i)
+	printf ("%s%u", i ? ", " : "", lines[i]);
       printf ("]}");
     }
 

@@ -268,9 +268,31 @@ test_path (void)
 				  12), "path too long");
 }
 
+static void
+test_distrust (void)
+{
+  CHECK (_dl_hugepage_conf_distrust (true, 0, 0100644, 100) == NULL,
+	 "root's 644: trusted");
+  CHECK (_dl_hugepage_conf_distrust (true, 0, 0100600, 100) == NULL,
+	 "root's 600: trusted");
+  CHECK (_dl_hugepage_conf_distrust (false, 0, 040755, 100) != NULL,
+	 "directory");
+  CHECK (_dl_hugepage_conf_distrust (true, 1000, 0100644, 100) != NULL,
+	 "other owner");
+  CHECK (_dl_hugepage_conf_distrust (true, 0, 0100664, 100) != NULL,
+	 "group-writable");
+  CHECK (_dl_hugepage_conf_distrust (true, 0, 0100646, 100) != NULL,
+	 "other-writable");
+  CHECK (_dl_hugepage_conf_distrust (true, 0, 0100644, HP_CONF_MAX_SIZE)
+	 == NULL, "64 KiB");
+  CHECK (_dl_hugepage_conf_distrust (true, 0, 0100644, HP_CONF_MAX_SIZE + 1)
+	 != NULL, "over 64 KiB");
+}
+
 void
 test_conf (void)
 {
+  test_distrust ();
   test_path ();
   test_errors ();
   test_global ();
