@@ -71,49 +71,14 @@ def conf_problems(c):
     return out
 
 
-def libs_patterns(text):
-    """The patterns of a `libs' line TEXT, as dl-hugepage-conf.c reads
-    it: words separated by blanks up to a `#' that starts a word, the
-    keyword first, `none' skipped, each word a colon-separated list."""
-    words, cur, prev = [], "", " "
-    for ch in text:
-        if ch == "#" and prev in " \t\r":
-            break
-        if ch in " \t\r":
-            if cur:
-                words.append(cur)
-            cur = ""
-        else:
-            cur += ch
-        prev = ch
-    if cur:
-        words.append(cur)
-    if not words or words[0] != "libs":
-        return None
-    return [p for w in words[1:] if w != "none" for p in w.split(":")]
-
-
 def pattern_lines(c):
     """[(pattern, line)] for the libs that the file's document C gives,
-    in order: hugeld-conf says which lines they came from, this which
-    pattern came from which (None for all if the file does not read the
-    same any more)."""
+    in order, with the lines hugeld-conf found them on (as ld.so's
+    report does)."""
     libs = c.get("libs")
-    if not libs or not libs["value"]:
+    if not libs:
         return []
-    pats = libs["value"].split(":")
-    lines = libs["lines"]
-    if len(lines) == 1:
-        return [(x, lines[0]) for x in pats]
-    try:
-        with open(c["file"], "rb") as f:
-            text = f.read().decode("utf-8", "surrogateescape").split("\n")
-        out = [(x, n) for n in lines for x in libs_patterns(text[n - 1])]
-    except (OSError, IndexError, TypeError):
-        out = []
-    if [x for x, _ in out] != pats:
-        return [(x, None) for x in pats]
-    return out
+    return [(x["pattern"], x["line"] or None) for x in libs["patterns"]]
 
 
 def first_problem(c):
@@ -159,12 +124,6 @@ def file_policy(program, path=CONF_FILE, cwd=None):
     for x, n in pattern_lines(c):
         pol["lines"].setdefault(x, n)
     return pol
-
-
-def file_settings(program, path=CONF_FILE, cwd=None):
-    """(LIBS, SEGMENTS, BACKING, where) of file_policy."""
-    pol = file_policy(program, path, cwd)
-    return pol["libs"], pol["segments"], pol["backing"], pol["where"]
 
 
 def nothing_from(pol, program):
