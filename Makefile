@@ -10,7 +10,8 @@
 #   make bench      benchmarks against the stock loader, THP and libhugetlbfs (bench-quick: < 5 min)
 #   make check-kernels  the built loader under Debian's 5.10, 6.1 and 6.12 kernels (qemu)
 #   make deb        a Debian package of the build: build/hugeld_VERSION+LIBC6VERSION_amd64.deb
-#   make check-distro DIST=trixie   build and `make check' in a debootstrapped Debian 13 (or bookworm: 12) chroot
+#   make check-distro DIST=trixie   build and `make check' in a debootstrapped chroot (bookworm, trixie, sid, experimental)
+#   make check-series  apply the patch series to the glibc source of every supported release (no build)
 
 PREFIX ?= /opt/hugeld
 DESTDIR ?=
@@ -23,7 +24,7 @@ PLAN_SRCS = elf/dl-hugepage-plan.c elf/dl-hugepage-match.c elf/dl-hugepage-cache
   elf/dl-hugepage-conf.c
 PLAN_HDRS = elf/dl-hugepage-plan.h elf/dl-hugepage-cache.h elf/dl-hugepage-conf.h
 
-.PHONY: deb check-distro bench bench-quick tools install-tools uninstall-tools all build install install-system uninstall-system check-system check-glibc check-kernels check check-installed unit unit-build fuzz fixtures demo clean distclean
+.PHONY: deb check-series check-distro bench bench-quick tools install-tools uninstall-tools all build install install-system uninstall-system check-system check-glibc check-kernels check check-installed unit unit-build fuzz fixtures demo clean distclean
 
 all: build tools
 
@@ -126,8 +127,13 @@ check-kernels: fixtures
 # Build and `make check' on another Debian release (DIST=bookworm or
 # trixie), in a chroot under build/distro/DIST (see scripts/check-distro.sh).
 check-distro:
-	@test -n "$(DIST)" || { echo "usage: make check-distro DIST=bookworm|trixie" >&2; exit 2; }
+	@test -n "$(DIST)" || { echo "usage: make check-distro DIST=bookworm|trixie|sid|experimental" >&2; exit 2; }
 	scripts/check-distro.sh $(DIST)
+
+# The patch series against every supported release's glibc source
+# (glibc-patches/releases; see scripts/check-series.sh).
+check-series:
+	scripts/check-series.sh
 
 # Benchmarks (bench/): the full set for the README and a CI-sized one.
 bench: install fixtures

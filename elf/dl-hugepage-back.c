@@ -335,21 +335,42 @@ static int hp_thp;
    pages; do not ask again.  */
 static bool hp_no_collapse;
 
+#ifdef HAVE_THP
+/* glibc 2.44 and later: ld.so reads the THP mode itself for
+   glibc.elf.thp.  Use what it found, or its reader; never set
+   GL(dl_thp_mode), which would turn on glibc.elf.thp's madvise.  */
+# include <hugepages.h>
+
+static int
+hp_thp_mode (void)
+{
+  enum thp_mode_t m = GL(dl_thp_mode);
+  if (m == thp_mode_unknown)
+    m = __get_thp_mode ();
+  return m == thp_mode_always || m == thp_mode_madvise ? 1 : -1;
+}
+#else
+static int
+hp_thp_mode (void)
+{
+  char buf[64];
+  ssize_t n = _dl_hugepage_read_file ("/sys/kernel/mm/"
+				      "transparent_hugepage/enabled",
+				      buf, sizeof buf);
+  /* "always madvise [never]": the choice is in brackets.  */
+  int r = n > 0 ? 1 : -1;
+  for (ssize_t i = 0; i + 7 <= n; ++i)
+    if (memcmp (buf + i, "[never]", 7) == 0)
+      r = -1;
+  return r;
+}
+#endif
+
 static bool
 hp_thp_enabled (void)
 {
   if (hp_thp == 0)
-    {
-      char buf[64];
-      ssize_t n = _dl_hugepage_read_file ("/sys/kernel/mm/"
-					  "transparent_hugepage/enabled",
-					  buf, sizeof buf);
-      /* "always madvise [never]": the choice is in brackets.  */
-      hp_thp = n > 0 ? 1 : -1;
-      for (ssize_t i = 0; i + 7 <= n; ++i)
-	if (memcmp (buf + i, "[never]", 7) == 0)
-	  hp_thp = -1;
-    }
+    hp_thp = hp_thp_mode ();
   return hp_thp > 0;
 }
 

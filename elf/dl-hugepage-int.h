@@ -43,6 +43,11 @@ struct hp_object_state
   const char *why;		/* ... and what.  */
 };
 
+/* The most program headers _dl_hugepage_prepare reads itself, when
+   its caller keeps no table in memory (glibc 2.44).  Linkers write a
+   dozen or so; 64 take 3.5 KiB of ld.so's bss.  */
+#define HP_MAX_PHNUM 64
+
 /* The state of the object being loaded, from _dl_hugepage_prepare to
    _dl_hugepage_apply.  Objects are mapped with the load lock held (the
    main program before any other thread exists), so one serves.  */

@@ -70,6 +70,21 @@ unsigned char _dl_hugepage_backings[HP_NBACKINGS] attribute_relro =
   { HP_B_SHARED, HP_B_PRIVATE, HP_B_THP };
 int _dl_hugepage_nbackings attribute_relro = HP_NBACKINGS;
 
+/* DL_DEBUG_HUGEPAGES (dl-hugepage.h) must be a bit of its own in the
+   release being built.  */
+_Static_assert ((DL_DEBUG_HUGEPAGES
+		 & (DL_DEBUG_LIBS | DL_DEBUG_IMPCALLS | DL_DEBUG_BINDINGS
+		    | DL_DEBUG_SYMBOLS | DL_DEBUG_VERSIONS | DL_DEBUG_RELOC
+		    | DL_DEBUG_FILES | DL_DEBUG_STATISTICS | DL_DEBUG_UNUSED
+		    | DL_DEBUG_SCOPES | DL_DEBUG_HELP
+#ifdef DL_DEBUG_TLS
+		    | DL_DEBUG_TLS
+#endif
+#ifdef DL_DEBUG_SECURITY
+		    | DL_DEBUG_SECURITY
+#endif
+		    )) == 0, "DL_DEBUG_HUGEPAGES is taken");
+
 /* Set once by _dl_hugepage_init.  */
 bool _dl_hugepage_active attribute_relro;
 static unsigned int hp_kinds attribute_relro = HP_KIND_DEFAULT;
@@ -169,6 +184,11 @@ _dl_hugepage_init (bool normal_mode, const char *program)
 {
   if (!normal_mode)
     return;
+  /* The variables never apply to AT_SECURE programs (the policy file,
+     root's own, does).  glibc 2.40 and later do not even parse them
+     for such programs; 2.36 does, so they are dropped here.  */
+  if (__libc_enable_secure)
+    _dl_hugepage_libs = _dl_hugepage_segments = _dl_hugepage_backing = NULL;
   /* LD_HUGEPAGE_LIBS= (set, empty) turns hugeld off for the process:
      not even the policy file is read.  */
   if (_dl_hugepage_libs != NULL && _dl_hugepage_libs[0] == '\0')
@@ -503,7 +523,7 @@ _dl_hugepage_select_and_plan (const char *path, const char *alias, int fd,
 
 void
 _dl_hugepage_prepare (const char *realname, int fd, int type,
-		      const ElfW(Phdr) *phdr, size_t phnum)
+		      const ElfW(Phdr) *phdr, size_t phnum, ElfW(Off) phoff)
 {
   _dl_hugepage_load.current = NULL;
   if (__glibc_likely (!_dl_hugepage_active))
@@ -517,6 +537,26 @@ _dl_hugepage_prepare (const char *realname, int fd, int type,
      (l_name is empty for the main program).  */
   if (type != ET_DYN && type != ET_EXEC)
     return;
+  if (phdr == NULL)
+    {
+      /* The caller reads the table in batches and keeps none of it:
+	 read it here, into ld.so's own buffer (the load lock is held).
+	 An object with more headers than that stays on ordinary
+	 pages.  */
+      static ElfW(Phdr) buf[HP_MAX_PHNUM];
+      if (phnum > HP_MAX_PHNUM
+	  || _dl_hugepage_pread_full (fd, buf, phnum * sizeof (ElfW(Phdr)),
+				      phoff)
+	     != (ssize_t) (phnum * sizeof (ElfW(Phdr))))
+	{
+	  if (hp_debug ())
+	    _dl_debug_printf ("hugepages: %s: cannot read its %zu program "
+			      "headers (at most %d): not put on huge pages\n",
+			      realname, phnum, HP_MAX_PHNUM);
+	  return;
+	}
+      phdr = buf;
+    }
   _dl_hugepage_load.phdr = phdr;
   _dl_hugepage_load.phnum = phnum;
   _dl_hugepage_load.type = type;
@@ -524,16 +564,17 @@ _dl_hugepage_prepare (const char *realname, int fd, int type,
   _dl_hugepage_select_and_plan (realname, NULL, fd, false, 0);
 }
 
-void
+bool
 _dl_hugepage_placement (ElfW(Addr) mapstart, ElfW(Addr) *mapalign,
 			ElfW(Addr) *mapphase)
 {
   const struct hp_plan *plan = _dl_hugepage_load.current;
   if (plan == NULL)
-    return;
+    return false;
   /* The modulus is a power of two, at least the huge page size and the
      segments' own alignment, so the stock alignment still holds.  */
   *mapalign = plan->modulus;
   *mapphase = (plan->bias + mapstart) & (plan->modulus - 1);
+  return true;
 }
 

@@ -19,6 +19,13 @@
 #ifndef _DL_HUGEPAGE_H
 #define _DL_HUGEPAGE_H 1
 
+/* LD_DEBUG=hugepages: which objects and ranges go on huge pages.  The
+   bit is defined here, not in ldsodefs.h, so that one value serves
+   every supported release: it must be free in all of them (2.43 took
+   bit 11 for "tls" and bit 12 for "security"); dl-hugepage.c checks
+   that it is none of the categories the release being built has.  */
+#define DL_DEBUG_HUGEPAGES (1 << 13)
+
 /* Only ld.so has this feature; the static libc.a, which also contains
    dl-load.c for static dlopen, does not.  All hooks in glibc's own
    files are inside #ifdef SHARED.  No state lives in struct link_map
@@ -30,8 +37,9 @@
 # include "dl-hugepage-plan.h"
 
 /* Settings from LD_HUGEPAGE_LIBS, LD_HUGEPAGE_SEGMENTS and
-   LD_HUGEPAGE_BACKING, recorded by process_envvars unless the program
-   is AT_SECURE (NULL if not set).  */
+   LD_HUGEPAGE_BACKING, recorded by process_envvars (NULL if not set).
+   _dl_hugepage_init ignores them if the program is AT_SECURE: glibc
+   2.40 and later never parse them then, 2.36 does.  */
 extern const char *_dl_hugepage_libs attribute_hidden;
 extern const char *_dl_hugepage_segments attribute_hidden;
 extern const char *_dl_hugepage_backing attribute_hidden;
@@ -45,21 +53,26 @@ extern const char *_dl_hugepage_backing attribute_hidden;
 void _dl_hugepage_init (bool normal_mode, const char *program)
   attribute_hidden;
 
-/* Before mapping the object at REALNAME (open as FD, program headers
-   PHDR[0..PHNUM)): decide whether it is selected and plan its huge
-   page zones.  The plan is kept in ld.so's memory, under the load lock,
-   for the next two calls.  Does nothing unless LD_HUGEPAGE_LIBS is
-   set.  */
+/* Before mapping the object at REALNAME (open as FD, PHNUM program
+   headers at file offset PHOFF): decide whether it is selected and
+   plan its huge page zones.  PHDR is the program header table in
+   memory, which must stay there until _dl_hugepage_apply, or NULL if
+   the caller does not keep it (glibc 2.44 reads it in batches): then
+   it is read from FD.  The plan is kept in ld.so's memory, under the
+   load lock, for the next two calls.  Does nothing unless
+   LD_HUGEPAGE_LIBS is set.  */
 void _dl_hugepage_prepare (const char *realname, int fd, int type,
-			   const ElfW(Phdr) *phdr, size_t phnum)
+			   const ElfW(Phdr) *phdr, size_t phnum,
+			   ElfW(Off) phoff)
   attribute_hidden;
 
 /* For an ET_DYN object with a plan, whose first segment starts at
    MAPSTART: set *MAPALIGN and *MAPPHASE so that _dl_map_segment maps
    it at an address that is *MAPPHASE modulo *MAPALIGN, which makes the
-   load bias the planned one.  Without a plan it leaves them as they
-   are (the segments' alignment, and 0).  */
-void _dl_hugepage_placement (ElfW(Addr) mapstart, ElfW(Addr) *mapalign,
+   load bias the planned one, and return true.  Without a plan, leave
+   them as they are (the segments' alignment, and 0) and return
+   false.  */
+bool _dl_hugepage_placement (ElfW(Addr) mapstart, ElfW(Addr) *mapalign,
 			     ElfW(Addr) *mapphase) attribute_hidden;
 
 /* After L has been mapped the ordinary way: replace the planned zones

@@ -1,6 +1,10 @@
 #!/bin/bash
-# make check-distro DIST=trixie|bookworm: hugeld built and tested on
-# another Debian release than the host's, in a chroot.
+# make check-distro DIST=bookworm|trixie|sid|experimental: hugeld built
+# and tested on another Debian release than the host's, in a chroot.
+# sid is Debian's next release (glibc 2.43); experimental is a sid root
+# whose libc6 (and glibc-source, libc6-dev, libc-bin, libc6-dbg) come
+# from experimental (glibc 2.44): what a sid machine that takes the next
+# glibc first looks like.
 #
 #   scripts/check-distro.sh DIST            # build + `make check' in the root
 #   scripts/check-distro.sh DIST --shell    # a shell in the root (mounts set up)
@@ -28,10 +32,13 @@ dist=${1:-}
 mode=${2:-check}
 run_cmd=${3:-}
 case $dist in
-  bookworm|trixie) ;;
-  '') die "usage: check-distro.sh DIST [--prepare|--shell|--run CMD] (DIST: bookworm or trixie)" ;;
-  *) die "DIST must be bookworm or trixie (the releases hugeld supports), not $dist" ;;
+  bookworm|trixie|sid|experimental) ;;
+  '') die "usage: check-distro.sh DIST [--prepare|--shell|--run CMD] (DIST: bookworm, trixie, sid or experimental)" ;;
+  *) die "DIST must be bookworm, trixie, sid or experimental (the releases hugeld supports), not $dist" ;;
 esac
+# The suite debootstrap makes the root from.
+base=$dist
+[ "$dist" != experimental ] || base=sid
 case $mode in check|--prepare|--shell) ;; --run) [ -n "$run_cmd" ] || die "--run needs a command" ;; *) die "unknown option $mode" ;; esac
 [ "$(id -u)" = 0 ] || die "check-distro must run as root (debootstrap, chroot, mounts)"
 [ "$(uname -m)" = x86_64 ] || die "only x86_64 is supported"
@@ -61,8 +68,8 @@ remove_root () {
 }
 
 command -v debootstrap > /dev/null || "$HUGELD_TOP/scripts/deps.sh" distro
-[ -x "/usr/share/debootstrap/scripts/$dist" ] || [ -e "/usr/share/debootstrap/scripts/$dist" ] \
-  || die "this debootstrap does not know $dist (apt-get install debootstrap from backports)"
+[ -x "/usr/share/debootstrap/scripts/$base" ] || [ -e "/usr/share/debootstrap/scripts/$base" ] \
+  || die "this debootstrap does not know $base (apt-get install debootstrap from backports)"
 
 # What .ci/run installs on a fresh machine; `make' installs the rest
 # (scripts/deps.sh), inside the root, from DIST's archive.
@@ -71,11 +78,11 @@ stamp="$dist $mirror $BASE_PKGS"
 umount_all
 if [ "$(cat "$ROOT/.hugeld-root" 2>/dev/null)" != "$stamp" ]; then
   remove_root
-  echo "check-distro: debootstrap --variant=minbase $dist from $mirror (log: $LOG)"
-  if ! debootstrap --variant=minbase --include="$BASE_PKGS" "$dist" "$ROOT" "$mirror" > "$LOG" 2>&1; then
+  echo "check-distro: debootstrap --variant=minbase $base from $mirror (log: $LOG)"
+  if ! debootstrap --variant=minbase --include="$BASE_PKGS" "$base" "$ROOT" "$mirror" > "$LOG" 2>&1; then
     tail -5 "$LOG" >&2
     remove_root
-    die "debootstrap $dist failed (log: $LOG)"
+    die "debootstrap $base failed (log: $LOG)"
   fi
   echo "$stamp" > "$ROOT/.hugeld-root"
 fi
@@ -88,12 +95,23 @@ mount --bind /proc "$ROOT/proc"
 mount --rbind /sys "$ROOT/sys"; mount --make-rslave "$ROOT/sys"
 mount --rbind /dev "$ROOT/dev"; mount --make-rslave "$ROOT/dev"
 cp -L /etc/resolv.conf "$ROOT/etc/resolv.conf" 2>/dev/null || true
-# The archives of a DIST install: main, updates, security.
+# The archives of a DIST install: main, updates, security (sid has
+# neither updates nor security; experimental is sid plus experimental).
 {
-  echo "deb $mirror $dist main"
-  echo "deb $mirror $dist-updates main"
-  [ -z "$security" ] || echo "deb $security $dist-security main"
+  echo "deb $mirror $base main"
+  case $dist in
+    bookworm|trixie)
+      echo "deb $mirror $dist-updates main"
+      [ -z "$security" ] || echo "deb $security $dist-security main" ;;
+    experimental) echo "deb $mirror experimental main" ;;
+  esac
 } > "$ROOT/etc/apt/sources.list"
+# sid and experimental publish a new Release file every few hours, with a
+# Valid-Until a week ahead; a mirror or snapshot that is not refreshed
+# that often is refused as expired.  The packages are still signed.
+case $dist in
+  sid|experimental) echo 'Acquire::Check-Valid-Until "false";' > "$ROOT/etc/apt/apt.conf.d/99hugeld-valid-until" ;;
+esac
 # No daemons started by package scripts inside the root.
 printf '#!/bin/sh\nexit 101\n' > "$ROOT/usr/sbin/policy-rc.d"
 chmod 0755 "$ROOT/usr/sbin/policy-rc.d"
@@ -109,6 +127,15 @@ echo "check-distro: apt-get update and upgrade in $ROOT"
 if ! in_root sh -c 'apt-get update -qq && apt-get dist-upgrade -y -qq' >> "$LOG" 2>&1; then
   tail -5 "$LOG" >&2
   die "apt-get in the $dist root failed (log: $LOG)"
+fi
+# experimental: the C library from experimental, everything else from
+# sid (experimental's packages have priority 1, so only what is named
+# here comes from it, and apt keeps it there).  deps.sh then installs
+# glibc-source and libc6-dbg of exactly that libc6 version.
+if [ "$dist" = experimental ] \
+   && ! in_root sh -c 'apt-get install -y -qq -t experimental libc6 libc6-dev libc-bin libc-dev-bin' >> "$LOG" 2>&1; then
+  tail -5 "$LOG" >&2
+  die "installing experimental's libc6 in the $dist root failed (log: $LOG)"
 fi
 
 # The checkout's files, without build/ (the root's own build/ is kept).

@@ -12,7 +12,7 @@ src=$(pkg_version glibc-source)
 if [ "$libc" != "$src" ]; then
   die "version mismatch: glibc-source is $src but the installed libc6 is $libc; the loader must be built from the same source (apt-get install glibc-source=$libc)"
 fi
-[ -f "$PATCHDIR/series" ] \
-  || die "glibc $GLIBC_RELEASE (libc6 $libc) is not supported: there is no glibc-patches/$GLIBC_RELEASE/series (supported: $(supported_releases))"
+release_supported "$GLIBC_RELEASE" \
+  || die "glibc $GLIBC_RELEASE (libc6 $libc) is not supported: it is not in glibc-patches/releases (supported: $(supported_releases))"
 [ -f "$GLIBC_TARBALL" ] || die "glibc-source $src is installed but $GLIBC_TARBALL is missing"
 echo "$libc"

@@ -16,19 +16,37 @@ die () { echo "hugeld: $*" >&2; exit 1; }
 
 # The glibc release is the installed libc6's (2.41-12+deb13u4 -> 2.41):
 # its glibc-source holds /usr/src/glibc/glibc-RELEASE.tar.xz and
-# debian/, and glibc-patches/RELEASE/series is the patch series for it.
+# debian/; glibc-patches/series, read by series_for, is the patch series.
 GLIBC_DEBVERSION=$(pkg_version libc6)
 GLIBC_RELEASE=$(glibc_release "$GLIBC_DEBVERSION")
 GLIBC_SRCDIR_NAME=glibc-$GLIBC_RELEASE
 GLIBC_TARBALL=${GLIBC_TARBALL:-/usr/src/glibc/$GLIBC_SRCDIR_NAME.tar.xz}
 GLIBC_DEBIAN=${GLIBC_DEBIAN:-/usr/src/glibc/debian}
-PATCHDIR=$HUGELD_TOP/glibc-patches/$GLIBC_RELEASE
+PATCHDIR=$HUGELD_TOP/glibc-patches
 PRISTINE=$BUILDDIR/pristine/$GLIBC_SRCDIR_NAME
 
-# The glibc releases with a patch series (glibc-patches/*/series).
+# The glibc releases hugeld supports (glibc-patches/releases).
 supported_releases () {
-  local d
-  for d in "$HUGELD_TOP"/glibc-patches/*/series; do
-    [ -f "$d" ] && basename "$(dirname "$d")"
-  done | tr '\n' ' ' | sed 's/ $//'
+  awk '!/^#/ && NF { printf "%s%s", sep, $1; sep = " " }' "$PATCHDIR/releases"
+}
+
+# Whether glibc release $1 (X.Y) is supported.
+release_supported () {
+  awk -v r="$1" '!/^#/ && $1 == r { found = 1 } END { exit !found }' "$PATCHDIR/releases"
+}
+
+# The patches of glibc-patches/series for release $1 (X.Y), in order:
+# a line "PATCH" is for every release, "PATCH FIRST-LAST" for FIRST to
+# LAST (either may be empty: "2.37-", "-2.36").
+series_for () {
+  awk -v r="$1" '
+    function num(v,  a) { split(v, a, "."); return a[1] * 1000 + a[2] }
+    /^#/ || !NF { next }
+    NF == 1 { print $1; next }
+    {
+      n = split($2, b, "-")
+      if (n != 2) { print "bad release range in series: " $0 > "/dev/stderr"; exit 2 }
+      if ((b[1] == "" || num(r) >= num(b[1])) && (b[2] == "" || num(r) <= num(b[2])))
+        print $1
+    }' "$PATCHDIR/series"
 }

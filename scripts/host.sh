@@ -69,3 +69,37 @@ if [ "${BASH_SOURCE[0]}" = "$0" ] && [ "${0##*/}" = host.sh ]; then
        exit 2 ;;
   esac
 fi
+
+# private_apt DIR SUITE MIRROR [SECURITY]: apt-get options (the array
+# APT) for SUITE of the Debian archive MIRROR, with its own sources,
+# lists, status and cache under DIR: the host's apt state is not
+# touched.  Release files of sid and experimental are taken even when
+# their Valid-Until has passed (a mirror that is not refreshed every few
+# days); the packages are still checked against the archive keyring.
+private_apt () {
+  local d=$1 suite=$2 mirror=$3 security=${4:-} keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+  local opt="target=Packages"
+  [ -f "$keyring" ] && opt="signed-by=$keyring $opt"
+  mkdir -p "$d/lists/partial" "$d/cache/archives/partial" "$d/state"
+  : >> "$d/status"
+  {
+    echo "deb [$opt] $mirror $suite main"
+    case $suite in
+      sid|unstable|experimental|rc-buggy) ;;
+      *) echo "deb [$opt] $mirror $suite-updates main"
+         [ -z "$security" ] || echo "deb [$opt] $security $suite-security main" ;;
+    esac
+  } > "$d/sources.list"
+  APT=(-o Dir::Etc::SourceList="$d/sources.list" -o Dir::Etc::SourceParts=/dev/null
+       -o Dir::Etc::Preferences=/dev/null -o Dir::Etc::PreferencesParts=/dev/null
+       -o Dir::State="$d/state" -o Dir::State::Lists="$d/lists"
+       -o Dir::State::status="$d/status" -o Dir::Cache="$d/cache"
+       -o APT::Architecture=amd64 -o APT::Architectures=amd64
+       -o Acquire::Languages=none -o quiet=1)
+  case $suite in
+    sid|unstable|experimental|rc-buggy) APT+=(-o Acquire::Check-Valid-Until=false) ;;
+  esac
+  if [ "$(id -u)" = 0 ]; then APT+=(-o APT::Sandbox::User=root)
+  else APT+=(-o Debug::NoLocking=1)
+  fi
+}

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Lay out the glibc source tree that hugeld is built from:
 #   build/pristine/glibc-X.Y   the distribution's tarball, untouched
-#   build/src                  pristine + glibc-patches/X.Y/series + elf/*
+#   build/src                  pristine + glibc-patches/series (for X.Y) + elf/*
 # (X.Y: the installed libc6's glibc release, e.g. 2.36 or 2.41)
 # Files are only rewritten when their content changes, so the glibc build
 # in build/obj stays incremental: editing one of our files rebuilds only
@@ -30,27 +30,23 @@ stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 touched=$stage/touched
 : > "$touched"
-series=$PATCHDIR/series
-if [ -f "$series" ]; then
-  grep -v -e '^#' -e '^[[:space:]]*$' "$series" | while read -r p; do
-    f=$PATCHDIR/$p
-    [ -f "$f" ] || die "series names $p but glibc-patches/$GLIBC_RELEASE/$p does not exist"
-    sed -n 's,^+++ [^/]*/\([^[:space:]]*\).*,\1,p' "$f" >> "$touched"
-  done
-fi
+patches=$stage/patches
+series_for "$GLIBC_RELEASE" > "$patches"
+while read -r p; do
+  f=$PATCHDIR/$p
+  [ -f "$f" ] || die "glibc-patches/series names $p but glibc-patches/$p does not exist"
+  sed -n 's,^+++ [^/]*/\([^[:space:]]*\).*,\1,p' "$f" >> "$touched"
+done < "$patches"
 sort -u -o "$touched" "$touched"
 mkdir -p "$stage/tree"
 while read -r rel; do
   mkdir -p "$stage/tree/$(dirname "$rel")"
   if [ -f "$PRISTINE/$rel" ]; then cp -p "$PRISTINE/$rel" "$stage/tree/$rel"; fi
 done < "$touched"
-if [ -f "$series" ]; then
-  grep -v -e '^#' -e '^[[:space:]]*$' "$series" | while read -r p; do
-    patch -s -p1 -F0 -d "$stage/tree" --no-backup-if-mismatch -r - \
-      < "$PATCHDIR/$p" \
-      || die "glibc-patches/$GLIBC_RELEASE/$p does not apply to $GLIBC_SRCDIR_NAME"
-  done
-fi
+while read -r p; do
+  patch -s -p1 -F0 -d "$stage/tree" --no-backup-if-mismatch -r - < "$PATCHDIR/$p" \
+    || die "glibc-patches/$p does not apply to $GLIBC_SRCDIR_NAME"
+done < "$patches"
 
 # 3. Our own files under elf/ go to the source's elf/.
 for f in "$HUGELD_TOP"/elf/*; do
