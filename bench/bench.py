@@ -5,7 +5,8 @@ MariaDB, and the cost of loading onto huge pages.
 
   bench.py [--quick] [--only SECTION,...] [--out DIR]
 
-Sections: synthetic, clang, startup, mariadb, costs (default: all).  Must run as
+Sections: synthetic, clang, startup, mariadb, costs, policy (default: all
+of these) and elfthp (glibc 2.44 only: bench/elfthp.py).  Must run as
 root: it sets /proc/sys/vm/nr_hugepages and
 /sys/kernel/mm/transparent_hugepage/enabled and mounts a hugetlbfs under
 /tmp for libhugetlbfs; all three are restored on exit (also on ^C).
@@ -19,6 +20,7 @@ import argparse, json, os, platform, re, shutil, signal, statistics, subprocess,
 
 # The machinery (system state, perf, the runner, probes): bench/benchlib.py.
 from policy import policy  # bench/policy.py: the cost of /etc/hugeld.conf
+from elfthp import elfthp  # bench/elfthp.py: beside glibc 2.44's glibc.elf.thp
 from benchlib import (FIXTURES, HERE, HUGELD, STOCK, TOP, System, base_env,
                       bigcheck_probe, ldd_probe, log, perf_probe, read,
                       run_group, sh, variant)
@@ -500,18 +502,21 @@ def setup(out):
 
 
 SECTIONS = {"synthetic": synthetic, "clang": clang, "startup": startup, "mariadb": mariadb,
-            "costs": costs, "policy": policy}
+            "costs": costs, "policy": policy, "elfthp": elfthp}
+# Sections that are not part of a default run: elfthp needs glibc 2.44.
+DEFAULT = [s for s in SECTIONS if s != "elfthp"]
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--only", default=",".join(SECTIONS))
+    ap.add_argument("--only", default=",".join(DEFAULT))
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     o = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("bench: run as root (huge page pool, THP mode, hugetlbfs mount)")
-    for p in (HUGELD, CLANG):
+    need = [HUGELD] + ([CLANG] if set(o.only.split(",")) & {"clang", "startup"} else [])
+    for p in need:
         if not os.path.exists(p):
             sys.exit("bench: %s missing" % p)
     raw = os.path.join(o.out, "raw")

@@ -31,7 +31,18 @@ one () {
 gccv=$(one "$rules" 's/^DEB_GCC_VERSION ?= *\(-[0-9][0-9]*\)*$/\1/p' DEB_GCC_VERSION)
 timeout=$(one "$rules" 's/^TIMEOUTFACTOR *= *\([0-9][0-9]*\) *$/\1/p' TIMEOUTFACTOR)
 minkernel=$(one "$linuxmk" 's/^MIN_KERNEL_SUPPORTED *:= *\([0-9.]*\) *$/\1/p' MIN_KERNEL_SUPPORTED)
-linux_opts=$(one "$linuxmk" 's/^ *libc_extra_config_options *= *\(.*\) *\$(extra_config_options) *$/\1/p' libc_extra_config_options)
+# linux.mk's libc_extra_config_options, all its assignments (2.43 adds
+# --with-selinux and --enable-systemtap in conditionals that are true
+# for a normal build: no stage1/stage2 profile).
+linux_opts=$(sed -n 's/^ *libc_extra_config_options *+*= *\(.*\)$/\1/p' "$linuxmk" \
+  | sed 's/\$(extra_config_options)//g' | tr '\n' ' ')
+grep -q '^ *libc_extra_config_options' "$linuxmk" \
+  || die "cannot find libc_extra_config_options in $linuxmk; configure.sh needs updating for glibc $GLIBC_RELEASE"
+# SELinux support is for nscd only; where libselinux1-dev could not be
+# installed (deps.sh tries), the loader is built without it.
+if [ -z "$(pkg_version libselinux1-dev)" ]; then
+  linux_opts=${linux_opts//--with-selinux/--without-selinux}
+fi
 amd64_opts=$(one "$amd64mk" 's/^extra_config_options *= *\(.*\)$/\1/p' extra_config_options)
 cc_flags=$(one "$amd64mk" 's/^CC *= *$(DEB_HOST_GNU_TYPE)-$(BASE_CC)$(DEB_GCC_VERSION)\(.*\)$/\1/p' "amd64's CC")
 # build.mk's configure call: CC="$(call xx,CC) EXTRA" and its options.
@@ -40,6 +51,7 @@ grep -q '^[[:space:]]*CC="$(call xx,CC)' "$buildmk" || die "cannot find configur
 call=$(awk '/\$\(CURDIR\)\/configure \\$/ { on = 1; next } on { print } on && /with_headers/ { exit }' "$buildmk")
 [ -n "$call" ] || die "cannot find the configure call in $buildmk"
 literal=()
+buildflags=" $(dpkg-buildflags --get CFLAGS 2>/dev/null) "
 while read -r line; do
   line=${line%\\}; line=${line%"${line##*[![:space:]]}"}
   case $line in
@@ -47,13 +59,20 @@ while read -r line; do
     --*[\$\"\ ]*) ;;
     --*) literal+=("$line"); continue ;;
   esac
+  # $(if $(filter FLAG,$(call dpkg_host_buildflags, CFLAGS)),OPTION):
+  # OPTION if dpkg-buildflags' CFLAGS has the word FLAG (2.43 passes
+  # --enable-stack-protector=strong this way).
+  if [[ $line =~ ^'$(if $(filter '([^,]*)',$(call dpkg_host_buildflags, CFLAGS)),'([^\)]*)')'$ ]]; then
+    case $buildflags in *" ${BASH_REMATCH[1]} "*) literal+=("${BASH_REMATCH[2]}") ;; esac
+    continue
+  fi
   case $line in
     # The ones with make variables, handled below (the conditional ones
     # are off for amd64: pt_chown = no, threads = yes, mvec = yes, and
     # -Wno-error is not in dpkg-buildflags' CFLAGS).
     --host=*|--build=*|--enable-add-ons=*|--with-pkgversion=*|--with-bugurl=*) ;;
     --with-timeoutfactor=*|*--enable-pt_chown*|*--disable-nscd*|*--disable-mathvec*) ;;
-    *--disable-werror*|*with_headers*) ;;
+    *with_headers*) ;;
     *) die "$buildmk passes '$line' to configure, which configure.sh does not know; it needs updating for glibc $GLIBC_RELEASE" ;;
   esac
 done <<< "$call"

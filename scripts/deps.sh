@@ -11,12 +11,23 @@ set -euo pipefail
 
 # glibc-source first: its debian/rules names the compiler Debian builds
 # this glibc with (DEB_GCC_VERSION: gcc-12 for 2.36, gcc-14 for 2.41).
-build_pkgs="glibc-source gawk bison python3 make binutils libselinux1-dev patch xz-utils"
+build_pkgs="glibc-source gawk bison python3 make binutils patch xz-utils dpkg-dev"
+# Debian builds glibc with SELinux support, which only nscd uses; the
+# loader is the same without it.  sid can have a libselinux1-dev that
+# is not installable beside its libselinux1 for a while, so it is tried,
+# not required.
+build_try_pkgs="libselinux1-dev"
 test_pkgs="gdb libc6-dbg perl python3 gcc g++ file util-linux binutils libcap2-bin debootstrap linux-perf runc python3-venv python3-yaml"
 gcc_pkgs () {
   local v
   v=$(sed -n 's/^DEB_GCC_VERSION ?= *\(-[0-9][0-9]*\) *$/\1/p' "$GLIBC_DEBIAN/rules" 2>/dev/null | head -1)
   [ -n "$v" ] && echo "gcc$v g++$v"
+}
+# Packages the release's own configure options need: <sys/sdt.h> for
+# --enable-systemtap (Debian's linux.mk from 2.43 on).
+release_pkgs () {
+  grep -q -- '--enable-systemtap' "$GLIBC_DEBIAN/sysdeps/linux.mk" 2>/dev/null && echo systemtap-sdt-dev
+  return 0
 }
 # The python3 testsuite of the release's python3 (tests/t-realprogs.sh).
 python_pkgs () {
@@ -59,9 +70,20 @@ want () {
   [ -z "$have" ] || need $have
 }
 
+# try PKG...: install what is missing if apt can; say so if it cannot.
+try () {
+  local p
+  for p in "$@"; do
+    [ -z "$(pkg_version "$p")" ] || continue
+    [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null || continue
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$p" >/dev/null 2>&1 \
+      || echo "hugeld: $p cannot be installed here; building without it"
+  done
+}
+
 case "${1:-build}" in
-  build) need $build_pkgs; need $(gcc_pkgs) ;;
-  test) need $build_pkgs; need $(gcc_pkgs); need $test_pkgs; need $(python_pkgs); want clang-14 ;;
+  build) need $build_pkgs; need $(gcc_pkgs) $(release_pkgs); try $build_try_pkgs ;;
+  test) need $build_pkgs; need $(gcc_pkgs) $(release_pkgs); try $build_try_pkgs; need $test_pkgs; need $(python_pkgs); want clang-14 ;;
   fuzz) need clang-14 ;;
   kernels) need qemu-system-x86 busybox-static cpio gcc libc6-dev ;;
   distro) need debootstrap ;;
