@@ -475,8 +475,12 @@ const char *
 _dl_hugepage_apply (struct link_map *l, int fd)
 {
   /* ld.so has just mapped the object: nobody else has written to it
-     (gdb inserts breakpoints only after the next r_debug event).  */
-  return hp_apply_plan (l, fd, false);
+     (gdb inserts breakpoints only after the next r_debug event).
+     errno is left as it was (see _dl_hugepage_init).  */
+  int saved = errno;
+  const char *r = hp_apply_plan (l, fd, false);
+  __set_errno (saved);
+  return r;
 }
 
 /* The main program when the kernel mapped it (ld.so is its PT_INTERP).
@@ -486,8 +490,18 @@ _dl_hugepage_apply (struct link_map *l, int fd)
    runs and nothing has written to the program's memory.  Addresses stay
    what the kernel chose; only the backing of the planned zones
    changes.  */
+static void hp_map_main (struct link_map *main_map);
+
 void
 _dl_hugepage_map_main (struct link_map *main_map)
+{
+  int saved = errno;
+  hp_map_main (main_map);
+  __set_errno (saved);
+}
+
+static void
+hp_map_main (struct link_map *main_map)
 {
   if (__glibc_likely (!_dl_hugepage_active))
     return;

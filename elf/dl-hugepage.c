@@ -179,8 +179,22 @@ private or thp\n", RTLD_PROGNAME, _dl_hugepage_backing);
     }
 }
 
+static void hp_init (bool normal_mode, const char *program);
+
+/* The hooks leave errno as they found it: glibc reports some errors
+   with whatever errno holds (`ld.so missing-program' must say "cannot
+   open shared object file" without the ENOENT of hugeld's own lookups;
+   glibc 2.43's tst-rtld-does-not-exist checks that).  */
 void
 _dl_hugepage_init (bool normal_mode, const char *program)
+{
+  int saved = errno;
+  hp_init (normal_mode, program);
+  __set_errno (saved);
+}
+
+static void
+hp_init (bool normal_mode, const char *program)
 {
   if (!normal_mode)
     return;
@@ -521,9 +535,9 @@ _dl_hugepage_select_and_plan (const char *path, const char *alias, int fd,
   return true;
 }
 
-void
-_dl_hugepage_prepare (const char *realname, int fd, int type,
-		      const ElfW(Phdr) *phdr, size_t phnum, ElfW(Off) phoff)
+static void
+hp_prepare (const char *realname, int fd, int type,
+	    const ElfW(Phdr) *phdr, size_t phnum, ElfW(Off) phoff)
 {
   _dl_hugepage_load.current = NULL;
   if (__glibc_likely (!_dl_hugepage_active))
@@ -562,6 +576,15 @@ _dl_hugepage_prepare (const char *realname, int fd, int type,
   _dl_hugepage_load.type = type;
   _dl_hugepage_load.kernel = false;
   _dl_hugepage_select_and_plan (realname, NULL, fd, false, 0);
+}
+
+void
+_dl_hugepage_prepare (const char *realname, int fd, int type,
+		      const ElfW(Phdr) *phdr, size_t phnum, ElfW(Off) phoff)
+{
+  int saved = errno;
+  hp_prepare (realname, fd, type, phdr, phnum, phoff);
+  __set_errno (saved);
 }
 
 bool

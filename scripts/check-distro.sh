@@ -88,6 +88,10 @@ if [ "$(cat "$ROOT/.hugeld-root" 2>/dev/null)" != "$stamp" ]; then
 fi
 
 trap umount_all EXIT
+# The root is a mount point of its own, so that / in the chroot is one:
+# runc (t-container) changes the propagation of its root mount, which
+# fails with EINVAL on a directory that is not a mount point.
+mount --bind "$ROOT" "$ROOT"
 # The host's /proc itself, not a new proc mount: the tests' pool lock
 # (flock on /proc/sys/vm/nr_hugepages, scripts/pool.sh) is then one
 # lock for the chroot and the host.

@@ -159,6 +159,12 @@ debian_root () {
     || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap > /dev/null 2>&1
   command -v debootstrap > /dev/null || { fail debootstrap "cannot install debootstrap"; return 1; }
   DIST=$(os_codename)
+  # A sid machine (check-distro's sid and experimental roots): its
+  # os-release names the next testing release, but its archive is sid
+  # (plus experimental), which has no -updates or -security; the root
+  # gets the host's own sources.
+  local sid=
+  if grep -qsE '^deb .* (sid|unstable) ' /etc/apt/sources.list; then DIST=sid sid=1; fi
   [ -n "$DIST" ] || { fail "release" "/etc/os-release names no VERSION_CODENAME"; return 1; }
   read -r mirror security <<< "$(debian_mirrors) "
   mirror=${HUGELD_DEBIAN_MIRROR:-${mirror:-http://deb.debian.org/debian}}
@@ -177,8 +183,15 @@ debian_root () {
   mount -t proc proc "$c/proc"
   mount --bind /dev "$c/dev"
   cp /etc/resolv.conf "$c/etc/resolv.conf" 2>/dev/null || true
-  printf 'deb %s %s main\ndeb %s %s-updates main\ndeb %s %s-security main\n' \
-    "$mirror" "$DIST" "$mirror" "$DIST" "$security" "$DIST" > "$c/etc/apt/sources.list"
+  if [ -n "$sid" ]; then
+    cp /etc/apt/sources.list "$c/etc/apt/sources.list"
+    # sid's Release files may be past their Valid-Until on a mirror that
+    # is not refreshed daily; packages are still checked.
+    echo 'Acquire::Check-Valid-Until "false";' > "$c/etc/apt/apt.conf.d/99hugeld-valid-until"
+  else
+    printf 'deb %s %s main\ndeb %s %s-updates main\ndeb %s %s-security main\n' \
+      "$mirror" "$DIST" "$mirror" "$DIST" "$security" "$DIST" > "$c/etc/apt/sources.list"
+  fi
   _root=$c
   host=$(pkg_version libc6)
   got=$(in_root dpkg-query -W -f='${Version}' libc6)
