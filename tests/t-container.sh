@@ -137,8 +137,16 @@ ready () {
 }
 report () { cat "$TEST_TMP/$1/out"/dbg.* 2>/dev/null; }
 
+# A process in a chroot cannot create user namespaces (the kernel
+# refuses CLONE_NEWUSER when the root is not its mount namespace's:
+# check-distro's roots).  Only then is the userns case left out.
+cases="c1 c2 c3 stock nomount userns"
+if ! unshare --user true 2>/dev/null; then
+  skip "userns container" "this process cannot create a user namespace (chrooted: $(unshare --user true 2>&1 | head -1))"
+  cases="c1 c2 c3 stock nomount"
+fi
 free0=$(meminfo HugePages_Free)
-for n in c1 c2 c3 stock nomount userns; do
+for n in $cases; do
   case $n in
     c*) container "$n" ;;
     *) container "$n" "$n" ;;
@@ -184,6 +192,7 @@ grep -q 'libvalue.so: placed for its shared cache entry' <(report c1) \
 # Without the mount, and in a user namespace: the stock result, no page
 # from the cache or the pool, and the report says why.
 for n in nomount userns; do
+  case " $cases " in *" $n "*) ;; *) continue ;; esac
   case $n in
     nomount) why="no cache ($CACHE does not exist)" ;;
     userns) why="not trusted: not owned by root" ;;
