@@ -8,7 +8,7 @@
 #   make unit       planner and matcher unit tests only (no glibc build needed)
 #   make tools      the hugeld command only (no glibc build needed)
 #   make bench      benchmarks against the stock loader, THP and libhugetlbfs (bench-quick: < 5 min)
-#   make check-kernels  the built loader under Debian's 5.10, 6.1 and 6.12 kernels (qemu)
+#   make check-kernels  the built loader under Debian's 5.10, 6.1, 6.12, 7.2 and 7.3 kernels (qemu)
 #   make deb        a Debian package of the build: build/hugeld_VERSION+LIBC6VERSION_amd64.deb
 #   make check-distro DIST=trixie   build and `make check' in a debootstrapped chroot (bookworm, trixie, sid, experimental)
 #   make check-series  apply the patch series to the glibc source of every supported release (no build)
@@ -120,7 +120,8 @@ check-system: install fixtures
 	tests/run.sh tests/t-system.sh
 
 # The built loader (build/obj/elf/ld.so; no install) under the kernels of
-# Debian 11, 12 and 13, booted with qemu (see scripts/check-kernels.sh).
+# Debian 11, 12, 13, sid and experimental, booted with qemu (see
+# scripts/check-kernels.sh).
 check-kernels: fixtures
 	scripts/check-kernels.sh
 

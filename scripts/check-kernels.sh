@@ -1,47 +1,63 @@
 #!/bin/bash
 # make check-kernels: the loader under other kernels.  Boots Debian's
-# kernels of Debian 11 (5.10), 12 (6.1) and 13 (6.12) under qemu, each
-# with an initramfs that holds the built loader (build/obj/elf/ld.so, at
-# /opt/hugeld/ld.so), the stock loader, libc.so.6 and the big-code test
-# programs, and runs the huge-page checks of tests/kernels/init.sh in it:
-# a selected DSO, a dlopened library, PIE and non-PIE programs run as
-# "ld.so PROG", a program with PT_INTERP /opt/hugeld/ld.so, fork with
-# data and bss on huge pages, and an empty pool.  Every check compares
-# with the stock loader in the same guest.  Whether the selected objects
-# must be on huge pages depends on whether the kernel can move a hugetlb
-# mapping with mremap (MREMAP_FIXED), which a probe finds out in the
-# guest (tests/kernels/probe-mremap.c); where it cannot (5.10), the
-# programs must only behave exactly as with the stock loader.
+# kernels of Debian 11 (5.10), 12 (6.1), 13 (6.12), unstable (sid: 7.2)
+# and experimental (7.3-rc7) under qemu, each with an initramfs that
+# holds the built loader (build/obj/elf/ld.so, at /opt/hugeld/ld.so),
+# the stock loader, libc.so.6 and the big-code test programs, and runs
+# the huge-page checks of tests/kernels/init.sh in it: a selected DSO,
+# a dlopened library, PIE and non-PIE programs run as "ld.so PROG", a
+# program with PT_INTERP /opt/hugeld/ld.so, fork with data and bss on
+# huge pages, NUMA bindings, the shared cache, thp, an empty pool, and
+# the thp backing for a library on ext4 (a read-only virtio disk made
+# here with mke2fs -d) with the page cache warm (single pages) and cold,
+# where MADV_COLLAPSE must either be refused with EINVAL or put the
+# text on huge pages.  Every check compares with the stock loader in
+# the same guest.  Whether the selected objects must be on huge pages
+# depends on whether the kernel can move a hugetlb mapping with mremap
+# (MREMAP_FIXED), which a probe finds out in the guest
+# (tests/kernels/probe-mremap.c); where it cannot (5.10), the programs
+# must only behave exactly as with the stock loader.
 #
-#   scripts/check-kernels.sh [SUITE...]     default: bullseye bookworm trixie
+#   scripts/check-kernels.sh [SUITE...]
+#       default: bullseye bookworm trixie sid experimental
 #
 # The kernels are the newest linux-image-*-amd64-unsigned (or the signed
-# linux-image) that the suite's linux-image-amd64 depends on, downloaded
-# with apt from the Debian archive the host's own apt sources name (and
-# its security archive), through a private apt state under
+# linux-image) that the suite's linux-image-amd64 depends on; from 7.x
+# on (sid, experimental) that package only depends on
+# linux-binary-<abi>-amd64, whose unsigned twin linux-binary-unsigned-
+# <abi>-amd64 holds the kernel, and the modules are in
+# linux-modules-<abi>-amd64.  A suite without linux-image-amd64 gets its
+# newest linux-image-<abi>-amd64; experimental without any kernel is
+# skipped with a note.  They are downloaded with apt from the Debian
+# archive the host's own apt sources name (and its security archive,
+# except for sid and experimental), through a private apt state under
 # build/kernels/apt: the host's sources, lists and cache are not touched.
-# Downloads and vmlinuz stay cached in build/kernels.  Prints
-# "PASS: kernels-<version>: <check>" / "FAIL: ...: <why>" per check and
-# "N passed, N failed"; the serial console of each boot is kept in
-# build/kernels/logs/<version>.log.
+# Downloads, vmlinuz and the guest's modules (virtio_blk, ext4 and what
+# they need, decompressed: a cpio archive appended to the initramfs)
+# stay cached in build/kernels.  Prints "PASS: kernels-<version>:
+# <check>" / "FAIL: ...: <why>" per check and "N passed, N failed"; the
+# serial console of each boot is kept in build/kernels/logs/<version>.log.
 #
 # Environment: KERNEL_SUITES, KERNELS_OFFLINE=1 (no apt-get update, use
 # the cached kernels), KERNEL_MIRROR / KERNEL_SECURITY_MIRROR (instead of
 # the host's), KERNEL_LDSO (another loader than build/obj/elf/ld.so),
-# QEMU_ACCEL=kvm|tcg, QEMU_MEM (1G), KERNEL_POOL (huge pages, 64),
+# QEMU_ACCEL=kvm|tcg, QEMU_MEM_MIB (1024), KERNEL_POOL (huge pages, 64),
 # BOOT_TIMEOUT (seconds per boot; 300 with KVM, 600 with TCG),
 # RUN_TIMEOUT (per program run in the guest; 60, 180 with TCG),
 # KVM_START_TIMEOUT (60), FIXTURES (build/tests).
 #
 # Time, measured on the development machine (2 cores, AMD EPYC, Linux
-# 6.18; default fixtures, 5.7 MB initramfs): with TCG a full run takes
-# 1 min 55 s with the kernels cached (5.10: 28 s, 6.1: 40 s, 6.12: 39 s,
-# plus about 7 s for the apt-get updates and the initramfs); the first
-# run downloads three kernel packages of about 57 MB each on top
-# (about 10 s each here).  With KVM: not measured, as that machine's
-# /dev/kvm is PVM (kvm_pvm), on which Debian's kernels do not get past
-# their decompressor in 4 minutes (and -cpu host makes qemu 7.2 abort),
-# so the script uses TCG there; with a hardware KVM expect a few seconds
+# 6.18; default fixtures, 6.5 MB initramfs): with TCG a full run takes
+# 4 min 40 s with the kernels cached (5.10: 57 s, 6.1: 54 s, 6.12: 50 s,
+# 7.2: 53 s, 7.3: 54 s, plus about 11 s for the apt-get updates, the
+# initramfs and the ext4 image; before the ext4 check, 5.10, 6.1 and
+# 6.12 took 28, 40 and 39 s); the first run downloads three kernel
+# packages of about 57 MB each, and for each 7.x kernel one of 14 MB and
+# its modules package of about 105 MB, on top (about 10 s per 57 MB
+# here).  With KVM: not measured, as that machine's /dev/kvm is PVM
+# (kvm_pvm), on which Debian's kernels do not get past their
+# decompressor in 4 minutes (and -cpu host makes qemu 7.2 abort), so
+# the script uses TCG there; with a hardware KVM expect a few seconds
 # per kernel.
 set -euo pipefail
 . "$(dirname "$0")/config.sh"
@@ -57,7 +73,7 @@ QEMU_MEM_MIB=${QEMU_MEM_MIB:-1024}
 QEMU_MEM=${QEMU_MEM_MIB}M
 KERNEL_POOL=${KERNEL_POOL:-64}
 suites=("$@")
-[ ${#suites[@]} -gt 0 ] || read -r -a suites <<< "${KERNEL_SUITES:-bullseye bookworm trixie}"
+[ ${#suites[@]} -gt 0 ] || read -r -a suites <<< "${KERNEL_SUITES:-bullseye bookworm trixie sid experimental}"
 
 note () { echo "hugeld: $*" >&2; }
 
@@ -104,34 +120,25 @@ mkdir -p "$KDIR/logs" "$KDIR/bin"
 read -r mirror security <<< "$(debian_mirrors) "
 mirror=${KERNEL_MIRROR:-$mirror} security=${KERNEL_SECURITY_MIRROR:-$security}
 [ -n "$mirror" ] || die "cannot find the Debian archive in the host's apt sources (set KERNEL_MIRROR)"
-keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 
-# apt_for SUITE: the private apt of SUITE, as the array APT (options).
-apt_for () {
-  local d=$KDIR/apt/$1 opt="target=Packages"
-  [ -f "$keyring" ] && opt="signed-by=$keyring $opt"
-  mkdir -p "$d/lists/partial" "$d/cache/archives/partial" "$d/state"
-  : >> "$d/status"
-  {
-    echo "deb [$opt] $mirror $1 main"
-    echo "deb [$opt] $mirror $1-updates main"
-    [ -z "$security" ] || echo "deb [$opt] $security $1-security main"
-  } > "$d/sources.list"
-  APT=(-o Dir::Etc::SourceList="$d/sources.list" -o Dir::Etc::SourceParts=/dev/null
-       -o Dir::Etc::Preferences=/dev/null -o Dir::Etc::PreferencesParts=/dev/null
-       -o Dir::State="$d/state" -o Dir::State::Lists="$d/lists"
-       -o Dir::State::status="$d/status" -o Dir::Cache="$d/cache"
-       -o APT::Architecture=amd64 -o APT::Architectures=amd64
-       -o Acquire::Languages=none -o quiet=1)
-  if [ "$(id -u)" = 0 ]; then APT+=(-o APT::Sandbox::User=root)
-  else APT+=(-o Debug::NoLocking=1)
-  fi
-}
+# apt_for SUITE: the private apt of SUITE, as the array APT (options;
+# scripts/host.sh's private_apt).
+apt_for () { private_apt "$KDIR/apt/$1" "$1" "$mirror" "$security"; }
 
 # fetch_kernel SUITE: the newest kernel of SUITE, downloaded and its
-# vmlinuz extracted if not cached yet.  Sets KPKG, KVER, VMLINUZ.
+# vmlinuz and modules extracted if not cached yet.  Sets KPKG, KVER,
+# VMLINUZ and KMODS (kernel_modules below).
+#
+# Two packagings: up to Linux 6.x, linux-image-amd64 depends on
+# linux-image-<abi>-amd64 (signed), whose -unsigned twin holds the same
+# /boot/vmlinuz-<abi>-amd64 and the modules.  From 7.x on (sid,
+# experimental), linux-image-<abi>-amd64 only depends on
+# linux-binary-<abi>-amd64 (signed; unsigned: linux-binary-unsigned-
+# <abi>-amd64), which holds /usr/lib/modules/<abi>-amd64/vmlinuz[.unsigned]
+# and nothing else, and on linux-modules-<abi>-amd64 for the modules.
 fetch_kernel () {
-  local suite=$1 sel=$KDIR/$1/selected meta deb member offline=${KERNELS_OFFLINE:-0}
+  SKIP=
+  local suite=$1 sel=$KDIR/$1/selected meta abi p v z deb member offline=${KERNELS_OFFLINE:-0}
   mkdir -p "$KDIR/$suite"
   apt_for "$suite"
   if [ "$offline" != 1 ] && ! apt-get "${APT[@]}" update > "$KDIR/$suite/update.log" 2>&1; then
@@ -141,37 +148,125 @@ fetch_kernel () {
   fi
   if [ "$offline" = 1 ]; then
     [ -f "$sel" ] || die "no cached kernel for $suite (run without KERNELS_OFFLINE)"
-    read -r KPKG KVER VMLINUZ < "$sel"
+    read -r KPKG KVER VMLINUZ p < "$sel"
     [ -f "$VMLINUZ" ] || die "$VMLINUZ is missing (run without KERNELS_OFFLINE)"
-    return
+  else
+    meta=$(apt-cache "${APT[@]}" depends linux-image-amd64 2> /dev/null \
+             | sed -n 's/^ *|\{0,1\}Depends: \(linux-image-[^ ]*\)$/\1/p' | head -1)
+    # A suite without linux-image-amd64 (experimental may lack it): its
+    # newest linux-image-<abi>-amd64.
+    [ -n "$meta" ] || meta=$(apt-cache "${APT[@]}" pkgnames linux-image- 2> /dev/null \
+                               | grep -E '^linux-image-[0-9][^ ]*-amd64$' | sort -V | tail -1)
+    if [ -z "$meta" ] && [ "$suite" = experimental ]; then
+      note "experimental: no kernel of its own at the moment: skipped"
+      SKIP=1
+      return
+    fi
+    [ -n "$meta" ] || die "$suite: no linux-image-amd64 nor linux-image-*-amd64 in $mirror (see $KDIR/$suite/update.log)"
+    abi=${meta#linux-image-}
+    KPKG=
+    for p in "$meta-unsigned" "linux-binary-unsigned-$abi" "linux-binary-$abi" "$meta"; do
+      if apt-cache "${APT[@]}" show "$p" > /dev/null 2>&1; then KPKG=$p; break; fi
+    done
+    [ -n "$KPKG" ] || die "$suite: no package of $meta"
+    KVER=$(apt-cache "${APT[@]}" policy "$KPKG" | sed -n 's/^ *Candidate: //p')
+    [ -n "$KVER" ] && [ "$KVER" != "(none)" ] || die "$suite: no version of $KPKG"
+    if [ -f "$sel" ] && { read -r p v z _ < "$sel"; [ "$p $v" = "$KPKG $KVER" ] && [ -f "$z" ]; }; then
+      VMLINUZ=$z
+    else
+      # Another kernel: the old one's packages and files go.
+      rm -f "$KDIR/$suite"/*.deb "$KDIR/$suite"/vmlinuz-* "$KDIR/$suite"/modules-*
+      deb=$(download "$suite" "$KPKG" "$KVER")
+      member=$(dpkg-deb --fsys-tarfile "$deb" | tar -t \
+                 | awk '(/^\.\/boot\/vmlinuz-/ || /^\.\/(usr\/)?lib\/modules\/[^\/]*\/vmlinuz/) && !f { print; f = 1 }')
+      [ -n "$member" ] || die "$suite: no /boot/vmlinuz-* nor /usr/lib/modules/*/vmlinuz in $deb"
+      case $member in
+        ./boot/*) VMLINUZ=$KDIR/$suite/${member#./boot/} ;;
+        *) z=${member%/vmlinuz*}; VMLINUZ=$KDIR/$suite/vmlinuz-${z##*/} ;;
+      esac
+      dpkg-deb --fsys-tarfile "$deb" | tar -x -O "$member" > "$VMLINUZ.tmp"
+      mv "$VMLINUZ.tmp" "$VMLINUZ"
+    fi
   fi
-  # linux-image-amd64 depends on linux-image-<abi>-amd64 (signed); the
-  # -unsigned package has the same kernel without the signature.
-  meta=$(apt-cache "${APT[@]}" depends linux-image-amd64 2> /dev/null \
-           | sed -n 's/^ *|\{0,1\}Depends: \(linux-image-[^ ]*\)$/\1/p' | head -1)
-  [ -n "$meta" ] || die "$suite: no linux-image-amd64 in $mirror (see $KDIR/$suite/update.log)"
-  KPKG=$meta-unsigned
-  apt-cache "${APT[@]}" show "$KPKG" > /dev/null 2>&1 || KPKG=$meta
-  KVER=$(apt-cache "${APT[@]}" policy "$KPKG" | sed -n 's/^ *Candidate: //p')
-  [ -n "$KVER" ] && [ "$KVER" != "(none)" ] || die "$suite: no version of $KPKG"
-  if [ -f "$sel" ] && { read -r p v z < "$sel"; [ "$p $v" = "$KPKG $KVER" ] && [ -f "$z" ]; }; then
-    VMLINUZ=$z
-    return
+  # The modules, made again when KERNEL_MODULES changes: in the kernel's
+  # own package, or (7.x) in linux-modules-<abi>.
+  KMODS=$KDIR/$suite/modules-${VMLINUZ##*/vmlinuz-}.cpio.gz
+  if [ ! -f "$KMODS" ] || [ "$(cat "$KMODS.list" 2> /dev/null)" != "$KERNEL_MODULES" ]; then
+    deb=$(download "$suite" "$KPKG" "$KVER")
+    if ! dpkg-deb --fsys-tarfile "$deb" | tar -t | grep -c '/kernel/fs/ext4/ext4\.ko' > /dev/null; then
+      abi=${KPKG#linux-binary-}; abi=${abi#unsigned-}
+      deb=$(download "$suite" "linux-modules-$abi" "$KVER")
+    fi
+    kernel_modules "$deb" "$KMODS"
+    echo "$KERNEL_MODULES" > "$KMODS.list"
   fi
-  deb=$KDIR/$suite/${KPKG}_${KVER//:/%3a}_amd64.deb
+  echo "$KPKG $KVER $VMLINUZ $KMODS" > "$sel"
+}
+
+# download SUITE PKG VERSION: PKG's .deb in build/kernels/SUITE (kept
+# until SUITE has another kernel); prints its path.
+download () {
+  local suite=$1 pkg=$2 ver=$3 deb
+  deb=$KDIR/$suite/${pkg}_${ver//:/%3a}_amd64.deb
   if [ ! -f "$deb" ]; then
-    note "$suite: downloading $KPKG $KVER"
-    rm -f "$KDIR/$suite"/*.deb "$KDIR/$suite"/vmlinuz-*
-    (cd "$KDIR/$suite" && apt-get "${APT[@]}" download "$KPKG=$KVER" > download.log 2>&1) \
-      || die "$suite: apt-get download $KPKG=$KVER failed (see $KDIR/$suite/download.log)"
-    [ -f "$deb" ] || deb=$(ls "$KDIR/$suite"/"${KPKG}"_*.deb | head -1)
+    note "$suite: downloading $pkg $ver"
+    (cd "$KDIR/$suite" && apt-get "${APT[@]}" download "$pkg=$ver" > download.log 2>&1) \
+      || die "$suite: apt-get download $pkg=$ver failed (see $KDIR/$suite/download.log)"
+    [ -f "$deb" ] || deb=$(ls "$KDIR/$suite/${pkg}"_*.deb | head -1)
   fi
-  member=$(dpkg-deb --fsys-tarfile "$deb" | tar -t | awk '/^\.\/boot\/vmlinuz-/ && !f { print; f = 1 }')
-  [ -n "$member" ] || die "$suite: no /boot/vmlinuz-* in $deb"
-  VMLINUZ=$KDIR/$suite/${member#./boot/}
-  dpkg-deb --fsys-tarfile "$deb" | tar -x -O "$member" > "$VMLINUZ.tmp"
-  mv "$VMLINUZ.tmp" "$VMLINUZ"
-  echo "$KPKG $KVER $VMLINUZ" > "$sel"
+  echo "$deb"
+}
+
+# kernel_modules DEB OUT: the modules the guest needs to mount an ext4
+# disk (virtio_pci, virtio_blk, ext4 and what they depend on; Debian
+# builds them all as modules, except virtio_pci since 6.12; and
+# crc32c_generic, which ext4 up to 6.12 wants even without metadata_csum
+# but finds through modprobe, which the guest has not), decompressed
+# (Debian compresses them with xz from 6.12 on; busybox insmod takes
+# plain .ko) into a cpio archive, OUT, that is appended to the
+# initramfs: /kmod/NAME.ko and /kmod/order (load order).  Debian's
+# packages have no modules.dep (depmod makes it when they are
+# installed), and the host may have no kmod: the dependencies are read
+# from each module's .modinfo ("depends=a,b").  A module the package
+# does not have is taken to be built in.
+KERNEL_MODULES="virtio_pci virtio_blk crc32c_generic ext4"
+kernel_modules () {
+  local deb=$1 out=$2 tmp=$2.d f n
+  local -A path=() seen=()
+  rm -rf "$tmp"
+  mkdir -p "$tmp/x" "$tmp/root/kmod"
+  dpkg-deb --fsys-tarfile "$deb" \
+    | tar -x -C "$tmp/x" --wildcards '*/kernel/fs/*' '*/kernel/lib/*' '*/kernel/crypto/*' \
+          '*/kernel/arch/*' '*/kernel/drivers/block/*' '*/kernel/drivers/virtio/*' 2> /dev/null || :
+  while IFS= read -r f; do
+    n=${f##*/}; n=${n%%.ko*}; n=${n//-/_}
+    path[$n]=$f
+  done < <(find "$tmp/x" -name '*.ko' -o -name '*.ko.*')
+  [ ${#path[@]} -gt 0 ] || die "no modules in $deb"
+  add_module () {
+    local n=${1//-/_} f d
+    [ -z "${seen[$n]:-}" ] || return 0
+    seen[$n]=1
+    f=${path[$n]:-}
+    [ -n "$f" ] || return 0          # built in
+    case $f in
+      *.xz) xz -dc "$f" ;;
+      *.zst) zstd -qdc "$f" ;;
+      *.gz) gzip -dc "$f" ;;
+      *) cat "$f" ;;
+    esac > "$tmp/root/kmod/$n.ko" || die "cannot decompress $f"
+    for d in $(tr '\0' '\n' < "$tmp/root/kmod/$n.ko" | sed -n 's/^depends=//p' | head -1 | tr ',' ' '); do
+      add_module "$d"
+    done
+    echo "$n" >> "$tmp/root/kmod/order"
+  }
+  for n in $KERNEL_MODULES; do add_module "$n"; done
+  : >> "$tmp/root/kmod/order"
+  (cd "$tmp/root" && find . -print0 | LC_ALL=C sort -z | cpio --null -o -H newc -R 0:0 --quiet) \
+    | gzip -1 > "$out.tmp"
+  mv "$out.tmp" "$out"
+  note "modules for the guest: $(tr '\n' ' ' < "$tmp/root/kmod/order")($(du -h "$out" | cut -f1))"
+  rm -rf "$tmp"
 }
 
 # The guest's programs: bigcheck relinked with hugeld as PT_INTERP
@@ -197,6 +292,13 @@ if [ ! -f "$membind" ] || [ "$HUGELD_TOP/tests/kernels/membind.c" -nt "$membind"
   cc -static -O2 -Wall -Wextra "$HUGELD_TOP/tests/kernels/membind.c" -o "$membind.tmp" \
     || die "cannot build $membind"
   mv "$membind.tmp" "$membind"
+fi
+
+collapse=$KDIR/bin/probe-collapse
+if [ ! -f "$collapse" ] || [ "$HUGELD_TOP/tests/kernels/probe-collapse.c" -nt "$collapse" ]; then
+  cc -static -O2 -Wall -Wextra "$HUGELD_TOP/tests/kernels/probe-collapse.c" -o "$collapse.tmp" \
+    || die "cannot build $collapse"
+  mv "$collapse.tmp" "$collapse"
 fi
 
 mkcache=$KDIR/bin/mkcache
@@ -254,7 +356,7 @@ copy_in "$SYSTEM_LDSO"
 for f in bigcheck-shared bigcheck-dlopen bigcheck-pie bigcheck-nopie libbig.so; do
   cp "$FIXTURES/$f" "$ROOT/t/"
 done
-cp "$interp" "$probe" "$membind" "$mkcache" "$ROOT/t/"
+cp "$interp" "$probe" "$membind" "$mkcache" "$collapse" "$ROOT/t/"
 # The libraries they need (libc.so.6), at the host's paths.
 for f in "$ROOT"/t/bigcheck-* "$ROOT/t/libbig.so"; do
   "$SYSTEM_LDSO" --list "$f" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'
@@ -267,6 +369,37 @@ done
 mv "$INITRD.tmp" "$INITRD"
 note "initramfs: $(du -h "$INITRD" | cut -f1) ($(du -sh "$ROOT" | cut -f1) unpacked); loader $LDSO of $(date -r "$LDSO" '+%F %T')"
 rm -rf "$ROOT"
+
+# The ext4 disk (/dev/vda in the guest, read-only) for the check of
+# file THP: bigcheck-shared and libbig.so.  4 KiB blocks (mke2fs would
+# take 1 KiB ones for so small a file system) and only features that
+# Linux 5.10 mounts and that need no crc32c module (no metadata_csum,
+# orphan_file), whatever the host's mke2fs.conf says.
+EXT4_IMG=$KDIR/ext4.img
+if [ ! -f "$EXT4_IMG" ] || [ "$FIXTURES/libbig.so" -nt "$EXT4_IMG" ] \
+   || [ "$FIXTURES/bigcheck-shared" -nt "$EXT4_IMG" ] || [ "$0" -nt "$EXT4_IMG" ]; then
+  command -v mke2fs > /dev/null || PATH=$PATH:/sbin:/usr/sbin
+  rm -rf "$EXT4_IMG.d"
+  mkdir -p "$EXT4_IMG.d/t"
+  cp "$FIXTURES/bigcheck-shared" "$FIXTURES/libbig.so" "$EXT4_IMG.d/t/"
+  cat > "$EXT4_IMG.conf" << 'EOF2'
+[defaults]
+	base_features = sparse_super,large_file,filetype,resize_inode,dir_index,ext_attr
+	blocksize = 4096
+	inode_size = 256
+	inode_ratio = 16384
+[fs_types]
+	ext4 = {
+		features = has_journal,extent,huge_file,flex_bg,64bit,dir_nlink,extra_isize
+	}
+EOF2
+  rm -f "$EXT4_IMG.tmp"
+  MKE2FS_CONFIG=$EXT4_IMG.conf mke2fs -q -F -t ext4 -T ext4 -L hugeld -d "$EXT4_IMG.d" \
+    "$EXT4_IMG.tmp" $(( $(du -sm "$EXT4_IMG.d" | cut -f1) + 32 ))M > /dev/null \
+    || die "cannot make $EXT4_IMG (mke2fs -d, e2fsprogs >= 1.43)"
+  mv "$EXT4_IMG.tmp" "$EXT4_IMG"
+  rm -rf "$EXT4_IMG.d" "$EXT4_IMG.conf"
+fi
 note "qemu with $accel${accel_why:+ ($accel_why)}"
 
 # boot: boot VMLINUZ with INITRD, the console going to $log; sets rc
@@ -282,7 +415,8 @@ boot () {
     -object memory-backend-ram,id=m1,size=$((QEMU_MEM_MIB - QEMU_MEM_MIB / 2))M \
     -numa node,nodeid=0,cpus=0,memdev=m0 -numa node,nodeid=1,cpus=1,memdev=m1 \
     -display none -monitor none -serial "file:$log" -no-reboot \
-    -kernel "$VMLINUZ" -initrd "$INITRD" \
+    -drive "file=$EXT4_IMG,format=raw,if=virtio,readonly=on" \
+    -kernel "$VMLINUZ" -initrd "$KINITRD" \
     -append "console=ttyS0 loglevel=3 panic=-1 hugepages=$KERNEL_POOL hugeld.timeout=$RUN_TIMEOUT" \
     < /dev/null > "${log%.log}.qemu" 2>&1 &
   pid=$!
@@ -315,9 +449,13 @@ result () { # PASS|FAIL LABEL CHECK
 
 for suite in "${suites[@]}"; do
   fetch_kernel "$suite"
+  [ -z "$SKIP" ] || continue
   label=kernels-$(sed -E 's/^([0-9]+\.[0-9]+).*/\1/' <<< "$KVER")
   log=$KDIR/logs/${label#kernels-}.log
   note "$label: booting $KPKG $KVER (${VMLINUZ##*/}, $suite) with $accel"
+  # The initramfs and this kernel's modules: two concatenated archives.
+  KINITRD=$KDIR/initramfs-kernel.cpio.gz
+  cat "$INITRD" "$KMODS" > "$KINITRD"
   start=$(date +%s)
   boot
   note "$label: $(( $(date +%s) - start ))s (serial console: $log)"

@@ -3,8 +3,11 @@
 # boots under qemu with each kernel.  The initramfs holds busybox (static),
 # the loader under test at /opt/hugeld/ld.so, the stock loader and
 # libc.so.6 at the host's paths, and in /t the big-code test programs
-# (tests/fixtures), bigcheck-interp (PT_INTERP /opt/hugeld/ld.so) and
-# probe-mremap (tests/kernels/probe-mremap.c, static).
+# (tests/fixtures), bigcheck-interp (PT_INTERP /opt/hugeld/ld.so),
+# probe-mremap and probe-collapse (tests/kernels/*.c, static).  A second cpio
+# archive, appended for each kernel, adds its modules for the ext4
+# disk in /kmod (NAME.ko, and "order": the load order); the disk itself
+# is /dev/vda (virtio, read-only): bigcheck-shared and libbig.so in /t.
 #
 # It writes one line per check on the console (ttyS0):
 #   @hugeld PASS <check>
@@ -333,6 +336,157 @@ if [ "$(meminfo HugePages_Total)" = 0 ]; then
 else
   fail "fallback: empty pool" "cannot set nr_hugepages to 0: $(meminfo HugePages_Total) pages left"
 fi
+
+# File THP on ext4 (LD_HUGEPAGE_BACKING=thp), with the pool still empty
+# so that the page cache has the memory.  /dev/vda is a read-only ext4
+# disk with bigcheck-shared and libbig.so (made by check-kernels.sh);
+# its modules are in /kmod (order: load order).  Whether libbig.so's
+# text ends up on the page cache's 2 MiB folios depends on the kernel
+# and on what the page cache holds already:
+#   warm: the file read with read(2) first (cat, readahead off), so
+#         the page cache holds single pages; only MADV_COLLAPSE can
+#         then put the text on huge pages;
+#   cold: after drop_caches, so the faults of a MADV_HUGEPAGE mapping
+#         read whole 2 MiB folios, where the file system has large
+#         folios (ext4 from 6.16 on).
+# Each run PASSes if it behaves as the stock loader's and either the
+# kernel refused MADV_COLLAPSE with EINVAL ("not supported here"; the
+# coverage is then only reported), or it took it and >= 90% of the
+# text's whole 2 MiB pages are PMD-mapped (bigcheck adds up
+# FilePmdMapped of its mappings).  On 7.2 and 7.3, MADV_COLLAPSE of
+# the whole text of a warm file returns EAGAIN in about half the runs
+# (probe-collapse shows it too), and yet every 2 MiB page of it ends up
+# PMD-mapped: the loader's "MADV_COLLAPSE failed" is held to the same
+# 90% as "MADV_COLLAPSE done".
+E=/mnt/ext4
+THP=/sys/kernel/mm/transparent_hugepage
+# thp_cov NAME: sets COV (percent) and COVTXT from bigcheck's "info:
+# text: START-END (...): ...; N KiB of transparent huge pages" line.
+thp_cov () {
+  local l s e t n
+  l=$(grep -m1 '^info: text: ' $W/$1.err)
+  s=${l#info: text: }; s=${s%%-*}
+  e=${l#info: text: *-}; e=${e%% *}
+  t=$(echo "$l" | sed -n 's/.*; \([0-9]*\) KiB of transparent huge pages.*/\1/p')
+  if [ -z "$l" ] || [ -z "$t" ]; then
+    COV=0 COVTXT="no text report from bigcheck"
+    return
+  fi
+  n=$(( (e >> 21) - ((s + 0x1fffff) >> 21) ))
+  [ $n -gt 0 ] || n=1
+  COV=$(( t * 100 / (n * 2048) ))
+  COVTXT="$COV% ($t KiB in $n whole 2 MiB pages)"
+}
+# collapse_of NAME: what the loader's report says of the text zone.
+collapse_of () {
+  case $(grep -m1 ': text \[.*thp: ' $W/$1.dbg) in
+    *"MADV_COLLAPSE done"*) echo done ;;
+    *"not supported here"*) echo "not supported" ;;
+    *"MADV_COLLAPSE failed"*) echo failed ;;
+    *) echo none ;;
+  esac
+}
+# thp_ext4 NAME WHAT: libbig.so from the ext4 disk with the thp backing.
+thp_ext4 () {
+  local n=$1 what=$2 st bad=
+  run_hugeld $n LD_HUGEPAGE_LIBS=libbig.so LD_HUGEPAGE_BACKING=thp \
+    $HUGELD $E/t/bigcheck-shared --expect none
+  st=$(collapse_of $n)
+  thp_cov $n
+  echo "thp-ext4: $n: MADV_COLLAPSE $st, text $COVTXT"
+  if [ "$(cat $W/$n.rc)" != "$(cat $W/ext4-ref.rc)" ] || ! cmp -s $W/$n.out $W/ext4-ref.out; then
+    bad=$(why $n ext4-ref)
+  else
+    case $st in
+      done|failed) [ "$COV" -ge 90 ] \
+              || bad="MADV_COLLAPSE $st, but only $COVTXT PMD-mapped" ;;
+      "not supported") ;;
+      *) bad="no thp zone for the text: $(grep -m2 -E ': text |thp' $W/$n.dbg | sed 's/^ *[0-9]*: *//' | oneline)" ;;
+    esac
+  fi
+  if [ -n "$bad" ]; then
+    fail "$n: $what" "$bad"
+    dump $n
+  else
+    echo "--- $n: LD_DEBUG=hugepages"
+    grep -E 'thp|huge pages used' $W/$n.dbg | head -8
+    pass "$n: $what: MADV_COLLAPSE $st, text $COVTXT PMD-mapped, same result as the stock loader"
+  fi
+}
+ext4_err=
+if [ -f /kmod/order ]; then
+  for m in $(cat /kmod/order); do
+    insmod /kmod/$m.ko > $W/insmod.err 2>&1 || ext4_err="$ext4_err insmod $m: $(tail -1 $W/insmod.err | oneline);"
+  done
+fi
+for i in 1 2 3 4 5 6 7 8 9 10; do
+  [ -b /dev/vda ] && break
+  sleep 1
+done
+mkdir -p $E
+if [ ! -b /dev/vda ]; then
+  fail "thp-ext4" "no /dev/vda (virtio disk):$ext4_err $(dmesg | grep -iE 'virtio|vda|module' | tail -2 | oneline)"
+elif ! mount -t ext4 -o ro /dev/vda $E > $W/mount.err 2>&1; then
+  fail "thp-ext4" "cannot mount /dev/vda (ext4):$ext4_err $(oneline < $W/mount.err) $(dmesg | grep -iE 'ext4|vda' | tail -2 | oneline)"
+else
+  thp0=$(sed 's/.*\[\(.*\)\].*/\1/' $THP/enabled)
+  echo madvise > $THP/enabled
+  echo "thp-ext4: enabled $(cat $THP/enabled) (was $thp0), defrag $(cat $THP/defrag)," \
+    "shmem_enabled $(cat $THP/shmem_enabled 2> /dev/null)"
+  echo "thp-ext4: $THP: $(ls $THP | oneline)"
+  # Warm: read(2) with readahead off makes every folio a single page
+  # (with the default window, 8 MiB for this disk on 7.x, kernels whose
+  # ext4 has large folios already make some 2 MiB ones while cat reads
+  # the file).
+  sync
+  echo 3 > /proc/sys/vm/drop_caches
+  ra=/sys/block/vda/queue/read_ahead_kb
+  ra0=$(cat $ra)
+  echo 0 > $ra
+  cat $E/t/libbig.so > /dev/null
+  echo "$ra0" > $ra
+  run_stock ext4-ref $E/t/bigcheck-shared --expect none
+  if [ "$(cat $W/ext4-ref.rc)" != 0 ] || ! grep -q '^result: ' $W/ext4-ref.out; then
+    fail "thp-ext4: stock loader" "$(why ext4-ref ext4-ref)"
+    dump ext4-ref
+  else
+    thp_cov ext4-ref
+    echo "thp-ext4: ext4-ref: stock loader, text $COVTXT"
+    thp_ext4 thp-ext4-warm "libbig.so on ext4, LD_HUGEPAGE_BACKING=thp, page cache of single pages (cat) first"
+    sync
+    echo 3 > /proc/sys/vm/drop_caches
+    thp_ext4 thp-ext4-cold "libbig.so on ext4, LD_HUGEPAGE_BACKING=thp, page cache dropped first"
+    # For the record only (bench/results/kernels-7x.md): the stock
+    # loader after a cat with the default readahead, and from a cold
+    # page cache with THP "always".
+    sync
+    echo 3 > /proc/sys/vm/drop_caches
+    cat $E/t/libbig.so > /dev/null
+    run_stock ext4-stock-cat $E/t/bigcheck-shared --expect none
+    thp_cov ext4-stock-cat
+    echo "thp-ext4: ext4-stock-cat: stock loader after cat (read_ahead_kb $ra0), text $COVTXT"
+    sync
+    echo 3 > /proc/sys/vm/drop_caches
+    echo always > $THP/enabled
+    run_stock ext4-stock-always $E/t/bigcheck-shared --expect none
+    thp_cov ext4-stock-always
+    echo "thp-ext4: ext4-stock-always: stock loader, page cache dropped, THP always, text $COVTXT"
+    echo madvise > $THP/enabled
+    # MADV_COLLAPSE's own errors (tests/kernels/probe-collapse.c).
+    sync
+    echo 3 > /proc/sys/vm/drop_caches
+    echo 0 > $ra
+    cat $E/t/libbig.so > /dev/null
+    echo "$ra0" > $ra
+    echo "thp-ext4: probe-collapse warm: $($T/probe-collapse $E/t/libbig.so 2>&1)"
+    sync
+    echo 3 > /proc/sys/vm/drop_caches
+    echo "thp-ext4: probe-collapse cold: $($T/probe-collapse $E/t/libbig.so 2>&1)"
+  fi
+  echo "$thp0" > $THP/enabled
+  umount $E
+fi
+
 echo "$POOL" > /proc/sys/vm/nr_hugepages
 
 finish
