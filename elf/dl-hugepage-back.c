@@ -496,6 +496,11 @@ _dl_hugepage_thp_zone (struct hp_object_state *st, const struct hp_zone *z,
   if (!hp_no_collapse)
     {
       int r = hp_madvise (dst, len, MADV_COLLAPSE);
+      /* EAGAIN is transient (a folio locked or being collapsed by
+	 khugepaged at the same moment; seen on Linux 7.2 and 7.3 with a
+	 warm page cache): ask once more.  */
+      if (r != 0 && errno == EAGAIN)
+	r = hp_madvise (dst, len, MADV_COLLAPSE);
       if (r == 0)
 	*what = "page-cache huge pages asked for (MADV_HUGEPAGE, "
 		"MADV_COLLAPSE done)";
