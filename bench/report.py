@@ -255,6 +255,26 @@ def build_cost(r, g):
     r.w()
 
 
+def elfthp_group(r, gid, g):
+    """Beside glibc.elf.thp (bench/elfthp.py): time and coverage."""
+    if not r.section(g.get("title", gid), g):
+        r.w()
+        return
+    r.w("%d runs each after %d warm-up round(s); THP `madvise` for every variant." % (
+        g["runs"], g["warmup"]))
+    r.w()
+    rows = []
+    for v in g["variants"]:
+        rows.append([v["label"], "%.3f s" % v["median"]["wall"], "%.3f" % v["ratio"]["wall"],
+                     "%.3f" % v["ratio"]["user"], "%.0f%%" % (100 * v["spread"]["wall"]),
+                     pages_text(v.get("pages")), pages_text(v.get("pages_cold"))])
+        r.summary.append((gid, v["label"], v["ratio"]["wall"]))
+    r.table(["variant", "wall", "wall ratio", "user ratio", "spread",
+             "on huge pages (page cache as timed)", "from a dropped page cache"],
+            "lrrrrll", rows)
+    r.w()
+
+
 def summary(r):
     if not r.summary:
         return
@@ -277,6 +297,8 @@ def main():
     for gid in TIMING_GROUPS:
         if gid in raw:
             timing_group(r, gid, raw[gid])
+    for gid in sorted(k for k in raw if k.startswith("elfthp-")):
+        elfthp_group(r, gid, raw[gid])
     if "mariadb" in raw:
         mariadb(r, raw["mariadb"])
     if "load-cost" in raw:
