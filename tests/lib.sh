@@ -198,17 +198,20 @@ debian_root () {
   if [ "$got" != "$host" ]; then
     # The release's libc6 moved on (a point release or security update).
     in_root apt-get update -qq > "$TEST_TMP/root-apt.log" 2>&1
-    # Every installed package built from glibc moves with libc6 (they
-    # depend on each other's exact version: libc-gconv-modules-extra
-    # since 2.44).
-    local glibc_pkgs
-    glibc_pkgs=$(in_root dpkg-query -W -f='${binary:Package} ${source:Package} ${db:Status-Abbrev}\n' \
-      | awk -v v="$host" '$2 == "glibc" && $3 ~ /^ii/ { sub(/:amd64$/, "", $1); printf "%s=%s ", $1, v }')
-    in_root apt-get install -y -qq $glibc_pkgs "libc6=$host" "libc-bin=$host" >> "$TEST_TMP/root-apt.log" 2>&1
+    in_root apt-get install -y -qq $(root_glibc_at "$host") >> "$TEST_TMP/root-apt.log" 2>&1
     got=$(in_root dpkg-query -W -f='${Version}' libc6)
     [ "$got" = "$host" ] \
       || { fail "root's libc6 matches the build" "it has $got, hugeld is built from $host: $(tail -2 "$TEST_TMP/root-apt.log" | tr '\n' ' ')"; return 1; }
   fi
+}
+# root_glibc_at VERSION: "PKG=VERSION" for libc6, libc-bin and every
+# other package built from glibc that is installed in the root: they move
+# together (each depends on the others' exact version;
+# libc-gconv-modules-extra since 2.44).
+root_glibc_at () {
+  in_root dpkg-query -W -f='${binary:Package} ${source:Package} ${db:Status-Abbrev}\n' \
+    | awk -v v="$1" '$2 == "glibc" && $3 ~ /^ii/ { sub(/:amd64$/, "", $1); seen[$1] = 1 }
+        END { seen["libc6"] = seen["libc-bin"] = 1; for (p in seen) printf "%s=%s ", p, v }'
 }
 _root_umount () {
   local m

@@ -82,7 +82,7 @@ old=$(in_root apt-cache policy libc6 \
 if [ -z "$old" ]; then
   skip "libc6 version change" "no other libc6 version in the archive"
 else
-  in_root apt-get install -y -qq --allow-downgrades "libc6=$old" "libc-bin=$old" \
+  in_root apt-get install -y -qq --allow-downgrades $(root_glibc_at "$old") \
     > "$TEST_TMP/down.log" 2>&1
   v=$(in_root /lib64/ld-linux-x86-64.so.2 --version | head -1)
   if [ "$(in_root dpkg-query -W -f='${Version}' libc6)" = "$old" ] && grep -q "GLIBC $old)" <<< "$v"; then
@@ -100,7 +100,7 @@ else
       && pass "install refuses a mismatched libc6, naming both versions" \
       || fail "install refuses a mismatched libc6" "$(cat "$TEST_TMP/refuse.log")"
   fi
-  in_root apt-get install -y -qq "libc6=$host_libc" "libc-bin=$host_libc" > "$TEST_TMP/up.log" 2>&1
+  in_root apt-get install -y -qq $(root_glibc_at "$host_libc") > "$TEST_TMP/up.log" 2>&1
   in_root /lib64/ld-linux-x86-64.so.2 --version | head -1 | grep -q hugeld \
     && pass "libc6 back to $host_libc: hugeld is the loader again" \
     || fail "libc6 back: hugeld again" "$(tail -3 "$TEST_TMP/up.log" | tr '\n' ' ')"
