@@ -550,7 +550,7 @@ def main():
             results += r
         mach["loadavg_end"] = read("/proc/loadavg").split()[:3]
         mach["total_seconds"] = time.time() - t0
-        mach["mode"] = "quick" if o.quick else "full"
+        mach["mode"] = "quick" if o.quick else "elfthp" if o.only == "elfthp" else "full"
         with open(os.path.join(raw, "machine.json"), "w") as f:
             json.dump(mach, f, indent=1)
     finally:
