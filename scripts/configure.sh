@@ -62,7 +62,11 @@ while read -r line; do
   # $(if $(filter FLAG,$(call dpkg_host_buildflags, CFLAGS)),OPTION):
   # OPTION if dpkg-buildflags' CFLAGS has the word FLAG (2.43 passes
   # --enable-stack-protector=strong this way).
-  if [[ $line =~ ^'$(if $(filter '([^,]*)',$(call dpkg_host_buildflags, CFLAGS)),'([^\)]*)')'$ ]]; then
+  # 2.44 also passes --enable-cet=permissive as
+  # $(if $(and $(filter linux,$(DEB_HOST_ARCH_OS)),$(filter FLAG,...)),OPTION)
+  # (the host OS is linux here).
+  if [[ $line =~ ^'$(if $(filter '([^,]*)',$(call dpkg_host_buildflags, CFLAGS)),'([^\)]*)')'$ ]] \
+     || [[ $line =~ ^'$(if $(and $(filter linux,$(DEB_HOST_ARCH_OS)),$(filter '([^,]*)',$(call dpkg_host_buildflags, CFLAGS))),'([^\)]*)')'$ ]]; then
     case $buildflags in *" ${BASH_REMATCH[1]} "*) literal+=("${BASH_REMATCH[2]}") ;; esac
     continue
   fi
