@@ -65,6 +65,8 @@ while read -r line; do
   # 2.44 also passes --enable-cet=permissive as
   # $(if $(and $(filter linux,$(DEB_HOST_ARCH_OS)),$(filter FLAG,...)),OPTION)
   # (the host OS is linux here).
+  # 2.41 writes the flags as $(shell dpkg-buildflags --get CFLAGS).
+  line=${line//'$(shell dpkg-buildflags --get CFLAGS)'/'$(call dpkg_host_buildflags, CFLAGS)'}
   if [[ $line =~ ^'$(if $(filter '([^,]*)',$(call dpkg_host_buildflags, CFLAGS)),'([^\)]*)')'$ ]] \
      || [[ $line =~ ^'$(if $(and $(filter linux,$(DEB_HOST_ARCH_OS)),$(filter '([^,]*)',$(call dpkg_host_buildflags, CFLAGS))),'([^\)]*)')'$ ]]; then
     case $buildflags in *" ${BASH_REMATCH[1]} "*) literal+=("${BASH_REMATCH[2]}") ;; esac
@@ -72,8 +74,8 @@ while read -r line; do
   fi
   case $line in
     # The ones with make variables, handled below (the conditional ones
-    # are off for amd64: pt_chown = no, threads = yes, mvec = yes, and
-    # -Wno-error is not in dpkg-buildflags' CFLAGS).
+    # are off for amd64: pt_chown = no, threads = yes, mvec = yes; the
+    # dpkg-buildflags ones are evaluated above).
     --host=*|--build=*|--enable-add-ons=*|--with-pkgversion=*|--with-bugurl=*) ;;
     --with-timeoutfactor=*|*--enable-pt_chown*|*--disable-nscd*|*--disable-mathvec*) ;;
     *with_headers*) ;;
