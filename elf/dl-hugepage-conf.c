@@ -465,7 +465,8 @@ hp_append_libs (const struct hp_conf_line *line, char *libs, size_t *n)
 void
 _dl_hugepage_conf_resolve (const char *buf, size_t len,
 			   const char *const *names, size_t nnames,
-			   struct hp_conf_settings *s, char *libs)
+			   bool secure, struct hp_conf_settings *s,
+			   char *libs)
 {
   /* One pass: the global settings into *S and LIBS, those of the first
      matching block into B and BLIBS (after the global list in LIBS,
@@ -504,7 +505,11 @@ _dl_hugepage_conf_resolve (const char *buf, size_t len,
 	}
       struct hp_conf_settings *to;
       if (!line.in_block)
-	to = s;
+	{
+	  if (secure)
+	    continue;
+	  to = s;
+	}
       else if (state == 1)
 	to = &b;
       else

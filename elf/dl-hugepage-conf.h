@@ -164,10 +164,19 @@ struct hp_conf_settings
    known by NAMES[0..NNAMES) (the names it was run by and its real
    path; none if the file has no `program' block).  The patterns of
    the libs lines used are joined with `:' into LIBS, NUL-terminated;
-   it must have room for 2 * LEN + 2 bytes.  One pass over the file.  */
+   it must have room for 2 * LEN + 2 bytes.  One pass over the file.
+
+   With SECURE (an AT_SECURE program: set-user-ID, set-group-ID or
+   with file capabilities) the global lines are ignored: such a
+   program gets only what the block naming it says (its libs, and the
+   default segments and backings where the block gives none), and
+   nothing if no block names it.  Its caller chose its name, its
+   environment and its data, so nothing put on huge pages for it is
+   decided by a rule written for other programs.  */
 void _dl_hugepage_conf_resolve (const char *buf, size_t len,
 				const char *const *names, size_t nnames,
-				struct hp_conf_settings *s, char *libs);
+				bool secure, struct hp_conf_settings *s,
+				char *libs);
 
 /* The line of the libs word that the byte at OFFSET of the joined list
    that _dl_hugepage_conf_resolve made came from, or 0.  BLOCK is the

@@ -522,12 +522,16 @@ hp_map_main (struct link_map *main_map)
   _dl_hugepage_load.objname = path;
 
   /* The name it was run by (a symlink such as python3 -> python3.11
-     counts too).  */
+     counts too) ...  */
   const char *execfn = NULL;
   for (ElfW(auxv_t) *av = GLRO(dl_auxv); av != NULL && av->a_type != AT_NULL;
        ++av)
     if (av->a_type == AT_EXECFN)
       execfn = (const char *) av->a_un.a_val;
+  /* ... but never for an AT_SECURE program: its caller chose that name
+     (see hp_policy_program_names).  */
+  if (__libc_enable_secure)
+    execfn = NULL;
 
   /* Most programs are not selected: tell without opening anything
      (programs have no DT_SONAME to match).  */

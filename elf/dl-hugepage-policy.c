@@ -28,8 +28,8 @@
    /etc/ld.so.cache it is the system's configuration, not the caller's,
    and it can only move an object between page sizes.
 
-   Cost: one open that fails with ENOENT where there is no file; else
-   open, fstat, read and close, and, only if the file has `program'
+   Cost: one stat that fails with ENOENT where there is no file; else
+   stat, open, fstat, read and close, and, only if the file has `program'
    blocks, a readlink of the program's name (and getcwd if the name is
    relative).  The file is parsed in
    memory without any allocation beyond its own bytes and the joined
@@ -53,16 +53,36 @@ struct hp_policy _dl_hugepage_policy_file;
 static size_t
 hp_policy_read (char **bufp)
 {
-  int fd = __open64_nocancel (HP_CONF_FILE, O_RDONLY | O_CLOEXEC);
+  /* Only a regular file is opened at all: a FIFO would block the open
+     (and every program with it) and a device may act on being opened.
+     The stat costs nothing where there is no file (it replaces the
+     open that fails).  Symbolic links are followed: only root can put
+     one at HP_CONF_FILE, and the file they lead to must pass the same
+     checks on the descriptor.  O_NONBLOCK and O_NOCTTY cover a file
+     swapped in between.  */
+  struct __stat64_t64 st;
+  if (__stat64_time64 (HP_CONF_FILE, &st) != 0 || !S_ISREG (st.st_mode))
+    {
+      if (hp_debug ())
+	{
+	  if (errno == ENOENT)
+	    _dl_debug_printf ("hugepages: %s: none\n", HP_CONF_FILE);
+	  else
+	    _dl_debug_printf ("hugepages: %s ignored: %s\n", HP_CONF_FILE,
+			      S_ISREG (st.st_mode) ? "stat failed"
+			      : "not a regular file");
+	}
+      return 0;
+    }
+  int fd = __open64_nocancel (HP_CONF_FILE, O_RDONLY | O_NONBLOCK
+			      | O_NOCTTY | O_CLOEXEC);
   if (fd < 0)
     {
       if (hp_debug ())
 	_dl_debug_printf ("hugepages: %s: %s\n", HP_CONF_FILE,
-			  errno == ENOENT ? "none"
-			  : _dl_hugepage_errno_name (errno));
+			  _dl_hugepage_errno_name (errno));
       return 0;
     }
-  struct __stat64_t64 st;
   const char *why = NULL;
   char *buf = NULL;
   ssize_t n = 0;
@@ -100,18 +120,50 @@ hp_policy_read (char **bufp)
   return n;
 }
 
-/* The names a `program' line is matched against: the name the main
-   program was run by (PROGRAM, the file ld.so was given to run, or
-   NULL: AT_EXECFN, the name the kernel was given), that name made
-   absolute, and what it names after following symbolic links (up to
-   eight, resolved lexically).  /proc is not used: a readlink there
-   costs a process more than the whole file.  Fills NAMES from the
-   buffers BUF[0..2] and returns how many.  */
+/* The real path of the program the kernel executed, from
+   /proc/self/exe, into BUF: BUF, or NULL without /proc.  */
+static const char *
+hp_policy_exe (char buf[4096])
+{
+  ssize_t len = __readlink ("/proc/self/exe", buf, 4095);
+  if (len <= 0 || buf[0] != '/')
+    return NULL;
+  buf[len] = '\0';
+  return buf;
+}
+
+/* The names a `program' line is matched against.  Fills NAMES from the
+   buffers BUF[0..2] and returns how many.
+
+   An AT_SECURE program is known only by what the kernel executed: its
+   real path, as /proc/self/exe gives it (every symbolic link, `.' and
+   `..' resolved by the kernel).  Its caller chose every other name:
+   AT_EXECFN is the path given to execve, so `/path//prog',
+   `/path/./prog', a linked directory or a symbolic link named after
+   another program would otherwise pick the block, and an opt-out
+   written for the program must hold however it is run.  Without /proc
+   it has no name, and no block applies to it.
+
+   Other programs: the name they were run by (PROGRAM, the file ld.so
+   was given to run, or NULL: AT_EXECFN), so that a block can name a
+   link such as python3; that name made absolute and normal (no `//',
+   `.' or `..'); and their real path: /proc/self/exe for a program the
+   kernel executed (so that /bin/x on a merged /usr matches a block
+   for /usr/bin/x), else PROGRAM after the symbolic links of its last
+   component (up to eight, resolved lexically).  The readlink costs a
+   few microseconds, and only processes of a file with blocks.  */
 static size_t
 hp_policy_program_names (const char *program, const char *names[3],
 			 char buf[3][4096])
 {
   size_t n = 0;
+  if (__libc_enable_secure)
+    {
+      if (hp_policy_exe (buf[0]) != NULL)
+	names[n++] = buf[0];
+      return n;
+    }
+
   const char *name = program;
   if (name == NULL)
     for (ElfW(auxv_t) *av = GLRO(dl_auxv);
@@ -122,11 +174,11 @@ hp_policy_program_names (const char *program, const char *names[3],
     return 0;
   names[n++] = name;
 
-  /* Made absolute.  */
-  const char *cur = name;
+  /* Made absolute and normal.  */
+  char cwd[4096];
+  const char *dir = NULL;
   if (name[0] != '/')
     {
-      char cwd[4096];
       long int len = INTERNAL_SYSCALL_CALL (getcwd, cwd, sizeof cwd);
       if (len <= 1 || cwd[0] != '/')
 	return n;
@@ -136,9 +188,19 @@ hp_policy_program_names (const char *program, const char *names[3],
 	return n;
       cwd[l] = '/';
       cwd[l + 1] = '\0';
-      if (!_dl_hugepage_link_path (cwd, name, buf[0], sizeof buf[0]))
-	return n;
-      cur = names[n++] = buf[0];
+      dir = cwd;
+    }
+  if (!_dl_hugepage_link_path (dir, name, buf[0], sizeof buf[0]))
+    return n;
+  const char *cur = buf[0];
+  if (strcmp (cur, name) != 0)
+    names[n++] = cur;
+
+  if (program == NULL)
+    {
+      if (hp_policy_exe (buf[1]) != NULL && strcmp (buf[1], cur) != 0)
+	names[n++] = buf[1];
+      return n;
     }
 
   /* Symbolic links.  */
@@ -192,7 +254,8 @@ _dl_hugepage_policy_load (const char *program, struct hp_conf_settings *s)
       free (buf);
       return false;
     }
-  _dl_hugepage_conf_resolve (buf, len, names, nnames, s, libs);
+  _dl_hugepage_conf_resolve (buf, len, names, nnames, __libc_enable_secure,
+			     s, libs);
   pf->buf = buf;
   pf->len = len;
   pf->libs = libs;

@@ -90,6 +90,35 @@ probe dir
 expect dir "a directory: ignored" no "ignored: not a regular file"
 rmdir "$CONF"
 
+# Special files: a FIFO would block the open, and with it every program
+# (and root's tools); a device must not even be opened.  As the file
+# itself and behind a symbolic link.
+specials () {
+  local what=$1 ok=yes out
+  for who in root nobody; do
+    if [ $who = root ]; then
+      out=$(LD_DEBUG=hugepages timeout 10 "$HUGELD_LDSO" /bin/true 2>&1)
+    else
+      out=$(setpriv --reuid=65534 --regid=65534 --clear-groups env LD_DEBUG=hugepages \
+            timeout 10 "$HUGELD_LDSO" /bin/true 2>&1)
+    fi
+    [ $? = 0 ] && echo "$out" | grep -q "hugeld.conf ignored: not a regular file" \
+      || { ok=no; fail "$what: /bin/true as $who" "$(echo "$out" | grep -m2 'hugeld.conf\|Terminated' | tr '\n' ' ') (exit or timeout)"; }
+  done
+  out=$(timeout 20 "$H" config check 2>&1 < /dev/null)
+  local rc=$?
+  [ $rc != 124 ] && echo "$out" | grep -q "$CONF" \
+    || { ok=no; fail "$what: hugeld config check" "exit $rc: $(echo "$out" | head -2 | tr '\n' ' ')"; }
+  [ $ok = yes ] && pass "$what: /bin/true (root, nobody) runs at once and says why the file is ignored; hugeld config check names it ($(echo "$out" | grep -m1 "$CONF"))"
+}
+rm -f "$CONF"; mkfifo -m 644 "$CONF"
+specials "a FIFO as the policy file"
+rm -f "$CONF"; mkfifo -m 644 "$TEST_TMP/fifo"; ln -s "$TEST_TMP/fifo" "$CONF"
+specials "a symbolic link to a FIFO as the policy file"
+rm -f "$CONF"; ln -s /dev/zero "$CONF"
+specials "a symbolic link to a device as the policy file"
+rm -f "$CONF"
+
 conf 644 'libs libvalue.so\nsegments text\nlibz libfoo.so\n'
 probe badline
 expect badline "a line that does not parse voids the whole file" no \
@@ -149,7 +178,7 @@ if command -v setpriv > /dev/null; then
   sprobe () {
     local n=$TEST_TMP/$1; shift
     rm -f "$n.stop"; : > "$n.out"; chmod 666 "$n.out"
-    setpriv --reuid=65534 --regid=65534 --clear-groups env "$@" HOLD_UNTIL="$n.stop" "$B/suid-hold" "$LIB" < /dev/null > "$n.out" 2>&1 &
+    setpriv --reuid=65534 --regid=65534 --clear-groups env "$@" HOLD_UNTIL="$n.stop" "${SPROG:-$B/suid-hold}" "$LIB" < /dev/null > "$n.out" 2>&1 &
     local pid=$!
     for _ in $(seq 100); do grep -q '^ready' "$n.out" 2>/dev/null && break; sleep 0.1; done
     huge_kb "$pid" > "$n.huge"
@@ -159,9 +188,40 @@ if command -v setpriv > /dev/null; then
   rm -f "$CONF"
   sprobe suidvar LD_HUGEPAGE_LIBS=libvalue.so
   expect suidvar "setuid program: LD_HUGEPAGE_LIBS ignored" no
+  # The global lines are for ordinary programs: an AT_SECURE program
+  # gets only what a block naming it says.
   conf 644 'libs libvalue.so\n'
+  sprobe suidglobal
+  expect suidglobal "setuid program: the file's global libs do not apply to it" no
+  conf 644 "program $B/suid-hold\n  libs libvalue.so\n"
   sprobe suidfile
-  expect suidfile "setuid program: the root-owned file applies" yes
+  expect suidfile "setuid program: the root-owned file's block for it applies" yes
+
+  # Its block is matched on the file the kernel ran, never on the name
+  # its caller chose: every way of naming it finds its own block (and
+  # no other), and an opt-out holds however it is run.
+  ln -sfn "$B" "$TEST_TMP/dirlink"
+  ln -sf suid-hold "$B/python3"
+  names=("$B//suid-hold" "$B/./suid-hold" "$TEST_TMP/dirlink/suid-hold"
+         "$B/../bin/suid-hold")
+  ok=0
+  for n in "${names[@]}"; do
+    SPROG=$n sprobe suidname
+    [ "$(got suidname huge)" -ge 2048 ] && [ "$(got suidname value)" = 1 ] \
+      && ok=$((ok + 1))
+  done
+  [ $ok = ${#names[@]} ] \
+    && pass "setuid program run as //, /./, through a linked directory, ..: its own block applies (by its real path)" \
+    || fail "setuid program names: own block" "$ok of ${#names[@]} names got it"
+  conf 644 "libs libvalue.so\nprogram $B/suid-hold\n  libs none\nprogram python3\n  libs libvalue.so\n  segments all\n  backing private\n"
+  bad=
+  for n in "${names[@]}" "$B/python3"; do
+    SPROG=$n sprobe suidopt
+    [ "$(got suidopt huge)" = 0 ] && [ "$(got suidopt value)" = 1 ] || bad="$bad $n($(got suidopt huge) kB)"
+  done
+  [ -z "$bad" ] \
+    && pass "setuid program with \`libs none': the opt-out holds as //, /./, a linked directory, .. and a link named python3 (another block's name)" \
+    || fail "setuid opt-out" "huge pages when run as:$bad"
 else
   skip "setuid program" "no setpriv"
 fi

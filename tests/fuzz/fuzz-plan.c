@@ -114,14 +114,16 @@ fuzz_conf_text (const char *text, size_t size)
       char *libs = malloc (2 * size + 2), *libs2 = malloc (2 * size + 2);
       if (libs == NULL || libs2 == NULL)
 	abort ();
-      _dl_hugepage_conf_resolve (text, size, nm, nn, &s, libs);
-      _dl_hugepage_conf_resolve (text, size, nm, nn, &s2, libs2);
+      bool secure = k == 1;
+      _dl_hugepage_conf_resolve (text, size, nm, nn, secure, &s, libs);
+      _dl_hugepage_conf_resolve (text, size, nm, nn, secure, &s2, libs2);
       if (s.libslen > size || strlen (libs) != s.libslen
 	  || strcmp (libs, libs2) != 0 || memcmp (&s, &s2, sizeof s) != 0
 	  || s.libs_line > nlines || s.segments_line > nlines
 	  || s.backing_line > nlines || s.block_line > nlines
 	  || (s.libslen > 0 && s.libs_line == 0)
 	  || s.nbackings > HP_NBACKINGS
+	  || (secure && s.block_line == 0 && s.libslen != 0)
 	  || (s.kinds & ~HP_KIND_ALL) != 0)
 	abort ();
       if (s.libslen > 0 && !counted)

@@ -25,8 +25,8 @@ resolve (const char *text, const char *name, struct hp_conf_settings *s,
 	 char *libs)
 {
   const char *names[1] = { name };
-  _dl_hugepage_conf_resolve (text, strlen (text), names, name != NULL, s,
-			     libs);
+  _dl_hugepage_conf_resolve (text, strlen (text), names, name != NULL, false,
+			     s, libs);
 }
 
 static void
@@ -195,12 +195,27 @@ test_programs (void)
   /* Either name matches: the one it was run by or its real path.  */
   const char *names[2] = { "/usr/bin/clang-14",
 			   "/usr/lib/llvm-14/bin/clang" };
-  _dl_hugepage_conf_resolve (text, strlen (text), names, 2, &s, libs);
+  _dl_hugepage_conf_resolve (text, strlen (text), names, 2, false, &s, libs);
   CHECK (s.block_line == 8, "two names: block %u", s.block_line);
   CHECK (_dl_hugepage_conf_program_matches ("/usr/lib/*", 10, names, 2),
 	 "program matches by real path");
   CHECK (!_dl_hugepage_conf_program_matches ("clang-1", 7, names, 2),
 	 "program: basename is whole");
+
+  /* An AT_SECURE program: nothing from the global lines.  */
+  const char *mdb[1] = { "/usr/sbin/mariadbd" };
+  _dl_hugepage_conf_resolve (text, strlen (text), mdb, 1, true, &s, libs);
+  CHECK (s.block_line == 3 && strcmp (libs, "mariadbd:libcrypto.so*") == 0
+	 && s.segments_line == 5 && s.backing_line == 0,
+	 "secure: the block's own lines (%s)", libs);
+  _dl_hugepage_conf_resolve (text, strlen (text), names, 2, true, &s, libs);
+  CHECK (s.block_line == 8 && s.libslen == 0 && libs[0] == '\0'
+	 && s.segments_line == 0 && s.backing_line == 9,
+	 "secure: a block without libs selects nothing (%s)", libs);
+  const char *other[1] = { "/usr/bin/other" };
+  _dl_hugepage_conf_resolve (text, strlen (text), other, 1, true, &s, libs);
+  CHECK (s.block_line == 0 && s.libslen == 0 && s.segments_line == 0
+	 && s.backing_line == 0, "secure: no block, nothing (%s)", libs);
 }
 
 static void
