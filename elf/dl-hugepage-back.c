@@ -23,8 +23,11 @@
    hugetlbfs cache (dl-hugepage-cache.h), which `hugeld cache add'
    filled.  Every process maps the same huge pages, no pool page is
    taken and nothing is copied: start-up costs a few opens and an mmap.
-   An entry is used only if it was made from exactly this file (device,
-   inode, size, mtime, ctime and build ID are in its name) and only if
+   An entry is used only if it was made from exactly this file (inode,
+   size, mtime, ctime and build ID are in its name, the device in a
+   file next to its zones) or holds exactly its bytes (compared when
+   the device differs, as for a file seen through overlayfs: see
+   dl-hugepage-cache.h), and only if
    ld.so can trust it: every directory and file on the way is owned by
    root and writable by nobody else, none is a symbolic link, and the
    zone file is on a hugetlbfs of 2 MiB pages and has the zone's size.
@@ -63,7 +66,8 @@ static int
 hp_openat (int dirfd, const char *name, int flags)
 {
   int r = INTERNAL_SYSCALL_CALL (openat, dirfd, name,
-				 flags | O_RDONLY | O_NOFOLLOW | O_CLOEXEC, 0);
+				 flags | O_RDONLY | O_NOFOLLOW | O_NONBLOCK
+				 | O_NOCTTY | O_CLOEXEC, 0);
   if (INTERNAL_SYSCALL_ERROR_P (r))
     {
       __set_errno (INTERNAL_SYSCALL_ERRNO (r));
@@ -160,6 +164,7 @@ hp_cache_open (struct hp_object_state *c, int fd)
   c->looked = true;
   c->dirfd = -1;
   c->err = 0;
+  c->verify = false;
   struct hp_identity id;
   if (!hp_identity (fd, &id))
     {
@@ -182,6 +187,18 @@ hp_cache_open (struct hp_object_state *c, int fd)
 			  "stale cache entry (the file changed after "
 			  "`hugeld cache add')");
   __close_nocancel (ino);
+  if (c->dirfd < 0)
+    return;
+
+  /* The inode number and times say nothing across file systems
+     (dl-hugepage-cache.h): unless the entry was made on this file's
+     device, its bytes are compared before they are used.  */
+  _dl_hugepage_cache_device_name (&id, name);
+  int dev = hp_openat (c->dirfd, name, 0);
+  struct __stat64_t64 st;
+  c->verify = dev < 0 || hp_untrusted (dev, false, &st) != NULL;
+  if (dev >= 0)
+    __close_nocancel (dev);
 }
 
 void
@@ -191,6 +208,7 @@ _dl_hugepage_cache_done (struct hp_object_state *c)
     __close_nocancel (c->dirfd);
   c->dirfd = -1;
   c->looked = false;
+  c->verify = false;
   c->thp_advised = false;
 }
 
@@ -290,23 +308,30 @@ _dl_hugepage_shared_zone (struct hp_object_state *c, const struct hp_zone *z,
 	  *err = errno;
 	  *what = "mmap of the cache file";
 	}
-      else if (verify
+      else if ((verify || c->verify)
 	       && memcmp ((char *) tmp + (z->copy_start - z->start),
 			  (void *) (l_addr + z->copy_start), z->copy_need) != 0)
 	{
-	  *err = EBUSY;
-	  *what = "compare (the mapped code differs from the cached code: "
-		  "debugger breakpoints or uprobes)";
+	  *err = c->verify ? 0 : EBUSY;
+	  *what = (c->verify
+		   ? "the file's bytes differ from the cache entry's (made "
+		     "on another file system from a file with the same "
+		     "inode number and times)"
+		   : "compare (the mapped code differs from the cached code: "
+		     "debugger breakpoints or uprobes)");
 	  __munmap (tmp, len);
 	}
       else
 	o = _dl_hugepage_move_zone (tmp, z, l_addr, fd, err, what);
     }
-  else if (verify)
+  else if (verify || c->verify)
     {
       *err = 0;
-      *what = "the kernel cannot move huge page mappings, and the program's "
-	      "code must be compared first";
+      *what = (c->verify
+	       ? "the entry was made on another file system and the kernel "
+		 "cannot move huge page mappings, which comparing it needs"
+	       : "the kernel cannot move huge page mappings, and the "
+		 "program's code must be compared first");
     }
   else
     {

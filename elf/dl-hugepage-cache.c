@@ -238,6 +238,15 @@ _dl_hugepage_cache_inode_name (const struct hp_identity *id,
 }
 
 void
+_dl_hugepage_cache_device_name (const struct hp_identity *id,
+				char name[HP_CACHE_NAME_MAX])
+{
+  size_t pos = 0;
+  hp_put_str (name, &pos, "dev-");
+  hp_put_hex (name, &pos, id->dev);
+}
+
+void
 _dl_hugepage_cache_version_name (const struct hp_identity *id,
 				 char name[HP_CACHE_NAME_MAX])
 {

@@ -37,30 +37,37 @@
    directories ending in an empty file (hugetlbfs has no symbolic
    links); only the hugeld command reads it.
 
-   The device number is not part of the name, so that one entry serves
-   a file whatever mount it is seen through.  An image layer's file
-   seen through overlayfs has the overlay mount's device number (each
-   container's mount has its own, and on current kernels /proc/PID/maps
-   shows that one too), but its own inode number, size, mtime and
-   ctime (layers on one file system, as container runtimes lay them
-   out; with layers on several, xino changes the high bits of the
-   inode number and the views then share entries only among
-   themselves); bind mounts keep the device.  Nothing forgeable makes
-   a file match an entry it was not made from:
-   - On one file system, the inode number and the ctime (nanoseconds)
-     name one state of one inode.  The kernel sets ctime to the current
-     time on every change of the inode, data or metadata, and no system
-     call sets it otherwise; only setting the clock back, which needs
-     CAP_SYS_TIME in the initial namespace, could repeat one.  A file a
-     container changed is a copy-up: a new upper inode with its own
-     ctime, so never the layer's entry.
-   - Across file systems, someone who controls one (FUSE, or a user
-     namespace's mount) can report any inode number, times, size and
-     build ID.  What that buys is that their own processes map the
-     bytes root put in the cache, which everybody may read and which
-     root chose to trust, instead of their file's: nothing they could
-     not run anyway, and no other user's process is affected, since
-     entries are only ever made by root from files root names.  */
+   Which file an entry serves (the rule, and why it is sound):
+   - The name holds what names one state of one inode on one file
+     system: the inode number and the ctime in nanoseconds (the kernel
+     sets ctime to the current time on every change of the inode, and
+     no system call sets it otherwise), with the size, mtime and build
+     ID as a cheap check.  All of these are what a file system reports,
+     and a file system image (ext4, squashfs, erofs, FUSE, a USB stick)
+     reports whatever its author wrote: across file systems they prove
+     nothing.
+   - So the device the entry was made from is part of the key, in an
+     empty file of the version directory named by it ("dev-<dev>").
+     A device number names one mounted file system, and no image can
+     choose it.  Bind mounts keep it, so they share the entry.
+   - To any other file ld.so serves the entry only after comparing the
+     bytes: it maps the entry's zone aside and moves it into place only
+     if it equals what is mapped from the file
+     (_dl_hugepage_shared_zone's VERIFY).  That is how a file seen
+     through overlayfs is served: it has the overlay mount's device
+     (every container's mount has its own) but the layer file's inode
+     number and times, so every container, and the layer's own file,
+     finds the one entry, and uses it if the bytes are the same.  An
+     entry made through overlayfs records no device, so it is always
+     compared.  A copy-up is a new inode and finds no entry; a file
+     that differs is never served.
+   - What is left: a device number is reused after an unmount.  A file
+     system mounted later on the same number with a file of the same
+     inode number, ctime nanoseconds, size, mtime and build ID as an
+     entry made from the unmounted one would be served that entry
+     without a compare.  Only root makes entries, `hugeld cache sync'
+     and `prune' drop those whose source is gone, and hugetlbfs
+     forgets them all at reboot.  */
 
 #include "dl-hugepage-plan.h"
 
@@ -167,7 +174,7 @@ void _dl_hugepage_read_build_id (struct hp_identity *id,
 #define HP_CACHE_NAME_MAX 256
 
 /* The name of the directory of the file's inode ("i<ino>", hex; the
-   device is left out, see above).  */
+   device is in the version directory, see above).  */
 void _dl_hugepage_cache_inode_name (const struct hp_identity *id,
 				    char name[HP_CACHE_NAME_MAX]);
 
@@ -175,6 +182,11 @@ void _dl_hugepage_cache_inode_name (const struct hp_identity *id,
    ("<size>-<mtime>.<ns>-<ctime>.<ns>-<build id or none>", hex).  */
 void _dl_hugepage_cache_version_name (const struct hp_identity *id,
 				      char name[HP_CACHE_NAME_MAX]);
+
+/* The name of the empty file in the version directory that says the
+   entry was made from a file on ID's device ("dev-<dev>", hex).  */
+void _dl_hugepage_cache_device_name (const struct hp_identity *id,
+				     char name[HP_CACHE_NAME_MAX]);
 
 /* The name of the file of zone Z for load bias BIAS
    ("<kind>-<bias mod huge page>-<start>-<end>", hex).  */

@@ -38,6 +38,8 @@ struct hp_object_state
 {
   bool thp_advised;
   bool looked;
+  bool verify;			/* Compare the bytes before using them
+				   (made on another device).  */
   int dirfd;			/* The version directory, or -1.  */
   int err;			/* Why not: an errno value or 0 ...  */
   const char *why;		/* ... and what.  */

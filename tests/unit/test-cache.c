@@ -120,6 +120,13 @@ test_names (void)
   char other[HP_CACHE_NAME_MAX];
   _dl_hugepage_cache_inode_name (&id, other);
   CHECK (strcmp (name, other) == 0, "inode through another mount %s", other);
+  /* ... but the device is what the entry is for.  */
+  _dl_hugepage_cache_device_name (&id, name);
+  CHECK (strcmp (name, "dev-27") == 0, "device %s", name);
+  id.dev = 0xfe00;
+  _dl_hugepage_cache_device_name (&id, name);
+  CHECK (strcmp (name, "dev-fe00") == 0, "device %s", name);
+  _dl_hugepage_cache_inode_name (&id, name);
   _dl_hugepage_cache_version_name (&id, name);
   CHECK (strcmp (name, "2bed548-6b0476fb.4dd9639-6b047872.0-512a0f") == 0,
 	 "version %s", name);
