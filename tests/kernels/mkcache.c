@@ -78,6 +78,14 @@ main (int argc, char **argv)
   if (mkdir (path, 0755) != 0 && errno != EEXIST)
     die (path);
   size_t dirlen = strlen (path);
+  /* The device it was made on (without it ld.so compares the bytes
+     first, which needs a kernel that can move hugetlb mappings).  */
+  path[dirlen] = '/';
+  _dl_hugepage_cache_device_name (&id, path + dirlen + 1);
+  int dfd = open (path, O_WRONLY | O_CREAT | O_TRUNC, 0444);
+  if (dfd < 0)
+    die (path);
+  close (dfd);
   unsigned long pages = 0;
   for (size_t i = 0; i < plan.nzones; ++i)
     {
