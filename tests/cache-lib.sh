@@ -14,6 +14,9 @@ L=$TEST_TMP/lib
 
 cache_test_setup () {
   mkdir -p "$B" "$L"
+  # cache add caches only what others can read through its path (the
+  # cache is readable by all): TEST_TMP is made 0700.
+  chmod 755 "$TEST_TMP" "$B" "$L"
   cc -O2 -Wall -Werror -o "$B/hold" "$HUGELD_TOP/tests/cache/hold.c" -ldl \
     || { fail "build hold" ""; return 1; }
   local v

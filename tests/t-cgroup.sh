@@ -219,6 +219,8 @@ fi
 # taken from the pool or charged to the cgroup.
 if [ -x "$H" ]; then
   cache_remember_mount
+  # Only what others can read through its path is cached.
+  chmod 755 "$TEST_TMP" "$T" "$L2"
   if "$H" cache add "$L2/libbig.so" > "$T/add.out" 2>&1; then
     at_exit 'cleanup_cache "$L2/libbig.so"'
     cached=$(cache_pages "$L2/libbig.so")

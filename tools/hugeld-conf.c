@@ -31,8 +31,9 @@
       "cache": [{"line", "pattern"}], "pool": {"line", "value"} or null}
    where libs, segments, backing and program are what the file gives
    the program known by the NAMEs (ld.so uses the name it is run by,
-   that name made absolute, and what it names after symbolic links;
-   none: the global settings).  Every bad line is listed, not
+   that name made absolute, and its real path; for an AT_SECURE
+   program only its real path, and --secure then gives what ld.so
+   gives it; none: the global settings).  Every bad line is listed, not
    only the first.  Exit status 0 if the file could be read, else 1
    with one line on stderr.  */
 
@@ -48,6 +49,7 @@
 #include "dl-hugepage-conf.h"
 #include "dl-hugepage-plan.h"
 #include "hugeld-json.h"
+#include "hugeld-open.h"
 
 static void
 json_cstring (const char *s)
@@ -80,6 +82,7 @@ main (int argc, char **argv)
 {
   const char *names[3];
   size_t nnames = 0;
+  bool secure = false;
   int i = 1;
   for (; i < argc; ++i)
     {
@@ -92,9 +95,11 @@ main (int argc, char **argv)
 	    }
 	  names[nnames++] = argv[++i];
 	}
+      else if (strcmp (argv[i], "--secure") == 0)
+	secure = true;
       else if (strcmp (argv[i], "--help") == 0)
 	{
-	  puts ("usage: hugeld-conf [--program NAME]... FILE");
+	  puts ("usage: hugeld-conf [--program NAME]... [--secure] FILE");
 	  return 0;
 	}
       else
@@ -107,22 +112,20 @@ main (int argc, char **argv)
     }
   const char *file = argv[i];
 
-  int fd = open (file, O_RDONLY | O_CLOEXEC);
+  /* Only a regular file is opened (a FIFO would block root's tools),
+     through no other user's symbolic link (hugeld-open.c).  */
   struct stat st;
-  if (fd < 0 || fstat (fd, &st) != 0)
+  char openwhy[HUGELD_OPEN_WHY_MAX];
+  int fd = hugeld_open_regular (file, true, &st, openwhy);
+  if (fd < 0)
     {
-      fprintf (stderr, "hugeld-conf: %s: %s\n", file, strerror (errno));
+      fprintf (stderr, "hugeld-conf: %s: %s\n", file, openwhy);
       return 1;
     }
   /* The rule ld.so applies (dl-hugepage-policy.c).  */
   const char *why = _dl_hugepage_conf_distrust (S_ISREG (st.st_mode),
 						st.st_uid, st.st_mode,
 						st.st_size);
-  if (!S_ISREG (st.st_mode))
-    {
-      fprintf (stderr, "hugeld-conf: %s: not a regular file\n", file);
-      return 1;
-    }
   size_t cap = st.st_size + 1;
   char *buf = malloc (cap);
   size_t len = 0;
@@ -171,7 +174,7 @@ main (int argc, char **argv)
   char *libs = malloc (2 * len + 2);
   if (libs == NULL)
     return 1;
-  _dl_hugepage_conf_resolve (buf, len, names, nnames, &s, libs);
+  _dl_hugepage_conf_resolve (buf, len, names, nnames, secure, &s, libs);
   printf (", \"program\": ");
   if (s.block_line == 0)
     fputs ("null", stdout);

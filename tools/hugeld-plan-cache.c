@@ -24,9 +24,15 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 #include "dl-hugepage-cache.h"
 #include "hugeld-plan.h"
+
+/* statfs's f_type of overlayfs: its files' device is the mount's, not
+   that of the file system that holds their bytes, so an entry made
+   from one records no device and ld.so always compares it.  */
+#define HP_OVERLAYFS_MAGIC 0x794c7630
 
 static long int
 read_fd (void *fd, void *buf, size_t len, uint64_t offset)
@@ -34,16 +40,18 @@ read_fd (void *fd, void *buf, size_t len, uint64_t offset)
   return pread (*(int *) fd, buf, len, offset);
 }
 
-/* The identity of FILE as ld.so computes it from its descriptor.  */
+/* The identity of FILE as ld.so computes it from its descriptor, and
+   whether it is on overlayfs (ld.so then compares its bytes instead of
+   its device: dl-hugepage-cache.h).  */
 static void
-identity_of (const struct object *o, struct hp_identity *id)
+identity_of (const struct object *o, struct hp_identity *id, bool *overlay)
 {
-  int fd = open (o->file, O_RDONLY | O_CLOEXEC);
   struct stat st;
-  if (fd < 0 || fstat (fd, &st) != 0)
-    die ("%s: %m", o->file);
+  int fd = open_object (o->file, &st);
   HP_IDENTITY_SET_STAT (id, &st);
   _dl_hugepage_read_build_id (id, o->phdr, o->phnum, read_fd, &fd);
+  struct statfs sfs;
+  *overlay = fstatfs (fd, &sfs) == 0 && sfs.f_type == HP_OVERLAYFS_MAGIC;
   close (fd);
 }
 
@@ -51,10 +59,13 @@ void
 print_cache (const struct object *o, uint64_t pagesize)
 {
   struct hp_identity id;
-  identity_of (o, &id);
+  bool overlay;
+  identity_of (o, &id, &overlay);
   char inode[HP_CACHE_NAME_MAX], version[HP_CACHE_NAME_MAX];
+  char device[HP_CACHE_NAME_MAX];
   _dl_hugepage_cache_inode_name (&id, inode);
   _dl_hugepage_cache_version_name (&id, version);
+  _dl_hugepage_cache_device_name (&id, device);
 
   struct hp_settings s;
   static struct hp_plan plan;
@@ -68,10 +79,12 @@ print_cache (const struct object *o, uint64_t pagesize)
     why = _dl_hugepage_error_name (plan.error);
 
   printf (",\n   \"cache\": {\"dir\": \"%s\", \"inode\": \"%s\", "
-	  "\"version\": \"%s\",\n    \"identity\": {\"dev\": %" PRIu64
+	  "\"version\": \"%s\", \"device\": \"%s\", \"overlay\": %s,"
+	  "\n    \"identity\": {\"dev\": %" PRIu64
 	  ", \"ino\": %" PRIu64 ", \"size\": %" PRIu64 ", \"mtime_ns\": %"
 	  PRIu64 ", \"ctime_ns\": %" PRIu64 ", \"build_id\": ",
-	  HP_CACHE_DIR, inode, version, id.dev, id.ino, id.size,
+	  HP_CACHE_DIR, inode, version, device, overlay ? "true" : "false",
+	  id.dev, id.ino, id.size,
 	  id.mtime_sec * 1000000000 + id.mtime_nsec,
 	  id.ctime_sec * 1000000000 + id.ctime_nsec);
   if (id.build_id_len == 0)

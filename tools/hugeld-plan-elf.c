@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "dl-hugepage-plan.h"
+#include "hugeld-open.h"
 #include "hugeld-plan.h"
 
 void
@@ -99,20 +100,26 @@ read_dynamic (int fd, struct object *o)
     o->soname[0] = '\0';
 }
 
+bool strict_links;
+
+int
+open_object (const char *file, struct stat *st)
+{
+  char why[HUGELD_OPEN_WHY_MAX];
+  int fd = hugeld_open_regular (file, strict_links, st, why);
+  if (fd < 0)
+    die ("%s: %s", file, why);
+  return fd;
+}
+
 void
 read_object (const char *file, struct object *o)
 {
   memset (o, 0, sizeof *o);
   o->file = file;
   o->path = file;
-  int fd = open (file, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    die ("%s: %s", file, strerror (errno));
   struct stat st;
-  if (fstat (fd, &st) != 0)
-    die ("%s: %s", file, strerror (errno));
-  if (!S_ISREG (st.st_mode))
-    die ("%s: not a regular file", file);
+  int fd = open_object (file, &st);
 
   ElfW(Ehdr) eh;
   unsigned char ident[EI_NIDENT];

@@ -115,6 +115,10 @@ The planning code is the loader's own (elf/dl-hugepage-plan.c).\n\
   --no-pool           plan as ld.so does where the process can have no\n\
                       pool page (no pool, or a hugetlb cgroup that allows\n\
                       none): text at its file phase if thp is listed\n\
+  --strict-links      follow only the symbolic links that root (or the\n\
+                      caller) owns in the FILEs' paths; a FIFO, a device\n\
+                      or any other file that is not regular is never\n\
+                      opened either way\n\
   --help              this text\n", progname);
 }
 
@@ -376,7 +380,7 @@ main (int argc, char **argv)
 {
   enum { OPT_LIBS = 256, OPT_SEGMENTS, OPT_KERNEL, OPT_BIAS, OPT_ALIAS,
 	 OPT_NAME, OPT_CHECK_LIBS, OPT_CHECK_SEGMENTS, OPT_LAYOUT, OPT_CACHE,
-	 OPT_BACKING, OPT_NO_POOL, OPT_HELP };
+	 OPT_BACKING, OPT_NO_POOL, OPT_STRICT_LINKS, OPT_HELP };
   static const struct option longopts[] =
     {
       { "libs", required_argument, NULL, OPT_LIBS },
@@ -391,6 +395,7 @@ main (int argc, char **argv)
       { "cache", no_argument, NULL, OPT_CACHE },
       { "backing", required_argument, NULL, OPT_BACKING },
       { "no-pool", no_argument, NULL, OPT_NO_POOL },
+      { "strict-links", no_argument, NULL, OPT_STRICT_LINKS },
       { "help", no_argument, NULL, OPT_HELP },
       { NULL, 0, NULL, 0 }
     };
@@ -466,6 +471,9 @@ main (int argc, char **argv)
 	break;
       case OPT_NO_POOL:
 	opt.no_pool = true;
+	break;
+      case OPT_STRICT_LINKS:
+	strict_links = true;
 	break;
       case OPT_NAME:
 	if (pending_name != NULL)

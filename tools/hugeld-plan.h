@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 /* As ld.so reads them: at most this many program headers and dynamic
    entries, and a DT_SONAME shorter than this.  */
@@ -50,6 +51,15 @@ extern const char *progname;
 /* Print "PROGNAME: MESSAGE" on stderr and exit with status 1.  */
 void die (const char *fmt, ...)
   __attribute__ ((noreturn, format (printf, 1, 2)));
+
+/* --strict-links: follow only the symbolic links that root (or the
+   caller) owns in the paths of the FILEs (hugeld-open.h).  */
+extern bool strict_links;
+
+/* FILE opened for reading by hugeld_open_regular (a regular file only,
+   never blocking), its stat in *ST; dies with one line if it cannot
+   be.  */
+int open_object (const char *file, struct stat *st);
 
 /* Read the ELF object FILE into O as ld.so would see it: its type,
    program headers, PT_INTERP, DT_SONAME and text relocations.  Dies

@@ -309,10 +309,13 @@ class CacheStates(unittest.TestCase):
         for z in self.ZONES if zones is None else zones:
             e.zones[z["name"]] = (z["size"], z["size"])
         e.why = why
+        e.devices = {"dev-fe00"}
         return e
 
-    def plan(self, inode=INODE, version=VERSION, zones=None):
+    def plan(self, inode=INODE, version=VERSION, zones=None, device="dev-fe00",
+             overlay=False):
         return {"cache": {"inode": inode, "version": version,
+                          "device": device, "overlay": overlay,
                           "zones": self.ZONES if zones is None else zones}}
 
     def test_states(self):
@@ -326,6 +329,14 @@ class CacheStates(unittest.TestCase):
                          "stale: file changed")
         self.assertEqual(state(self.entry(zones=self.ZONES[:1]), self.plan()),
                          "stale: zones differ (made by another hugeld)")
+        # The same identity on another file system: not this file's
+        # entry, unless ld.so compares (overlayfs).
+        self.assertEqual(state(self.entry(), self.plan(device="dev-701")),
+                         "stale: made from a file on another file system, "
+                         "or by an older hugeld")
+        self.assertEqual(state(self.entry(),
+                               self.plan(device="dev-2a", overlay=True)),
+                         "current")
         self.assertEqual(state(self.entry(), None), "missing: file gone")
         self.assertEqual(state(self.entry(source=None), self.plan()),
                          "missing: no source recorded")

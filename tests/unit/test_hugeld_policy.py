@@ -13,7 +13,7 @@ import unittest
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(TOP, "tools"))
 
-from hugeld import cli, common, config, pathglob, plan, planner, procfs, status, sync  # noqa: E402
+from hugeld import cli, common, config, openfile, pathglob, plan, planner, procfs, status, sync  # noqa: E402
 
 
 def helper():
@@ -221,6 +221,19 @@ class PolicyCounts(unittest.TestCase):
         self.assertEqual([sync.auto_pool(n) for n in (0, 1, 5, 48, 100)],
                          [0, 10, 14, 61, 118])
 
+    def test_auto_cap(self):
+        # At most a quarter of MemTotal: 8 GiB, 1024 pages of 2 MiB.
+        import tempfile
+        with tempfile.NamedTemporaryFile("w") as f:
+            f.write("MemFree:  1 kB\nMemTotal:       8388608 kB\n")
+            f.flush()
+            self.assertEqual(sync.auto_cap(f.name), 1024)
+        with tempfile.NamedTemporaryFile("w") as f:
+            f.write("MemTotal: lots\n")
+            f.flush()
+            self.assertIsNone(sync.auto_cap(f.name))
+        self.assertIsNone(sync.auto_cap("/nonexistent/meminfo"))
+
     def obj(self, path):
         M = self.M
         return {"selected": True, "file": path, "bias": 0,
@@ -297,6 +310,80 @@ class PolicyCounts(unittest.TestCase):
         # The name the kernel ran this process by, from its own memory.
         name = procfs.execfn(os.getpid())
         self.assertTrue(name and os.path.basename(name).startswith("python"), name)
+
+
+class OpenRule(unittest.TestCase):
+    """openfile.open_regular, the rule for what root's hugeld opens
+    (tests/t-trust-tool.sh plays the attacker)."""
+
+    def test_open_regular(self):
+        import errno
+        import stat
+        import tempfile
+        opened, NotOpened = openfile.open_regular, openfile.NotOpened
+        with tempfile.TemporaryDirectory() as d:
+            os.chmod(d, 0o755)
+            lib = os.path.join(d, "lib")
+            os.mkdir(lib)
+            os.chmod(lib, 0o755)
+            f = os.path.join(lib, "libA.so.1")
+            with open(f, "w") as out:
+                out.write("x")
+            os.chmod(f, 0o644)
+            os.symlink("libA.so.1", os.path.join(lib, "libA.so"))
+            os.mkdir(os.path.join(d, "sub"))
+            os.symlink("../lib/./libA.so", os.path.join(d, "sub", "up.so"))
+            os.symlink(lib, os.path.join(d, "alias"))
+            os.mkfifo(os.path.join(d, "fifo"))
+            os.symlink("/dev/null", os.path.join(d, "null"))
+            os.symlink("loop", os.path.join(d, "loop"))
+            real = os.path.realpath(f)
+            for p in ("sub/up.so", "alias/libA.so", "alias/../lib/libA.so.1",
+                      "sub/../sub/./up.so"):
+                with opened(os.path.join(d, p)) as o:
+                    self.assertEqual((o.real, o.dirs[-1][0], o.st.st_size),
+                                     (real, os.path.dirname(real), 1))
+                    self.assertEqual(os.read(o.fd, 10), b"x")
+            for p, why in (
+                    ("fifo", "not a regular file (a FIFO)"),
+                    ("null", "not a regular file (a character device)"),
+                    ("lib", "not a regular file (a directory)"),
+                    ("loop", os.strerror(errno.ELOOP)),
+                    ("nothing", os.strerror(errno.ENOENT)),
+                    ("alias/libA.so.1/x", os.strerror(errno.ENOTDIR))):
+                for trusted in (True, False):
+                    with self.assertRaises(NotOpened) as cm:
+                        opened(os.path.join(d, p), trusted)
+                    self.assertEqual(str(cm.exception), why)
+            # Others could not read it through its path.
+            with opened(f) as o:
+                searchable = all(st.st_mode & stat.S_IXOTH
+                                 for _, st in o.dirs)
+            if searchable:
+                os.chmod(f, 0o600)
+                with opened(f) as o:
+                    self.assertEqual(openfile.hidden_by(o), "not readable by "
+                                     "others (mode 0600)")
+                os.chmod(f, 0o644)
+                os.chmod(lib, 0o711)
+                with opened(os.path.join(d, "sub/up.so")) as o:
+                    self.assertIsNone(openfile.hidden_by(o))
+                os.chmod(lib, 0o700)
+                with opened(os.path.join(d, "sub/up.so")) as o:
+                    self.assertEqual(openfile.hidden_by(o), "its directory %s "
+                                     "is not searchable by others (mode "
+                                     "0700)" % os.path.dirname(real))
+                os.chmod(lib, 0o755)
+            # Another user's link: not followed, unless it is ours.
+            if os.geteuid() == 0:
+                os.lchown(os.path.join(d, "alias"), 1, -1)
+                with self.assertRaises(NotOpened) as cm:
+                    opened(os.path.join(d, "alias/libA.so"))
+                self.assertRegex(str(cm.exception), r"^not followed: the "
+                                 r"symbolic link .*/alias is owned by \S+ "
+                                 r"\(uid 1\), not by root$")
+                with opened(os.path.join(d, "alias/libA.so"), False) as o:
+                    self.assertEqual(o.st.st_size, 1)
 
 
 if __name__ == "__main__":

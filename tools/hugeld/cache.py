@@ -31,13 +31,13 @@ import fcntl
 import json
 import mmap
 import os
-import stat
 import sys
 
 from . import cachedir
 from .cachedir import CACHE_DIR, TMP, open_dir
 from .common import Error, HUGE, UsageError, mib, plural, table
-from .planner import helper_objects, plan_each
+from .openfile import NotOpened, hidden_by, open_regular
+from .planner import helper_objects
 from .pool import pool_info
 
 CHUNK = 8 << 20
@@ -150,25 +150,79 @@ def open_inode_dir(top, name, what):
         what, CACHE_DIR, name))
 
 
-def version_ok(inodefd, c):
-    """Whether the entry C names is there, complete and trusted."""
+def same_bytes(fd, c, src):
+    """Whether the zone files of the entry directory FD hold what the
+    file open as SRC has where ld.so would map it."""
+    for z in c["zones"]:
+        zfd = os.open(z["name"], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK |
+                      os.O_CLOEXEC, dir_fd=fd)
+        try:
+            m = mmap.mmap(zfd, z["size"], flags=mmap.MAP_SHARED,
+                          prot=mmap.PROT_READ)
+        finally:
+            os.close(zfd)
+        try:
+            done = 0
+            while done < z["copy_len"]:
+                n = min(CHUNK, z["copy_len"] - done)
+                a = z["copy_offset"] + done
+                if os.pread(src, n, z["fileoff"] + done) != m[a:a + n]:
+                    return False
+                done += n
+        finally:
+            m.close()
+    return True
+
+
+def mark_device(fd, c):
+    """Record in the entry directory FD the device of the file C was
+    planned from: ld.so serves the entry without comparing only to
+    files on that device (elf/dl-hugepage-cache.h)."""
+    try:
+        os.close(os.open(c["device"], os.O_WRONLY | os.O_CREAT | os.O_EXCL |
+                         os.O_NOFOLLOW | os.O_CLOEXEC, 0o444, dir_fd=fd))
+    except FileExistsError:
+        pass
+
+
+def entry_match(inodefd, c, src):
+    """What the version directory of C holds for the file open as SRC:
+    None (no complete, trusted entry), "same" (made from this file, or
+    holding its bytes), or "other" (another file's, on another file
+    system, with the same inode number, times and build ID).  An entry
+    whose bytes are compared equal gets this file's device recorded."""
     try:
         fd = open_dir(inodefd, c["version"])
     except OSError:
-        return False
+        return None
     try:
         if cachedir.untrusted(os.fstat(fd), True):
-            return False
+            return None
         for z in c["zones"]:
             try:
                 st = os.stat(z["name"], dir_fd=fd, follow_symlinks=False)
             except OSError:
-                return False
+                return None
             if cachedir.untrusted(st, False) or st.st_size != z["size"]:
-                return False
-        return True
+                return None
+        if not c["overlay"] and c["device"] in os.listdir(fd):
+            return "same"
+        if not same_bytes(fd, c, src):
+            return "other"
+        if not c["overlay"]:
+            mark_device(fd, c)
+        return "same"
     finally:
         os.close(fd)
+
+
+def collision(name, inodefd, c):
+    return Error("%s: not cached: %s/%s/%s was made from another file (%s) "
+                 "with the same inode number, size, times and build ID, on "
+                 "another file system; ld.so serves it only to that file "
+                 "(remove it first: hugeld cache remove)" % (
+                     name, CACHE_DIR, c["inode"], c["version"],
+                     version_source(inodefd, c["version"]) or "unknown"))
 
 
 def add_one(top, name, o):
@@ -178,19 +232,18 @@ def add_one(top, name, o):
     if c["why_not"]:
         raise Error("%s: not cached: %s" % (name, c["why_not"]))
     try:
-        src = os.open(name, os.O_RDONLY | os.O_CLOEXEC)
-    except OSError as e:
-        raise Error("%s: not cached: %s" % (name, e.strerror))
+        f = open_regular(name)
+    except NotOpened as e:
+        raise Error("%s: not cached: %s" % (name, e))
+    src, st = f.fd, f.st
     try:
-        st = os.fstat(src)
-        if not stat.S_ISREG(st.st_mode):
-            raise Error("%s: not cached: not a regular file" % name)
-        # Everybody can read the cache (ld.so runs as every user): only
-        # what everybody can read anyway goes there.
-        if not st.st_mode & stat.S_IROTH:
-            raise Error("%s: not cached: not readable by others (mode %04o), "
-                        "and everybody could read its cache entry"
-                        % (name, stat.S_IMODE(st.st_mode)))
+        # Everybody can read the cache (ld.so runs as every user), the
+        # bytes and the path under source/: only what everybody can
+        # read anyway goes there, through its real path.
+        hidden = hidden_by(f)
+        if hidden:
+            raise Error("%s: not cached: %s, and everybody could read its "
+                        "cache entry" % (name, hidden))
         if not same_file(st, c["identity"]):
             raise Error("%s: not cached: it changed while it was planned; "
                         "try again" % name)
@@ -206,7 +259,7 @@ def add_one(top, name, o):
                 # Nothing left behind: not even the directory we made.
                 cachedir.remove_empty_inode(top, c["inode"])
     finally:
-        os.close(src)
+        f.close()
 
 
 def version_source(inodefd, version):
@@ -228,8 +281,11 @@ def build(inodefd, name, src, c):
         by[z["kind"]] = by.get(z["kind"], 0) + z["size"] // HUGE
     pages = sum(by.values())
     where = "%s/%s/%s" % (CACHE_DIR, c["inode"], c["version"])
-    if version_ok(inodefd, c):
+    match = entry_match(inodefd, c, src)
+    if match == "same":
         return "%s: already cached" % name
+    if match == "other":
+        raise collision(name, inodefd, c)
     tmp = "%s%s-%d" % (TMP, c["version"], os.getpid())
     try:
         os.mkdir(tmp, 0o700, dir_fd=inodefd)
@@ -245,6 +301,8 @@ def build(inodefd, name, src, c):
         try:
             for z in c["zones"]:
                 fill_zone(tfd, z, src, name)
+            if not c["overlay"]:
+                mark_device(tfd, c)
         except PoolTooSmall:
             cachedir.remove_name(inodefd, tmp)
             p = pool_info() or {"free": 0, "total": 0}
@@ -261,12 +319,15 @@ def build(inodefd, name, src, c):
             raise Error("%s: not cached: it changed while it was copied; "
                         "try again" % name)
         os.fchmod(tfd, 0o755)
-        if not version_ok(inodefd, c):
+        match = entry_match(inodefd, c, src)
+        if match is None:
             # An incomplete or untrusted one (another hugeld's): away.
             try:
                 cachedir.remove_name(inodefd, c["version"])
             except FileNotFoundError:
                 pass
+        elif match == "other":
+            raise collision(name, inodefd, c)
         try:
             os.rename(tmp, c["version"], src_dir_fd=inodefd,
                       dst_dir_fd=inodefd)
@@ -313,7 +374,7 @@ def cache_add(args):
     failed = False
     try:
         for name, (o, err) in zip(args.files, helper_objects(
-                ["--cache"], args.files)):
+                cachedir.PLAN_ARGS, args.files)):
             try:
                 if o is None:
                     raise Error("%s: not cached: %s" % (name, err))
@@ -338,7 +399,7 @@ def scan_states():
     except OSError as e:
         os.close(top)
         raise Error("cannot read %s: %s" % (CACHE_DIR, e.strerror))
-    return top, cachedir.states(entries, plan_each), empty
+    return top, cachedir.states(entries, helper_objects), empty
 
 
 def summarize_entries(entries):
@@ -349,16 +410,20 @@ def summarize_entries(entries):
     stale = [e for e in entries if e.state not in cachedir.KEEP]
     return {"entries": len([e for e in entries if not e.tmp]),
             "pages": sum(e.pages for e in entries), "stale": len(stale),
-            "stale_pages": sum(e.pages for e in stale)}
+            "stale_pages": sum(e.pages for e in stale),
+            "unopened": ["%s: %s" % (e.source, e.state[len("missing: "):])
+                         for e in stale if e.state.startswith("missing: ")
+                         and e.state not in ("missing: file gone",
+                                             "missing: no source recorded")]}
 
 
 def cache_summary():
-    """summarize_entries of the shared cache, or None if there is none
-    (or it cannot be read)."""
+    """summarize_entries of the shared cache, or None if there is none;
+    {"error": why} if it cannot be read."""
     try:
         got = scan_states()
-    except Error:
-        return None
+    except Error as e:
+        return {"error": str(e)}
     if got is None:
         return None
     os.close(got[0])

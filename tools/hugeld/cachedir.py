@@ -39,6 +39,7 @@ import ctypes
 import errno
 import fcntl
 import os
+import pwd
 import re
 import shutil
 import stat
@@ -51,6 +52,10 @@ CACHE_DIR = "/dev/hugepages/hugeld"     # ld.so's HP_CACHE_DIR.
 MOUNT = os.path.dirname(CACHE_DIR)
 HUGETLBFS_MAGIC = 0x958458f6
 SOURCE = "source"
+# The empty files naming the devices an entry was made on are called
+# DEVICE + hex (ld.so's _dl_hugepage_cache_device_name); the helper
+# gives each object's name.
+DEVICE = "dev-"
 TMP = ".tmp-"
 # A .tmp-* directory whose maker still runs and that changed this
 # recently is taken as being made, even if it is not locked yet.
@@ -189,14 +194,18 @@ def open_cache(create=False):
                 os.mkdir(name, 0o755, dir_fd=mnt)
             except FileExistsError:
                 pass
+        mst = os.fstat(mnt)
         try:
             fd = open_dir(mnt, name)
         except FileNotFoundError:
             return None
         except OSError as e:
             if e.errno in (errno.ELOOP, errno.ENOTDIR):
-                raise Error("%s is not a directory (a symbolic link?): ld.so "
-                            "ignores it; remove it" % CACHE_DIR)
+                try:
+                    st = os.stat(name, dir_fd=mnt, follow_symlinks=False)
+                except OSError:
+                    st = None
+                raise Error(squatted(st, mst, "not a directory"))
             raise Error("cannot open %s: %s" % (CACHE_DIR, e.strerror))
     finally:
         os.close(mnt)
@@ -205,11 +214,31 @@ def open_cache(create=False):
         os.fchmod(fd, 0o755)
         st = os.fstat(fd)
     why = untrusted(st, True)
-    if why is not None and create:
+    # Another user's directory (made first on a hugetlbfs others can
+    # write) is never used, not even read: what is in it is theirs.
+    if why is not None and (create or st.st_uid != 0):
         os.close(fd)
-        raise Error("%s is %s: ld.so ignores it; remove it" % (CACHE_DIR,
-                                                               why))
+        raise Error(squatted(st, mst, why))
     return fd
+
+
+def squatted(st, mst, why):
+    """The line for a CACHE_DIR (with lstat ST, or None) that is WHY,
+    on the mount with stat MST: who owns it, and the fix."""
+    owner = ""
+    if st is not None and st.st_uid != 0:
+        try:
+            user = pwd.getpwuid(st.st_uid).pw_name
+        except KeyError:
+            user = "nobody known"
+        owner = " (owned by %s, uid %d)" % (user, st.st_uid)
+    fix = "remove it: rm -rf %s" % CACHE_DIR
+    if mst.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        fix += (", and mount the hugetlbfs with mode=0755 so that no other "
+                "user can make it (mount -o remount,mode=0755 %s; it is "
+                "mode %04o)" % (MOUNT, stat.S_IMODE(mst.st_mode)))
+    return "%s is %s%s: ld.so ignores it and hugeld does not use it; %s" % (
+        CACHE_DIR, why, owner, fix)
 
 
 def has_entries():
@@ -322,6 +351,7 @@ class Entry(object):
         self.name = name
         self.source = None      # Where the `source' link points.
         self.zones = {}         # name: (size, bytes allocated)
+        self.devices = set()    # The dev-* files: made on those devices.
         self.tmp = name.startswith(".")
         self.why = None         # Why ld.so would not trust it.
         self.busy = False
@@ -363,6 +393,9 @@ def read_entry(parent, inode, name, st):
         e.source = read_source(fd)
         for z in os.listdir(fd):
             if z == SOURCE:
+                continue
+            if z.startswith(DEVICE):
+                e.devices.add(z)
                 continue
             try:
                 zst = os.stat(z, dir_fd=fd, follow_symlinks=False)
@@ -414,9 +447,9 @@ def scan(top):
     return entries, empty
 
 
-def entry_state(e, plan):
+def entry_state(e, plan, why=None):
     """The state of entry E, given the helper's object for the file it
-    was made from (None: the helper could not read it)."""
+    was made from (None: the helper could not read it, WHY not)."""
     if e.tmp:
         return BUSY if e.busy else "orphan .tmp"
     if not e.inode:
@@ -426,25 +459,38 @@ def entry_state(e, plan):
     if e.source is None:
         return "missing: no source recorded"
     if plan is None or "cache" not in plan:
-        return "missing: file gone"
+        # Gone, or what is there now is not opened (hugeld-open.c: not
+        # a regular file, through another user's symbolic link).
+        return "missing: %s" % (why if why and not why.startswith(
+            os.strerror(errno.ENOENT)) else "file gone")
     c = plan["cache"]
     if (c["inode"], c["version"]) != (e.inode, e.name):
         return "stale: file changed"
+    if not c["overlay"] and c["device"] not in e.devices:
+        return ("stale: made from a file on another file system, or by an "
+                "older hugeld")
     for z in c["zones"]:
         if e.zones.get(z["name"], (None,))[0] != z["size"]:
             return "stale: zones differ (made by another hugeld)"
     return CURRENT
 
 
-def states(entries, plan_each):
-    """Set the state of each of ENTRIES; PLAN_EACH is planner.plan_each
-    (all sources are planned in one run of the helper)."""
+# How the helper plans a cache entry's file: never through another
+# user's symbolic link (a user who can change a path that root caches
+# must not point it elsewhere), and never opening a FIFO or a device.
+PLAN_ARGS = ["--cache", "--strict-links"]
+
+
+def states(entries, helper_objects):
+    """Set the state of each of ENTRIES; HELPER_OBJECTS is
+    planner.helper_objects (all sources are planned in one run of the
+    helper).  The sources of entries ld.so does not trust are not
+    looked at: anyone may have written them."""
     sources = sorted({e.source for e in entries
-                      if e.source and not e.tmp and e.inode})
-    plans = dict(zip(sources, plan_each(["--cache"],
-                                        [(s, s) for s in sources])))
+                      if e.source and not e.tmp and e.inode and not e.why})
+    plans = dict(zip(sources, helper_objects(PLAN_ARGS, sources)))
     for e in entries:
-        e.state = entry_state(e, plans.get(e.source))
+        e.state = entry_state(e, *plans.get(e.source, (None, None)))
     return entries
 
 

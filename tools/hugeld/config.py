@@ -180,10 +180,13 @@ def cmd_config(args):
               "variables" % path)
         return 1
     problems = conf_problems(c)
-    files, empty = expand_cache(c) if not problems else ([], [])
+    refused = []
+    files, empty = expand_cache(c, refused) if not problems else ([], [])
     res = dict(c, program_names=program_names(prog)[:3] if prog else [],
                cache_files=[{k: f[k] for k in ("path", "real", "line")}
-                            for f in files], selection=None)
+                            for f in files],
+               cache_refused=[{k: r[k] for k in ("path", "line", "why")}
+                              for r in refused], selection=None)
     out = []
     for p in problems:
         out.append(p)
@@ -220,9 +223,14 @@ def cmd_config(args):
     for x in () if problems else c["cache"]:
         n = len([f for f in files if f["line"] == x["line"]
                  and f["pattern"] == x["pattern"]])
+        bad = [r for r in refused if r["line"] == x["line"]
+               and r["pattern"] == x["pattern"]]
         out.append("cache %s (line %d): %s" % (
-            x["pattern"], x["line"], "no such file" if x in empty
-            else plural(n, "file") if n else "no other file"))
+            x["pattern"], x["line"], plural(n, "file") if n
+            else "no regular file" if bad
+            else "no such file" if x in empty else "no other file"))
+        for r in bad:
+            out.append("  %s: not cached: %s" % (r["path"], r["why"]))
     if c["pool"] and not problems:
         out.append("pool %s (line %d)" % (c["pool"]["value"],
                                           c["pool"]["line"]))

@@ -22,10 +22,10 @@
 import os
 import re
 import shutil
-import stat
 import struct
 
 from .common import Error, PAGE
+from .openfile import NotOpened, open_regular
 
 
 PT_LOAD, PT_DYNAMIC, PT_INTERP, PT_NOTE = 1, 2, 3, 4
@@ -50,14 +50,14 @@ class Elf(object):
     def __init__(self, path, display=None):
         self.path = path
         self.name = display or path
+        # Never a FIFO or a device: a process's mappings name them too.
         try:
-            self.f = open(path, "rb")
-        except OSError as e:
-            raise Error("%s: %s" % (self.name, e.strerror))
+            o = open_regular(path, trusted_links=False)
+        except NotOpened as e:
+            raise Error("%s: %s" % (self.name, e))
+        self.f = os.fdopen(o.fd, "rb")
         try:
-            st = os.fstat(self.f.fileno())
-            if not stat.S_ISREG(st.st_mode):
-                raise Error("%s: not a regular file" % self.name)
+            st = o.st
             self.dev_ino = (st.st_dev, st.st_ino)
             h = self.f.read(64)
         except OSError as e:

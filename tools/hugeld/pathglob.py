@@ -27,8 +27,10 @@ expand_cache names the files a `cache' line declares, with that same
 matcher applied to each component of the path.  tests/unit checks them
 against the C code's own test cases."""
 
+import errno
 import os
-import stat
+
+from .openfile import NotOpened, open_regular
 
 
 def _bracket(pat, i, c):
@@ -204,22 +206,31 @@ def expand(pattern):
     return paths if comps else []
 
 
-def expand_cache(conf):
+def expand_cache(conf, refused=None):
     """The files the `cache' lines of CONF (hugeld-conf's document)
     declare: ([{"path", "real", "line", "pattern", "id"}], [the cache
     items that name no regular file]).  A path is followed through
-    symbolic links to its file; a file named twice (by two patterns,
-    a link, a hard link) is there once, under the first path."""
+    symbolic links to its file, only through those that root (or the
+    caller) owns, and only a regular file is opened
+    (openfile.open_regular); a file named twice (by two patterns, a
+    link, a hard link) is there once, under the first path.  REFUSED,
+    a list, gets {"path", "line", "pattern", "why"} for each path that
+    names something else (a FIFO, a device, another user's link; not
+    a directory, which globs often match, nor a dangling link)."""
     files, seen, empty = [], set(), []
     for c in conf.get("cache") or []:
         hits = 0
         for p in expand(c["pattern"]):
-            real = os.path.realpath(p)
-            try:
-                st = os.stat(real)
-            except OSError:
+            if os.path.isdir(p):
                 continue
-            if not stat.S_ISREG(st.st_mode):
+            try:
+                with open_regular(p) as o:
+                    real, st = o.real, o.st
+            except NotOpened as e:
+                if refused is not None and e.errno not in (
+                        errno.ENOENT, errno.ENOTDIR):
+                    refused.append({"path": p, "line": c["line"],
+                                    "pattern": c["pattern"], "why": str(e)})
                 continue
             hits += 1
             fid = (st.st_dev, st.st_ino)

@@ -252,6 +252,9 @@ def settings_line(st):
 
 def print_cache_summary(c):
     """The line of `hugeld status' for the shared cache's summary C."""
+    if c is not None and c.get("error"):
+        print("shared cache: %s" % c["error"])
+        return
     if c is None or not c["entries"]:
         return
     print("shared cache: %s, %s%s" % (
@@ -260,6 +263,10 @@ def print_cache_summary(c):
         "; %d stale holding %s (run hugeld cache sync)"
         % (c["stale"], plural(c["stale_pages"], "page"))
         if c["stale"] else ", all current"))
+    # The files of entries that are not opened (not regular files, or
+    # behind another user's symbolic link).
+    for u in c["unopened"]:
+        print("  stale entry: %s" % u)
 
 
 def cmd_status(args):

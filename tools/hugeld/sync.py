@@ -36,7 +36,7 @@ from .cache import add_one, need_root, remove_all
 from .common import Error, HUGE, mib, plural, warn
 from .config import conf_problems, read_conf
 from .pathglob import expand_cache
-from .planner import helper_objects, plan_each
+from .planner import helper_objects
 from .pool import apply_pool, pool_info
 
 SYNC_LOCK = "/run/hugeld-sync.lock"
@@ -46,6 +46,35 @@ SYNC_LOCK = "/run/hugeld-sync.lock"
 # not in the cache) and for new versions made before old ones go.
 AUTO_MARGIN = 0.10
 AUTO_EXTRA = 8
+
+
+# pool auto: at most a quarter of the memory (MemTotal).  Reserved huge
+# pages are taken from everything else's memory and stay taken, used
+# or not, and what `auto' counts is decided by globs over directories
+# that packages (and anyone who can write there) fill: one glob that
+# matches more than was meant, or one file whose program headers claim
+# gigabytes of text, must not reserve the machine's memory at boot,
+# before anything else runs.  A quarter leaves the rest of the system
+# three quarters on any machine, and is far more than real libraries
+# need (a distribution's largest ones together are a few hundred MiB).
+# `pool N' is the administrator's own number and is not capped.
+AUTO_CAP_DIVISOR = 4
+MEMINFO = "/proc/meminfo"
+
+
+def auto_cap(meminfo=MEMINFO):
+    """The most huge pages `pool auto' reserves: a quarter of MemTotal
+    (None if it cannot be read)."""
+    try:
+        with open(meminfo) as f:
+            for line in f:
+                k, _, v = line.partition(":")
+                if k == "MemTotal":
+                    return (int(v.split()[0]) * 1024 // AUTO_CAP_DIVISOR
+                            // HUGE)
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
 
 
 def auto_pool(pages):
@@ -66,13 +95,19 @@ def declared(conf):
     item that names no file and each file that cannot have an entry
     (not an ELF object, no read-only zone that fills a huge page): sync
     cannot change those, so they do not make it fail."""
-    files, empty = expand_cache(conf)
+    refused = []
+    files, empty = expand_cache(conf, refused)
+    for r in refused:
+        warn("%s (%s:%d): not cached: %s" % (r["path"], conf["file"],
+                                             r["line"], r["why"]))
+    refused_lines = {(r["line"], r["pattern"]) for r in refused}
     for c in empty:
-        warn("%s:%d: cache %s: no such file" % (conf["file"], c["line"],
-                                                c["pattern"]))
+        if (c["line"], c["pattern"]) not in refused_lines:
+            warn("%s:%d: cache %s: no such file" % (conf["file"], c["line"],
+                                                    c["pattern"]))
     out = []
     for f, (o, err) in zip(files, helper_objects(
-            ["--cache"], [f["real"] for f in files])):
+            cachedir.PLAN_ARGS, [f["real"] for f in files])):
         why = err if o is None else o["cache"]["why_not"]
         if why:
             warn("%s (%s:%d): nothing to cache: %s" % (
@@ -96,12 +131,22 @@ def reserve(conf, need_now, total_declared, dry_run):
         what = "pool auto: %s declared + 10%% + %d" % (
             plural(total_declared, "page"), AUTO_EXTRA) \
             if total_declared else "pool auto: nothing declared"
+        cap = auto_cap()
+        if cap is not None and grow and p["total"] + grow > cap:
+            print("pool auto: capped at %s (%s, a quarter of MemTotal); "
+                  "it would be %d; give `pool N' in %s to reserve more"
+                  % (plural(cap, "huge page"), mib(cap), p["total"] + grow,
+                     conf["file"]))
+            grow = max(cap - p["total"], 0)
+            what += ", capped at %d" % cap
     else:
         target = want
         grow = max(target - p["total"], 0)
         what = "pool %d, line %d" % (want, conf["pool"]["line"])
     if grow == 0:
-        print("pool: nr_hugepages %d, enough (%s)" % (p["total"], what))
+        print("pool: nr_hugepages %d, %s (%s)" % (
+            p["total"], "not grown" if "capped" in what else "enough",
+            what))
         return
     if dry_run:
         print("pool: would grow nr_hugepages from %d to %d (%s)"
@@ -116,7 +161,7 @@ def scan_cache(top):
     if top is None:
         return [], []
     entries, empty = cachedir.scan(top)
-    return cachedir.states(entries, plan_each), empty
+    return cachedir.states(entries, helper_objects), empty
 
 
 def sync(conf, reserve_pool, dry_run):

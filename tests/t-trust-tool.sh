@@ -1,0 +1,307 @@
+#!/bin/bash
+# Trust, the hugeld command's side: what another user can put where
+# root's hugeld looks must not hang it, choose what it caches, get a
+# file that user could not read into the cache (which everybody can
+# read), make it use a cache directory that user made, or make `pool
+# auto' reserve the machine's memory.  Each part plays the attacker:
+#  1. cache entries whose files became a FIFO and a link to /dev/zero,
+#     `cache' lines that name a FIFO and another user's symbolic link:
+#     cache list, status --all (as root and as nobody) and cache sync
+#     (as root; --dry-run as nobody) each finish (under timeout 20, a
+#     FAIL if it fires) and name the path and why; the other user's
+#     link is not followed.
+#  2. A 0644 library in a 0700 directory (by its path, and through
+#     root's link from a 0755 directory): cache add refuses it in one
+#     line, and neither its bytes nor its path get into the cache.
+#  3. /dev/hugepages/hugeld made first by nobody on a hugetlbfs mounted
+#     mode=1777 (a private mount namespace, over /dev/hugepages), with
+#     an entry whose source is a FIFO: cache add, list and status
+#     refuse it in one line with its owner and the fix, and put nothing
+#     in it; ld.so does not use it.
+#  4. pool auto and a file whose program headers claim twice the
+#     memory: sync --dry-run --reserve-pool caps the pool at a quarter
+#     of MemTotal, and says so in one line.
+#  5. The package: the boot unit has a start timeout; the dpkg
+#     trigger's sync that hangs is stopped (HUGELD_SYNC_TIMEOUT, 2 s
+#     here), with one line, and the script still succeeds (a private
+#     mount namespace: /opt and /etc are the test's there).
+# Parts 1 and 4 run `cache sync' on a test policy file (--file): the
+# system's current entries are added back at the end, as in t-sync.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/cache-lib.sh"
+
+if [ "$(id -u)" != 0 ]; then
+  skip all "must run as root (hugetlbfs cache, pool, other users)"
+  finish
+fi
+unset LD_HUGEPAGE_LIBS LD_HUGEPAGE_SEGMENTS LD_HUGEPAGE_BACKING LD_DEBUG LD_DEBUG_OUTPUT
+export HUGELD_LDSO
+# Every run of the command is under a timeout: the code before these
+# fixes hangs on this test's files.
+HT=(timeout -k 5 20 "$H")
+before=$("${HT[@]}" cache list --json 2>/dev/null | python3 -c '
+import json, sys
+for e in json.load(sys.stdin)["entries"]:
+    if e["state"] == "current" and e["source"]:
+        print(e["source"])' 2>/dev/null)
+[ -z "$before" ] || at_exit 'printf "%s\n" "$before" | xargs -r -d "\n" "${HT[@]}" cache add > /dev/null 2>&1'
+reserve_hugepages 24 || { fail reserve "cannot reserve 24 huge pages"; finish; }
+cache_test_setup || finish
+at_exit cleanup_cache
+NOBODY_UID=$(id -u nobody) NOBODY_GID=$(id -g nobody)
+AS_NOBODY=(setpriv --reuid="$NOBODY_UID" --regid="$NOBODY_GID" --clear-groups
+           -- env HOME=/)
+# bounded NAME CMD...: CMD under timeout 20, its output (both streams)
+# in $TEST_TMP/NAME.out, its status in rc; false if the timeout fired.
+bounded () {
+  local name=$1; shift
+  timeout -k 5 20 "$@" > "$TEST_TMP/$name.out" 2>&1
+  rc=$?
+  [ $rc != 124 ] && [ $rc != 137 ]
+}
+out_of () { head -c 400 "$TEST_TMP/$1.out" | tr '\n' '|'; }
+sources () { "${HT[@]}" cache list --json 2>/dev/null | python3 -c '
+import json, sys
+for e in json.load(sys.stdin)["entries"]:
+    print(e["source"])'; }
+
+# 1. FIFOs, devices and other users' links.
+D=$TEST_TMP/t1
+O=$TEST_TMP/other
+mkdir -p "$D" "$O"
+chmod 755 "$D" "$O"
+cp "$B/libvalue-1.so" "$D/libfifo.so"
+cp "$B/libvalue-2.so" "$D/libdev.so"
+cp "$B/libvalue-1.so" "$O/libreal.so"
+chmod 644 "$D"/*.so "$O/libreal.so"
+at_exit 'rm -f "$D"/*; "${HT[@]}" cache remove "$D/libfifo.so" "$D/libdev.so" "$O/libreal.so" > /dev/null 2>&1'
+if ! "${HT[@]}" cache add "$D/libfifo.so" "$D/libdev.so" > "$TEST_TMP/add1.out" 2>&1; then
+  fail "setup: cache add" "$(out_of add1)"; finish
+fi
+# What users who can write where the files were leave there: a FIFO
+# nobody writes to, a link to a device, and a link of another user's
+# to a library root did not mean to cache.
+rm -f "$D/libfifo.so" "$D/libdev.so"
+mkfifo -m 666 "$D/libfifo.so" "$D/libpipe.so"
+ln -s /dev/zero "$D/libdev.so"
+ln -s "$O/libreal.so" "$D/libuser.so"
+chown -h daemon "$D/libuser.so"
+CONF=$TEST_TMP/hugeld.conf
+printf 'cache %s/lib*.so\n' "$D" > "$CONF"
+chmod 644 "$CONF"
+FIFO_WHY="not a regular file (a FIFO)"
+DEV_WHY="not a regular file (a character device)"
+LINK_WHY="not followed: the symbolic link $D/libuser.so is owned by daemon (uid $(id -u daemon)), not by root"
+
+for who in root nobody; do
+  run=(); [ $who = nobody ] && run=("${AS_NOBODY[@]}")
+  if ! bounded "list-$who" "${run[@]}" "$H" cache list; then
+    fail "cache list as $who: finishes" "still running after 20 s: $(out_of "list-$who")"
+  elif [ $rc = 0 ] && grep -q "^$D/libfifo.so  *missing: $FIFO_WHY " "$TEST_TMP/list-$who.out" \
+       && grep -q "^$D/libdev.so  *missing: $DEV_WHY " "$TEST_TMP/list-$who.out"; then
+    pass "cache list as $who: finishes; the entry whose file is now a FIFO, and the one whose file links to /dev/zero: \"missing: $FIFO_WHY\", \"missing: $DEV_WHY\""
+  else
+    fail "cache list as $who" "rc $rc: $(out_of "list-$who")"
+  fi
+  if ! bounded "status-$who" "${run[@]}" "$H" status --all; then
+    fail "status --all as $who: finishes" "still running after 20 s: $(out_of "status-$who")"
+  elif grep -q "^  stale entry: $D/libfifo.so: $FIFO_WHY$" "$TEST_TMP/status-$who.out" \
+       && grep -q "^  stale entry: $D/libdev.so: $DEV_WHY$" "$TEST_TMP/status-$who.out"; then
+    pass "status --all as $who: finishes, names both files and why"
+  else
+    fail "status --all as $who" "rc $rc: $(grep -A3 'shared cache' "$TEST_TMP/status-$who.out" | tr '\n' '|')"
+  fi
+done
+
+# sync --dry-run as nobody, then sync as root.
+for who in nobody root; do
+  if [ $who = nobody ]; then
+    bounded "sync-$who" "${AS_NOBODY[@]}" "$H" cache sync --dry-run --file "$CONF"
+  else
+    bounded "sync-$who" "$H" cache sync --file "$CONF"
+  fi
+  [ $rc = 124 ] || [ $rc = 137 ] && { fail "cache sync as $who: finishes" "still running after 20 s: $(out_of "sync-$who")"; continue; }
+  s=$TEST_TMP/sync-$who.out
+  verb=removed; [ $who = nobody ] && verb="would remove"
+  link_why=$LINK_WHY; [ $who = nobody ] && link_why="$LINK_WHY or you"
+  if [ $rc = 0 ] && grep -q "^$verb $D/libfifo.so (missing: $FIFO_WHY)" "$s" \
+     && grep -q "^$verb $D/libdev.so (missing: $DEV_WHY)" "$s" \
+     && grep -qF "hugeld: warning: $D/libpipe.so ($CONF:1): not cached: $FIFO_WHY" "$s" \
+     && grep -qF "hugeld: warning: $D/libfifo.so ($CONF:1): not cached: $FIFO_WHY" "$s" \
+     && grep -qF "hugeld: warning: $D/libdev.so ($CONF:1): not cached: $DEV_WHY" "$s" \
+     && grep -qF "hugeld: warning: $D/libuser.so ($CONF:1): not cached: $link_why" "$s"; then
+    pass "cache sync as $who$([ $who = nobody ] && echo ", --dry-run"): finishes; the two entries go, with why; the FIFOs, the device and the other user's link are one warning each"
+  else
+    fail "cache sync as $who" "rc $rc: $(out_of "sync-$who")"
+  fi
+done
+# The other user's link alone (the FIFOs and the device link gone):
+# not followed, nothing cached.
+rm -f "$D/libfifo.so" "$D/libdev.so" "$D/libpipe.so"
+printf 'cache %s/libuser.so\n' "$D" > "$CONF"
+bounded link "$H" cache sync --file "$CONF"
+src=$(sources)
+if [ $rc = 0 ] && ! grep -q "^$O/libreal.so$" <<< "$src" \
+   && grep -qF "hugeld: warning: $D/libuser.so ($CONF:1): not cached: $LINK_WHY" "$TEST_TMP/link.out"; then
+  pass "cache sync does not follow another user's symbolic link: $O/libreal.so is not cached, one warning"
+else
+  fail "cache sync does not follow another user's symbolic link" "rc $rc: $(out_of link) entries: $(tr '\n' ' ' <<< "$src")"
+fi
+
+# 2. Disclosure: a library others could not read through its path.
+S=$TEST_TMP/private
+mkdir -p "$S" "$TEST_TMP/pub"
+chmod 700 "$S"
+chmod 755 "$TEST_TMP/pub"
+cp "$B/libvalue-1.so" "$S/libsecret.so"
+chmod 644 "$S/libsecret.so"
+ln -s "$S" "$TEST_TMP/pub/lib"
+at_exit '"${HT[@]}" cache remove "$S/libsecret.so" > /dev/null 2>&1'
+for how in "" " (through root's link from a 0755 directory)"; do
+  p=$S/libsecret.so
+  [ -z "$how" ] || p=$TEST_TMP/pub/lib/libsecret.so
+  "${HT[@]}" cache add "$p" > "$TEST_TMP/secret.out" 2> "$TEST_TMP/secret.err"
+  rc=$?
+  src=$(sources)
+  left=$(find "$CACHE" -path "*/source$S*" 2>/dev/null | wc -l)
+  if [ $rc != 0 ] && [ "$(wc -l < "$TEST_TMP/secret.err")" = 1 ] \
+     && grep -qF "hugeld: $p: not cached: its directory $S is not searchable by others (mode 0700)" "$TEST_TMP/secret.err" \
+     && ! grep -q "^$S/" <<< "$src" && [ "$left" = 0 ]; then
+    pass "a 0644 library in a 0700 directory$how: cache add refuses it in one line, no entry, no source path"
+  else
+    fail "cache add of a library in a 0700 directory ($p)" "rc $rc, $left source paths in the cache: $(head -c 300 "$TEST_TMP/secret.err" | tr '\n' '|') entries: $(tr '\n' ' ' <<< "$src")"
+  fi
+done
+
+# 3. Squatting: another user's /dev/hugepages/hugeld, in a mount
+# namespace of the test's own (nothing outside it sees the mount).
+NS=$TEST_TMP/ns
+mkdir -p "$NS"
+chmod 755 "$NS"
+mkfifo -m 666 "$NS/fifo"
+made_mnt=
+[ -d /dev/hugepages ] || { mkdir /dev/hugepages && made_mnt=1; }
+[ -z "$made_mnt" ] || at_exit 'rmdir /dev/hugepages 2> /dev/null'
+export H B LIB=$L/libvalue.so NS NOBODY_UID NOBODY_GID
+unshare -m bash -c '
+  mount -t hugetlbfs -o pagesize=2M,mode=1777 none /dev/hugepages || exit 3
+  # nobody makes the directory first, and an entry in it whose source
+  # is a FIFO of theirs.
+  setpriv --reuid="$NOBODY_UID" --regid="$NOBODY_GID" --clear-groups -- \
+    mkdir -p /dev/hugepages/hugeld/i1/v1/source"$NS" || exit 4
+  setpriv --reuid="$NOBODY_UID" --regid="$NOBODY_GID" --clear-groups -- \
+    touch /dev/hugepages/hugeld/i1/v1/source"$NS"/fifo || exit 4
+  for c in "cache add $LIB" "cache list" "status --all" "cache prune"; do
+    set -- $c
+    n=$1-${2#--}
+    timeout -k 5 20 "$H" $c > "$NS/$n.out" 2> "$NS/$n.err"
+    echo $? > "$NS/$n.rc"
+  done
+  find /dev/hugepages/hugeld ! -user "$NOBODY_UID" > "$NS/root-made"
+  if [ -x "$HUGELD_LDSO" ]; then
+    echo | env LD_HUGEPAGE_LIBS=libvalue.so LD_HUGEPAGE_BACKING=shared \
+      LD_DEBUG=hugepages LD_DEBUG_OUTPUT="$NS/ld.dbg" "$HUGELD_LDSO" "$B/hold" "$LIB" \
+      > "$NS/ld.out" 2>&1
+  fi
+  exit 0' > "$NS/ns.log" 2>&1
+nsrc=$?
+fix="/dev/hugepages/hugeld is not owned by root (owned by nobody, uid $NOBODY_UID): ld.so ignores it and hugeld does not use it; remove it: rm -rf /dev/hugepages/hugeld, and mount the hugetlbfs with mode=0755 so that no other user can make it (mount -o remount,mode=0755 /dev/hugepages; it is mode 1777)"
+if [ $nsrc != 0 ]; then
+  skip "squatted cache directory" "no private hugetlbfs in a mount namespace here (step $nsrc): $(head -c 200 "$NS/ns.log")"
+else
+  for n in cache-add cache-list cache-prune; do
+    if [ "$(cat "$NS/$n.rc")" = 124 ] || [ "$(cat "$NS/$n.rc")" = 137 ]; then
+      fail "squatted cache directory: ${n/-/ }: finishes" "still running after 20 s"
+    elif [ "$(cat "$NS/$n.rc")" = 1 ] && [ "$(wc -l < "$NS/$n.err")" = 1 ] \
+         && grep -qFx "hugeld: $fix" "$NS/$n.err"; then
+      pass "squatted cache directory: ${n/-/ } refuses it: one line with its owner and the fix, exit 1"
+    else
+      fail "squatted cache directory: ${n/-/ }" "rc $(cat "$NS/$n.rc"): $(head -c 400 "$NS/$n.err" | tr '\n' '|')"
+    fi
+  done
+  if [ "$(cat "$NS/status-all.rc")" = 124 ] || [ "$(cat "$NS/status-all.rc")" = 137 ]; then
+    fail "squatted cache directory: status --all: finishes" "still running after 20 s"
+  elif grep -qFx "shared cache: $fix" "$NS/status-all.out"; then
+    pass "squatted cache directory: status --all says so, with the fix"
+  else
+    fail "squatted cache directory: status --all" "rc $(cat "$NS/status-all.rc"): $(grep -A1 'shared cache' "$NS/status-all.out" | tr '\n' '|')"
+  fi
+  [ ! -s "$NS/root-made" ] \
+    && pass "squatted cache directory: hugeld put nothing in it" \
+    || fail "squatted cache directory: hugeld put nothing in it" "$(head -5 "$NS/root-made" | tr '\n' ' ')"
+  if [ ! -x "$HUGELD_LDSO" ]; then
+    skip "squatted cache directory: ld.so" "no loader at $HUGELD_LDSO"
+  elif [ "$(head -1 "$NS/ld.out")" = "value 1" ] && ! grep -q '(shared)' "$NS/ld.dbg".* 2>/dev/null; then
+    pass "squatted cache directory: ld.so maps nothing from it, stock result ($(cat "$NS/ld.dbg".* 2>/dev/null | grep -m1 -o 'shared: .*'))"
+  else
+    fail "squatted cache directory: ld.so" "$(head -1 "$NS/ld.out"): $(cat "$NS/ld.dbg".* 2>/dev/null | grep -m2 'shared' | tr '\n' ' ')"
+  fi
+fi
+
+# 4. pool auto's cap: a file whose program headers claim a text
+# segment of twice the memory (sparse: it takes no room).
+D4=$TEST_TMP/t4
+mkdir -p "$D4"
+chmod 755 "$D4"
+memkb=$(meminfo MemTotal)
+python3 - "$D4/libhuge.so" $(( memkb * 2048 )) <<'EOF'
+import struct, sys
+H = 2 << 20
+size = (int(sys.argv[2]) + H - 1) // H * H
+eh = (b"\x7fELF" + bytes([2, 1, 1]) + bytes(9)
+      + struct.pack("<HHIQQQIHHHHHH", 3, 62, 1, 0, 64, 0, 0, 64, 56, 2, 64, 0, 0))
+text = struct.pack("<IIQQQQQQ", 1, 5, 0, 0, 0, size, size, H)
+data = struct.pack("<IIQQQQQQ", 1, 6, size, size, size, 4096, 4096, H)
+with open(sys.argv[1], "wb") as f:
+    f.write(eh + text + data)
+    f.truncate(size + 4096)
+EOF
+chmod 644 "$D4/libhuge.so"
+printf 'cache %s/lib*.so\npool auto\n' "$D4" > "$CONF"
+cap=$(( memkb * 1024 / 4 / (2 << 20) ))
+bounded pool "$H" cache sync --file "$CONF" --dry-run --reserve-pool
+if [ $rc = 0 ] && [ "$(grep -c '^pool auto: capped at' "$TEST_TMP/pool.out")" = 1 ] \
+   && grep -q "^pool auto: capped at $cap huge pages (.*, a quarter of MemTotal)" "$TEST_TMP/pool.out" \
+   && grep -q "^pool: \(would grow nr_hugepages from [0-9]* to $cap\|nr_hugepages [0-9]*, not grown\) (" "$TEST_TMP/pool.out" \
+   && grep -q "^would cache $D4/libhuge.so: " "$TEST_TMP/pool.out"; then
+  pass "pool auto with a file that claims $(( memkb * 2 / 1024 )) MiB of text: capped at $cap pages, a quarter of MemTotal, in one line"
+else
+  fail "pool auto is capped" "rc $rc, cap $cap: $(out_of pool)"
+fi
+grep -q 'quarter' "$HUGELD_TOP/tools/hugeld.conf.5" \
+  && pass "hugeld.conf(5) documents the cap" \
+  || fail "hugeld.conf(5) documents the cap" ""
+
+# 5. The package: a sync that hangs holds neither the boot nor dpkg.
+UNIT=$HUGELD_TOP/scripts/deb/hugeld-cache.service
+t=$(sed -n 's/^TimeoutStartSec=//p' "$UNIT")
+if [ -n "$t" ] && [ "$t" != infinity ] && sed -n '/^\[Service\]/,/^\[/p' "$UNIT" | grep -q '^TimeoutStartSec='; then
+  pass "hugeld-cache.service: TimeoutStartSec=$t"
+else
+  fail "hugeld-cache.service has a start timeout" "TimeoutStartSec='$t'"
+fi
+P=$TEST_TMP/pkg
+mkdir -p "$P/opt/hugeld/bin" "$P/up" "$P/work"
+printf '#!/bin/sh\nexec sleep 600\n' > "$P/opt/hugeld/bin/hugeld"
+chmod 755 "$P/opt/hugeld/bin/hugeld"
+export P HUGELD_TOP
+start=$(date +%s)
+unshare -m bash -c '
+  mount --bind "$P/opt" /opt || exit 3
+  mount -t overlay overlay -o "lowerdir=/etc,upperdir=$P/up,workdir=$P/work" /etc || exit 4
+  printf "cache /usr/lib/nothing.so\n" > /etc/hugeld.conf
+  HUGELD_SYNC_TIMEOUT=2 timeout -k 5 30 sh "$HUGELD_TOP/scripts/deb/postinst" triggered /usr/lib \
+    > "$P/postinst.out" 2> "$P/postinst.err"
+  echo $? > "$P/postinst.rc"' > "$P/ns.log" 2>&1
+nsrc=$?
+took=$(( $(date +%s) - start ))
+if [ $nsrc != 0 ]; then
+  skip "dpkg trigger: a sync that hangs" "no private /opt and /etc in a mount namespace here (step $nsrc): $(head -c 200 "$P/ns.log")"
+elif [ "$(cat "$P/postinst.rc")" = 0 ] && [ "$took" -lt 20 ] \
+     && [ "$(wc -l < "$P/postinst.err")" = 1 ] \
+     && grep -q "^hugeld: cache sync did not finish in 2 s and was stopped" "$P/postinst.err"; then
+  pass "dpkg trigger: a sync that hangs is stopped (HUGELD_SYNC_TIMEOUT=2: ${took} s), one line, postinst exits 0"
+else
+  fail "dpkg trigger: a sync that hangs is stopped" "rc $(cat "$P/postinst.rc"), ${took} s: $(cat "$P/postinst.out" "$P/postinst.err" | tr '\n' '|')"
+fi
+finish
