@@ -29,6 +29,20 @@ cache_test_setup () {
   cache_remember_mount
 }
 
+# cache_keep_current: the system's current entries are added back when
+# the test ends (registered now: it runs after the pool is put back),
+# for tests that make the cache what their own policy file says.  The
+# command runs under a time limit, as every run of it in such a test.
+cache_keep_current () {
+  _cache_before=$(timeout -k 5 20 "$H" cache list --json 2>/dev/null | python3 -c '
+import json, sys
+for e in json.load(sys.stdin)["entries"]:
+    if e["state"] == "current" and e["source"]:
+        print(e["source"])' 2>/dev/null)
+  [ -z "$_cache_before" ] \
+    || at_exit 'printf "%s\n" "$_cache_before" | xargs -r -d "\n" timeout -k 5 20 "$H" cache add > /dev/null 2>&1'
+}
+
 # The cache and the mount are the system's: leave them as they were
 # (cleanup_cache unmounts /dev/hugepages only if it was not mounted).
 cache_remember_mount () {

@@ -25,12 +25,7 @@ unset LD_HUGEPAGE_LIBS LD_HUGEPAGE_SEGMENTS LD_HUGEPAGE_BACKING LD_DEBUG LD_DEBU
 export HUGELD_LDSO
 # sync makes the cache what the test's file says: the system's current
 # entries are added back when the test ends (after the pool is back).
-before=$("$H" cache list --json 2>/dev/null | python3 -c '
-import json, sys
-for e in json.load(sys.stdin)["entries"]:
-    if e["state"] == "current" and e["source"]:
-        print(e["source"])' 2>/dev/null)
-[ -z "$before" ] || at_exit 'printf "%s\n" "$before" | xargs -r -d "\n" "$H" cache add > /dev/null 2>&1'
+cache_keep_current
 reserve_hugepages 24 || { fail reserve "cannot reserve 24 huge pages"; finish; }
 cache_test_setup || finish
 LIB=$L/libvalue.so

@@ -39,12 +39,7 @@ export HUGELD_LDSO
 # Every run of the command is under a timeout: the code before these
 # fixes hangs on this test's files.
 HT=(timeout -k 5 20 "$H")
-before=$("${HT[@]}" cache list --json 2>/dev/null | python3 -c '
-import json, sys
-for e in json.load(sys.stdin)["entries"]:
-    if e["state"] == "current" and e["source"]:
-        print(e["source"])' 2>/dev/null)
-[ -z "$before" ] || at_exit 'printf "%s\n" "$before" | xargs -r -d "\n" "${HT[@]}" cache add > /dev/null 2>&1'
+cache_keep_current
 reserve_hugepages 24 || { fail reserve "cannot reserve 24 huge pages"; finish; }
 cache_test_setup || finish
 at_exit cleanup_cache
