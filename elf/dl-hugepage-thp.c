@@ -21,14 +21,16 @@
    address congruent to its file offset modulo 2 MiB (the planner chose
    the bias for that), and ld.so asks the kernel to use page-cache huge
    pages for it (MADV_HUGEPAGE, then MADV_COLLAPSE where the kernel can
-   collapse file pages).  Whether it does depends on the kernel, the
-   file system and what the page cache holds already; only
-   /proc/PID/smaps (FilePmdMapped) can tell.  A writable zone becomes
+   collapse file pages).  Where it cannot collapse, ld.so maps the
+   zone 2 MiB at a time itself, repairing what the page cache holds in
+   small folios when no other process maps them (hp_thp_fill), and
+   reports how many 2 MiB ranges came up huge.  A writable zone becomes
    an anonymous private copy marked MADV_HUGEPAGE, built aside and
    moved into place like the private copy (moving ordinary memory works
    on every kernel).  */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <ldsodefs.h>
@@ -178,6 +180,176 @@ hp_advise_object (ElfW(Addr) l_addr)
       }
 }
 
+/* What became of the 2 MiB chunks of a read-only zone.  */
+struct hp_thp_fill
+{
+  size_t pmd;			/* Mapped with a huge page.  */
+  size_t repaired;		/* Of those, dropped from the page cache
+				   (small folios nobody mapped) first.  */
+  size_t held;			/* Small folios another process maps, and
+				   what was left after that.  */
+  size_t other;			/* Left alone: our own changed pages
+				   (breakpoints, uprobes), mapped already,
+				   or no huge folio here.  */
+};
+
+static int
+hp_mincore (void *addr, size_t len, unsigned char *vec)
+{
+  return INTERNAL_SYSCALL_ERROR_P (INTERNAL_SYSCALL_CALL (mincore, addr, len,
+							  vec)) ? -1 : 0;
+}
+
+/* /proc/self/pagemap: bit 63 present, bit 61 a file page.  */
+#define HP_PM_PRESENT (1ULL << 63)
+#define HP_PM_FILE (1ULL << 61)
+#define HP_CHUNK_PAGES (HP_HUGEPAGE_SIZE / 4096)
+
+/* The pagemap entries of the chunk at ADDR into PM (all 0 if PMFD is
+   -1 or the read fails: nothing known to be mapped).  */
+static void
+hp_pagemap (int pmfd, uintptr_t addr, uint64_t pm[HP_CHUNK_PAGES])
+{
+  if (pmfd < 0
+      || _dl_hugepage_pread_full (pmfd, pm, HP_CHUNK_PAGES * 8,
+				  (addr / 4096) * 8)
+	 != HP_CHUNK_PAGES * 8)
+    memset (pm, 0, HP_CHUNK_PAGES * 8);
+}
+
+/* Fault the chunk at ADDR in with one read and tell whether it came
+   in with a huge page: its middle page is mapped too (fault-around
+   maps at most 64 KiB of small folios, by default).  Without pagemap,
+   whether it did is not known: false.  */
+static bool
+hp_touch (int pmfd, uintptr_t addr)
+{
+  (void) *(volatile const char *) addr;
+  uint64_t e;
+  return (pmfd >= 0
+	  && _dl_hugepage_pread_full (pmfd, &e, 8,
+				      (addr / 4096 + HP_CHUNK_PAGES / 2) * 8)
+	     == 8
+	  && (e & HP_PM_PRESENT) != 0);
+}
+
+/* Map every 2 MiB chunk of [DST, DST + LEN), the part of a read-only
+   zone at file offset OFF of FD, with the page cache's huge pages.
+
+   A chunk nobody has read is read now, in one 2 MiB folio (the zone is
+   MADV_HUGEPAGE): the whole zone is mapped at load, not only what the
+   program happens to touch, which costs a fault per 2 MiB where the
+   page cache has the folio already.  A chunk the page cache holds in
+   small folios (another process read the file first, or ld.so read the
+   ELF header) can never be mapped huge as it is: its folios are
+   dropped (POSIX_FADV_DONTNEED drops only what no process maps) and
+   read again in one folio, if none is left.  If one is, another
+   process maps it: then nothing more of the object is dropped or
+   touched, and the chunks left are the program's to fault in, as with
+   the stock loader, so that hugeld maps no more small pages than it
+   would have.  The same if a chunk read anew does not come in huge
+   (a kernel or file system without large folios in the page cache):
+   then nothing can be repaired.  What ld.so mapped of a chunk itself
+   to find out is unmapped again (MADV_DONTNEED) only where all of the
+   chunk's mapped pages are clean file pages: never breakpoints or
+   uprobes.  */
+static void
+hp_thp_fill (uintptr_t dst, size_t len, int fd, off64_t off,
+	     struct hp_thp_fill *n)
+{
+  int pmfd = __open64_nocancel ("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+  /* Stop: another process maps small folios (what is left counts as
+     held), or no chunk comes in huge here (as other).  */
+  size_t *stop = NULL;
+  for (size_t done = 0; done < len; done += HP_HUGEPAGE_SIZE)
+    {
+      uintptr_t a = dst + done;
+      static uint64_t pm[HP_CHUNK_PAGES];
+      unsigned char vec[HP_CHUNK_PAGES];
+      if (stop != NULL)
+	{
+	  ++*stop;
+	  continue;
+	}
+      hp_pagemap (pmfd, a, pm);
+      size_t mapped = 0, anon = 0, resident = 0;
+      for (size_t i = 0; i < HP_CHUNK_PAGES; ++i)
+	if ((pm[i] & HP_PM_PRESENT) != 0)
+	  {
+	    ++mapped;
+	    if ((pm[i] & HP_PM_FILE) == 0)
+	      ++anon;
+	  }
+      if (anon > 0 || mapped == HP_CHUNK_PAGES
+	  || hp_mincore ((void *) a, HP_HUGEPAGE_SIZE, vec) != 0)
+	{
+	  /* Our own changed pages, or all mapped already (the kernel
+	     mapped a main program).  */
+	  ++n->other;
+	  continue;
+	}
+      for (size_t i = 0; i < HP_CHUNK_PAGES; ++i)
+	resident += vec[i] & 1;
+      if (resident == 0 || (resident == HP_CHUNK_PAGES && mapped == 0))
+	{
+	  /* Not read yet, or perhaps one huge folio already.  */
+	  if (hp_touch (pmfd, a))
+	    {
+	      ++n->pmd;
+	      continue;
+	    }
+	  if (pmfd < 0 || resident == 0)
+	    {
+	      /* Not known, or read anew in small folios: nothing here
+		 can come in huge.  */
+	      ++n->other;
+	      stop = &n->other;
+	      continue;
+	    }
+	}
+      /* Small folios: drop them, unless someone maps them.  */
+      hp_madvise ((void *) a, HP_HUGEPAGE_SIZE, MADV_DONTNEED);
+      INTERNAL_SYSCALL_CALL (fadvise64, fd, off + done, HP_HUGEPAGE_SIZE,
+			     POSIX_FADV_DONTNEED);
+      resident = 0;
+      if (hp_mincore ((void *) a, HP_HUGEPAGE_SIZE, vec) == 0)
+	for (size_t i = 0; i < HP_CHUNK_PAGES; ++i)
+	  resident += vec[i] & 1;
+      if (resident != 0)
+	{
+	  ++n->held;
+	  stop = &n->held;
+	  continue;
+	}
+      if (hp_touch (pmfd, a))
+	{
+	  ++n->pmd;
+	  ++n->repaired;
+	}
+      else
+	{
+	  ++n->other;
+	  stop = &n->other;
+	}
+    }
+  if (pmfd >= 0)
+    __close_nocancel (pmfd);
+}
+
+/* Append the decimal digits of V to P.  */
+static char *
+hp_put_count (char *p, size_t v, const char *text)
+{
+  char digits[24];
+  int k = 0;
+  do
+    digits[k++] = '0' + v % 10;
+  while ((v /= 10) != 0);
+  while (k > 0)
+    *p++ = digits[--k];
+  return __stpcpy (p, text);
+}
+
 enum hp_outcome
 _dl_hugepage_thp_zone (struct hp_object_state *st, const struct hp_zone *z,
 		       ElfW(Addr) l_addr, int fd, int *err, const char **what)
@@ -234,6 +406,22 @@ _dl_hugepage_thp_zone (struct hp_object_state *st, const struct hp_zone *z,
       else
 	*what = "page-cache huge pages asked for (MADV_HUGEPAGE; "
 		"MADV_COLLAPSE failed)";
+      if (r == 0)
+	return HP_THP;
     }
+  if ((z->prot & PF_R) == 0)
+    return HP_THP;
+
+  struct hp_thp_fill n = { 0 };
+  hp_thp_fill ((uintptr_t) dst, len, fd, z->fileoff - (z->copy_start
+							- z->start), &n);
+  static char msg[224];
+  char *p = __stpcpy (msg, "page-cache huge pages asked for: ");
+  p = hp_put_count (p, n.pmd, " of ");
+  p = hp_put_count (p, len / HP_HUGEPAGE_SIZE, " 2 MiB ranges mapped huge (");
+  p = hp_put_count (p, n.repaired, " repaired from small folios, ");
+  p = hp_put_count (p, n.held, " held in small folios by another process, ");
+  hp_put_count (p, n.other, " left as they were)");
+  *what = msg;
   return HP_THP;
 }

@@ -253,7 +253,7 @@ elif ! grep -q 'text .* thp: page-cache huge pages asked for' "$T.dbg"; then
 elif [ "$can" != yes ]; then
   skip "empty pool, thp: text FilePmdMapped" "this kernel or file system gives no page-cache huge pages even without ld.so (report: $(grep -m1 'thp:' "$T.dbg" | sed 's/.*thp: //'))"
 elif [ "${pmd:-0}" -ge $((zonekb * 9 / 10)) ] && [ "$zonekb" -gt 0 ]; then
-  pass "empty pool, cold page cache: libbig.so's text ${pmd} KiB FilePmdMapped (zone ${zonekb} KiB), stock result, report says what was asked"
+  pass "empty pool, cold page cache: libbig.so's text ${pmd} KiB FilePmdMapped (zone ${zonekb} KiB), stock result, report says what was asked ($(grep -m1 'libbig.so: text.*thp:' "$T.dbg" | sed 's/.*thp: //'))"
 else
   fail "empty pool, thp: text FilePmdMapped" "${pmd:-?} KiB of ${zonekb} KiB"
 fi

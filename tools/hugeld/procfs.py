@@ -183,6 +183,19 @@ def load_bias(elf, maps):
     return max(votes.items(), key=lambda kv: kv[1])[0]
 
 
+def text_coverage(ms):
+    """How the executable file mappings MS of an object are mapped, in
+    bytes: {"size", "pmd" (on the page cache's 2 MiB folios), "small"
+    (on 4 KiB pages: the page cache held small folios, or the kernel
+    could not map them huge), "unmapped" (not faulted in)}."""
+    x = [m for m in ms if "x" in m.perms and not m.huge]
+    size = sum(m.end - m.start for m in x)
+    pmd = sum(m.file_thp for m in x)
+    rss = sum(m.rss for m in x)
+    return {"size": size, "pmd": pmd, "small": max(rss - pmd, 0),
+            "unmapped": max(size - rss, 0)}
+
+
 def process_objects(pid, maps, cache):
     """The ELF objects of the process and their huge page ranges."""
     groups = {}
@@ -210,6 +223,7 @@ def process_objects(pid, maps, cache):
         lo, hi = elf.extent()
         o.extent = (o.bias + lo, o.bias + hi)
         o.thp = [m for m in ms if m.file_thp > 0]
+        o.text = text_coverage(ms)
         objs.append(o)
     others = []
     for m in maps:

@@ -112,6 +112,7 @@ def process_status(pid, cache, ldso, detail=True):
         else:
             sel = None
         olist.append({"path": o.path, "bias": o.bias, "selected_by": sel,
+                      "text": o.text,
                       "pages": sum(r["pages_in_use"] for r in ranges
                                    if not r["backing"].startswith("thp")),
                       "shared_pages": sum(r["pages_in_use"] for r in ranges
@@ -139,7 +140,8 @@ def process_status(pid, cache, ldso, detail=True):
     st["selected_without_huge_pages"] = [
         {"path": o.path, "pattern": x["pattern"],
          "matched_by": x["matched_by"], "planned_pages": x["huge_pages"],
-         "thp": bool(o.thp), "conf_line": lines.get(x["pattern"])}
+         "thp": bool(o.thp), "text": o.text,
+         "conf_line": lines.get(x["pattern"])}
         for o, x in zip(objs, plans)
         if x is not None and x["selected"] and not o.huge
         and (not o.thp or not st["hugeld"]) and o.path != loader]
@@ -300,6 +302,16 @@ def display_name(st):
     return st["command"]
 
 
+def coverage_line(t):
+    """What text_coverage found, for a person: why an object's text is
+    or is not on the page cache's huge pages."""
+    return ("%d kB: %d kB on 2 MiB page-cache folios, %d kB on 4 KiB pages "
+            "(small folios: another process read it first and still maps "
+            "it, or the file system has no large folios), %d kB not mapped"
+            % (t["size"] // 1024, t["pmd"] // 1024, t["small"] // 1024,
+               t["unmapped"] // 1024))
+
+
 def print_status(st):
     nobj = len(st["objects"])
     how = []
@@ -347,6 +359,9 @@ def print_status(st):
         print()
         for line in table(rows, right={5}, indent="  "):
             print(line)
+    for o in st["objects"]:
+        if any(r["backing"].startswith("thp (page cache") for r in o["ranges"]):
+            print("  %s: text %s" % (o["path"], coverage_line(o["text"])))
     pol = st.get("policy")
     for o in st["objects"]:
         x = o["selected_by"]
@@ -374,6 +389,8 @@ def print_status(st):
         else:
             print("        its plan has %s (pool empty when it was loaded? "
                   "loader not hugeld?)" % plural(x["planned_pages"], "page"))
+        if st["hugeld"] and x["text"]["size"]:
+            print("        text %s" % coverage_line(x["text"]))
     print()
     print("pool (2 MiB): %s" % pool_line(st["pool"]))
 

@@ -1,0 +1,205 @@
+#!/bin/bash
+# The thp backing against what the page cache holds already.  With no
+# pool at all, a selected library's text must come up on the page
+# cache's 2 MiB folios (FilePmdMapped) whoever filled the page cache:
+#  1. warm by the stock loader (small folios): repaired, >= 95% huge;
+#  2. a second process: all of it huge again, nothing dropped;
+#  3. held by another process that maps every page in small folios:
+#     nothing is evicted, and the hugeld process maps no more small
+#     pages than a stock process does;
+#  4. cold, and a library whose text starts at file offset 0 (like
+#     libLLVM): the first 2 MiB, which shares its folio with the ELF
+#     header ld.so reads, is huge too;
+#  5. hugeld status reports each object's coverage.
+# Where the kernel or the file system gives no page-cache huge pages
+# even without ld.so, the checks of coverage are skipped and the rest
+# must still hold.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/cache-lib.sh"
+
+if [ "$(id -u)" != 0 ]; then
+  skip all "must run as root (empties the huge page pool)"
+  finish
+fi
+unset LD_HUGEPAGE_LIBS LD_HUGEPAGE_SEGMENTS LD_HUGEPAGE_BACKING LD_DEBUG LD_DEBUG_OUTPUT
+cache_test_setup || finish
+reserve_hugepages 0 || { fail reserve "cannot empty the huge page pool"; finish; }
+chmod 755 "$TEST_TMP" "$B"
+
+# probe LIB [all]: dlopen the library, call value () if it has one,
+# with "all" read every page the library maps, say ready, stay until
+# standard input closes.  Without "all" it touches only what it runs.
+cat > "$TEST_TMP/probe.c" <<'EOF'
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+int
+main (int argc, char **argv)
+{
+  void *h = dlopen (argv[1], RTLD_NOW);
+  if (h == NULL)
+    {
+      fprintf (stderr, "%s\n", dlerror ());
+      return 1;
+    }
+  int (*value) (void) = (int (*) (void)) dlsym (h, "value");
+  unsigned long sum = 0;
+  if (argc > 2 && strcmp (argv[2], "all") == 0)
+    {
+      const char *name = strrchr (argv[1], '/') + 1;
+      FILE *maps = fopen ("/proc/self/maps", "r");
+      char line[4096];
+      unsigned long a, b;
+      char perms[8];
+      while (maps != NULL && fgets (line, sizeof line, maps) != NULL)
+	if (sscanf (line, "%lx-%lx %7s", &a, &b, perms) == 3
+	    && perms[0] == 'r' && strstr (line, name) != NULL)
+	  for (unsigned long p = a; p < b; p += 4096)
+	    sum += *(volatile unsigned char *) p;
+    }
+  printf ("value %d\nready %lu\n", value != NULL ? value () : -1, sum & 1);
+  fflush (stdout);
+  char c;
+  while (read (0, &c, 1) > 0)
+    ;
+  return 0;
+}
+EOF
+cc -O2 -o "$B/probe" "$TEST_TMP/probe.c" -ldl || { fail "build probe" ""; finish; }
+
+# Two libraries on this file system (ext4 on Debian): libbig.so (text
+# from 68 KiB on, 24 MiB) and libvalue linked with its text in the
+# first segment, from file offset 0.
+W=$TEST_TMP/lib
+mkdir -p "$W"; chmod 755 "$W"
+cp "$FIXTURES/libbig.so" "$W/libbig.so"
+cc -shared -fPIC -O2 -Wl,-z,noseparate-code -o "$W/libzero.so" \
+  "$HUGELD_TOP/tests/cache/valuelib.c" || { fail "build libzero" ""; finish; }
+readelf -lW "$W/libzero.so" | grep -q 'LOAD *0x000000 .* R E' \
+  || { fail "libzero" "its text does not start at file offset 0"; finish; }
+
+# start NAME LOADER LIB [ENV...]: run the probe on LIB under LOADER
+# (with LD_DEBUG=hugepages; PROBE_ARG, if set, is its second
+# argument), keep it until stop NAME.
+start () {
+  local n=$TEST_TMP/$1 ldr=$2 lib=$3; shift 3
+  rm -f "$n".dbg.*; mkfifo "$n.in"
+  env "$@" LD_DEBUG=hugepages LD_DEBUG_OUTPUT="$n.dbg" "$ldr" "$B/probe" "$lib" ${PROBE_ARG:-} \
+    < "$n.in" > "$n.out" 2> "$n.err" &
+  echo $! > "$n.pid"
+  exec {fd}> "$n.in"; echo $fd > "$n.fd"
+  local i
+  for i in $(seq 100); do grep -q '^ready' "$n.out" 2>/dev/null && break; sleep 0.1; done
+  cat "$n".dbg.* > "$n.dbg" 2>/dev/null || : > "$n.dbg"
+}
+stop () {
+  local n=$TEST_TMP/$1
+  eval "exec $(cat "$n.fd")>&-"
+  wait "$(cat "$n.pid")"
+  rm -f "$n.in"
+}
+# text NAME LIB: "SIZE RSS PMD" in kB of LIB's executable mappings in
+# the process NAME.
+text () {
+  awk -v lib="$2" '/^[0-9a-f]+-[0-9a-f]+ / { on = ($2 ~ /x/) && index($0, lib) > 0; next }
+    on && $1 == "Size:" { s += $2 } on && $1 == "Rss:" { r += $2 }
+    on && $1 == "FilePmdMapped:" { p += $2 }
+    END { print s + 0, r + 0, p + 0 }' "/proc/$(cat "$TEST_TMP/$1.pid")/smaps"
+}
+# zone_kb NAME LIB: the size of LIB's text zone in the report.
+zone_kb () {
+  sed -n "s|.*$2: text \[\(0x[0-9a-f]*\), \(0x[0-9a-f]*\)).*thp:.*|\1 \2|p" "$TEST_TMP/$1.dbg" \
+    | head -1 | { read -r a b; [ -n "$a" ] && echo $(( (b - a) / 1024 )) || echo 0; }
+}
+# resident LIB: the file's pages in the page cache.
+resident () { fincore -n -o PAGES "$1" | tr -d " "; }
+# fill LIB: drop LIB from the page cache, then read it all with read(2),
+# as an ordinary process would (cat, a backup, a stock loader's
+# neighbour): small folios, or whatever the kernel's readahead makes.
+fill () { drop_page_cache "$1"; cat "$1" > /dev/null; }
+
+THP=(LD_HUGEPAGE_BACKING=thp LD_HUGEPAGE_SEGMENTS=text)
+can=$(file_thp_possible "$W/libbig.so")
+
+# 1. Warm by an ordinary process.
+fill "$W/libbig.so"
+start warm "$HUGELD_LDSO" "$W/libbig.so" LD_HUGEPAGE_LIBS=libbig.so "${THP[@]}"
+read -r size rss pmd < <(text warm libbig.so)
+zone=$(zone_kb warm libbig.so)
+stop warm
+if ! grep -q 'libbig.so: text .*thp: page-cache huge pages asked for' "$TEST_TMP/warm.dbg"; then
+  fail "warm by read(2): report" "$(grep -m2 'libbig.so: text.*thp:' "$TEST_TMP/warm.dbg" | tr '\n' ' ')"
+elif [ "$can" != yes ]; then
+  skip "warm by read(2): coverage" "no page-cache huge pages here even without ld.so"
+elif [ "$zone" -gt 0 ] && [ "$pmd" -ge $((zone * 95 / 100)) ] \
+     && grep -q 'libbig.so: text .*mapped huge ([1-9][0-9]* repaired' "$TEST_TMP/warm.dbg"; then
+  pass "warm by read(2): ${pmd} of ${zone} KiB of libbig.so's text zone FilePmdMapped, repaired ($(grep -m1 'libbig.so: text.*thp:' "$TEST_TMP/warm.dbg" | sed 's/.*thp: //'))"
+else
+  fail "warm by read(2): coverage" "${pmd} KiB FilePmdMapped of a ${zone} KiB zone: $(grep -m1 'libbig.so: text.*thp:' "$TEST_TMP/warm.dbg" | sed 's/.*thp: //')"
+fi
+
+# 2. The next process: the page cache holds the huge folios now.
+before=$(resident "$W/libbig.so")
+start second "$HUGELD_LDSO" "$W/libbig.so" LD_HUGEPAGE_LIBS=libbig.so "${THP[@]}"
+read -r size rss pmd < <(text second libbig.so)
+"$H" status "$(cat "$TEST_TMP/second.pid")" > "$TEST_TMP/status.out" 2>&1
+stop second
+# 5. hugeld status: the object's text coverage, as smaps has it.
+if grep -q "libbig.so: text $size kB: $pmd kB on 2 MiB page-cache folios, $((rss - pmd)) kB on 4 KiB pages" "$TEST_TMP/status.out"; then
+  pass "hugeld status: libbig.so's text coverage ($(grep -m1 'libbig.so: text ' "$TEST_TMP/status.out" | sed 's/^ *//' | cut -c1-140)...)"
+else
+  fail "hugeld status: text coverage" "want $size/$pmd/$((rss - pmd)) kB: $(grep -m3 'libbig\|error' "$TEST_TMP/status.out" | tr '\n' ' ')"
+fi
+if [ "$can" = yes ]; then
+  [ "$pmd" -ge $((zone * 95 / 100)) ] \
+    && grep -q 'libbig.so: text .*mapped huge (0 repaired' "$TEST_TMP/second.dbg" \
+    && pass "second process: ${pmd} KiB FilePmdMapped, nothing repaired again" \
+    || fail "second process" "${pmd} KiB of ${zone}: $(grep -m1 'libbig.so: text.*thp:' "$TEST_TMP/second.dbg" | sed 's/.*thp: //')"
+fi
+
+# 3. Held: a stock process maps every page of the library, in small
+# folios (hold reads every page of its mappings).  Nothing may be
+# evicted, and the hugeld probe maps no more small pages than the stock
+# probe.
+fill "$W/libbig.so"
+PROBE_ARG=all start holder "$SYSTEM_LDSO" "$W/libbig.so"
+grep -q '^ready' "$TEST_TMP/holder.out" || fail "holder" "$(cat "$TEST_TMP/holder.err")"
+held0=$(resident "$W/libbig.so")
+start stockp "$SYSTEM_LDSO" "$W/libbig.so"
+read -r ssize srss spmd < <(text stockp libbig.so)
+stop stockp
+start heldp "$HUGELD_LDSO" "$W/libbig.so" LD_HUGEPAGE_LIBS=libbig.so "${THP[@]}"
+read -r hsize hrss hpmd < <(text heldp libbig.so)
+held1=$(resident "$W/libbig.so")
+stop heldp
+stop holder
+# Small pages: what is mapped and not with a huge page.  Some of the
+# file may have come in 2 MiB folios even by read(2) (large folios on
+# ext4 since Linux 6.16): hugeld maps those huge, which is fine.
+hsmall=$((hrss - hpmd)) ssmall=$((srss - spmd))
+if [ "$held1" -ge "$held0" ] && [ "$hsmall" -le $((ssmall + 64)) ] \
+   && grep -q 'libbig.so: text .*[1-9][0-9]* held in small folios by another process' "$TEST_TMP/heldp.dbg"; then
+  pass "held by another process: nothing evicted ($held0 -> $held1 pages cached), hugeld maps ${hsmall} KiB of text on 4 KiB pages (stock ${ssmall} KiB) and ${hpmd} KiB huge, says so ($(grep -m1 'libbig.so: text.*thp:' "$TEST_TMP/heldp.dbg" | sed 's/.*thp: //'))"
+else
+  fail "held by another process" "cached pages $held0 -> $held1, hugeld ${hsmall} KiB on 4 KiB pages vs stock ${ssmall} KiB: $(grep -m1 'libbig.so: text.*thp:' "$TEST_TMP/heldp.dbg" | sed 's/.*thp: //')"
+fi
+
+# 4. Cold, text from file offset 0: the first 2 MiB too.
+drop_page_cache "$W/libzero.so"
+start zero "$HUGELD_LDSO" "$W/libzero.so" LD_HUGEPAGE_LIBS=libzero.so "${THP[@]}"
+read -r size rss pmd < <(text zero libzero.so)
+zone=$(zone_kb zero libzero.so)
+stop zero
+if [ "$(value_of "$TEST_TMP/zero.out")" != 1 ]; then
+  fail "text from offset 0" "value $(value_of "$TEST_TMP/zero.out")"
+elif ! grep -q 'libzero.so: text \[0x0, ' "$TEST_TMP/zero.dbg"; then
+  fail "text from offset 0: zone" "$(grep -m1 'libzero.so: text.*thp:' "$TEST_TMP/zero.dbg")"
+elif [ "$can" != yes ]; then
+  skip "text from offset 0: coverage" "no page-cache huge pages here even without ld.so"
+elif [ "$zone" -gt 0 ] && [ "$pmd" -ge "$zone" ]; then
+  pass "cold, text from file offset 0: all ${zone} KiB of the zone FilePmdMapped, the ELF header's 2 MiB too ($(grep -m1 'libzero.so: text.*thp:' "$TEST_TMP/zero.dbg" | sed 's/.*thp: //'))"
+else
+  fail "text from offset 0: coverage" "${pmd} of ${zone} KiB: $(grep -m1 'libzero.so: text.*thp:' "$TEST_TMP/zero.dbg" | sed 's/.*thp: //')"
+fi
+finish
