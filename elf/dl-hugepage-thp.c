@@ -415,8 +415,9 @@ _dl_hugepage_thp_zone (struct hp_object_state *st, const struct hp_zone *z,
   struct hp_thp_fill n = { 0 };
   hp_thp_fill ((uintptr_t) dst, len, fd, z->fileoff - (z->copy_start
 							- z->start), &n);
-  static char msg[224];
-  char *p = __stpcpy (msg, "page-cache huge pages asked for: ");
+  /* What was asked for, then what came of it.  */
+  static char msg[288];
+  char *p = __stpcpy (__stpcpy (msg, *what), ": ");
   p = hp_put_count (p, n.pmd, " of ");
   p = hp_put_count (p, len / HP_HUGEPAGE_SIZE, " 2 MiB ranges mapped huge (");
   p = hp_put_count (p, n.repaired, " repaired from small folios, ");
