@@ -186,11 +186,12 @@ struct hp_thp_fill
   size_t pmd;			/* Mapped with a huge page.  */
   size_t repaired;		/* Of those, dropped from the page cache
 				   (small folios nobody mapped) first.  */
-  size_t held;			/* Small folios another process maps, and
-				   what was left after that.  */
-  size_t other;			/* Left alone: our own changed pages
-				   (breakpoints, uprobes), mapped already,
-				   or no huge folio here.  */
+  size_t held;			/* From the first chunk another process
+				   maps in small folios on: left alone.  */
+  size_t other;			/* The rest: small folios where the kernel
+				   makes no 2 MiB ones, our own changed
+				   pages (breakpoints, uprobes), or not
+				   mapped yet.  */
 };
 
 static int
@@ -233,105 +234,132 @@ hp_touch (int pmfd, uintptr_t addr)
 	  && (e & HP_PM_PRESENT) != 0);
 }
 
-/* Map every 2 MiB chunk of [DST, DST + LEN), the part of a read-only
-   zone at file offset OFF of FD, with the page cache's huge pages.
+/* What the chunk at A holds for this process: the number of its pages
+   that are in the page cache (*RESIDENT) and mapped here (*MAPPED).
+   False if some page mapped here is not the file's (breakpoints,
+   uprobes: never to be unmapped) or mincore fails.  */
+static bool
+hp_chunk (int pmfd, uintptr_t a, size_t *resident, size_t *mapped)
+{
+  static uint64_t pm[HP_CHUNK_PAGES];
+  unsigned char vec[HP_CHUNK_PAGES];
+  hp_pagemap (pmfd, a, pm);
+  *mapped = *resident = 0;
+  for (size_t i = 0; i < HP_CHUNK_PAGES; ++i)
+    if ((pm[i] & HP_PM_PRESENT) != 0)
+      {
+	if ((pm[i] & HP_PM_FILE) == 0)
+	  return false;
+	++*mapped;
+      }
+  if (hp_mincore ((void *) a, HP_HUGEPAGE_SIZE, vec) != 0)
+    return false;
+  for (size_t i = 0; i < HP_CHUNK_PAGES; ++i)
+    *resident += vec[i] & 1;
+  return true;
+}
 
-   A chunk nobody has read is read now, in one 2 MiB folio (the zone is
-   MADV_HUGEPAGE): the whole zone is mapped at load, not only what the
-   program happens to touch, which costs a fault per 2 MiB where the
-   page cache has the folio already.  A chunk the page cache holds in
-   small folios (another process read the file first, or ld.so read the
-   ELF header) can never be mapped huge as it is: its folios are
-   dropped (POSIX_FADV_DONTNEED drops only what no process maps) and
-   read again in one folio, if none is left.  If one is, another
-   process maps it: then nothing more of the object is dropped or
-   touched, and the chunks left are the program's to fault in, as with
-   the stock loader, so that hugeld maps no more small pages than it
-   would have.  The same if a chunk read anew does not come in huge
-   (a kernel or file system without large folios in the page cache):
-   then nothing can be repaired.  What ld.so mapped of a chunk itself
-   to find out is unmapped again (MADV_DONTNEED) only where all of the
-   chunk's mapped pages are clean file pages: never breakpoints or
-   uprobes.  */
+/* Whether the kernel has mapped a page-cache huge page since boot
+   (/proc/vmstat's thp_file_mapped is not 0): a sign that it makes 2
+   MiB folios in the page cache at all.  */
+static bool
+hp_file_thp_seen (void)
+{
+  static char buf[8192];
+  ssize_t n = _dl_hugepage_read_file ("/proc/vmstat", buf, sizeof buf - 1);
+  if (n <= 0)
+    return false;
+  buf[n] = '\0';
+  const char *key = "\nthp_file_mapped ";
+  for (char *p = buf; (p = strchr (p, '\n')) != NULL; ++p)
+    if (strncmp (p, key, strlen (key)) == 0)
+      return p[strlen (key)] > '0' && p[strlen (key)] <= '9';
+  return false;
+}
+
+/* Map every 2 MiB chunk of [DST, DST + LEN), the part of a read-only
+   zone at file offset OFF of FD, with the page cache's huge pages, in
+   order:
+
+   - A chunk nobody has read, or that the page cache holds whole and
+     this process does not map yet, is faulted in with one read: the
+     zone is MADV_HUGEPAGE, so a chunk not read yet comes in one 2 MiB
+     folio (and the kernel reads the next one ahead the same way), and
+     one the page cache has in a 2 MiB folio is mapped with it.  The
+     whole zone is mapped at load, not only what the program touches;
+     that costs a fault per 2 MiB where the page cache has the folios.
+     If the first chunk read anew comes in small folios, this file
+     system has no large folios: nothing more is done.
+   - A chunk the page cache holds in small folios (another process read
+     the file first, or ld.so read the ELF header) is repaired if the
+     kernel is known to make 2 MiB page-cache folios (one came up here,
+     or /proc/vmstat says one was mapped since boot): its folios are
+     dropped (POSIX_FADV_DONTNEED drops only what no process maps) and
+     read again in one folio.  If any page is left, another process
+     maps it: then nothing more of the object is dropped or touched,
+     and the rest is the program's to fault in, as with the stock
+     loader, so that hugeld maps no more small pages than it would
+     have.  What ld.so mapped of such a chunk to find out is unmapped
+     again (MADV_DONTNEED), and only where all it maps of the chunk is
+     clean file pages (hp_chunk).  */
 static void
 hp_thp_fill (uintptr_t dst, size_t len, int fd, off64_t off,
 	     struct hp_thp_fill *n)
 {
   int pmfd = __open64_nocancel ("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-  /* Stop: another process maps small folios (what is left counts as
-     held), or no chunk comes in huge here (as other).  */
-  size_t *stop = NULL;
+  size_t chunks = len / HP_HUGEPAGE_SIZE;
+  /* Whether small folios may be dropped: 0 not known yet.  */
+  int repair = 0;
   for (size_t done = 0; done < len; done += HP_HUGEPAGE_SIZE)
     {
       uintptr_t a = dst + done;
-      static uint64_t pm[HP_CHUNK_PAGES];
-      unsigned char vec[HP_CHUNK_PAGES];
-      if (stop != NULL)
-	{
-	  ++*stop;
-	  continue;
-	}
-      hp_pagemap (pmfd, a, pm);
-      size_t mapped = 0, anon = 0, resident = 0;
-      for (size_t i = 0; i < HP_CHUNK_PAGES; ++i)
-	if ((pm[i] & HP_PM_PRESENT) != 0)
-	  {
-	    ++mapped;
-	    if ((pm[i] & HP_PM_FILE) == 0)
-	      ++anon;
-	  }
-      if (anon > 0 || mapped == HP_CHUNK_PAGES
-	  || hp_mincore ((void *) a, HP_HUGEPAGE_SIZE, vec) != 0)
-	{
-	  /* Our own changed pages, or all mapped already (the kernel
-	     mapped a main program).  */
-	  ++n->other;
-	  continue;
-	}
-      for (size_t i = 0; i < HP_CHUNK_PAGES; ++i)
-	resident += vec[i] & 1;
+      size_t resident, mapped;
+      if (!hp_chunk (pmfd, a, &resident, &mapped)
+	  || mapped == HP_CHUNK_PAGES)
+	continue;
       if (resident == 0 || (resident == HP_CHUNK_PAGES && mapped == 0))
 	{
-	  /* Not read yet, or perhaps one huge folio already.  */
 	  if (hp_touch (pmfd, a))
 	    {
 	      ++n->pmd;
+	      repair = 1;
 	      continue;
 	    }
-	  if (pmfd < 0 || resident == 0)
-	    {
-	      /* Not known, or read anew in small folios: nothing here
-		 can come in huge.  */
-	      ++n->other;
-	      stop = &n->other;
-	      continue;
-	    }
+	  /* Read anew in small folios, or not known: stop, unless a
+	     2 MiB folio came up before (then this one just could not
+	     be had now, in a fragmented memory or under readahead).  */
+	  if (pmfd < 0 || (resident == 0 && n->pmd == 0))
+	    break;
+	  if (resident == 0)
+	    continue;
 	}
-      /* Small folios: drop them, unless someone maps them.  */
+      /* Small folios.  */
+      if (repair == 0)
+	repair = hp_file_thp_seen () ? 1 : -1;
       hp_madvise ((void *) a, HP_HUGEPAGE_SIZE, MADV_DONTNEED);
+      if (repair < 0)
+	continue;
       INTERNAL_SYSCALL_CALL (fadvise64, fd, off + done, HP_HUGEPAGE_SIZE,
 			     POSIX_FADV_DONTNEED);
+      unsigned char vec[HP_CHUNK_PAGES];
       resident = 0;
       if (hp_mincore ((void *) a, HP_HUGEPAGE_SIZE, vec) == 0)
 	for (size_t i = 0; i < HP_CHUNK_PAGES; ++i)
 	  resident += vec[i] & 1;
       if (resident != 0)
 	{
-	  ++n->held;
-	  stop = &n->held;
-	  continue;
+	  n->held = (len - done) / HP_HUGEPAGE_SIZE;
+	  break;
 	}
       if (hp_touch (pmfd, a))
 	{
 	  ++n->pmd;
 	  ++n->repaired;
 	}
-      else
-	{
-	  ++n->other;
-	  stop = &n->other;
-	}
+      else if (n->pmd == 0)
+	break;
     }
+  n->other = chunks - n->pmd - n->held;
   if (pmfd >= 0)
     __close_nocancel (pmfd);
 }
