@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""The thp backing against what the page cache holds (issue 27): clang-14
+--version and a one-line compile through the stock loader and through
+hugeld with LD_HUGEPAGE_BACKING=thp (no pool), and, for comparison,
+hugeld with the two libraries in the shared cache
+(LD_HUGEPAGE_BACKING=shared,private), in three states of the page cache
+of libLLVM-14 and libclang-cpp:
+
+  cold            dropped before the run;
+  warm-by-stock   dropped, then read whole by an ordinary process
+                  (cat): small folios, as after any other reader;
+  warm-by-hugeld  as hugeld left it (its 2 MiB folios).
+
+Each round prepares the state before each run, stock first, so that the drift of a noisy machine hits both alike;
+reported are the medians of wall and user time and the median of the
+per-round hugeld/stock ratios, and, once per state, how much of the two
+libraries' R-E segments a long-lived hugeld clang had on the page
+cache's 2 MiB folios (FilePmdMapped).
+
+  thprepair.py [--rounds N] [--out DIR]   (root: drops the page cache)
+"""
+import argparse, json, os, resource, statistics, subprocess, sys, time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from benchlib import HUGELD, STOCK, base_env, log  # noqa: E402
+
+CLANG = "/usr/lib/llvm-14/bin/clang"
+LIBS = ["/usr/lib/x86_64-linux-gnu/libLLVM-14.so.1",
+        "/usr/lib/x86_64-linux-gnu/libclang-cpp.so.14"]
+SEL = "libLLVM-14.so*:libclang-cpp.so*"
+
+
+def drop():
+    for l in LIBS:
+        fd = os.open(l, os.O_RDONLY)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        os.close(fd)
+
+
+def fill_by_stock():
+    drop()
+    for l in LIBS:
+        with open(l, "rb") as f:
+            while f.read(1 << 20):
+                pass
+
+
+def timed(cmd, env):
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, check=True)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, after.ru_utime - before.ru_utime
+
+
+def coverage(env, rd):
+    """FilePmdMapped of the libraries' R-E segments in a clang that waits
+    on its standard input, as (pmd kB, size kB)."""
+    p = subprocess.Popen([HUGELD, CLANG, "-fintegrated-cc1", "-resource-dir", rd,
+                          "-fsyntax-only", "-x", "c", "-"], env=env,
+                         stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+    time.sleep(2)
+    pmd = size = 0
+    on = False
+    with open("/proc/%d/smaps" % p.pid) as f:
+        for line in f:
+            w = line.split()
+            if "-" in w[0] and not w[0].endswith(":"):
+                on = "x" in w[1] and any(os.path.basename(l) in line for l in LIBS)
+            elif on and w[0] == "Size:":
+                size += int(w[1])
+            elif on and w[0] == "FilePmdMapped:":
+                pmd += int(w[1])
+    p.communicate(b"")
+    return pmd, size
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rounds", type=int, default=9)
+    ap.add_argument("--out", default=os.path.join(HERE, "results", "thp-repair"))
+    o = ap.parse_args()
+    rd = subprocess.run([CLANG, "-print-resource-dir"], stdout=subprocess.PIPE,
+                        text=True, check=True).stdout.strip()
+    os.makedirs(o.out, exist_ok=True)
+    stock_env = base_env()
+    thp_env = dict(base_env(), LD_HUGEPAGE_LIBS=SEL, LD_HUGEPAGE_BACKING="thp")
+    shared_env = dict(base_env(), LD_HUGEPAGE_LIBS=SEL,
+                      LD_HUGEPAGE_BACKING="shared,private")
+    hugeld_cmd = os.environ.get("HUGELD_CMD", "/opt/hugeld/bin/hugeld")
+    pool = "/proc/sys/vm/nr_hugepages"
+    with open(pool) as f:
+        pool0 = f.read().strip()
+    with open(pool, "w") as f:
+        f.write("160")
+    subprocess.run([hugeld_cmd, "cache", "add"] + LIBS, check=True,
+                   stdout=subprocess.DEVNULL)
+    try:
+        run_states(o, rd, cmds_of(rd, o.out), stock_env, thp_env, shared_env)
+    finally:
+        subprocess.run([hugeld_cmd, "cache", "remove"] + LIBS, stdout=subprocess.DEVNULL)
+        with open(pool, "w") as f:
+            f.write(pool0)
+
+
+def cmds_of(rd, out):
+    one = os.path.join(out, "one.c")
+    with open(one, "w") as f:
+        f.write("int f (void) { return 1; }\n")
+    return {"version": [CLANG, "--version"],
+            "compile": [CLANG, "-fintegrated-cc1", "-resource-dir", rd, "-c", one,
+                        "-o", "/dev/null"]}
+
+
+def run_states(o, rd, cmds, stock_env, thp_env, shared_env):
+    states = {"cold": drop, "warm-by-stock": fill_by_stock, "warm-by-hugeld": None}
+    res = {"id": "thp-repair", "kernel": os.uname().release, "rounds": o.rounds,
+           "groups": []}
+    for sname, prep in states.items():
+        if prep is None:
+            # What hugeld left: one hugeld run first.
+            fill_by_stock()
+            subprocess.run([HUGELD] + cmds["version"], env=thp_env,
+                           stdout=subprocess.DEVNULL, check=True)
+        (prep or (lambda: None))()
+        pmd, size = coverage(thp_env, rd)
+        for cname, cmd in cmds.items():
+            s, h, c = [], [], []
+            for r in range(o.rounds):
+                (prep or (lambda: None))()
+                s.append(timed([STOCK] + cmd, stock_env))
+                (prep or (lambda: None))()
+                h.append(timed([HUGELD] + cmd, thp_env))
+                (prep or (lambda: None))()
+                c.append(timed([HUGELD] + cmd, shared_env))
+            g = {"state": sname, "cmd": cmd, "name": cname,
+                 "stock_wall": [x[0] for x in s], "thp_wall": [x[0] for x in h],
+                 "shared_wall": [x[0] for x in c],
+                 "stock_user": [x[1] for x in s], "thp_user": [x[1] for x in h],
+                 "shared_user": [x[1] for x in c],
+                 "thp_pmd_kb": pmd, "text_kb": size}
+            for v, x in (("thp", h), ("shared", c)):
+                r = [b[0] / a[0] for a, b in zip(s, x)]
+                g[v + "_ratio_wall"] = statistics.median(r)
+                g[v + "_ratio_wall_spread"] = [min(r), max(r)]
+                g[v + "_ratio_user"] = statistics.median(
+                    b[1] / max(a[1], 1e-6) for a, b in zip(s, x))
+            res["groups"].append(g)
+            log("%-15s %-8s stock %6.1f ms | thp %6.1f ms ratio %.2f (%.2f-%.2f) user %.2f"
+                " | shared %6.1f ms ratio %.2f (%.2f-%.2f) | thp coverage %d of %d kB (%.1f%%)" % (
+                    sname, cname, 1000 * statistics.median(g["stock_wall"]),
+                    1000 * statistics.median(g["thp_wall"]), g["thp_ratio_wall"],
+                    g["thp_ratio_wall_spread"][0], g["thp_ratio_wall_spread"][1],
+                    g["thp_ratio_user"], 1000 * statistics.median(g["shared_wall"]),
+                    g["shared_ratio_wall"], g["shared_ratio_wall_spread"][0],
+                    g["shared_ratio_wall_spread"][1], pmd, size, 100.0 * pmd / max(size, 1)))
+    os.unlink(cmds["compile"][5])
+    with open(os.path.join(o.out, "thp-repair.json"), "w") as f:
+        json.dump(res, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
