@@ -115,6 +115,19 @@ bool _dl_hugepage_mapped (void *addr, size_t len) attribute_hidden;
 bool _dl_hugepage_kernel_can_move (int *err, const char **what)
   attribute_hidden;
 
+/* What the report says when this process may not make a copy of code
+   executable: a write-execute policy, not the pool, kept the text on
+   ordinary pages.  */
+#define HP_WX_REFUSED \
+  "mprotect PROT_EXEC (this process may not make written memory " \
+  "executable: systemd's MemoryDenyWriteExecute=, prctl PR_SET_MDWE " \
+  "or SELinux execmem)"
+
+/* Whether this process may make a private copy of code executable;
+   if not, sets *ERR and *WHAT (HP_WX_REFUSED).  Found out once.  */
+bool _dl_hugepage_may_exec_copy (int *err, const char **what)
+  attribute_hidden;
+
 /* Map zone Z of the object with load bias L_ADDR again from FD exactly
    as the stock loader had it, keeping what is still mapped.  Returns 0
    or an errno value.  */

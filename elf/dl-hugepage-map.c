@@ -102,6 +102,50 @@ _dl_hugepage_kernel_can_move (int *err, const char **what)
   return hp_can_move > 0;
 }
 
+/* Whether this process may make memory it wrote executable:
+   0 not known yet, 1 yes, -1 no (hp_wx_errno says why).  */
+static int hp_wx_ok;
+static int hp_wx_errno;
+
+/* The private copy writes the code into anonymous memory and then
+   makes it executable: exactly what a write-execute policy refuses.
+   systemd's MemoryDenyWriteExecute= (a seccomp filter: EPERM for any
+   mprotect with PROT_EXEC), prctl PR_SET_MDWE (Linux 6.3: EACCES) and
+   SELinux's execmem (EACCES) are such policies.  Found out once, with
+   one ordinary page, before a zone takes or fills any huge page: under
+   such a policy the text stays where the file put it, at no cost but
+   these three system calls.  */
+static bool
+hp_probe_wx (void)
+{
+  size_t pg = GLRO(dl_pagesize);
+  void *p = __mmap (NULL, pg, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED)
+    {
+      /* Nothing learnt: let the zone's own mprotect decide.  */
+      hp_wx_errno = errno;
+      return true;
+    }
+  bool ok = __mprotect (p, pg, PROT_READ | PROT_EXEC) == 0;
+  if (!ok)
+    hp_wx_errno = errno;
+  __munmap (p, pg);
+  return ok;
+}
+
+bool
+_dl_hugepage_may_exec_copy (int *err, const char **what)
+{
+  if (hp_wx_ok == 0)
+    hp_wx_ok = hp_probe_wx () ? 1 : -1;
+  if (hp_wx_ok > 0)
+    return true;
+  *err = hp_wx_errno;
+  *what = HP_WX_REFUSED;
+  return false;
+}
+
 /* Make every huge page of [ADDR, ADDR + LEN) present now, allocated and
    charged to the pool and to the hugetlb cgroup, by letting the kernel
    write one byte into each (from FD, at offset 0), then clearing that
@@ -269,6 +313,9 @@ hp_apply_zone (const struct hp_zone *z, ElfW(Addr) l_addr, int fd,
 
   if (!_dl_hugepage_kernel_can_move (err, what))
     return HP_FALLBACK;
+  if ((hp_prot (z->prot) & PROT_EXEC) != 0
+      && !_dl_hugepage_may_exec_copy (err, what))
+    return HP_FALLBACK;
 
   void *tmp = __mmap (NULL, len, PROT_READ | PROT_WRITE,
 		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB
@@ -323,8 +370,9 @@ hp_apply_zone (const struct hp_zone *z, ElfW(Addr) l_addr, int fd,
 
   if (__mprotect (tmp, len, hp_prot (z->prot)) != 0)
     {
-      *what = "mprotect";
       *err = errno;
+      *what = (hp_prot (z->prot) & PROT_EXEC) != 0 && *err != ENOMEM
+	      ? HP_WX_REFUSED : "mprotect";
       goto fail;
     }
   return _dl_hugepage_move_zone (tmp, z, l_addr, fd, err, what);
