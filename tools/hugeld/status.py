@@ -60,6 +60,7 @@ def process_status(pid, cache, ldso, detail=True):
     st["loader"] = loader
     st["hugeld"] = bool(loader) and is_hugeld_loader(loader, ldso)
     st["hugetlb_cgroup_none"] = hugetlb_cgroup_none(pid)
+    st["seccomp_filter"] = seccomp_filter(pid)
     st["ldso_command"] = bool(exe and loader) and exe == loader
     st["program"] = exe
     if st["ldso_command"]:
@@ -386,13 +387,35 @@ def print_status(st):
         elif st["hugetlb_cgroup_none"]:
             print("        its plan has %s, but its hugetlb cgroup allows no "
                   "huge page" % plural(x["planned_pages"], "page"))
+        elif st["seccomp_filter"]:
+            print("        its plan has %s, but the process runs under a "
+                  "seccomp filter, which may refuse private copies of code "
+                  "(systemd's MemoryDenyWriteExecute= does): only the shared "
+                  "cache can serve it; LD_DEBUG=hugepages tells"
+                  % plural(x["planned_pages"], "page"))
         else:
             print("        its plan has %s (pool empty when it was loaded? "
-                  "loader not hugeld?)" % plural(x["planned_pages"], "page"))
+                  "LD_DEBUG=hugepages tells)"
+                  % plural(x["planned_pages"], "page"))
         if st["hugeld"] and x["text"]["size"]:
             print("        text %s" % coverage_line(x["text"]))
     print()
     print("pool (2 MiB): %s" % pool_line(st["pool"]))
+
+
+def seccomp_filter(pid):
+    """Whether process PID runs under a seccomp filter (Seccomp: 2 in
+    /proc/PID/status), as every systemd unit with MemoryDenyWriteExecute=
+    does.  A filter does not say what it refuses; prctl PR_SET_MDWE,
+    the kernel's own write-execute policy, shows nowhere in /proc."""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith("Seccomp:"):
+                    return line.split()[1] == "2"
+    except OSError:
+        pass
+    return False
 
 
 def status_all(args, cache, ldso):
