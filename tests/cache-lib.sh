@@ -68,7 +68,7 @@ hold_start () {
   local n=$1; shift
   rm -f "$n".dbg.* "$n.stop"
   env "$@" HOLD_UNTIL="$n.stop" LD_DEBUG=hugepages LD_DEBUG_OUTPUT="$n.dbg" \
-    "$HUGELD_LDSO" "$B/hold" "${HOLD_LIB:-$LIB}" < /dev/null > "$n.out" 2> "$n.err" &
+    ${HOLD_WRAP:-} "$HUGELD_LDSO" "$B/hold" "${HOLD_LIB:-$LIB}" < /dev/null > "$n.out" 2> "$n.err" &
   echo $! > "$n.pid"
   local i
   for i in $(seq 100); do
