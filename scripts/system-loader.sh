@@ -18,16 +18,24 @@
 #   copy made under a fresh temporary name (a leftover temporary file or
 #   symbolic link is removed, never written through): at no moment is
 #   there no loader, or half a loader, even after a power cut.
-# - ld.so and libc.so.6 must come from the same glibc build.  Before
-#   every dpkg run (dpkg-pre), $REAL becomes a symlink to $REAL.distrib,
-#   so while dpkg unpacks a new libc6 the loader is always the one that
-#   comes with the libc.so.6 on disk, exactly as without hugeld.  After
-#   the run (dpkg-post), hugeld goes back in place only if libc6 is still
-#   the version hugeld was built from.  Otherwise $REAL stays a symlink
-#   to the distribution's loader (so later libc6 upgrades keep it
-#   matched too) and a message says hugeld is off until it is rebuilt
-#   and installed again: a libc6 upgrade always ends with a matching
-#   loader.  (The hook does not call dpkg-divert: dpkg holds its lock.)
+# - ld.so and libc.so.6 must come from the same glibc build.  Before a
+#   dpkg run that may unpack or remove a package built from glibc
+#   (dpkg-pre: the run's action and its archives' control fields say
+#   so; a run it cannot read counts as one), $REAL becomes a symlink to
+#   $REAL.distrib, so while dpkg unpacks a new libc6 the loader is always
+#   the one that comes with the libc.so.6 on disk, exactly as without
+#   hugeld.  Every other run (a service's package upgraded, its postinst
+#   restarting the service, systemctl daemon-reexec) keeps hugeld, so
+#   what it starts runs on hugeld.  After the run (dpkg-post), hugeld
+#   goes back in place only if it is built from the same libc6 version
+#   as the loader the package put in .distrib.  Otherwise $REAL stays a
+#   symlink to the distribution's loader (so later libc6 upgrades keep
+#   it matched too) and a message says hugeld is off until it is
+#   rebuilt and installed again: a libc6 upgrade always ends with a
+#   matching loader.  Processes started while the switch was in place
+#   run on the distribution's loader until they are restarted: the
+#   post-invoke hook and status name them.  (The hook does not call
+#   dpkg-divert: dpkg holds its lock.)
 # - The hooks run a copy of this script that install puts in
 #   /var/lib/hugeld (root's), and they use $PREFIX/ld.so only if it and
 #   every directory above it belong to root and nobody else can write
@@ -252,24 +260,140 @@ EOF
   say "set LD_HUGEPAGE_LIBS for the programs to put on huge pages; '$SELF uninstall' reverts"
 }
 
+# dpkg_pid: the dpkg process that runs this hook (through sh -c), found
+# by walking up the parent processes; empty if there is none.
+dpkg_pid () {
+  local pid=$$ n
+  for n in 1 2 3 4 5 6 7 8; do
+    [ "$pid" -gt 1 ] 2> /dev/null || return 0
+    if [ "$(cat "/proc/$pid/comm" 2> /dev/null)" = dpkg ]; then
+      echo "$pid"; return 0
+    fi
+    pid=$(awk '$1 == "PPid:" { print $2 }' "/proc/$pid/status" 2> /dev/null)
+  done
+}
+
+# glibc_deb FILE: FILE is a package built from glibc (libc6 holds the
+# loader and libc.so.6; the others move with it), or dpkg-deb cannot
+# read it.
+glibc_deb () {
+  local f
+  f=$(timeout 30 dpkg-deb --field "$1" Package Source 2> /dev/null) || return 0
+  grep -Eq '^(Package: libc6$|Source: glibc( |$))' <<< "$f"
+}
+
+# run_may_change_libc: whether the dpkg run that called the hook may
+# unpack or remove a package built from glibc.  Read from dpkg's own
+# command line: its action (DPKG_HOOK_ACTION), and the archives (or,
+# with --recursive, the directories of archives) of an install or
+# unpack, or the packages of a remove or purge.  Anything the hook
+# cannot tell counts as yes: a wrong yes costs hugeld for the run, a
+# wrong no would pair a new libc.so.6 with this loader.
+run_may_change_libc () {
+  local action=${DPKG_HOOK_ACTION:-} pid cwd arg path found=0 recursive=0
+  local -a args=()
+  case "$action" in
+    configure|triggers-only|verify|audit|record-avail) return 1 ;;
+    install|unpack|remove|purge) ;;
+    *) return 0 ;;
+  esac
+  pid=$(dpkg_pid)
+  [ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] || return 0
+  cwd=$(readlink "/proc/$pid/cwd") || return 0
+  mapfile -d '' -t args < "/proc/$pid/cmdline" || return 0
+  for arg in "${args[@]:1}"; do
+    case "$arg" in
+      --recursive|-[!-]*R*) recursive=1 ;;
+    esac
+  done
+  for arg in "${args[@]:1}"; do
+    case "$arg" in -*) continue ;; esac
+    case "$action" in
+      remove|purge)
+	# A package name, with or without its architecture; the values
+	# of options such as --status-fd are numbers, never glibc's.
+	case "${arg%%:*}" in libc6|libc6-*|libc-*|locales*) return 0 ;; esac
+	found=1; continue ;;
+    esac
+    case "$arg" in /*) path=$arg ;; *) path=$cwd/$arg ;; esac
+    if [ -f "$path" ]; then
+      found=1
+      glibc_deb "$path" && return 0
+    elif [ -d "$path" ] && [ $recursive = 1 ]; then
+      found=1
+      while IFS= read -r -d '' f; do
+	glibc_deb "$f" && return 0
+      done < <(find "$path" -name '*.deb' \( -type f -o -type l \) -print0)
+    fi
+  done
+  # No archive or package found: an action of its own kind (say,
+  # --pending), or a command line this hook does not read.
+  [ $found = 1 ] || return 0
+  return 1
+}
+
 do_dpkg_pre () {
   installed || exit 0
+  run_may_change_libc || exit 0
   link_distrib
+}
+
+# not_hugeld: "PID (COMMAND)" of each process whose loader is the
+# distribution's: started while a dpkg run had it in place, and running
+# without hugeld until restarted.  This script and the processes it
+# runs from (dpkg's hook shell) are not counted.
+not_hugeld () {
+  local f pid p self=" "
+  p=$$
+  while [ "${p:-0}" -gt 1 ]; do
+    self="$self$p "
+    p=$(awk '$1 == "PPid:" { print $2 }' "/proc/$p/status" 2> /dev/null || :)
+  done
+  { grep -lsF "$DISTRIB" /proc/[0-9]*/maps 2> /dev/null || :; } \
+    | while IFS= read -r f; do
+	pid=${f#/proc/}; pid=${pid%/maps}
+	case "$self" in *" $pid "*) continue ;; esac
+	echo "$pid ($(cat "/proc/$pid/comm" 2> /dev/null || :))"
+      done
+}
+
+# say_not_hugeld HINT: one line naming the processes that run on the
+# distribution's loader, if any, and what brings hugeld to them.
+say_not_hugeld () {
+  local all n list
+  all=$(not_hugeld)
+  [ -n "$all" ] || return 0
+  n=$(wc -l <<< "$all")
+  list=$(head -n 20 <<< "$all" | paste -sd, - | sed 's/,/, /g')
+  say "$n process(es) started while the distribution's loader was in place run without hugeld until restarted: $list$([ "$n" -gt 20 ] && echo ', ...' || :)${1:+; $1}"
 }
 
 do_dpkg_post () {
   installed || exit 0
-  local libc hv
-  libc=$(libc_version)
+  local libc hv was_link=0
+  [ -L "$REAL" ] && was_link=1
+  # The libc6 on disk: the version of the loader its package put in
+  # .distrib.  dpkg's database says "not installed" between the unpack
+  # and the configure pass of a libc6 upgrade or reinstall, while the
+  # files are already the new ones.
+  libc=$(loader_version "$DISTRIB")
   hv=$(cat "$STATE")
   if ! root_only "$PREFIX/ld.so"; then
+    [ -L "$REAL" ] || link_distrib
     say "refusing $PREFIX/ld.so: it or a directory above it is not owned by root or can be written by others;"
     say "the system runs the distribution's loader until that is fixed and '$SELF install' is run again"
   elif [ "$libc" = "$hv" ] && [ "$(loader_version "$PREFIX/ld.so")" = "$hv" ]; then
-    put "$PREFIX/ld.so" "$REAL"
-    programs_start || { link_distrib; say "hugeld did not run programs after dpkg; the distribution's loader is back"; }
+    if [ -L "$REAL" ] || ! cmp -s "$PREFIX/ld.so" "$REAL"; then
+      put "$PREFIX/ld.so" "$REAL"
+      programs_start || { link_distrib; say "hugeld did not run programs after dpkg; the distribution's loader is back"; return; }
+    fi
+    [ $was_link = 0 ] || say_not_hugeld "systemctl daemon-reexec for PID 1, systemctl restart for services"
+  elif [ -z "$libc" ]; then
+    [ -L "$REAL" ] || link_distrib
+    say "$DISTRIB runs no program: the system runs the distribution's loader; reinstall libc6"
   else
-    say "libc6 is now ${libc:-removed} but hugeld was built from $hv:"
+    [ -L "$REAL" ] || link_distrib
+    say "libc6 is now $libc but hugeld was built from $hv:"
     say "the system runs the distribution's loader until hugeld is rebuilt (make; make install) and '$SELF install' is run again"
   fi
 }
@@ -283,6 +407,14 @@ do_status () {
     echo "system loader: the distribution's ($(loader_version "$REAL"))"
   fi
   echo "libc6: $(libc_version)"
+  if installed && [ ! -L "$REAL" ]; then
+    local list
+    list=$(not_hugeld)
+    if [ -n "$list" ]; then
+      echo "on the distribution's loader until restarted (started while a dpkg run that changed glibc's packages ran):"
+      sed 's/^/  /' <<< "$list"
+    fi
+  fi
 }
 
 case "${1:-}" in

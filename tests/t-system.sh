@@ -52,6 +52,8 @@ in_root /lib64/ld-linux-x86-64.so.2 --version | head -1 | grep -q hugeld \
   && pass "after apt-get, hugeld is still the loader (libc6 unchanged)" \
   || fail "after apt-get, hugeld is still the loader" "$(in_root /lib64/ld-linux-x86-64.so.2 --version | head -1)"
 
+is_hugeld_loader () { in_root /lib64/ld-linux-x86-64.so.2 --version | head -1 | grep -q hugeld; }
+
 # A selected program's text lands on huge pages.
 reserve_hugepages 32 || fail reserve "cannot reserve huge pages"
 cp "$FIXTURES/bigcheck-pie" "$C/usr/local/bin/"
@@ -73,6 +75,68 @@ in_root apt-get install -y -qq --reinstall libc6 > "$TEST_TMP/re.log" 2>&1 \
 in_root /lib64/ld-linux-x86-64.so.2 --version | head -1 | grep -q hugeld \
   && pass "libc6 reinstalled: hugeld is still the loader" \
   || fail "libc6 reinstalled: hugeld is still the loader" "$(cat "$TEST_TMP/re.log" | tail -3 | tr '\n' ' ')"
+grep -q "removed\|rebuilt" "$TEST_TMP/re.log" \
+  && fail "libc6 reinstalled: no message" "$(grep hugeld "$TEST_TMP/re.log" | head -3 | tr '\n' ' ')" \
+  || pass "libc6 reinstalled: the hooks say nothing (no 'removed', no 'rebuild')"
+
+# A service's package upgraded with dpkg -i: its postinst restarts the
+# service (here: runs the big-code program with LD_HUGEPAGE_LIBS and
+# starts a daemon).  The run unpacks nothing of glibc's, so what the
+# postinst starts runs on hugeld, with huge pages.  Then the same
+# package in one run with libc6: the loader is the distribution's for
+# that run, and the post-invoke hook names the daemon started meanwhile.
+P=$TEST_TMP/hpsvc
+mkdir -p "$P/DEBIAN"
+cat > "$P/DEBIAN/control" <<'EOF2'
+Package: hpsvc
+Version: 1
+Architecture: all
+Maintainer: hugeld tests <root@localhost>
+Description: a service whose postinst restarts it (hugeld's t-system)
+EOF2
+cat > "$P/DEBIAN/postinst" <<'EOF2'
+#!/bin/sh
+out=/var/tmp/hpsvc.out
+LD_HUGEPAGE_LIBS=bigcheck-pie /usr/local/bin/bigcheck-pie --expect text,rodata,relro > $out 2>&1
+echo "rc $?" >> $out
+grep ld-linux /proc/self/maps | head -1 >> $out
+[ -f /var/tmp/hpsvc.pid ] && kill "$(cat /var/tmp/hpsvc.pid)" 2> /dev/null
+setsid sleep 600 < /dev/null > /dev/null 2>&1 &
+echo $! > /var/tmp/hpsvc.pid
+exit 0
+EOF2
+chmod 755 "$P/DEBIAN/postinst"
+dpkg-deb --root-owner-group --build "$P" "$C/tmp/hpsvc.deb" > /dev/null
+in_root dpkg -i /tmp/hpsvc.deb > "$TEST_TMP/svc.log" 2>&1
+if grep -q "^rc 0" "$C/var/tmp/hpsvc.out" && ! grep -q distrib "$C/var/tmp/hpsvc.out" \
+   && grep -q "$REAL" "$C/var/tmp/hpsvc.out" && is_hugeld_loader; then
+  pass "dpkg -i of a service: what its postinst starts runs on hugeld, text on 2 MiB pages"
+else
+  fail "dpkg -i of a service: runs on hugeld" "$(tr '\n' ' ' < "$C/var/tmp/hpsvc.out" | cut -c1-300); $(grep hugeld "$TEST_TMP/svc.log" | head -2 | tr '\n' ' ')"
+fi
+svc=$(cat "$C/var/tmp/hpsvc.pid")
+grep -q "$REAL.distrib" "/proc/$svc/maps" \
+  && fail "dpkg -i of a service: its daemon" "maps the distribution's loader" \
+  || pass "dpkg -i of a service: its daemon ($svc) maps hugeld, not .distrib"
+libc_deb=$(ls "$C"/var/cache/apt/archives/libc6_*.deb 2> /dev/null | head -1)
+if [ -z "$libc_deb" ]; then
+  skip "dpkg -i libc6 and a service" "no libc6 archive in the root's apt cache"
+else
+  in_root dpkg -i "${libc_deb#$C}" /tmp/hpsvc.deb > "$TEST_TMP/svc2.log" 2>&1
+  svc=$(cat "$C/var/tmp/hpsvc.pid")
+  if grep -q distrib "$C/var/tmp/hpsvc.out" && is_hugeld_loader \
+     && grep -q "hugeld: .*process(es) started while the distribution's loader was in place .*$svc (sleep).*daemon-reexec" "$TEST_TMP/svc2.log"; then
+    pass "dpkg -i libc6 and a service: the distribution's loader for the run, hugeld after it, and the daemon left on the old loader is named"
+  else
+    fail "dpkg -i libc6 and a service" "$(grep ld-linux "$C/var/tmp/hpsvc.out"); $(grep hugeld "$TEST_TMP/svc2.log" | head -3 | tr '\n' ' ')"
+  fi
+  in_root "$TOOL" status > "$TEST_TMP/svc-status.log" 2>&1
+  grep -q "^  $svc (sleep)" "$TEST_TMP/svc-status.log" \
+    && pass "hugeld-system-loader status lists the processes not on hugeld" \
+    || fail "hugeld-system-loader status lists them" "$(cat "$TEST_TMP/svc-status.log" | tr '\n' ' ')"
+fi
+kill "$(cat "$C/var/tmp/hpsvc.pid")" 2> /dev/null
+in_root dpkg -r hpsvc > /dev/null 2>&1
 
 # libc6 changes version: the loader always matches libc.so.6.  Debian's
 # archive keeps the previous point release, so go there and back.
@@ -165,7 +229,11 @@ in_root "$TOOL" install > /dev/null 2>&1
 for step in link put-ld-linux-x86-64.so.2; do
   killed_at "$step" apt-get install -y -qq --reinstall libc6
   sane "dpkg hook killed at $step"
-  if in_root apt-get install -y -qq --reinstall libc6 > "$TEST_TMP/re2.log" 2>&1 && is_hugeld; then
+  # What dpkg asks for after an interrupted run (libc6 may be left
+  # unpacked and not configured: the post-invoke hook of the unpack
+  # pass is the one that puts hugeld back), then another run.
+  if in_root dpkg --configure -a > "$TEST_TMP/re2.log" 2>&1 \
+     && in_root apt-get install -y -qq --reinstall libc6 >> "$TEST_TMP/re2.log" 2>&1 && is_hugeld; then
     pass "dpkg hook killed at $step: the next dpkg run puts hugeld back"
   else
     fail "dpkg hook killed at $step: the next dpkg run" "$(tail -2 "$TEST_TMP/re2.log" | tr '\n' ' ')"
