@@ -73,6 +73,13 @@
 
 #define HP_CACHE_DIR "/dev/hugepages/hugeld"
 
+/* An empty file, owned by root, that `hugeld cache sync' leaves in
+   HP_CACHE_DIR once it has made the cache what the policy file
+   declares: the cache of this boot is filled.  Until then, where the
+   policy file declares a cache, the pool is the cache's and no process
+   takes a private copy (_dl_hugepage_private_allowed).  */
+#define HP_CACHE_SYNCED ".synced"
+
 /* The backings of LD_HUGEPAGE_BACKING.  */
 enum hp_backing
 {

@@ -387,6 +387,8 @@ _dl_hugepage_conf_check (const char *buf, size_t len,
 	}
       if (line.key == HP_CONF_PROGRAM)
 	sum->has_programs = true;
+      if (line.key == HP_CONF_CACHE)
+	sum->has_cache = true;
     }
 }
 

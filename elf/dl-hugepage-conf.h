@@ -139,6 +139,7 @@ struct hp_conf_summary
   unsigned int error_line;	/* The first bad line, or 0 ...  */
   const char *error;		/* ... and why.  */
   bool has_programs;		/* Whether it has `program' blocks.  */
+  bool has_cache;		/* Whether it declares a shared cache.  */
 };
 
 /* Check the LEN bytes at BUF.  */

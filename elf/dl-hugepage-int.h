@@ -223,6 +223,7 @@ struct hp_policy
   size_t len;
   char *libs;			/* The patterns it gives the program.  */
   unsigned int block_line;	/* The program block that applies.  */
+  bool cache_declared;		/* It has `cache' lines.  */
 };
 extern struct hp_policy _dl_hugepage_policy_file attribute_hidden;
 
@@ -232,6 +233,10 @@ extern struct hp_policy _dl_hugepage_policy_file attribute_hidden;
    LD_DEBUG=hugepages).  */
 bool _dl_hugepage_policy_load (const char *program,
 			       struct hp_conf_settings *s) attribute_hidden;
+
+/* Whether the private backing may take huge pages from the pool now;
+   if not, sets *WHAT to why.  */
+bool _dl_hugepage_private_allowed (const char **what) attribute_hidden;
 
 /* The line of the policy file that gave the pattern PAT (a pointer into
    _dl_hugepage_policy_file.libs), or 0.  */

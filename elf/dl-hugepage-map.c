@@ -419,7 +419,7 @@ hp_report_zone (const struct hp_zone *z, ElfW(Addr) l_addr, int b,
       break;
     }
   const char *again = o == HP_RESTORED ? " (mapped again from the file)" : "";
-  if (b == HP_B_PRIVATE)
+  if (b == HP_B_PRIVATE && err != 0)
     _dl_debug_printf ("hugepages: %s: %s [0x%lx, 0x%lx) fallback to ordinary "
 		      "pages%s: %s failed: %s (errno %d)\n", obj, kind, s, e,
 		      again, what, _dl_hugepage_errno_name (err), err);
@@ -480,7 +480,9 @@ hp_apply_plan (struct link_map *l, int fd, bool verify)
 					    fd, verify, &err, &what);
 	    }
 	  else if (b == HP_B_PRIVATE)
-	    o = hp_apply_zone (z, l->l_addr, fd, verify, &err, &what);
+	    o = _dl_hugepage_private_allowed (&what)
+		? hp_apply_zone (z, l->l_addr, fd, verify, &err, &what)
+		: HP_FALLBACK;
 	  else
 	    o = _dl_hugepage_thp_zone (cache, z, l->l_addr, fd, &err, &what);
 	  hp_report_zone (z, l->l_addr, b, o, what, err, n);

@@ -260,6 +260,7 @@ _dl_hugepage_policy_load (const char *program, struct hp_conf_settings *s)
   pf->len = len;
   pf->libs = libs;
   pf->block_line = s->block_line;
+  pf->cache_declared = sum.has_cache;
   if (hp_debug ())
     {
       _dl_debug_printf ("hugepages: %s: %u rules\n", HP_CONF_FILE,
@@ -274,6 +275,35 @@ _dl_hugepage_policy_load (const char *program, struct hp_conf_settings *s)
 			  nnames > 0 ? names[nnames - 1] : "<unknown>");
     }
   return true;
+}
+
+/* Where the policy file declares a shared cache, the pool is reserved
+   for it (pool auto sizes it so), and the boot unit fills the cache
+   after PID 1 and the early services have started.  A private copy
+   holds its pages for the life of its process: taken before the cache
+   is filled, it keeps them from the cache (a pool that then cannot
+   hold an entry fails the boot unit) and leaves that process with its
+   own copy of an object the cache serves to everyone else.  So until
+   `hugeld cache sync' has left HP_CACHE_SYNCED, no private copy is
+   made; the object stays on ordinary pages (or thp, if listed), as
+   without hugeld.  One stat while the cache is not synced yet, none
+   after, and none without `cache' lines.  */
+bool
+_dl_hugepage_private_allowed (const char **what)
+{
+  static bool synced;
+  if (!_dl_hugepage_policy_file.cache_declared || synced)
+    return true;
+  struct __stat64_t64 st;
+  if (__stat64_time64 (HP_CACHE_DIR "/" HP_CACHE_SYNCED, &st) == 0
+      && st.st_uid == 0)
+    {
+      synced = true;
+      return true;
+    }
+  *what = "not used until the shared cache is filled (" HP_CONF_FILE
+	  " declares one, and hugeld cache sync has not run since boot)";
+  return false;
 }
 
 unsigned int

@@ -262,6 +262,36 @@ done
 [ $bad = 0 ] && pass "20 random or mangled files: sort, ls and hold give the stock result" \
   || fail "random files change a result" "$bad of 20 (kept in $TEST_TMP/bad-*.conf)"
 
+# A declared cache that is not filled yet (this boot's sync has not run:
+# PID 1 and the early services start before the boot unit): no process
+# takes a private copy, so none holds pool pages the cache needs for
+# its life.  The sync's mark (.synced, root's, in the cache directory)
+# ends the wait; without cache lines there is none.
+SYNCED=$CACHE/.synced
+mountpoint -q /dev/hugepages || mount -t hugetlbfs none /dev/hugepages
+mkdir -p "$CACHE"
+if [ -e "$SYNCED" ]; then at_exit "touch $SYNCED"; else at_exit "rm -f $SYNCED"; fi
+rm -f "$SYNCED"
+free0=$(meminfo HugePages_Free)
+conf 644 "libs libvalue.so\nbacking private\ncache /usr/lib/hugeld-test-nothing.so\n"
+probe wait
+expect wait "a declared cache not synced yet: no private copy, stock result" no \
+  "text .*private: not used until the shared cache is filled"
+touch "$SYNCED"; chown nobody "$SYNCED"
+probe notroot
+expect notroot "a .synced that root does not own does not end the wait" no \
+  "private: not used until the shared cache is filled"
+chown root "$SYNCED"
+probe synced
+expect synced "after the sync's mark: the private copy again" yes
+rm -f "$SYNCED"
+conf 644 "libs libvalue.so\nbacking private\n"
+probe nocache
+expect nocache "no cache lines: no wait for a sync" yes
+[ "$(meminfo HugePages_Free)" = "$free0" ] \
+  && pass "waiting for the sync: no pool page held afterwards" \
+  || fail "waiting for the sync: pool" "free $free0 -> $(meminfo HugePages_Free)"
+
 # clang-14 with only the file: its libLLVM text from the shared cache.
 CLANG=/usr/bin/clang-14
 LLVM=$(ls /usr/lib/x86_64-linux-gnu/libLLVM-14.so.1 2>/dev/null)
