@@ -66,6 +66,13 @@ grep -q "^synced: 1 added, 0 removed" "$TEST_TMP/s1.out" \
   && pass "one line per change and a summary ($(tail -1 "$TEST_TMP/s1.out"))" \
   || fail "summary" "$(tr '\n' ' ' < "$TEST_TMP/s1.out")"
 
+# The sync's mark for ld.so (private copies wait for it where a cache
+# is declared): root's, in the cache directory, and not an entry.
+[ -f "$CACHE/.synced" ] && [ "$(stat -c %u "$CACHE/.synced")" = 0 ] \
+  && ! "$H" cache list 2>&1 | grep -q synced \
+  && pass "the sync leaves $CACHE/.synced (root's), which cache list does not show as an entry" \
+  || fail "the sync's mark" "$(ls -l "$CACHE/.synced" 2>&1); $("$H" cache list 2>&1 | grep synced)"
+
 # 2. Idempotent.
 sync_ > "$TEST_TMP/s2.out" 2>&1; rc=$?
 entries > "$TEST_TMP/e2"
@@ -125,6 +132,22 @@ entries > "$TEST_TMP/e4"
 [ $rc = 0 ] && [ "$(meminfo HugePages_Free)" = 0 ] && [ "$(cat "$TEST_TMP/e4")" = "$LIB current $want" ] \
   && pass "replaced on a pool with no free page: the new entry is made, rc 0" \
   || fail "replaced on a full pool" "rc $rc, free $(meminfo HugePages_Free): $(tr '\n' ' ' < "$TEST_TMP/e4") $(tr '\n' ' ' < "$TEST_TMP/s4.out")"
+# 5b. A new entry the pool has no room for: said in one line, not a
+# failure (the pool is the administrator's sizing); the pool line of
+# --reserve-pool with `pool N' does not call it enough.
+total=$(meminfo HugePages_Total)
+printf 'libs libvalue.so\ncache %s %s\npool %d\n' "$LIB" "$OTHER" "$total" > "$CONF"
+sync_ --reserve-pool > "$TEST_TMP/s4b.out" 2>&1; rc=$?
+entries > "$TEST_TMP/e4b"
+if [ $rc = 0 ] && grep -q "^hugeld: .*libother.so: not cached: the huge page pool is too small" "$TEST_TMP/s4b.out" \
+   && grep -q "^synced: 0 added, 1 not cached for want of pool pages, 0 removed" "$TEST_TMP/s4b.out" \
+   && grep -q "^pool: nr_hugepages $total (pool $total, line 3): 0 free, the entries to add need [0-9]*; what does not fit is not cached" "$TEST_TMP/s4b.out" \
+   && ! grep -q "^$OTHER " "$TEST_TMP/e4b"; then
+  pass "a new entry that does not fit the pool: rc 0, one line, counted apart ($(grep '^synced' "$TEST_TMP/s4b.out"))"
+else
+  fail "a new entry that does not fit the pool" "rc $rc: $(tr '\n' ' ' < "$TEST_TMP/s4b.out")"
+fi
+printf 'libs libvalue.so\ncache %s/libvalue*.so\npool auto\n' "$L" > "$CONF"
 pool_set 24
 
 # 6. No longer declared: removed.  libother.so is added by hand first.

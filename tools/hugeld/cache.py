@@ -67,6 +67,11 @@ class PoolTooSmall(Exception):
     pass
 
 
+class NotFitted(Error):
+    """An entry the pool (or the hugetlbfs's size=) has no room for:
+    the machine's sizing, not a fault of the file or of the cache."""
+
+
 def fill_zone(dirfd, z, src, name):
     """Make the file of zone Z in directory DIRFD: Z's size of huge pages,
     the bytes from SRC (the object's descriptor) where the zone has
@@ -306,7 +311,7 @@ def build(inodefd, name, src, c):
         except PoolTooSmall:
             cachedir.remove_name(inodefd, tmp)
             p = pool_info() or {"free": 0, "total": 0}
-            raise Error("%s: not cached: the huge page pool is too small: "
+            raise NotFitted("%s: not cached: the huge page pool is too small: "
                         "the entry needs %s, HugePages_Free is %d (grow "
                         "nr_hugepages, or `hugeld cache prune')" % (
                             name, plural(pages, "huge page"), p["free"])

@@ -409,11 +409,25 @@ def read_entry(parent, inode, name, st):
     return e
 
 
+# ld.so's HP_CACHE_SYNCED (elf/dl-hugepage-cache.h): left by a sync.
+SYNCED = ".synced"
+
+
+def mark_synced(top):
+    """Leave SYNCED in the cache directory TOP: the cache of this boot
+    has been made what the policy file declares."""
+    fd = os.open(SYNCED, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW |
+                 os.O_CLOEXEC, 0o644, dir_fd=top)
+    os.close(fd)
+
+
 def scan(top):
     """Every entry under the cache directory TOP (a descriptor), and the
     inode directories that hold none: ([Entry], [name])."""
     entries, empty = [], []
     for iname in sorted(os.listdir(top)):
+        if iname == SYNCED:
+            continue
         try:
             st = os.stat(iname, dir_fd=top, follow_symlinks=False)
         except OSError:

@@ -32,7 +32,7 @@ import os
 import sys
 
 from . import cachedir
-from .cache import add_one, need_root, remove_all
+from .cache import NotFitted, add_one, need_root, remove_all
 from .common import Error, HUGE, mib, plural, warn
 from .config import conf_problems, read_conf
 from .pathglob import expand_cache
@@ -144,9 +144,14 @@ def reserve(conf, need_now, total_declared, dry_run):
         grow = max(target - p["total"], 0)
         what = "pool %d, line %d" % (want, conf["pool"]["line"])
     if grow == 0:
-        print("pool: nr_hugepages %d, %s (%s)" % (
-            p["total"], "not grown" if "capped" in what else "enough",
-            what))
+        if need_now > p["available"]:
+            print("pool: nr_hugepages %d (%s): %d free, the entries to add "
+                  "need %d; what does not fit is not cached" % (
+                      p["total"], what, p["available"], need_now))
+        else:
+            print("pool: nr_hugepages %d, %s (%s)" % (
+                p["total"], "not grown" if "capped" in what else "enough",
+                what))
         return
     if dry_run:
         print("pool: would grow nr_hugepages from %d to %d (%s)"
@@ -204,26 +209,40 @@ def sync(conf, reserve_pool, dry_run):
         elif top is not None:
             for i in emptydirs:
                 cachedir.remove_empty_inode(top, i)
-        if add and top is None:
+        # The marker needs the directory even when nothing is declared.
+        if top is None:
             top = cachedir.open_cache(create=True)
+        added = short = errors = 0
         for f, o in add:
             try:
                 print(add_one(top, f["path"], o))
+                added += 1
+            except NotFitted as e:
+                # The pool the administrator sized: said, not a failure.
+                print("hugeld: %s" % e, file=sys.stderr)
+                short += 1
             except Error as e:
                 print("hugeld: %s" % e, file=sys.stderr)
-                failed = True
-            sys.stdout.flush()
+                errors += 1
+        # The cache of this boot is filled: from now on ld.so makes
+        # private copies again (_dl_hugepage_private_allowed).
+        cachedir.mark_synced(top)
         held = sum(entry_pages(o) for _, o in want)
         if not add and not pick:
             print("nothing to do: %s current, %s (%s)" % (
                 plural(len(want), "declared entry", "declared entries"),
                 plural(held, "huge page"), mib(held)))
         else:
-            print("synced: %d added, %d removed%s; %s declared, %s (%s)"
-                  % (len(add), len(pick), ", with errors" if failed else "",
-                     plural(len(want), "entry", "entries"),
-                     plural(held, "huge page"), mib(held)))
-        return 1 if failed else 0
+            print("synced: %d added, %s%s%d removed%s; %s declared, "
+                  "%s (%s)" % (
+                      added,
+                      "%d not cached for want of pool pages, " % short
+                      if short else "",
+                      "%d failed, " % errors if errors else "",
+                      len(pick), ", with errors" if failed else "",
+                      plural(len(want), "entry", "entries"),
+                      plural(held, "huge page"), mib(held)))
+        return 1 if failed or errors else 0
     finally:
         if top is not None:
             os.close(top)
@@ -241,6 +260,9 @@ def cache_sync(args):
             print("hugeld: %s" % p, file=sys.stderr)
         raise Error("%s: ld.so would ignore it; the cache is left as it "
                     "is (hugeld config check)" % args.file)
+    # One line at a time, in order with standard error: under systemd
+    # both go to the journal through one stream.
+    sys.stdout.reconfigure(line_buffering=True)
     if args.dry_run:
         return sync(conf, args.reserve_pool, True)
     os.makedirs(os.path.dirname(SYNC_LOCK), exist_ok=True)
