@@ -35,7 +35,12 @@
    program only its real path, and --secure then gives what ld.so
    gives it; none: the global settings).  Every bad line is listed, not
    only the first.  Exit status 0 if the file could be read, else 1
-   with one line on stderr.  */
+   with one line on stderr.
+
+   hugeld-conf --check FILE prints nothing if ld.so would use FILE;
+   else one line on stderr for each reason it would not (distrust, each
+   bad line, as FILE:LINE: message) and exit status 1.  For the boot
+   unit: a bad file is reported without starting Python.  */
 
 #define _GNU_SOURCE 1
 #include <errno.h>
@@ -83,6 +88,7 @@ main (int argc, char **argv)
   const char *names[3];
   size_t nnames = 0;
   bool secure = false;
+  bool check = false;
   int i = 1;
   for (; i < argc; ++i)
     {
@@ -97,9 +103,12 @@ main (int argc, char **argv)
 	}
       else if (strcmp (argv[i], "--secure") == 0)
 	secure = true;
+      else if (strcmp (argv[i], "--check") == 0)
+	check = true;
       else if (strcmp (argv[i], "--help") == 0)
 	{
-	  puts ("usage: hugeld-conf [--program NAME]... [--secure] FILE");
+	  puts ("usage: hugeld-conf [--program NAME]... [--secure] FILE\n"
+		"       hugeld-conf --check FILE");
 	  return 0;
 	}
       else
@@ -147,6 +156,19 @@ main (int argc, char **argv)
 
   struct hp_conf_summary sum;
   _dl_hugepage_conf_check (buf, len, &sum);
+  if (check)
+    {
+      if (why != NULL)
+	fprintf (stderr, "hugeld: %s: ld.so ignores it: %s\n", file, why);
+      struct hp_conf_reader cr;
+      struct hp_conf_line cl;
+      _dl_hugepage_conf_start (&cr, buf, len);
+      while (_dl_hugepage_conf_next (&cr, &cl))
+	if (cl.key == HP_CONF_BAD)
+	  fprintf (stderr, "hugeld: %s:%u: %s (ld.so ignores the whole "
+		   "file)\n", file, cl.lineno, cl.error);
+      return why == NULL && sum.error_line == 0 ? 0 : 1;
+    }
   printf ("{\"file\": ");
   json_cstring (file);
   printf (", \"trusted\": %s, \"untrusted_why\": ",
