@@ -9,6 +9,7 @@
 #   make tools      the hugeld command only (no glibc build needed)
 #   make bench      benchmarks against the stock loader, THP and libhugetlbfs (bench-quick: < 5 min)
 #   make check-kernels  the built loader under Debian's 5.10, 6.1, 6.12, 7.2 and 7.3 kernels (qemu)
+#   make check-boot     the .deb on a whole Debian machine, from PID 1 on, booted five times (qemu)
 #   make deb        a Debian package of the build: build/hugeld_VERSION+LIBC6VERSION_amd64.deb
 #   make check-distro DIST=trixie   build and `make check' in a debootstrapped chroot (bookworm, trixie, sid, experimental)
 #   make check-series  apply the patch series to the glibc source of every supported release (no build)
@@ -24,7 +25,7 @@ PLAN_SRCS = elf/dl-hugepage-plan.c elf/dl-hugepage-match.c elf/dl-hugepage-cache
   elf/dl-hugepage-conf.c
 PLAN_HDRS = elf/dl-hugepage-plan.h elf/dl-hugepage-cache.h elf/dl-hugepage-conf.h
 
-.PHONY: deb check-series check-distro bench bench-quick tools install-tools uninstall-tools all build install install-system uninstall-system check-system check-glibc check-kernels check check-installed unit unit-build fuzz fixtures demo clean distclean
+.PHONY: deb check-series check-distro bench bench-quick tools install-tools uninstall-tools all build install install-system uninstall-system check-system check-glibc check-kernels check-boot check check-installed unit unit-build fuzz fixtures demo clean distclean
 
 all: build tools
 
@@ -124,6 +125,13 @@ check-system: install fixtures
 # scripts/check-kernels.sh).
 check-kernels: fixtures
 	scripts/check-kernels.sh
+
+# hugeld on a whole machine: a Debian image with systemd and the .deb,
+# booted under qemu as a policy-file user, with hugeld as the system
+# loader, with a small pool, a bad policy file and without hugeld
+# (root; see scripts/check-boot.sh).
+check-boot: deb
+	scripts/check-boot.sh
 
 # Build and `make check' on another Debian release (DIST=bookworm or
 # trixie), in a chroot under build/distro/DIST (see scripts/check-distro.sh).

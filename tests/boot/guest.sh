@@ -1,0 +1,264 @@
+#!/bin/bash
+# The checks of make check-boot, inside the booted Debian image
+# (scripts/check-boot.sh makes the image and boots it).  Run once per
+# boot by hugeld-boot-check.service (after multi-user.target); the
+# phase to check is in /var/lib/hugeld-boot-check/phase, and each phase
+# ends by setting the next one and rebooting (qemu runs with
+# -no-reboot: the host starts the next boot), the last by powering off.
+# Output: "PASS: boot-<phase>: ..." / "FAIL: ..." / "INFO: ..." lines
+# and "DONE: boot-<phase>" on the serial console, also kept in
+# /var/log/hugeld-boot-check.log.
+set -u
+STATE=/var/lib/hugeld-boot-check
+LOG=/var/log/hugeld-boot-check.log
+H=/opt/hugeld/bin/hugeld
+TOOL=/opt/hugeld/libexec/hugeld-system-loader
+CACHE=/dev/hugepages/hugeld
+phase=$(cat "$STATE/phase")
+exec > >(tee -a "$LOG") 2>&1
+export LD_HUGEPAGE_LIBS=   # the checks' own processes take no huge page
+
+pass () { echo "PASS: boot-$phase: $1"; }
+fail () { echo "FAIL: boot-$phase: $1: ${2:-}"; }
+info () { echo "INFO: boot-$phase: $1"; }
+next () {
+  echo "$1" > "$STATE/phase"
+  echo "DONE: boot-$phase"
+  sync
+  systemctl reboot
+  exit 0
+}
+meminfo () { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
+REAL=$(dpkg-query -L libc6:amd64 | awk '/^\/.*\/x86_64-linux-gnu\/ld-linux-x86-64\.so\.2$/ && !n++')
+
+# The boot: running with no failed unit (or, with WANT_FAILED, exactly
+# that unit failed).
+check_running () {
+  local want=${1:-} st failed
+  st=$(timeout 900 systemctl is-system-running --wait 2>&1)
+  failed=$(systemctl --failed --plain --no-legend | awk '{ print $1 }' | tr '\n' ' ')
+  if [ -z "$want" ] && [ "$st" = running ] && [ -z "$failed" ]; then
+    pass "systemctl is-system-running: running, no failed unit"
+  elif [ -n "$want" ] && [ "${failed% }" = "$want" ]; then
+    pass "the machine booted; the only failed unit is $want (state $st)"
+  else
+    fail "the boot" "state $st, failed units: ${failed:-none}"
+    systemctl --failed --plain --no-legend | head -5
+  fi
+  info "boot: $(systemd-analyze 2> /dev/null | head -1)"
+}
+
+# The boot unit succeeded (and how long it took).
+check_unit () {
+  local r a t0 t1
+  r=$(systemctl show -p Result --value hugeld-cache.service)
+  a=$(systemctl show -p ActiveState --value hugeld-cache.service)
+  t0=$(systemctl show -p InactiveExitTimestampMonotonic --value hugeld-cache.service)
+  t1=$(systemctl show -p ActiveEnterTimestampMonotonic --value hugeld-cache.service)
+  if [ "$r" = success ] && [ "$a" = active ]; then
+    pass "hugeld-cache.service succeeded ($(( (t1 - t0) / 1000 )) ms)"
+  else
+    fail "hugeld-cache.service" "$a/$r: $(journalctl -b -u hugeld-cache.service -o cat | tail -3 | tr '\n' ' ')"
+  fi
+  info "unit journal: $(journalctl -b -u hugeld-cache.service -o cat | grep -v '^Start\|^Finish' | tail -4 | tr '\n' '|')"
+}
+
+# hugetlb_kb PID PATTERN: the hugetlb memory of PID's mappings naming
+# PATTERN.
+hugetlb_kb () {
+  awk -v pat="$2" '/^[0-9a-f]+-[0-9a-f]+ / { on = index($0, pat) > 0; next }
+    on && ($1 == "Shared_Hugetlb:" || $1 == "Private_Hugetlb:") { s += $2 }
+    END { print s + 0 }' "/proc/$1/smaps" 2> /dev/null || echo 0
+}
+# on_hugeld PID: the process's loader is the system's file now in place
+# (not the distribution's copy, not a replaced file).
+on_hugeld () {
+  grep -q "ld-linux-x86-64.so.2$" "/proc/$1/maps" 2> /dev/null \
+    && ! grep -q "ld-linux-x86-64.so.2.distrib\|ld-linux-x86-64.so.2 (deleted)" "/proc/$1/maps"
+}
+# svc_check WHAT VALUE: hpsvc runs, maps libhpdemo from the cache, and
+# printed VALUE.
+svc_check () {
+  local pid kb v
+  for _ in $(seq 60); do
+    pid=$(systemctl show -p MainPID --value hpsvc.service)
+    [ "${pid:-0}" != 0 ] && grep -q . "/proc/$pid/maps" 2> /dev/null && break
+    sleep 1
+  done
+  sleep 2
+  kb=$(hugetlb_kb "$pid" "$CACHE/")
+  v=$(journalctl -b -u hpsvc.service -o cat | sed -n 's/^value //p' | tail -1)
+  if [ "$kb" -gt 0 ] && [ "$v" = "$2" ]; then
+    pass "$1: hpsvc ($pid) maps libhpdemo $2 from the cache ($kb kB)"
+  else
+    fail "$1: hpsvc maps libhpdemo from the cache" "pid $pid, $kb kB, value '$v'"
+  fi
+  SVC=$pid
+}
+entries () {
+  timeout 120 "$H" cache list --json 2> /dev/null | python3 -c '
+import json, sys
+for e in json.load(sys.stdin)["entries"]:
+    print(e["state"].split(":")[0], e["source"])'
+}
+
+info "phase $phase: kernel $(uname -r), pool $(meminfo HugePages_Total) pages, $(meminfo HugePages_Free) free"
+case "$phase" in
+policy)
+  check_running
+  check_unit
+  entries > /tmp/e1
+  grep -q "^current /usr/lib/hpdemo/libhpdemo.so$" /tmp/e1 \
+    && pass "the boot unit cached libhpdemo.so" \
+    || fail "the boot unit cached libhpdemo.so" "$(tr '\n' ' ' < /tmp/e1)"
+  svc_check "policy file" 1
+  # The library's package upgraded (dpkg -i): the file trigger re-syncs
+  # the cache; the service, restarted, maps the new version from it.
+  timeout 600 dpkg -i /root/libhpdemo_2_amd64.deb > /tmp/dpkg2.log 2>&1 \
+    || fail "dpkg -i libhpdemo 2" "$(tail -3 /tmp/dpkg2.log | tr '\n' ' ')"
+  entries > /tmp/e2
+  if grep -q "^current /usr/lib/hpdemo/libhpdemo.so$" /tmp/e2 && ! grep -qv "^current" /tmp/e2; then
+    pass "dpkg -i libhpdemo 2: the trigger re-synced the cache, no stale entry"
+  else
+    fail "dpkg -i libhpdemo 2: re-synced" "$(tr '\n' ' ' < /tmp/e2); $(grep hugeld /tmp/dpkg2.log | tr '\n' ' ')"
+  fi
+  systemctl restart hpsvc.service
+  svc_check "libhpdemo 2, service restarted" 2
+  # The service's own package upgraded: its postinst runs daemon-reexec
+  # and restarts it; it maps its library from the cache again.
+  timeout 600 dpkg -i /root/hpsvc_2_amd64.deb > /tmp/dpkg3.log 2>&1 \
+    || fail "dpkg -i hpsvc 2" "$(tail -3 /tmp/dpkg3.log | tr '\n' ' ')"
+  svc_check "hpsvc 2 (postinst: daemon-reexec, restart)" 2
+  info "pool: $(meminfo HugePages_Total) pages, $(meminfo HugePages_Free) free"
+  # hugeld becomes the system loader, for every program.
+  if timeout 300 "$TOOL" install > /tmp/install.log 2>&1; then
+    pass "hugeld-system-loader install"
+  else
+    fail "hugeld-system-loader install" "$(tail -2 /tmp/install.log | tr '\n' ' ')"
+  fi
+  rm -rf /etc/systemd/system/hpsvc.service.d
+  cat > /etc/hugeld.conf <<EOF
+# check-boot phase 2: hugeld as the system loader, for every program.
+libs *
+cache /usr/lib/hpdemo/libhpdemo.so
+pool auto
+EOF
+  next system
+  ;;
+system)
+  check_running
+  check_unit
+  on_hugeld 1 && "$REAL" --version | head -1 | grep -q hugeld \
+    && pass "PID 1 runs on hugeld ($REAL)" \
+    || fail "PID 1 on hugeld" "$(grep ld-linux /proc/1/maps | head -1)"
+  others=$(for m in /proc/[0-9]*/maps; do
+      p=${m#/proc/}; p=${p%/maps}
+      grep -q ld-linux "$m" 2> /dev/null && ! on_hugeld "$p" && echo "$p($(cat /proc/$p/comm))"
+    done | tr '\n' ' ')
+  [ -z "$others" ] && pass "every process runs on hugeld" \
+    || fail "every process on hugeld" "$others"
+  # No process holds a private copy of an object the cache serves.
+  entries | awk '$1 == "current" { print $2 }' > /tmp/cached
+  timeout 600 "$H" status --all --json > /tmp/all.json 2> /tmp/all.err
+  bad=$(python3 - /tmp/all.json /tmp/cached <<'EOF'
+import json, os, sys
+cached = {os.path.realpath(l.strip()) for l in open(sys.argv[2]) if l.strip()}
+st = json.load(open(sys.argv[1]))
+out = []
+for p in st["processes"]:
+    for o in p["objects"]:
+        if os.path.realpath(o["path"]) in cached and any(
+                r["backing"] == "private" for r in o["ranges"]):
+            out.append("%d(%s):%s" % (p["pid"], p.get("command", "?"), o["path"]))
+print(" ".join(out))
+EOF
+)
+  if [ -s /tmp/all.json ] && [ -z "$bad" ]; then
+    pass "no process holds a private copy of an object the cache serves ($(wc -l < /tmp/cached) cached)"
+  else
+    fail "private copies of cached objects" "${bad:-$(head -c 300 /tmp/all.err)}"
+  fi
+  epid=$(systemctl show -p MainPID --value hpearly.service)
+  ekb=$(awk '$1 ~ /_Hugetlb:$/ { s += $2 } END { print s + 0 }' "/proc/$epid/smaps" 2> /dev/null)
+  estart=$(systemctl show -p ExecMainStartTimestampMonotonic --value hpearly.service)
+  ustart=$(systemctl show -p InactiveExitTimestampMonotonic --value hugeld-cache.service)
+  if [ "${epid:-0}" != 0 ] && [ "$estart" -lt "$ustart" ] && [ "$ekb" = 0 ] && on_hugeld "$epid"; then
+    pass "an early process on hugeld that mapped libhpdemo before the boot unit started holds no private copy (0 kB hugetlb)"
+  else
+    fail "early process" "pid $epid, started $estart, unit $ustart, $ekb kB hugetlb"
+  fi
+  info "pool pages used by the booted system: $(( $(meminfo HugePages_Total) - $(meminfo HugePages_Free) )) of $(meminfo HugePages_Total); the cache holds $(du -sk "$CACHE" | cut -f1) kB"
+  # journald (MemoryDenyWriteExecute=yes, like 13 other units of
+  # Debian 12) restarted on hugeld.
+  systemctl restart systemd-journald.service
+  jpid=$(systemctl show -p MainPID --value systemd-journald.service)
+  [ "$(systemctl show -p MemoryDenyWriteExecute --value systemd-journald.service)" = yes ] \
+    && on_hugeld "$jpid" && journalctl -b -n 1 > /dev/null \
+    && pass "journald (MemoryDenyWriteExecute=yes) restarts and runs on hugeld" \
+    || fail "journald restarted on hugeld" "pid $jpid"
+  # The service under MemoryDenyWriteExecute= from now on: the default
+  # backing serves its library from the cache all the same.
+  mkdir -p /etc/systemd/system/hpsvc.service.d
+  printf '[Service]\nMemoryDenyWriteExecute=yes\n' > /etc/systemd/system/hpsvc.service.d/mdwe.conf
+  # The service's package again (hpsvc 1 over 2): its postinst runs
+  # daemon-reexec and restarts it.
+  timeout 600 dpkg -i /root/hpsvc_1_amd64.deb > /tmp/dpkg3.log 2>&1 \
+    || fail "dpkg -i hpsvc 1" "$(tail -3 /tmp/dpkg3.log | tr '\n' ' ')"
+  sleep 2
+  svc_check "system loader, after dpkg -i" 2
+  on_hugeld "$SVC" && grep -q "^Seccomp:.*2" "/proc/$SVC/status" \
+    && pass "the restarted service runs on hugeld, under MemoryDenyWriteExecute's seccomp filter, its library from the cache" \
+    || fail "the restarted service on hugeld under MemoryDenyWriteExecute" "$(grep ld-linux /proc/$SVC/maps | head -1); $(grep Seccomp: /proc/$SVC/status)"
+  on_hugeld 1 && pass "PID 1 after daemon-reexec in the postinst runs on hugeld" \
+    || fail "PID 1 after daemon-reexec on hugeld" "$(grep ld-linux /proc/1/maps | head -1)"
+  grep -q "started while the distribution's loader" /tmp/dpkg3.log \
+    && fail "dpkg -i: no process left on the distribution's loader" "$(grep hugeld: /tmp/dpkg3.log | head -2)"
+  # A pool smaller than the cache for the next boot.
+  sed -i 's/^pool auto$/pool 2/' /etc/hugeld.conf
+  next smallpool
+  ;;
+smallpool)
+  check_running
+  check_unit
+  journalctl -b -u hugeld-cache.service -o cat | grep -q "not cached" \
+    && pass "what does not fit the pool of 2 pages is said in the unit's journal" \
+    || fail "the unit says what does not fit" "$(journalctl -b -u hugeld-cache.service -o cat | tail -3 | tr '\n' ' ')"
+  printf 'libs *\nthis is not a line\n' > /etc/hugeld.conf
+  next badconf
+  ;;
+badconf)
+  check_running hugeld-cache.service
+  journalctl -b -u hugeld-cache.service -o cat | grep -q "hugeld.conf:2: .*ld.so ignores the whole file" \
+    && pass "the boot unit names the bad line (from the C helper)" \
+    || fail "the boot unit names the bad line" "$(journalctl -b -u hugeld-cache.service -o cat | tail -3 | tr '\n' ' ')"
+  total=0
+  for s in /proc/[0-9]*/smaps; do
+    kb=$(awk '$1 ~ /_Hugetlb:$/ { s += $2 } END { print s + 0 }' "$s" 2> /dev/null || echo 0)
+    total=$((total + ${kb:-0}))
+  done
+  [ "$total" = 0 ] && /bin/true && pass "programs run, all on ordinary pages (0 kB hugetlb in any process)" \
+    || fail "programs on ordinary pages" "$total kB hugetlb mapped"
+  want=$(awk -v f="${REAL#/}" '$2 == f { print $1 }' /var/lib/dpkg/info/libc6:amd64.md5sums)
+  if timeout 300 "$TOOL" uninstall > /tmp/uninstall.log 2>&1 \
+     && [ "$(md5sum < "$REAL" | cut -d' ' -f1)" = "$want" ] && [ ! -L "$REAL" ] \
+     && [ -z "$(dpkg-divert --list "$REAL")" ]; then
+    pass "uninstall: the distribution's loader back, byte for byte, no diversion"
+  else
+    fail "uninstall" "$(tail -2 /tmp/uninstall.log | tr '\n' ' ')"
+  fi
+  # The last boot is a stock one, for comparison: hugeld removed.
+  rm -f /etc/hugeld.conf
+  timeout 300 dpkg --purge hugeld > /tmp/purge.log 2>&1 \
+    || fail "dpkg --purge hugeld" "$(tail -2 /tmp/purge.log | tr '\n' ' ')"
+  next stock
+  ;;
+stock)
+  check_running
+  [ ! -e /opt/hugeld/ld.so ] && [ ! -L "$REAL" ] && [ -z "$(dpkg-divert --list "$REAL")" ] \
+    && pass "hugeld purged: the stock loader, no diversion" \
+    || fail "hugeld purged" "$(ls -l "$REAL" /opt/hugeld 2>&1 | tr '\n' ' ')"
+  echo "DONE: boot-$phase"
+  sync
+  systemctl poweroff
+  ;;
+esac
