@@ -130,6 +130,10 @@ else
   else
     fail "dpkg -i libc6 and a service" "$(grep ld-linux "$C/var/tmp/hpsvc.out"); $(grep hugeld "$TEST_TMP/svc2.log" | head -3 | tr '\n' ' ')"
   fi
+  "${HUGELD_CMD:-$HUGELD_TOP/build/tools/hugeld}" status "$svc" > "$TEST_TMP/svc-hstatus.log" 2>&1
+  grep -q "note: started while a dpkg run had the distribution's loader in place" "$TEST_TMP/svc-hstatus.log" \
+    && pass "hugeld status of the daemon says why it is not on hugeld" \
+    || fail "hugeld status of the daemon" "$(head -c 400 "$TEST_TMP/svc-hstatus.log" | tr '\n' ' ')"
   in_root "$TOOL" status > "$TEST_TMP/svc-status.log" 2>&1
   grep -q "^  $svc (sleep)" "$TEST_TMP/svc-status.log" \
     && pass "hugeld-system-loader status lists the processes not on hugeld" \

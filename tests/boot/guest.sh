@@ -85,9 +85,13 @@ svc_check () {
     [ "${pid:-0}" != 0 ] && grep -q . "/proc/$pid/maps" 2> /dev/null && break
     sleep 1
   done
-  sleep 2
-  kb=$(hugetlb_kb "$pid" "$CACHE/")
-  v=$(journalctl -b -u hpsvc.service -o cat | sed -n 's/^value //p' | tail -1)
+  # Until it has mapped the library and said its value (TCG is slow).
+  for _ in $(seq 60); do
+    kb=$(hugetlb_kb "$pid" "$CACHE/")
+    v=$(journalctl -b -u hpsvc.service -o cat | sed -n 's/^value //p' | tail -1)
+    [ "$kb" -gt 0 ] && [ "$v" = "$2" ] && break
+    sleep 1
+  done
   if [ "$kb" -gt 0 ] && [ "$v" = "$2" ]; then
     pass "$1: hpsvc ($pid) maps libhpdemo $2 from the cache ($kb kB)"
   else

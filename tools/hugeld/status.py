@@ -336,6 +336,12 @@ def print_status(st):
         print("  loader: %s%s%s" % (
             st["loader"], " (hugeld)" if st["hugeld"] else " (not hugeld)",
             ", run as a command" if st["ldso_command"] else ""))
+        if st["loader"].endswith(".so.2.distrib"):
+            # hugeld-system-loader's copy of the distribution's loader:
+            # in place only while a dpkg run changed glibc's packages.
+            print("  note: started while a dpkg run had the distribution's "
+                  "loader in place (a libc6 upgrade or reinstall); it runs "
+                  "without hugeld until it is restarted")
     print("  settings: %s" % settings_line(st))
     rows = [("OBJECT", "KIND", "ADDRESSES", "IN THE OBJECT", "BACKING",
              "PAGES")]
