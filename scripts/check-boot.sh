@@ -74,13 +74,6 @@ chroot_mounts () {
   mount -t sysfs sys "$1/sys"
   mount --bind /dev "$1/dev"
 }
-chroot_umounts () {
-  local m
-  for m in "$1/dev" "$1/sys" "$1/proc"; do
-    mountpoint -q "$m" 2> /dev/null && umount -l "$m"
-  done
-  return 0
-}
 in_chroot () {
   chroot "$1" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
     DEBIAN_FRONTEND=noninteractive "${@:2}"
@@ -108,13 +101,13 @@ make_base () {
   printf '%s\n' virtio_pci virtio_blk ext4 >> "$BASE/etc/initramfs-tools/modules"
   cp /etc/resolv.conf "$BASE/etc/resolv.conf"
   chroot_mounts "$BASE"
-  trap 'chroot_umounts "$BASE"' EXIT
+  trap 'umount_root "$BASE"' EXIT
   in_chroot "$BASE" apt-get update -qq > "$LOGS/base-apt.log" 2>&1
   in_chroot "$BASE" apt-get install -y -qq --no-install-recommends \
     linux-image-amd64 initramfs-tools >> "$LOGS/base-apt.log" 2>&1 \
     || die "installing the kernel failed: $(tail -3 "$LOGS/base-apt.log" | tr '\n' ' ')"
   in_chroot "$BASE" apt-get clean
-  chroot_umounts "$BASE"
+  umount_root "$BASE"
   trap - EXIT
   # The libc6 of the image must be the one hugeld is built from.
   local got
@@ -226,7 +219,7 @@ for t in apt-daily.timer apt-daily-upgrade.timer; do
   ln -sf /dev/null "$ROOT/etc/systemd/system/$t"
 done
 chroot_mounts "$ROOT"
-trap 'chroot_umounts "$ROOT"' EXIT
+trap 'umount_root "$ROOT"' EXIT
 in_chroot "$ROOT" dpkg -i /root/libhpdemo_1_amd64.deb /root/hpsvc_1_amd64.deb > "$LOGS/image.log" 2>&1 \
   || die "dpkg -i libhpdemo 1, hpsvc 1 in the image: $(tail -3 "$LOGS/image.log" | tr '\n' ' ')"
 # Phase 1 runs the service through hugeld's ld.so, as a policy-file
@@ -247,7 +240,7 @@ in_chroot "$ROOT" dpkg -i "/root/$(basename "$DEB")" >> "$LOGS/image.log" 2>&1 \
   || die "dpkg -i hugeld in the image: $(tail -3 "$LOGS/image.log" | tr '\n' ' ')"
 in_chroot "$ROOT" systemctl is-enabled hugeld-cache.service > /dev/null \
   || die "hugeld-cache.service is not enabled in the image"
-chroot_umounts "$ROOT"
+umount_root "$ROOT"
 trap - EXIT
 mkdir -p "$ROOT/var/lib/hugeld-boot-check"
 echo policy > "$ROOT/var/lib/hugeld-boot-check/phase"

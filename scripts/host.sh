@@ -35,6 +35,16 @@ glibc_release () {
   echo "${v%%-*}"
 }
 
+# umount_root ROOT: lazily unmount what a chroot at ROOT had mounted
+# (proc, sys, dev/pts, dev), where mounted.
+umount_root () {
+  local m
+  for m in "$1/proc" "$1/sys" "$1/dev/pts" "$1/dev"; do
+    mountpoint -q "$m" 2> /dev/null && umount -l "$m"
+  done
+  return 0
+}
+
 # os_codename: bookworm, trixie, ... (empty if /etc/os-release has none).
 os_codename () {
   (. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")

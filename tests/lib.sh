@@ -213,13 +213,7 @@ root_glibc_at () {
     | awk -v v="$1" '$2 == "glibc" && $3 ~ /^ii/ { sub(/:amd64$/, "", $1); seen[$1] = 1 }
         END { seen["libc6"] = seen["libc-bin"] = 1; for (p in seen) printf "%s=%s ", p, v }'
 }
-_root_umount () {
-  local m
-  for m in "$1/proc" "$1/dev/pts" "$1/dev"; do
-    mountpoint -q "$m" 2> /dev/null && umount -l "$m"
-  done
-  return 0
-}
+_root_umount () { umount_root "$1"; }
 # root_loader: the dynamic loader's path as the root's libc6 lists it
 # (/lib/x86_64-linux-gnu/... in Debian 12, /usr/lib/... in Debian 13).
 root_loader () {
