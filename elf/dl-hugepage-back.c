@@ -78,12 +78,6 @@ hp_untrusted (int fd, bool dir, struct __stat64_t64 *st)
   return NULL;
 }
 
-static long int
-hp_read_fd (void *fd, void *buf, size_t len, uint64_t offset)
-{
-  return _dl_hugepage_pread_full (*(int *) fd, buf, len, offset);
-}
-
 /* The identity of the object open as FD: its inode's, and the build ID
    from its PT_NOTE segments.  */
 static bool
@@ -94,7 +88,8 @@ hp_identity (int fd, struct hp_identity *id)
     return false;
   HP_IDENTITY_SET_STAT (id, &st);
   _dl_hugepage_read_build_id (id, _dl_hugepage_load.phdr,
-			      _dl_hugepage_load.phnum, hp_read_fd, &fd);
+			      _dl_hugepage_load.phnum, _dl_hugepage_read_fd,
+			      &fd);
   return true;
 }
 

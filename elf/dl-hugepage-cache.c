@@ -56,6 +56,53 @@ _dl_hugepage_backing_name (int backing)
     }
 }
 
+char *
+_dl_hugepage_backings_string (const unsigned char *order, int n, char *buf,
+			      size_t size)
+{
+  if (size > 0)
+    buf[0] = '\0';
+  for (int k = 0; k < n; ++k)
+    if (!_dl_hugepage_list_append (buf, size, ',',
+				   _dl_hugepage_backing_name (order[k])))
+      break;
+  return buf;
+}
+
+bool
+_dl_hugepage_backing_tried (int b, const struct hp_zone *z, bool textrel)
+{
+  return b != HP_B_SHARED || _dl_hugepage_zone_shareable (z, textrel);
+}
+
+int
+_dl_hugepage_expected_backing (const unsigned char *order, int n,
+			       const struct hp_zone *z, bool textrel,
+			       bool cached, bool thp)
+{
+  for (int k = 0; k < n; ++k)
+    {
+      int b = order[k];
+      if (!_dl_hugepage_backing_tried (b, z, textrel))
+	continue;
+      if (b == HP_B_PRIVATE || (b == HP_B_SHARED && cached)
+	  || (b == HP_B_THP && thp))
+	return b;
+    }
+  return 0;
+}
+
+bool
+_dl_hugepage_thp_enabled_text (const char *text, size_t len)
+{
+  static const char never[] = "[never]";
+  size_t nlen = sizeof never - 1;
+  for (size_t i = 0; i + nlen <= len; ++i)
+    if (__builtin_memcmp (text + i, never, nlen) == 0)
+      return false;
+  return len > 0;
+}
+
 int
 _dl_hugepage_phase_mode (const unsigned char *order, int n, bool no_pool)
 {
@@ -146,6 +193,82 @@ _dl_hugepage_cgroup_limit_none (const char *text, size_t len)
     }
   /* A number, then nothing or a newline.  */
   return i > 0 && (i == len || text[i] == '\n');
+}
+
+/* Whether one of the limit files FILES (each starting with a slash) of
+   the cgroup directory DIR[0..LEN), in a buffer of HP_CGROUP_DIR_MAX
+   bytes, allows no 2 MiB page: then DIR names that file.  */
+static bool
+hp_cgroup_dir_none (char *dir, size_t len, const char *const files[2],
+		    const struct hp_cgroup_io *io)
+{
+  for (int i = 0; i < 2; ++i)
+    {
+      size_t flen = 0;
+      while (files[i][flen] != '\0')
+	++flen;
+      if (len + flen >= HP_CGROUP_DIR_MAX)
+	return false;
+      __builtin_memcpy (dir + len, files[i], flen + 1);
+      char buf[32];
+      long int n = io->read_file (io->ctx, dir, buf, sizeof buf);
+      if (n > 0 && _dl_hugepage_cgroup_limit_none (buf, n))
+	return true;
+    }
+  return false;
+}
+
+bool
+_dl_hugepage_cgroup_none (const char *const paths[2],
+			  const struct hp_cgroup_io *io,
+			  char file[HP_CGROUP_DIR_MAX])
+{
+  static const char *const files[2][2] =
+    {
+      { "/hugetlb.2MB.max", "/hugetlb.2MB.rsvd.max" },
+      { "/hugetlb.2MB.limit_in_bytes", "/hugetlb.2MB.rsvd.limit_in_bytes" },
+    };
+  /* Each root, its file system type, and whether the version 1 path
+     goes under it.  */
+#define HP_CGROUP_MAGIC 0x27e0eb
+#define HP_CGROUP2_MAGIC 0x63677270
+  static const struct { char name[24]; unsigned int magic; bool v1; }
+    roots[] =
+    {
+      { "/sys/fs/cgroup", HP_CGROUP2_MAGIC, false },
+      { "/sys/fs/cgroup/unified", HP_CGROUP2_MAGIC, false },
+      { "/sys/fs/cgroup/hugetlb", HP_CGROUP_MAGIC, true },
+    };
+  for (size_t r = 0; r < sizeof roots / sizeof roots[0]; ++r)
+    {
+      const char *path = paths[roots[r].v1];
+      if (path == NULL)
+	continue;
+      size_t rlen = 0, plen = 0;
+      while (roots[r].name[rlen] != '\0')
+	++rlen;
+      while (path[plen] != '\0')
+	++plen;
+      if (rlen + plen >= HP_CGROUP_DIR_MAX
+	  || io->fs_type (io->ctx, roots[r].name) != roots[r].magic)
+	continue;
+      __builtin_memcpy (file, roots[r].name, rlen);
+      __builtin_memcpy (file + rlen, path, plen);
+      size_t len = rlen + plen;
+      /* The cgroup, then each one above it up to the root.  */
+      while (true)
+	{
+	  while (len > rlen && file[len - 1] == '/')
+	    --len;
+	  if (hp_cgroup_dir_none (file, len, files[roots[r].v1], io))
+	    return true;
+	  if (len == rlen)
+	    break;
+	  while (len > rlen && file[len - 1] != '/')
+	    --len;
+	}
+    }
+  return false;
 }
 
 /* The note type and owner of a GNU build ID.  */

@@ -89,15 +89,50 @@ enum hp_backing
 };
 #define HP_NBACKINGS 3
 
+/* The backings ld.so tries where no setting names them, in order: an
+   initializer for an array of HP_NBACKINGS.  */
+#define HP_BACKINGS_DEFAULT { HP_B_SHARED, HP_B_PRIVATE, HP_B_THP }
+
 /* Parse LD_HUGEPAGE_BACKING, a comma list of shared, private and thp,
    into ORDER.  Returns the number of backings (a backing named twice
    counts once), or -1 if an element is not one of these (the caller
-   then keeps the default: shared, private, thp).  */
+   then keeps HP_BACKINGS_DEFAULT).  */
 int _dl_hugepage_parse_backing (const char *s,
 				unsigned char order[HP_NBACKINGS]);
 
 /* "shared", "private" or "thp".  */
 const char *_dl_hugepage_backing_name (int backing);
+
+/* The backings ORDER[0..N) as a comma list ("shared,private,thp"),
+   written into BUF (SIZE bytes; HP_LIST_STRING_MAX hold any list).
+   Returns BUF.  */
+char *_dl_hugepage_backings_string (const unsigned char *order, int n,
+				    char *buf, size_t size);
+
+/* Whether backing B is tried at all for zone Z of an object with text
+   relocations if TEXTREL: the shared backing only for a zone
+   _dl_hugepage_zone_shareable allows (written memory is never
+   shared).  */
+bool _dl_hugepage_backing_tried (int b, const struct hp_zone *z,
+				 bool textrel);
+
+/* The backing ld.so ends up with for zone Z (of an object with text
+   relocations if TEXTREL) trying ORDER[0..N) as its loop does, where
+   the shared cache holds the zone if CACHED and the kernel gives
+   transparent huge pages if THP, and taking the private copy to work
+   (a pool large enough): HP_B_*, or 0 for ordinary pages.  ld.so
+   finds out by trying; `hugeld plan' predicts with this.  */
+int _dl_hugepage_expected_backing (const unsigned char *order, int n,
+				   const struct hp_zone *z, bool textrel,
+				   bool cached, bool thp);
+
+/* Where the kernel says whether transparent huge pages are enabled.  */
+#define HP_THP_ENABLED_FILE "/sys/kernel/mm/transparent_hugepage/enabled"
+
+/* Whether TEXT[0..LEN), the contents of HP_THP_ENABLED_FILE ("always
+   madvise [never]": the mode in brackets), enables transparent huge
+   pages: any mode but never.  False for nothing read.  */
+bool _dl_hugepage_thp_enabled_text (const char *text, size_t len);
 
 /* When ld.so puts a relocatable object's text at its file phase (enum
    hp_phase) for the backings ORDER[0..N-1]: always when thp comes
@@ -136,6 +171,38 @@ const char *_dl_hugepage_cgroup_path (const char *text, size_t len,
    page: a number below HP_HUGEPAGE_SIZE.  False for anything else.  */
 bool _dl_hugepage_cgroup_limit_none (const char *text, size_t len);
 
+/* The longest cgroup directory name looked at, with its NUL.  */
+#define HP_CGROUP_DIR_MAX 512
+
+/* How _dl_hugepage_cgroup_none reads: READ_FILE reads up to SIZE bytes
+   of the file NAME into BUF (the number read, or minus the error
+   number); FS_TYPE gives statfs's f_type of the directory NAME, or 0.
+   CTX is the caller's.  */
+struct hp_cgroup_io
+{
+  long int (*read_file) (void *ctx, const char *name, char *buf,
+			 size_t size);
+  unsigned long int (*fs_type) (void *ctx, const char *name);
+  void *ctx;
+};
+
+/* Whether the hugetlb cgroup of a process, or one above it (the limit
+   that counts is the smallest), allows no 2 MiB page: a Kubernetes pod
+   that asked for none has hugetlb.2MB.max = 0.  PATHS are its cgroup's
+   paths, [0] in the unified hierarchy and [1] in version 1's hugetlb
+   one (_dl_hugepage_cgroup_path; NULL where there is none).  The
+   cgroup is looked for under /sys/fs/cgroup (the unified hierarchy),
+   /sys/fs/cgroup/unified (the same, where systemd mounts it beside
+   version 1 hierarchies) and /sys/fs/cgroup/hugetlb (version 1), each
+   only if a cgroup file system of that version is mounted there.  In
+   a container without a cgroup namespace that path is the host's;
+   directories that do not exist are skipped.  If so, the limit file
+   that allows none is written into FILE; false where nothing can be
+   read.  */
+bool _dl_hugepage_cgroup_none (const char *const paths[2],
+			       const struct hp_cgroup_io *io,
+			       char file[HP_CGROUP_DIR_MAX]);
+
 /* A build ID longer than this is not looked at (the object then has
    none, for the cache).  */
 #define HP_BUILD_ID_MAX 64
@@ -163,11 +230,6 @@ struct hp_identity
    *ID.  Returns false (and leaves *ID alone) if there is none.  */
 bool _dl_hugepage_find_build_id (const void *notes, size_t len,
 				 struct hp_identity *id);
-
-/* Reads LEN bytes at OFFSET of a file into BUF: the number read, or
-   -1.  CTX is the caller's.  */
-typedef long int hp_read_fn (void *ctx, void *buf, size_t len,
-			     uint64_t offset);
 
 /* Set *ID's build ID from the first bytes of the PT_NOTE segments of
    PHDR[0..PHNUM), read with READER (none if there is none).  ld.so and

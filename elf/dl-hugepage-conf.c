@@ -76,7 +76,7 @@ hp_pattern_error (const char *word, size_t len)
 {
   char buf[HP_CONF_MAX_WORD];
   if (!hp_word_copy (buf, word, len))
-    return "pattern longer than 1023 bytes";
+    return "pattern longer than " HP_STR (HP_CONF_MAX_WORD_LEN) " bytes";
   const char *pat;
   size_t patlen;
   return _dl_hugepage_pattern_problem (buf, &pat, &patlen);
@@ -212,7 +212,8 @@ hp_check_args (struct hp_conf_reader *r, struct hp_conf_line *line)
 	    if (w[i] < '0' || w[i] > '9')
 	      error = "pool needs a number of huge pages or auto";
 	    else if ((n = n * 10 + (w[i] - '0')) > HP_CONF_MAX_POOL)
-	      error = "pool larger than 1048576 huge pages";
+	      error = "pool larger than " HP_STR (HP_CONF_MAX_POOL)
+		      " huge pages";
 	  line->pool = n;
 	}
       break;
@@ -363,7 +364,7 @@ _dl_hugepage_conf_distrust (bool regular, unsigned int uid, unsigned int mode,
   if ((mode & 022) != 0)
     return "writable by group or others";
   if (size > HP_CONF_MAX_SIZE)
-    return "larger than 64 KiB";
+    return "larger than " HP_STR (HP_CONF_MAX_KIB) " KiB";
   return NULL;
 }
 

@@ -60,13 +60,17 @@
 #define HP_CONF_FILE "/etc/hugeld.conf"
 
 /* A larger file is ignored: it costs every process its bytes.  */
-#define HP_CONF_MAX_SIZE (64 * 1024)
+#define HP_CONF_MAX_KIB 64
+#define HP_CONF_MAX_SIZE (HP_CONF_MAX_KIB * 1024)
 
-/* The longest word (a pattern list or a glob), in bytes.  */
-#define HP_CONF_MAX_WORD 1024
+/* The longest word (a pattern list or a glob), in bytes, and the size
+   of a buffer that holds one with its NUL.  */
+#define HP_CONF_MAX_WORD_LEN 1023
+#define HP_CONF_MAX_WORD (HP_CONF_MAX_WORD_LEN + 1)
 
-/* The largest pool size accepted, in huge pages (2 TiB).  */
-#define HP_CONF_MAX_POOL (1L << 20)
+/* The largest pool size accepted, in huge pages (2 TiB).  The limits
+   are plain numbers so that the messages can name them (HP_STR).  */
+#define HP_CONF_MAX_POOL 1048576
 
 enum hp_conf_key
 {

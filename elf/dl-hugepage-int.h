@@ -45,11 +45,6 @@ struct hp_object_state
   const char *why;		/* ... and what.  */
 };
 
-/* The most program headers _dl_hugepage_prepare reads itself, when
-   its caller keeps no table in memory (glibc 2.44).  Linkers write a
-   dozen or so; 64 take 3.5 KiB of ld.so's bss.  */
-#define HP_MAX_PHNUM 64
-
 /* The state of the object being loaded, from _dl_hugepage_prepare to
    _dl_hugepage_apply.  Objects are mapped with the load lock held (the
    main program before any other thread exists), so one serves.  */
@@ -201,6 +196,12 @@ enum hp_outcome _dl_hugepage_thp_zone (struct hp_object_state *st,
    Returns the number of bytes read, or -1 (errno set).  */
 ssize_t _dl_hugepage_pread_full (int fd, void *buf, size_t len,
 				 off64_t offset) attribute_hidden;
+
+/* The hp_read_fn of the pure readers (_dl_hugepage_read_dynamic,
+   _dl_hugepage_read_build_id): _dl_hugepage_pread_full from the
+   descriptor *(int *) FD.  */
+long int _dl_hugepage_read_fd (void *fd, void *buf, size_t len,
+			       uint64_t offset) attribute_hidden;
 
 /* ld.so has no strerror: the name of ERR (EINVAL, ...).  */
 const char *_dl_hugepage_errno_name (int err) attribute_hidden;

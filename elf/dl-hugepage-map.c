@@ -471,14 +471,11 @@ hp_apply_plan (struct link_map *l, int fd, bool verify)
 	  int b = _dl_hugepage_backings[k];
 	  const char *what = NULL;
 	  int err = 0;
+	  if (!_dl_hugepage_backing_tried (b, z, _dl_hugepage_load.textrel))
+	    continue;
 	  if (b == HP_B_SHARED)
-	    {
-	      /* Written memory is never shared.  */
-	      if (!_dl_hugepage_zone_shareable (z, _dl_hugepage_load.textrel))
-		continue;
-	      o = _dl_hugepage_shared_zone (cache, z, plan->bias, l->l_addr,
-					    fd, verify, &err, &what);
-	    }
+	    o = _dl_hugepage_shared_zone (cache, z, plan->bias, l->l_addr,
+					  fd, verify, &err, &what);
 	  else if (b == HP_B_PRIVATE)
 	    o = _dl_hugepage_private_allowed (&what)
 		? hp_apply_zone (z, l->l_addr, fd, verify, &err, &what)

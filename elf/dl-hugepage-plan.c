@@ -184,6 +184,11 @@ _dl_hugepage_plan (const ElfW(Phdr) *phdr, size_t phnum,
       plan->error = HP_E_BAD_SETTINGS;
       return;
     }
+  if (phnum > HP_MAX_PHNUM)
+    {
+      plan->error = HP_E_TOO_MANY_HEADERS;
+      return;
+    }
 
   /* Collect the PT_LOAD segments, the largest p_align and RELRO,
      checking what ld.so itself will rely on.  */
@@ -499,6 +504,38 @@ _dl_hugepage_kind_name (unsigned int kind)
 }
 
 bool
+_dl_hugepage_list_append (char *buf, size_t size, char sep,
+			  const char *name)
+{
+  size_t pos = 0, len = 0;
+  while (buf[pos] != '\0')
+    ++pos;
+  while (name[len] != '\0')
+    ++len;
+  if (pos + (pos > 0) + len >= size)
+    return false;
+  if (pos > 0)
+    buf[pos++] = sep;
+  for (size_t i = 0; i <= len; ++i)
+    buf[pos + i] = name[i];
+  return true;
+}
+
+char *
+_dl_hugepage_kinds_string (unsigned int kinds, char sep, char *buf,
+			   size_t size)
+{
+  if (size > 0)
+    buf[0] = '\0';
+  for (unsigned int k = HP_KIND_TEXT; k <= HP_KIND_BSS; k <<= 1)
+    if ((kinds & k)
+	&& !_dl_hugepage_list_append (buf, size, sep,
+				      _dl_hugepage_kind_name (k)))
+      break;
+  return buf;
+}
+
+bool
 _dl_hugepage_scan_dynamic (const ElfW(Dyn) *dyn, size_t n,
 			   struct hp_dynamic *info)
 {
@@ -535,6 +572,62 @@ _dl_hugepage_vaddr_to_offset (const ElfW(Phdr) *phdr, size_t phnum,
 	&& phdr[i].p_offset < HP_ADDR_LIMIT)
       return phdr[i].p_offset + (vaddr - phdr[i].p_vaddr);
   return -1;
+}
+
+bool
+_dl_hugepage_read_dynamic (const ElfW(Phdr) *phdr, size_t phnum,
+			   hp_read_fn *reader, void *ctx, bool *textrel,
+			   char soname[HP_SONAME_MAX])
+{
+  *textrel = false;
+  soname[0] = '\0';
+  const ElfW(Phdr) *dyn = NULL;
+  for (size_t i = 0; i < phnum; ++i)
+    if (phdr[i].p_type == PT_DYNAMIC)
+      dyn = &phdr[i];
+  if (dyn == NULL)
+    return false;
+
+  /* In chunks, up to DT_NULL, the end of the section or the end of
+     the file.  */
+  ElfW(Dyn) buf[64];
+  size_t total = dyn->p_filesz / sizeof (ElfW(Dyn));
+  if (total > HP_MAX_DYN)
+    total = HP_MAX_DYN;
+  struct hp_dynamic info = { 0 };
+  for (size_t done = 0; done < total; )
+    {
+      size_t want = total - done;
+      if (want > sizeof buf / sizeof buf[0])
+	want = sizeof buf / sizeof buf[0];
+      long int n = reader (ctx, buf, want * sizeof (ElfW(Dyn)),
+			   dyn->p_offset + done * sizeof (ElfW(Dyn)));
+      if (n < (long int) sizeof (ElfW(Dyn)))
+	break;
+      size_t got = n / sizeof (ElfW(Dyn));
+      if (!_dl_hugepage_scan_dynamic (buf, got, &info) || got < want)
+	break;
+      done += got;
+    }
+  *textrel = info.textrel;
+  if (!info.have_soname || info.strtab == 0)
+    return true;
+
+  int64_t off = _dl_hugepage_vaddr_to_offset (phdr, phnum,
+					      info.strtab + info.soname);
+  if (off < 0)
+    return true;
+  long int n = reader (ctx, soname, HP_SONAME_MAX - 1, off);
+  if (n <= 0)
+    n = 0;
+  soname[n] = '\0';
+  /* A name as long as the buffer was probably cut: ignore it.  */
+  size_t len = 0;
+  while (soname[len] != '\0')
+    ++len;
+  if (len == HP_SONAME_MAX - 1)
+    soname[0] = '\0';
+  return true;
 }
 
 void
@@ -581,6 +674,8 @@ _dl_hugepage_error_name (int error)
       return "too many loadable segments";
     case HP_E_BAD_HEADERS:
       return "program headers that ld.so will reject";
+    case HP_E_TOO_MANY_HEADERS:
+      return "more than " HP_STR (HP_MAX_PHNUM) " program headers";
     default:
       return "?";
     }

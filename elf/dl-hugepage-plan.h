@@ -29,6 +29,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The decimal digits of a limit defined as a plain number, for the
+   messages that name it: "at most " HP_STR (HP_MAX_PHNUM).  */
+#define HP_STR(x) HP_STR_1 (x)
+#define HP_STR_1(x) #x
+
 /* The kinds of memory a selected object is made of.  A page has exactly
    one kind; LD_HUGEPAGE_SEGMENTS selects a set of kinds.  */
 #define HP_KIND_TEXT	(1U << 0)	/* Executable segment.  */
@@ -54,6 +59,17 @@
    two (data, bss).  */
 #define HP_MAX_RUNS	(6 * HP_MAX_LOADS)
 
+/* The most program headers an object may have to be planned.  ld.so
+   keeps that many in its own buffer where glibc keeps no table in
+   memory (2.44), and hugeld-plan in its struct object; linkers write
+   a dozen or so.  */
+#define HP_MAX_PHNUM	256
+/* The most entries of a dynamic section ld.so looks at, and the size
+   of the buffer its DT_SONAME is read into (a longer name, probably
+   cut, is ignored).  */
+#define HP_MAX_DYN	1024
+#define HP_SONAME_MAX	256
+
 /* Why a range stays on ordinary pages.  */
 enum hp_reason
 {
@@ -71,6 +87,7 @@ enum hp_error
   HP_E_NO_LOADS,	/* No PT_LOAD with memory.  */
   HP_E_TOO_MANY_LOADS,	/* More than HP_MAX_LOADS.  */
   HP_E_BAD_HEADERS,	/* Unsorted, overlapping or inconsistent.  */
+  HP_E_TOO_MANY_HEADERS,	/* More than HP_MAX_PHNUM.  */
 };
 
 struct hp_settings
@@ -181,6 +198,21 @@ struct hp_dynamic
 bool _dl_hugepage_scan_dynamic (const ElfW(Dyn) *dyn, size_t n,
 				struct hp_dynamic *info);
 
+/* Reads LEN bytes at OFFSET of a file into BUF (fewer only at its
+   end): the number read, or -1.  CTX is the caller's.  */
+typedef long int hp_read_fn (void *ctx, void *buf, size_t len,
+			     uint64_t offset);
+
+/* What ld.so reads of an object's dynamic section before mapping it,
+   through READER, given its program headers PHDR[0..PHNUM): sets
+   *TEXTREL and SONAME (empty if there is none, or if it does not fit
+   in HP_SONAME_MAX bytes), and returns whether it has a PT_DYNAMIC.
+   At most HP_MAX_DYN entries are looked at.  ld.so and hugeld-plan
+   both read it with this function.  */
+bool _dl_hugepage_read_dynamic (const ElfW(Phdr) *phdr, size_t phnum,
+				hp_read_fn *reader, void *ctx, bool *textrel,
+				char soname[HP_SONAME_MAX]);
+
 /* The file offset of the unrelocated address VADDR through the PT_LOAD
    headers PHDR[0..PHNUM), or -1 if no segment has it in the file.  */
 int64_t _dl_hugepage_vaddr_to_offset (const ElfW(Phdr) *phdr, size_t phnum,
@@ -202,6 +234,21 @@ int _dl_hugepage_parse_kinds (const char *s);
 
 /* Name of a single HP_KIND_* bit ("text", ...), or "data+bss".  */
 const char *_dl_hugepage_kind_name (unsigned int kind);
+
+/* A buffer this large holds any list of names below, with its NUL.  */
+#define HP_LIST_STRING_MAX 32
+
+/* Append to the list in BUF (SIZE bytes, NUL-terminated) the word NAME,
+   after SEP unless the list is empty.  False, with BUF unchanged, if it
+   does not fit.  */
+bool _dl_hugepage_list_append (char *buf, size_t size, char sep,
+			       const char *name);
+
+/* The names of the kinds in KINDS, in the order of their bits
+   ("text,rodata,relro" with SEP ','), written into BUF (SIZE bytes);
+   empty for none.  Returns BUF.  */
+char *_dl_hugepage_kinds_string (unsigned int kinds, char sep, char *buf,
+				 size_t size);
 
 /* Match NAME against one shell glob pattern of length PATLEN: `*', `?',
    `[...]' with ranges and `!'/`^' negation, `\' escapes.  Like fnmatch

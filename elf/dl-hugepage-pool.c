@@ -21,7 +21,6 @@
    hugetlb cgroup allow it any page?  Read once per process, and only
    where the answer changes the placement (dl-hugepage.c).  */
 
-#include <array_length.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -60,60 +59,28 @@ hp_pool_number (const char *name)
   return v;
 }
 
-/* The longest cgroup directory name looked at.  */
-#define HP_CGROUP_DIR_MAX 512
-
-/* Whether one of the limit files FILES (each starting with a slash) of
-   the cgroup directory DIR[0..LEN), in a buffer of HP_CGROUP_DIR_MAX
-   bytes, allows no 2 MiB page.  */
-static bool
-hp_cgroup_dir_none (char *dir, size_t len, const char *const files[2])
+static long int
+hp_cgroup_read (void *ctx, const char *name, char *buf, size_t size)
 {
-  for (int i = 0; i < 2; ++i)
-    {
-      size_t flen = strlen (files[i]);
-      if (len + flen >= HP_CGROUP_DIR_MAX)
-	return false;
-      memcpy (dir + len, files[i], flen + 1);
-      char buf[32];
-      ssize_t n = _dl_hugepage_read_file (dir, buf, sizeof buf);
-      if (n > 0 && _dl_hugepage_cgroup_limit_none (buf, n))
-	return true;
-    }
-  return false;
+  return _dl_hugepage_read_file (name, buf, size);
 }
 
-/* Whether the process's hugetlb cgroup, or one above it (the limit
-   that counts is the smallest), allows no 2 MiB page: a Kubernetes pod
-   that asked for none has hugetlb.2MB.max = 0.  The cgroup is looked
-   for by the path /proc/self/cgroup gives under /sys/fs/cgroup (the
-   unified hierarchy), /sys/fs/cgroup/unified (the same, where systemd
-   mounts it beside version 1 hierarchies) and /sys/fs/cgroup/hugetlb
-   (version 1), each only if a cgroup file system is mounted there.  In
-   a container without a cgroup namespace that path is the host's;
-   directories that do not exist are skipped.  False where nothing can
-   be read.  */
+static unsigned long int
+hp_cgroup_fs_type (void *ctx, const char *name)
+{
+  struct statfs sfs;
+  if (INTERNAL_SYSCALL_CALL (statfs, name, &sfs) != 0)
+    return 0;
+  return sfs.f_type;
+}
+
+/* Whether the process's hugetlb cgroup allows no 2 MiB page
+   (_dl_hugepage_cgroup_none), its paths read from /proc/self/cgroup.  */
 static bool
 hp_cgroup_allows_none (void)
 {
-  static const char *const files[2][2] =
-    {
-      { "/hugetlb.2MB.max", "/hugetlb.2MB.rsvd.max" },
-      { "/hugetlb.2MB.limit_in_bytes", "/hugetlb.2MB.rsvd.limit_in_bytes" },
-    };
-  /* Each root, its file system type, and whether the version 1 path
-     goes under it.  */
-#define HP_CGROUP_MAGIC 0x27e0eb
-#define HP_CGROUP2_MAGIC 0x63677270
-  static const struct { char name[24]; unsigned int magic; bool v1; }
-    roots[] =
-    {
-      { "/sys/fs/cgroup", HP_CGROUP2_MAGIC, false },
-      { "/sys/fs/cgroup/unified", HP_CGROUP2_MAGIC, false },
-      { "/sys/fs/cgroup/hugetlb", HP_CGROUP_MAGIC, true },
-    };
   char paths[2][HP_CGROUP_DIR_MAX];
-  size_t plens[2] = { 0, 0 };
+  const char *found[2] = { NULL, NULL };
   int fd = __open64_nocancel ("/proc/self/cgroup", O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return false;
@@ -133,42 +100,19 @@ hp_cgroup_allows_none (void)
 	  size_t plen;
 	  const char *path = _dl_hugepage_cgroup_path (text, whole, v1,
 						       &plen);
-	  if (path != NULL && plens[v1] == 0 && plen < HP_CGROUP_DIR_MAX)
+	  if (path != NULL && found[v1] == NULL && plen < HP_CGROUP_DIR_MAX)
 	    {
 	      memcpy (paths[v1], path, plen);
-	      plens[v1] = plen;
+	      paths[v1][plen] = '\0';
+	      found[v1] = paths[v1];
 	    }
 	}
       off += whole;
     }
   __close_nocancel (fd);
-  for (size_t r = 0; r < array_length (roots); ++r)
-    {
-      size_t rlen = strlen (roots[r].name);
-      size_t plen = plens[roots[r].v1];
-      struct statfs sfs;
-      if (plen == 0 || rlen + plen >= HP_CGROUP_DIR_MAX
-	  || INTERNAL_SYSCALL_CALL (statfs, roots[r].name, &sfs) != 0
-	  || sfs.f_type != roots[r].magic)
-	continue;
-      char dir[HP_CGROUP_DIR_MAX];
-      memcpy (dir, roots[r].name, rlen);
-      memcpy (dir + rlen, paths[roots[r].v1], plen);
-      size_t len = rlen + plen;
-      /* The cgroup, then each one above it up to the root.  */
-      while (true)
-	{
-	  while (len > rlen && dir[len - 1] == '/')
-	    --len;
-	  if (hp_cgroup_dir_none (dir, len, files[roots[r].v1]))
-	    return true;
-	  if (len == rlen)
-	    break;
-	  while (len > rlen && dir[len - 1] != '/')
-	    --len;
-	}
-    }
-  return false;
+  struct hp_cgroup_io io = { hp_cgroup_read, hp_cgroup_fs_type, NULL };
+  char file[HP_CGROUP_DIR_MAX];
+  return _dl_hugepage_cgroup_none (found, &io, file);
 }
 
 int

@@ -81,15 +81,8 @@ static int
 hp_thp_mode (void)
 {
   char buf[64];
-  ssize_t n = _dl_hugepage_read_file ("/sys/kernel/mm/"
-				      "transparent_hugepage/enabled",
-				      buf, sizeof buf);
-  /* "always madvise [never]": the choice is in brackets.  */
-  int r = n > 0 ? 1 : -1;
-  for (ssize_t i = 0; i + 7 <= n; ++i)
-    if (memcmp (buf + i, "[never]", 7) == 0)
-      r = -1;
-  return r;
+  ssize_t n = _dl_hugepage_read_file (HP_THP_ENABLED_FILE, buf, sizeof buf);
+  return n > 0 && _dl_hugepage_thp_enabled_text (buf, n) ? 1 : -1;
 }
 #endif
 
@@ -385,8 +378,8 @@ _dl_hugepage_thp_zone (struct hp_object_state *st, const struct hp_zone *z,
   *err = 0;
   if (!hp_thp_enabled ())
     {
-      *what = "transparent huge pages are disabled "
-	      "(/sys/kernel/mm/transparent_hugepage/enabled)";
+      *what = "transparent huge pages are disabled (" HP_THP_ENABLED_FILE
+	      ")";
       return HP_FALLBACK;
     }
   if ((z->prot & PF_W) != 0)

@@ -67,7 +67,7 @@ const char *_dl_hugepage_libs attribute_relro;
 const char *_dl_hugepage_segments attribute_relro;
 const char *_dl_hugepage_backing attribute_relro;
 unsigned char _dl_hugepage_backings[HP_NBACKINGS] attribute_relro =
-  { HP_B_SHARED, HP_B_PRIVATE, HP_B_THP };
+  HP_BACKINGS_DEFAULT;
 int _dl_hugepage_nbackings attribute_relro = HP_NBACKINGS;
 
 /* DL_DEBUG_HUGEPAGES (dl-hugepage.h) must be a bit of its own in the
@@ -250,27 +250,16 @@ hp_init (bool normal_mode, const char *program)
 	_dl_debug_printf ("hugepages: libs%s: %s\n",
 			  hp_from (hp_libs_line, from, sizeof from),
 			  _dl_hugepage_libs);
-      _dl_debug_printf ("hugepages: segments:%s%s%s%s%s%s%s\n",
-			hp_kinds == 0 ? " none" : "",
-			hp_kinds & HP_KIND_TEXT ? " text" : "",
-			hp_kinds & HP_KIND_RODATA ? " rodata" : "",
-			hp_kinds & HP_KIND_RELRO ? " relro" : "",
-			hp_kinds & HP_KIND_DATA ? " data" : "",
-			hp_kinds & HP_KIND_BSS ? " bss" : "",
+      char list[HP_LIST_STRING_MAX];
+      _dl_debug_printf ("hugepages: segments: %s%s\n",
+			hp_kinds == 0 ? "none"
+			: _dl_hugepage_kinds_string (hp_kinds, ' ', list,
+						     sizeof list),
 			hp_from (hp_segments_line, from, sizeof from));
-      char order[32];
-      size_t pos = 0;
-      for (int k = 0; k < _dl_hugepage_nbackings; ++k)
-	{
-	  const char *name = _dl_hugepage_backing_name
-	    (_dl_hugepage_backings[k]);
-	  if (k > 0)
-	    order[pos++] = ',';
-	  while (*name != '\0')
-	    order[pos++] = *name++;
-	}
-      order[pos] = '\0';
-      _dl_debug_printf ("hugepages: backing: %s%s\n", order,
+      _dl_hugepage_backings_string (_dl_hugepage_backings,
+				    _dl_hugepage_nbackings, list,
+				    sizeof list);
+      _dl_debug_printf ("hugepages: backing: %s%s\n", list,
 			hp_from (hp_backing_line, from, sizeof from));
     }
 }
@@ -298,63 +287,10 @@ _dl_hugepage_pread_full (int fd, void *buf, size_t len, off64_t offset)
   return done;
 }
 
-/* Look at the object's dynamic section in the file: does it have text
-   relocations, and what is its DT_SONAME (copied into SONAME, empty if
-   none)?  Nothing is mapped yet, so this reads the file.  */
-static void
-hp_read_dynamic (int fd, const ElfW(Phdr) *phdr, size_t phnum,
-		 bool *textrel, char *soname, size_t sonamelen)
+long int
+_dl_hugepage_read_fd (void *fd, void *buf, size_t len, uint64_t offset)
 {
-  *textrel = false;
-  soname[0] = '\0';
-  const ElfW(Phdr) *dyn = NULL;
-  for (size_t i = 0; i < phnum; ++i)
-    if (phdr[i].p_type == PT_DYNAMIC)
-      dyn = &phdr[i];
-  if (dyn == NULL)
-    return;
-
-  ElfW(Dyn) buf[64];
-  size_t total = dyn->p_filesz / sizeof (ElfW(Dyn));
-  if (total > 1024)
-    total = 1024;
-  struct hp_dynamic info = { 0 };
-  for (size_t done = 0; done < total; )
-    {
-      size_t want = total - done;
-      if (want > sizeof buf / sizeof buf[0])
-	want = sizeof buf / sizeof buf[0];
-      ssize_t n = _dl_hugepage_pread_full (fd, buf,
-					   want * sizeof (ElfW(Dyn)),
-					   dyn->p_offset
-					   + done * sizeof (ElfW(Dyn)));
-      if (n < (ssize_t) sizeof (ElfW(Dyn)))
-	break;
-      size_t got = n / sizeof (ElfW(Dyn));
-      if (!_dl_hugepage_scan_dynamic (buf, got, &info) || got < want)
-	break;
-      done += got;
-    }
-  *textrel = info.textrel;
-
-  if (info.have_soname && info.strtab != 0)
-    {
-      int64_t off = _dl_hugepage_vaddr_to_offset (phdr, phnum,
-						  info.strtab + info.soname);
-      if (off >= 0)
-	{
-	  ssize_t n = _dl_hugepage_pread_full (fd, soname, sonamelen - 1, off);
-	  if (n <= 0)
-	    n = 0;
-	  soname[n] = '\0';
-	  /* A name as long as the buffer was probably cut: ignore it.  */
-	  size_t len = 0;
-	  while (soname[len] != '\0')
-	    ++len;
-	  if (len == sonamelen - 1)
-	    soname[0] = '\0';
-	}
-    }
+  return _dl_hugepage_pread_full (*(int *) fd, buf, len, offset);
 }
 
 /* ld.so has no strerror; name the errors these system calls give.  */
@@ -493,8 +429,9 @@ _dl_hugepage_select_and_plan (const char *path, const char *alias, int fd,
   size_t phnum = _dl_hugepage_load.phnum;
   _dl_hugepage_load.objname = path[0] != '\0' ? path : "<main program>";
   bool textrel;
-  char soname[256];
-  hp_read_dynamic (fd, phdr, phnum, &textrel, soname, sizeof soname);
+  char soname[HP_SONAME_MAX];
+  _dl_hugepage_read_dynamic (phdr, phnum, _dl_hugepage_read_fd, &fd,
+			     &textrel, soname);
   size_t patlen = 0;
   const char *matched_by;
   const char *pat = _dl_hugepage_select (_dl_hugepage_libs, path, soname,
@@ -551,22 +488,27 @@ hp_prepare (const char *realname, int fd, int type,
      (l_name is empty for the main program).  */
   if (type != ET_DYN && type != ET_EXEC)
     return;
+  /* The planner's limit, whether or not the caller keeps the table:
+     hugeld-plan applies it too.  */
+  if (phnum > HP_MAX_PHNUM)
+    {
+      if (hp_debug ())
+	_dl_debug_printf ("hugepages: %s: ordinary pages: %s\n", realname,
+			  _dl_hugepage_error_name (HP_E_TOO_MANY_HEADERS));
+      return;
+    }
   if (phdr == NULL)
     {
       /* The caller reads the table in batches and keeps none of it:
-	 read it here, into ld.so's own buffer (the load lock is held).
-	 An object with more headers than that stays on ordinary
-	 pages.  */
+	 read it here, into ld.so's own buffer (the load lock is held).  */
       static ElfW(Phdr) buf[HP_MAX_PHNUM];
-      if (phnum > HP_MAX_PHNUM
-	  || _dl_hugepage_pread_full (fd, buf, phnum * sizeof (ElfW(Phdr)),
-				      phoff)
-	     != (ssize_t) (phnum * sizeof (ElfW(Phdr))))
+      if (_dl_hugepage_pread_full (fd, buf, phnum * sizeof (ElfW(Phdr)),
+				   phoff)
+	  != (ssize_t) (phnum * sizeof (ElfW(Phdr))))
 	{
 	  if (hp_debug ())
-	    _dl_debug_printf ("hugepages: %s: cannot read its %zu program "
-			      "headers (at most %d): not put on huge pages\n",
-			      realname, phnum, HP_MAX_PHNUM);
+	    _dl_debug_printf ("hugepages: %s: ordinary pages: cannot read "
+			      "its program headers\n", realname);
 	  return;
 	}
       phdr = buf;

@@ -125,7 +125,31 @@ plan_vs_run pie bigcheck-pie text,rodata,relro text,rodata,relro -- "$F/bigcheck
 zone_objs=(libbig.so)
 plan_extra=(--dlopen "$F/libbig.so")
 plan_vs_run dlopen libbig.so text '' -- "$F/bigcheck-dlopen" --dlopen "$F/libbig.so" --expect text
+
+# More program headers than linkers write: ld.so (on every glibc, also
+# where it reads the table itself) and the plan take at most the same
+# number, so the plan promises what ld.so maps with 80, and neither
+# maps an object with 300.
+for n in 80 300; do
+  got=$(readelf -hW "$F/phdr$n/libbig.so" | sed -n 's/.*Number of program headers: *//p')
+  [ "$got" = $n ] || fail "fixture phdr$n/libbig.so has $n program headers" "it has $got"
+done
+plan_extra=(--dlopen "$F/phdr80/libbig.so")
+plan_vs_run phdr80 libbig.so text '' -- "$F/bigcheck-dlopen" --dlopen "$F/phdr80/libbig.so" --expect text
 plan_extra=()
+j=$TEST_TMP/plan-phdr300.json
+$H plan "$F/bigcheck-dlopen" --dlopen "$F/phdr300/libbig.so" --libs libbig.so --json > "$j" 2>&1
+planned=$(jq 'd["pages_per_process"]' < "$j")
+why=$(jq '[o["error"] for o in d["objects"] if o["path"].endswith("/phdr300/libbig.so")]' < "$j")
+LD_DEBUG=hugepages LD_HUGEPAGE_LIBS=libbig.so "$HUGELD_LDSO" "$F/bigcheck-dlopen" \
+  --dlopen "$F/phdr300/libbig.so" --expect none > /dev/null 2> "$TEST_TMP/phdr300.err"
+rc=$?
+if [ "$planned" = 0 ] && [ "$why" = "['more than 256 program headers']" ] && [ $rc = 0 ] \
+   && grep -q '/phdr300/libbig.so: ordinary pages: more than 256 program headers$' "$TEST_TMP/phdr300.err"; then
+  pass "300 program headers: the plan and ld.so both leave the object on ordinary pages (more than 256)"
+else
+  fail "300 program headers: plan and ld.so agree" "planned $planned ($why), ld.so exit $rc: $(grep -m2 'phdr300\|FAIL' "$TEST_TMP/phdr300.err" | tr '\n' ' ')"
+fi
 
 # thp listed first: ld.so puts text at its file phase (other zones
 # follow the bias), not where it gets the most pages; the plan with

@@ -65,23 +65,6 @@ json_cstring (const char *s)
     json_string (s);
 }
 
-static void
-print_kinds (unsigned int kinds)
-{
-  static const unsigned int bits[] =
-    { HP_KIND_TEXT, HP_KIND_RODATA, HP_KIND_RELRO, HP_KIND_DATA,
-      HP_KIND_BSS };
-  char buf[64] = "";
-  for (size_t i = 0; i < sizeof bits / sizeof bits[0]; ++i)
-    if (kinds & bits[i])
-      {
-	if (buf[0] != '\0')
-	  strcat (buf, ",");
-	strcat (buf, _dl_hugepage_kind_name (bits[i]));
-      }
-  json_cstring (buf);
-}
-
 int
 main (int argc, char **argv)
 {
@@ -151,8 +134,9 @@ main (int argc, char **argv)
       fputs ("hugeld-conf: out of memory\n", stderr);
       return 1;
     }
-  if (why == NULL && len > HP_CONF_MAX_SIZE)
-    why = "larger than 64 KiB";
+  /* It may have grown since the fstat.  */
+  if (why == NULL)
+    why = _dl_hugepage_conf_distrust (true, st.st_uid, st.st_mode, len);
 
   struct hp_conf_summary sum;
   _dl_hugepage_conf_check (buf, len, &sum);
@@ -261,8 +245,10 @@ main (int argc, char **argv)
     fputs ("null", stdout);
   else
     {
+      char list[HP_LIST_STRING_MAX];
       printf ("{\"value\": ");
-      print_kinds (s.kinds);
+      json_cstring (_dl_hugepage_kinds_string (s.kinds, ',', list,
+					       sizeof list));
       printf (", \"line\": %u}", s.segments_line);
     }
 
@@ -271,15 +257,10 @@ main (int argc, char **argv)
     fputs ("null", stdout);
   else
     {
-      char order[32] = "";
-      for (int b = 0; b < s.nbackings; ++b)
-	{
-	  if (b > 0)
-	    strcat (order, ",");
-	  strcat (order, _dl_hugepage_backing_name (s.backings[b]));
-	}
+      char order[HP_LIST_STRING_MAX];
       printf ("{\"value\": ");
-      json_cstring (order);
+      json_cstring (_dl_hugepage_backings_string (s.backings, s.nbackings,
+						  order, sizeof order));
       printf (", \"line\": %u}", s.backing_line);
     }
 

@@ -34,12 +34,6 @@
    from one records no device and ld.so always compares it.  */
 #define HP_OVERLAYFS_MAGIC 0x794c7630
 
-static long int
-read_fd (void *fd, void *buf, size_t len, uint64_t offset)
-{
-  return pread (*(int *) fd, buf, len, offset);
-}
-
 /* The identity of FILE as ld.so computes it from its descriptor, and
    whether it is on overlayfs (ld.so then compares its bytes instead of
    its device: dl-hugepage-cache.h).  */
@@ -49,7 +43,7 @@ identity_of (const struct object *o, struct hp_identity *id, bool *overlay)
   struct stat st;
   int fd = open_object (o->file, &st);
   HP_IDENTITY_SET_STAT (id, &st);
-  _dl_hugepage_read_build_id (id, o->phdr, o->phnum, read_fd, &fd);
+  _dl_hugepage_read_build_id (id, o->phdr, o->nphdr, read_fd, &fd);
   struct statfs sfs;
   *overlay = fstatfs (fd, &sfs) == 0 && sfs.f_type == HP_OVERLAYFS_MAGIC;
   close (fd);

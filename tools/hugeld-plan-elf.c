@@ -43,61 +43,30 @@ die (const char *fmt, ...)
   exit (1);
 }
 
-static bool
-read_at (int fd, void *buf, size_t len, off_t off)
+/* A reader for the loader's pure readers (hp_read_fn).  */
+long int
+read_fd (void *fd, void *buf, size_t len, uint64_t offset)
 {
   size_t done = 0;
   while (done < len)
     {
-      ssize_t n = pread (fd, (char *) buf + done, len - done, off + done);
+      ssize_t n = pread (*(int *) fd, (char *) buf + done, len - done,
+			 offset + done);
       if (n < 0 && errno == EINTR)
 	continue;
-      if (n <= 0)
-	return false;
+      if (n < 0)
+	return -1;
+      if (n == 0)
+	break;
       done += n;
     }
-  return true;
+  return done;
 }
 
-/* What ld.so reads of the dynamic section before mapping: text
-   relocations and DT_SONAME, with the loader's own helpers (as
-   hp_read_dynamic does).  */
-static void
-read_dynamic (int fd, struct object *o)
+static bool
+read_at (int fd, void *buf, size_t len, off_t off)
 {
-  const ElfW(Phdr) *dyn = NULL;
-  for (size_t i = 0; i < o->phnum; ++i)
-    if (o->phdr[i].p_type == PT_DYNAMIC)
-      dyn = &o->phdr[i];
-  if (dyn == NULL)
-    return;
-  o->dynamic = true;
-
-  size_t total = dyn->p_filesz / sizeof (ElfW(Dyn));
-  if (total > MAX_DYN)
-    total = MAX_DYN;
-  struct hp_dynamic info = { 0 };
-  for (size_t i = 0; i < total; ++i)
-    {
-      ElfW(Dyn) d;
-      if (!read_at (fd, &d, sizeof d, dyn->p_offset + i * sizeof d)
-	  || !_dl_hugepage_scan_dynamic (&d, 1, &info))
-	break;
-    }
-  o->textrel = info.textrel;
-  if (!info.have_soname || info.strtab == 0)
-    return;
-  int64_t off = _dl_hugepage_vaddr_to_offset (o->phdr, o->phnum,
-					      info.strtab + info.soname);
-  if (off < 0)
-    return;
-  ssize_t n = pread (fd, o->soname, sizeof o->soname - 1, off);
-  if (n < 0)
-    n = 0;
-  o->soname[n] = '\0';
-  /* Cut at the limit: ld.so ignores such a name.  */
-  if (strlen (o->soname) == sizeof o->soname - 1)
-    o->soname[0] = '\0';
+  return read_fd (&fd, buf, len, off) == (long int) len;
 }
 
 bool strict_links;
@@ -135,15 +104,17 @@ read_object (const char *file, struct object *o)
   if (eh.e_type != ET_DYN && eh.e_type != ET_EXEC)
     die ("%s: not an executable or shared object (e_type %u)", file,
 	 eh.e_type);
-  if (eh.e_phentsize != sizeof (ElfW(Phdr)) || eh.e_phnum == 0
-      || eh.e_phnum > MAX_PHNUM)
+  if (eh.e_phentsize != sizeof (ElfW(Phdr)) || eh.e_phnum == 0)
     die ("%s: unusable program headers (%u of size %u)", file,
 	 eh.e_phnum, eh.e_phentsize);
   o->type = eh.e_type;
   o->phnum = eh.e_phnum;
-  if (!read_at (fd, o->phdr, o->phnum * sizeof (ElfW(Phdr)), eh.e_phoff))
+  /* ld.so plans no object with more headers than it keeps: neither
+     do we (the planner says why).  */
+  o->nphdr = o->phnum <= HP_MAX_PHNUM ? o->phnum : 0;
+  if (!read_at (fd, o->phdr, o->nphdr * sizeof (ElfW(Phdr)), eh.e_phoff))
     die ("%s: truncated program headers", file);
-  for (size_t i = 0; i < o->phnum; ++i)
+  for (size_t i = 0; i < o->nphdr; ++i)
     if (o->phdr[i].p_type == PT_INTERP)
       {
 	size_t len = o->phdr[i].p_filesz;
@@ -153,7 +124,8 @@ read_object (const char *file, struct object *o)
 	  len = 0;
 	o->interp[len] = '\0';
       }
-  read_dynamic (fd, o);
+  o->dynamic = _dl_hugepage_read_dynamic (o->phdr, o->nphdr, read_fd, &fd,
+					  &o->textrel, o->soname);
   close (fd);
 }
 

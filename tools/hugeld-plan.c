@@ -49,10 +49,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "dl-hugepage-plan.h"
 #include "dl-hugepage-cache.h"
+#include "dl-hugepage-conf.h"
 #include "hugeld-plan.h"
 #include "hugeld-json.h"
 
@@ -78,6 +80,10 @@ struct options
   const char *backing;		/* LD_HUGEPAGE_BACKING, or NULL.  */
   bool no_pool;			/* Plan as on a machine without a pool.  */
   int phase;			/* enum hp_phase, from these two.  */
+  unsigned char order[HP_NBACKINGS];	/* The backings, parsed.  */
+  int norder;
+  bool thp;			/* The kernel gives transparent huge
+				   pages.  */
 };
 
 static void
@@ -93,12 +99,20 @@ The planning code is the loader's own (elf/dl-hugepage-plan.c).\n\
   --libs PATTERNS     LD_HUGEPAGE_LIBS (default: the environment's; unset\n\
                       selects nothing)\n\
   --segments LIST     LD_HUGEPAGE_SEGMENTS (default: the environment's, or\n\
-                      text,rodata,relro)\n\
+                      ld.so's default; see --settings)\n\
   --name PATH         match the FILE after it as PATH, the name ld.so\n\
                       opens (with one FILE it may stand anywhere)\n\
   --check-libs PATTERNS      exit 0 if the LD_HUGEPAGE_LIBS list is sound,\n\
                       else say what is wrong and exit 1 (no FILE)\n\
   --check-segments LIST      the same for LD_HUGEPAGE_SEGMENTS\n\
+  --check-backing LIST       the same for LD_HUGEPAGE_BACKING; prints the\n\
+                      backings it names, in order, as a JSON list\n\
+  --cgroup-none PID   print the hugetlb cgroup limit file that allows\n\
+                      process PID no 2 MiB page, as ld.so finds it\n\
+                      ({\"file\", \"value\"} or null; no FILE)\n\
+  --settings          print only the settings: the values used, ld.so's\n\
+                      defaults and limits, and whether the kernel gives\n\
+                      transparent huge pages (no FILE)\n\
   --kernel            plan FILE as a main program the kernel mapped (its\n\
                       PT_INTERP is hugeld): fixed base, gaps not its own\n\
   --bias ADDR         with --kernel: the load bias; without it every\n\
@@ -110,7 +124,7 @@ The planning code is the loader's own (elf/dl-hugepage-plan.c).\n\
   --cache             also print each object's \"cache\": the names of its\n\
                       shared cache entry and the zones it holds\n\
   --backing LIST      LD_HUGEPAGE_BACKING (default: the environment's, or\n\
-                      shared,private,thp): with thp first, text is placed\n\
+                      ld.so's default): with thp first, text is placed\n\
                       at its file phase\n\
   --no-pool           plan as ld.so does where the process can have no\n\
                       pool page (no pool, or a hugetlb cgroup that allows\n\
@@ -129,8 +143,24 @@ print_prot (int prot)
 	  (prot & PF_X) ? 'x' : '-');
 }
 
+/* The name of backing B for JSON, or null for ordinary pages.  */
 static void
-print_plan (const struct hp_plan *plan)
+print_backing (int b)
+{
+  if (b == 0)
+    printf ("null");
+  else
+    json_string (_dl_hugepage_backing_name (b));
+}
+
+/* PLAN of an object with text relocations if TEXTREL, under OPT.  Each
+   zone has the backing ld.so ends up with for it where the shared
+   cache holds the zone and where it does not ("backing_cached",
+   "backing_uncached"): which of the two applies is for the caller to
+   find out.  */
+static void
+print_plan (const struct hp_plan *plan, bool textrel,
+	    const struct options *opt)
 {
   printf ("\"error\": ");
   if (plan->error != HP_E_NONE)
@@ -152,6 +182,14 @@ print_plan (const struct hp_plan *plan)
 	      i > 0 ? "," : "", _dl_hugepage_kind_name (z->kind), z->start,
 	      z->end, (z->end - z->start) / PLAN_HUGEPAGESIZE, z->load);
       print_prot (z->prot);
+      printf (", \"backing_cached\": ");
+      print_backing (_dl_hugepage_expected_backing (opt->order, opt->norder,
+						    z, textrel, true,
+						    opt->thp));
+      printf (", \"backing_uncached\": ");
+      print_backing (_dl_hugepage_expected_backing (opt->order, opt->norder,
+						    z, textrel, false,
+						    opt->thp));
       printf ("}");
     }
   printf ("],\n   \"small\": [");
@@ -175,7 +213,7 @@ static bool
 load_pages (const struct object *o, int load, uint64_t *ps, uint64_t *pe)
 {
   int n = 0;
-  for (size_t i = 0; i < o->phnum; ++i)
+  for (size_t i = 0; i < o->nphdr; ++i)
     {
       const ElfW(Phdr) *ph = &o->phdr[i];
       if (ph->p_type != PT_LOAD || ph->p_memsz == 0)
@@ -262,7 +300,7 @@ static uint64_t
 load_alignment (const struct object *o)
 {
   uint64_t a = PLAN_PAGESIZE;
-  for (size_t i = 0; i < o->phnum; ++i)
+  for (size_t i = 0; i < o->nphdr; ++i)
     {
       uint64_t al = o->phdr[i].p_align;
       if (o->phdr[i].p_type == PT_LOAD && al != 0 && (al & (al - 1)) == 0
@@ -356,12 +394,150 @@ print_object (const struct object *o, const struct options *opt, bool first)
       s.bias = hi_bias;
     }
   _dl_hugepage_plan (o->phdr, o->phnum, &s, &plan);
-  print_plan (&plan);
+  print_plan (&plan, o->textrel, opt);
   if (opt->layout)
     print_layout (o, &plan);
   if (opt->cache)
     print_cache (o, PLAN_PAGESIZE);
   printf ("}");
+}
+
+/* LD_HUGEPAGE_BACKING LIST parsed into ORDER as ld.so parses it: the
+   number of backings.  The loader ignores a list it cannot use; here
+   it is an error.  */
+static int
+parse_backing (const char *list, unsigned char order[HP_NBACKINGS])
+{
+  int n = _dl_hugepage_parse_backing (list, order);
+  if (n < 0)
+    die ("unknown backing in \"%s\": use a comma list of shared, private "
+	 "or thp", list);
+  if (n == 0)
+    die (list[0] == '\0' ? "empty list" : "\"%s\" selects nothing", list);
+  return n;
+}
+
+/* Whether the kernel gives transparent huge pages, read as ld.so reads
+   it.  */
+static bool
+thp_enabled (void)
+{
+  char buf[64];
+  int fd = open (HP_THP_ENABLED_FILE, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return false;
+  ssize_t n = read (fd, buf, sizeof buf);
+  close (fd);
+  return n > 0 && _dl_hugepage_thp_enabled_text (buf, n);
+}
+
+/* The "settings" member: what the objects are planned with, ld.so's
+   defaults where nothing is set, and the limits of ld.so's hooks and
+   policy file.  */
+static void
+print_settings (const struct options *opt)
+{
+  char list[HP_LIST_STRING_MAX];
+  static const unsigned char default_order[HP_NBACKINGS] =
+    HP_BACKINGS_DEFAULT;
+  printf ("{\"settings\": {\"libs\": ");
+  if (opt->libs != NULL)
+    json_string (opt->libs);
+  else
+    printf ("null");
+  printf (", \"segments\": ");
+  json_string (_dl_hugepage_kinds_string (opt->kinds, ',', list,
+					  sizeof list));
+  printf (", \"backing\": ");
+  json_string (_dl_hugepage_backings_string (opt->order, opt->norder, list,
+					     sizeof list));
+  printf (", \"thp_enabled\": %s, \"pagesize\": %" PRIu64
+	  ", \"hugepagesize\": %" PRIu64 ",\n  \"defaults\": {\"segments\": ",
+	  opt->thp ? "true" : "false", PLAN_PAGESIZE, PLAN_HUGEPAGESIZE);
+  json_string (_dl_hugepage_kinds_string (HP_KIND_DEFAULT, ',', list,
+					  sizeof list));
+  printf (", \"backing\": ");
+  json_string (_dl_hugepage_backings_string (default_order, HP_NBACKINGS,
+					     list, sizeof list));
+  printf ("},\n  \"limits\": {\"program_headers\": %d, \"load_segments\": %d, "
+	  "\"dynamic_entries\": %d, \"soname_bytes\": %d, "
+	  "\"policy_file_bytes\": %d, \"policy_word_bytes\": %d, "
+	  "\"pool_pages\": %d}}",
+	  HP_MAX_PHNUM, HP_MAX_LOADS, HP_MAX_DYN, HP_SONAME_MAX - 1,
+	  HP_CONF_MAX_SIZE, HP_CONF_MAX_WORD_LEN, HP_CONF_MAX_POOL);
+}
+
+static long int
+cgroup_read (void *ctx, const char *name, char *buf, size_t size)
+{
+  (void) ctx;
+  int fd = open (name, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return -errno;
+  ssize_t n = read (fd, buf, size);
+  int err = errno;
+  close (fd);
+  return n < 0 ? -err : n;
+}
+
+static unsigned long int
+cgroup_fs_type (void *ctx, const char *name)
+{
+  (void) ctx;
+  struct statfs sfs;
+  return statfs (name, &sfs) == 0 ? (unsigned long int) sfs.f_type : 0;
+}
+
+/* The limit file that lets process PID's hugetlb cgroup have no 2 MiB
+   page, found with ld.so's own walk (_dl_hugepage_cgroup_none) from
+   /proc/PID/cgroup, and its value: {"file", "value"}, or null.  */
+static void
+print_cgroup_none (const char *pid)
+{
+  char name[64];
+  snprintf (name, sizeof name, "/proc/%s/cgroup", pid);
+  FILE *f = fopen (name, "re");
+  char *text = NULL;
+  size_t cap = 0;
+  ssize_t len = f != NULL ? getdelim (&text, &cap, '\0', f) : -1;
+  if (f != NULL)
+    fclose (f);
+  char paths[2][HP_CGROUP_DIR_MAX];
+  const char *found[2] = { NULL, NULL };
+  for (int v1 = 0; len > 0 && v1 < 2; ++v1)
+    {
+      size_t plen;
+      const char *p = _dl_hugepage_cgroup_path (text, len, v1, &plen);
+      if (p != NULL && plen < HP_CGROUP_DIR_MAX)
+	{
+	  memcpy (paths[v1], p, plen);
+	  paths[v1][plen] = '\0';
+	  found[v1] = paths[v1];
+	}
+    }
+  free (text);
+  struct hp_cgroup_io io = { cgroup_read, cgroup_fs_type, NULL };
+  char file[HP_CGROUP_DIR_MAX];
+  if (!_dl_hugepage_cgroup_none (found, &io, file))
+    {
+      printf ("null\n");
+      return;
+    }
+  char buf[32];
+  long int n = cgroup_read (NULL, file, buf, sizeof buf - 1);
+  buf[n > 0 ? n : 0] = '\0';
+  printf ("{\"file\": ");
+  json_string (file);
+  printf (", \"value\": %llu}\n", strtoull (buf, NULL, 10));
+}
+
+/* Flush the output: exit status 0, or die.  */
+static int
+finish (void)
+{
+  if (fflush (stdout) != 0 || ferror (stdout))
+    die ("writing the output: %s", strerror (errno));
+  return 0;
 }
 
 static uint64_t
@@ -380,7 +556,8 @@ main (int argc, char **argv)
 {
   enum { OPT_LIBS = 256, OPT_SEGMENTS, OPT_KERNEL, OPT_BIAS, OPT_ALIAS,
 	 OPT_NAME, OPT_CHECK_LIBS, OPT_CHECK_SEGMENTS, OPT_LAYOUT, OPT_CACHE,
-	 OPT_BACKING, OPT_NO_POOL, OPT_STRICT_LINKS, OPT_HELP };
+	 OPT_BACKING, OPT_NO_POOL, OPT_STRICT_LINKS, OPT_CHECK_BACKING,
+	 OPT_SETTINGS, OPT_CGROUP_NONE, OPT_HELP };
   static const struct option longopts[] =
     {
       { "libs", required_argument, NULL, OPT_LIBS },
@@ -396,6 +573,9 @@ main (int argc, char **argv)
       { "backing", required_argument, NULL, OPT_BACKING },
       { "no-pool", no_argument, NULL, OPT_NO_POOL },
       { "strict-links", no_argument, NULL, OPT_STRICT_LINKS },
+      { "check-backing", required_argument, NULL, OPT_CHECK_BACKING },
+      { "settings", no_argument, NULL, OPT_SETTINGS },
+      { "cgroup-none", required_argument, NULL, OPT_CGROUP_NONE },
       { "help", no_argument, NULL, OPT_HELP },
       { NULL, 0, NULL, 0 }
     };
@@ -412,6 +592,7 @@ main (int argc, char **argv)
     die ("out of memory");
   size_t n = 0;
   const char *pending_name = NULL;
+  bool settings_only = false;
   int c;
   while ((c = getopt_long (argc, argv, "-", longopts, NULL)) != -1)
     switch (c)
@@ -444,6 +625,23 @@ main (int argc, char **argv)
 	    die ("\"%s\" selects nothing", optarg);
 	  return 0;
 	}
+      case OPT_CHECK_BACKING:
+	{
+	  unsigned char order[HP_NBACKINGS];
+	  int norder = parse_backing (optarg, order);
+	  printf ("[");
+	  for (int k = 0; k < norder; ++k)
+	    printf ("%s\"%s\"", k > 0 ? ", " : "",
+		    _dl_hugepage_backing_name (order[k]));
+	  printf ("]\n");
+	  return 0;
+	}
+      case OPT_SETTINGS:
+	settings_only = true;
+	break;
+      case OPT_CGROUP_NONE:
+	print_cgroup_none (optarg);
+	return finish ();
       case OPT_LIBS:
 	opt.libs = optarg;
 	break;
@@ -487,7 +685,7 @@ main (int argc, char **argv)
 	usage (stderr);
 	return 2;
       }
-  if (n == 0)
+  if (n == 0 && !settings_only)
     {
       fprintf (stderr, "%s: no file given (try --help)\n", progname);
       return 2;
@@ -515,16 +713,14 @@ main (int argc, char **argv)
 	     "relro, data, bss or all", opt.segments);
       opt.kinds = k;
     }
-  unsigned char order[HP_NBACKINGS] = { HP_B_SHARED, HP_B_PRIVATE, HP_B_THP };
-  int norder = HP_NBACKINGS;
+  static const unsigned char default_order[HP_NBACKINGS] =
+    HP_BACKINGS_DEFAULT;
+  memcpy (opt.order, default_order, HP_NBACKINGS);
+  opt.norder = HP_NBACKINGS;
   if (opt.backing != NULL && opt.backing[0] != '\0')
-    {
-      norder = _dl_hugepage_parse_backing (opt.backing, order);
-      if (norder < 0)
-	die ("bad backing list \"%s\": use a comma list of shared, private "
-	     "or thp", opt.backing);
-    }
-  opt.phase = _dl_hugepage_phase_mode (order, norder, opt.no_pool);
+    opt.norder = parse_backing (opt.backing, opt.order);
+  opt.phase = _dl_hugepage_phase_mode (opt.order, opt.norder, opt.no_pool);
+  opt.thp = thp_enabled ();
 
   /* Read everything first: an error prints nothing on stdout.  */
   struct object *objs = calloc (n, sizeof *objs);
@@ -537,26 +733,16 @@ main (int argc, char **argv)
 	objs[i].path = names[i];
     }
 
-  printf ("{\"settings\": {\"libs\": ");
-  if (opt.libs != NULL)
-    json_string (opt.libs);
-  else
-    printf ("null");
-  printf (", \"kinds\": [");
-  const char *sep = "";
-  for (unsigned int k = HP_KIND_TEXT; k <= HP_KIND_BSS; k <<= 1)
-    if (opt.kinds & k)
-      {
-	printf ("%s\"%s\"", sep, _dl_hugepage_kind_name (k));
-	sep = ", ";
-      }
-  printf ("], \"pagesize\": %" PRIu64 ", \"hugepagesize\": %" PRIu64
-	  "},\n \"objects\": [", PLAN_PAGESIZE, PLAN_HUGEPAGESIZE);
+  print_settings (&opt);
+  if (settings_only)
+    {
+      printf ("}\n");
+      return finish ();
+    }
+  printf (",\n \"objects\": [");
   for (size_t i = 0; i < n; ++i)
     print_object (&objs[i], &opt, i == 0);
   printf ("]}\n");
   free (objs);
-  if (fflush (stdout) != 0 || ferror (stdout))
-    die ("writing the output: %s", strerror (errno));
-  return 0;
+  return finish ();
 }

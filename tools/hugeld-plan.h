@@ -25,11 +25,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-/* As ld.so reads them: at most this many program headers and dynamic
-   entries, and a DT_SONAME shorter than this.  */
-#define MAX_PHNUM 256
-#define MAX_DYN 1024
-#define SONAME_MAX 256
+#include "dl-hugepage-plan.h"
 
 /* An object as hugeld-plan-elf.c reads it: what ld.so's hooks see.  */
 struct object
@@ -37,10 +33,14 @@ struct object
   const char *file;		/* What was read.  */
   const char *path;		/* What is matched.  */
   int type;			/* e_type.  */
-  ElfW(Phdr) phdr[MAX_PHNUM];
+  /* Its program headers: PHNUM in the file, of which NPHDR are read:
+     all of them, or none if there are more than HP_MAX_PHNUM (the
+     planner, given PHNUM, then refuses the object as ld.so does).  */
+  ElfW(Phdr) phdr[HP_MAX_PHNUM];
   size_t phnum;
+  size_t nphdr;
   bool textrel;
-  char soname[SONAME_MAX];
+  char soname[HP_SONAME_MAX];
   char interp[4096];
   bool dynamic;			/* Has PT_DYNAMIC.  */
 };
@@ -66,6 +66,10 @@ int open_object (const char *file, struct stat *st);
    with one line if it cannot be read or is not an object this loader
    loads.  */
 void read_object (const char *file, struct object *o);
+
+/* The hp_read_fn of the loader's pure readers: pread from the
+   descriptor *(int *) FD until LEN bytes are in or the file ends.  */
+long int read_fd (void *fd, void *buf, size_t len, uint64_t offset);
 
 /* With --cache: print O's ",\n \"cache\": {...}" member: the names of
    its shared cache entry and the zones `hugeld cache add' fills

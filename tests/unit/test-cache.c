@@ -29,6 +29,65 @@ test_backing (void)
   CHECK (_dl_hugepage_parse_backing ("shared,THP", o) == -1, "case");
   CHECK (_dl_hugepage_parse_backing ("hugetlb", o) == -1, "unknown");
   CHECK (strcmp (_dl_hugepage_backing_name (HP_B_THP), "thp") == 0, "name");
+
+  static const unsigned char dflt[HP_NBACKINGS] = HP_BACKINGS_DEFAULT;
+  char list[HP_LIST_STRING_MAX];
+  CHECK (strcmp (_dl_hugepage_backings_string (dflt, HP_NBACKINGS, list,
+					       sizeof list),
+		 "shared,private,thp") == 0, "default order: %s", list);
+  CHECK (strcmp (_dl_hugepage_backings_string (o, 0, list, sizeof list),
+		 "") == 0, "no backing");
+  CHECK (strcmp (_dl_hugepage_kinds_string (HP_KIND_DEFAULT, ',', list,
+					    sizeof list),
+		 "text,rodata,relro") == 0, "default kinds: %s", list);
+  CHECK (strcmp (_dl_hugepage_kinds_string (HP_KIND_ALL, ' ', list,
+					    sizeof list),
+		 "text rodata relro data bss") == 0, "all kinds: %s", list);
+  CHECK (strcmp (_dl_hugepage_kinds_string (HP_KIND_ALL, ',', list, 10),
+		 "text") == 0, "cut at a word: %s", list);
+}
+
+/* The backing ld.so ends up with for a zone, as `hugeld plan' counts
+   it: the first of the order that works for it.  */
+static void
+test_expected_backing (void)
+{
+  struct hp_zone text = { .kind = HP_KIND_TEXT, .prot = PF_R | PF_X };
+  struct hp_zone relro = { .kind = HP_KIND_RELRO, .prot = PF_R | PF_W };
+  const unsigned char spt[] = { HP_B_SHARED, HP_B_PRIVATE, HP_B_THP };
+  const unsigned char ps[] = { HP_B_PRIVATE, HP_B_SHARED };
+  const unsigned char st[] = { HP_B_SHARED, HP_B_THP };
+  const unsigned char ts[] = { HP_B_THP, HP_B_SHARED };
+  CHECK (_dl_hugepage_expected_backing (spt, 3, &text, false, true, true)
+	 == HP_B_SHARED, "cached: shared");
+  CHECK (_dl_hugepage_expected_backing (spt, 3, &text, false, false, true)
+	 == HP_B_PRIVATE, "not cached: private");
+  CHECK (_dl_hugepage_expected_backing (spt, 3, &text, true, true, true)
+	 == HP_B_PRIVATE, "text relocations: never shared");
+  CHECK (_dl_hugepage_expected_backing (spt, 3, &relro, false, true, true)
+	 == HP_B_PRIVATE, "relro: never shared");
+  CHECK (_dl_hugepage_expected_backing (ps, 2, &text, false, true, true)
+	 == HP_B_PRIVATE, "private first");
+  CHECK (_dl_hugepage_expected_backing (st, 2, &text, false, false, true)
+	 == HP_B_THP, "thp");
+  CHECK (_dl_hugepage_expected_backing (st, 2, &text, false, false, false)
+	 == 0, "nothing works");
+  CHECK (_dl_hugepage_expected_backing (ts, 2, &text, false, true, false)
+	 == HP_B_SHARED, "thp disabled: shared");
+  CHECK (!_dl_hugepage_backing_tried (HP_B_SHARED, &relro, false)
+	 && _dl_hugepage_backing_tried (HP_B_THP, &relro, false),
+	 "tried");
+
+  static const char *const on[] = { "[always] madvise never\n",
+				    "always [madvise] never\n" };
+  static const char *const off[] = { "always madvise [never]\n", "" };
+  for (int i = 0; i < 2; ++i)
+    {
+      CHECK (_dl_hugepage_thp_enabled_text (on[i], strlen (on[i])),
+	     "thp on: %s", on[i]);
+      CHECK (!_dl_hugepage_thp_enabled_text (off[i], strlen (off[i])),
+	     "thp off: %s", off[i]);
+    }
 }
 
 /* Append a note to BUF at *LEN.  */
@@ -293,6 +352,44 @@ cgroup_path (const char *text, bool v1)
   return out;
 }
 
+/* A cgroup file system in memory: the unified hierarchy at
+   /sys/fs/cgroup, where /kubepods allows no huge page.  */
+static long int
+fake_read (void *ctx, const char *name, char *buf, size_t size)
+{
+  const char *limited = ctx;
+  if (strcmp (name, limited) != 0)
+    return -2;
+  if (size < 2)
+    return -22;
+  memcpy (buf, "0\n", 2);
+  return 2;
+}
+
+static unsigned long int
+fake_fs_type (void *ctx, const char *name)
+{
+  (void) ctx;
+  return strcmp (name, "/sys/fs/cgroup") == 0 ? 0x63677270 : 0;
+}
+
+/* The walk up from a process's cgroup that ld.so and hugeld-plan make.  */
+static void
+test_cgroup_walk (void)
+{
+  char limit[] = "/sys/fs/cgroup/kubepods/hugetlb.2MB.max";
+  struct hp_cgroup_io io = { fake_read, fake_fs_type, limit };
+  char file[HP_CGROUP_DIR_MAX];
+  const char *pod[2] = { "/kubepods/pod1/c1", NULL };
+  CHECK (_dl_hugepage_cgroup_none (pod, &io, file)
+	 && strcmp (file, limit) == 0, "found above: %s", file);
+  const char *other[2] = { "/system.slice/x", "/kubepods" };
+  CHECK (!_dl_hugepage_cgroup_none (other, &io, file),
+	 "elsewhere, and no version 1 hierarchy mounted");
+  const char *none[2] = { NULL, NULL };
+  CHECK (!_dl_hugepage_cgroup_none (none, &io, file), "no cgroup");
+}
+
 /* Reading /proc/self/cgroup and hugetlb cgroup limits.  */
 static void
 test_cgroup (void)
@@ -340,6 +437,8 @@ test_cache (void)
 {
   test_cgroup ();
   test_backing ();
+  test_expected_backing ();
+  test_cgroup_walk ();
   test_build_id ();
   test_names ();
   test_file_phase ();

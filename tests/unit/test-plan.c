@@ -361,6 +361,10 @@ test_bad_headers (void)
   run (far_relro, 2, &s);
   CHECK (bytes_of (HP_KIND_TEXT) == 8 * M, "far relro");
 
+  /* More headers than ld.so keeps: refused without looking at them.  */
+  run (far_relro, HP_MAX_PHNUM + 1, &s);
+  CHECK (plan.error == HP_E_TOO_MANY_HEADERS, "phnum: %d", plan.error);
+
   struct hp_settings bad = settings (HP_KIND_ALL);
   bad.hugepagesize = 3 * M;
   run (far_relro, 2, &bad);
@@ -452,6 +456,63 @@ test_settings (void)
 	 "reason and error names");
 }
 
+/* A file in memory for _dl_hugepage_read_dynamic.  */
+struct mem_file
+{
+  const unsigned char *bytes;
+  size_t size;
+};
+
+static long int
+mem_read (void *ctx, void *buf, size_t len, uint64_t offset)
+{
+  const struct mem_file *f = ctx;
+  if (offset >= f->size)
+    return 0;
+  if (len > f->size - offset)
+    len = f->size - offset;
+  memcpy (buf, f->bytes + offset, len);
+  return len;
+}
+
+/* The dynamic section read as ld.so and hugeld-plan read it.  */
+static void
+test_read_dynamic (void)
+{
+  static unsigned char file[0x3000];
+  ElfW(Phdr) ph[] = {
+    load (0, sizeof file, sizeof file, 0, PF_R, 0x1000),
+    { .p_type = PT_DYNAMIC, .p_offset = 0x1000, .p_vaddr = 0x1000,
+      .p_filesz = 4 * sizeof (ElfW(Dyn)) },
+  };
+  ElfW(Dyn) d[] = {
+    { .d_tag = DT_STRTAB, .d_un.d_ptr = 0x2000 },
+    { .d_tag = DT_SONAME, .d_un.d_val = 0x10 },
+    { .d_tag = DT_TEXTREL },
+    { .d_tag = DT_NULL },
+  };
+  memcpy (file + 0x1000, d, sizeof d);
+  strcpy ((char *) file + 0x2010, "libx.so.1");
+  struct mem_file f = { file, sizeof file };
+  bool textrel;
+  char soname[HP_SONAME_MAX];
+  CHECK (_dl_hugepage_read_dynamic (ph, 2, mem_read, &f, &textrel, soname)
+	 && textrel && strcmp (soname, "libx.so.1") == 0,
+	 "soname %s, textrel %d", soname, textrel);
+
+  /* A name that fills the buffer was probably cut: none.  */
+  memset (file + 0x2010, 'a', HP_SONAME_MAX);
+  CHECK (_dl_hugepage_read_dynamic (ph, 2, mem_read, &f, &textrel, soname)
+	 && soname[0] == '\0', "long soname ignored");
+
+  /* A section cut by the end of the file, and no PT_DYNAMIC.  */
+  f.size = 0x1000 + sizeof (ElfW(Dyn)) + 3;
+  CHECK (_dl_hugepage_read_dynamic (ph, 2, mem_read, &f, &textrel, soname)
+	 && !textrel && soname[0] == '\0', "cut section");
+  CHECK (!_dl_hugepage_read_dynamic (ph, 1, mem_read, &f, &textrel, soname)
+	 && !textrel && soname[0] == '\0', "no PT_DYNAMIC");
+}
+
 void test_cache (void);
 void test_conf (void);
 
@@ -471,6 +532,7 @@ main (void)
   test_bad_headers ();
   test_relro_split ();
   test_dynamic ();
+  test_read_dynamic ();
   test_cache ();
   test_conf ();
   printf ("%d passed, %d failed\n", checks - failures, failures);
