@@ -249,27 +249,19 @@ class Helpers(unittest.TestCase):
         self.assertEqual(status.kind_in({"layout": []}, 0, M), "?")
 
     def test_parse_backing(self):
-        # LD_HUGEPAGE_BACKING as ld.so reads it: empty elements skipped,
-        # a backing named twice counts once; unknown names refused.
-        self.assertEqual(planner.parse_backing("shared,private,thp"),
-                         ["shared", "private", "thp"])
+        # LD_HUGEPAGE_BACKING as ld.so reads it, parsed by the helper
+        # (the C cases are in tests/unit/test-cache.c): the list comes
+        # back, and what ld.so would ignore is refused.
         self.assertEqual(planner.parse_backing("thp,,private,thp"),
                          ["thp", "private"])
         for bad, why in (("shared,huge", "unknown backing"), (",", "selects nothing"),
-                         ("", "empty list"), ("Private", "unknown backing")):
+                         ("", "empty list")):
             with self.assertRaisesRegex(common.Error, why, msg=bad):
                 planner.parse_backing(bad)
 
-    def test_pick_backing(self):
-        # What plan counts for a zone: the first backing of the order
-        # that works for it.
-        pick = plan.pick_backing
-        self.assertEqual(pick(["shared", "private", "thp"], True, True), "shared")
-        self.assertEqual(pick(["shared", "private", "thp"], False, True), "private")
-        self.assertEqual(pick(["private", "shared"], True, True), "private")
-        self.assertEqual(pick(["shared", "thp"], False, True), "thp")
-        self.assertEqual(pick(["shared", "thp"], False, False), None)
-        self.assertEqual(pick(["thp", "shared"], True, False), "shared")
+    def test_defaults_are_the_loaders(self):
+        self.assertEqual(planner.default_setting("segments"), "text,rodata,relro")
+        self.assertEqual(planner.default_setting("backing"), "shared,private,thp")
 
     def test_pool_line(self):
         p = {"total": 20, "free": 10, "reserved": 2, "surplus": 0,
@@ -277,21 +269,12 @@ class Helpers(unittest.TestCase):
         line = pool.pool_line(p)
         self.assertTrue(line.startswith("HugePages_Total 20, Free 10"), line)
 
-    def test_cgroup_paths(self):
-        """The same cases as tests/unit/test-cache.c's test_cgroup, for
-        ld.so's reader."""
-        cp = pool.cgroup_paths
-        self.assertEqual(cp("0::/kubepods.slice/p.slice/c.scope\n"),
-                         ("/kubepods.slice/p.slice/c.scope", None))
-        self.assertEqual(cp("0::/\n"), ("/", None))
-        self.assertEqual(cp("12:hugetlb:/a/b\n11:cpu,cpuacct:/x\n"
-                            "1:name=systemd:/user.slice\n"
-                            "0::/user.slice/u:1\n"),
-                         ("/user.slice/u:1", "/a/b"))
-        self.assertEqual(cp("3:cpu,hugetlb,pids:/c\n"), (None, "/c"))
-        self.assertEqual(cp("3:hugetlbx:/c\n4:xhugetlb:/d\n"), (None, None))
-        self.assertEqual(cp("10::/x\n0:a:/y\n:::\n\n0::\n0::rel\n"),
-                         (None, None))
+    def test_cgroup_none(self):
+        # ld.so's walk, run by the helper (tests/unit/test-cache.c has
+        # its cases): this process's cgroup, then one that is not there.
+        cg = pool.hugetlb_cgroup_none()
+        self.assertTrue(cg is None or set(cg) == {"file", "value"}, cg)
+        self.assertIsNone(pool.hugetlb_cgroup_none(999999999))
 
 
 class CacheStates(unittest.TestCase):

@@ -241,26 +241,30 @@ class PolicyCounts(unittest.TestCase):
                           "version": "v1", "why_not": None,
                           "zones": [{"kind": "text", "start": 0, "end": 4 * M,
                                      "name": "text-0", "size": 4 * M}]},
-                "zones": [{"kind": "text", "start": 0, "end": 4 * M, "pages": 4},
+                "zones": [{"kind": "text", "start": 0, "end": 4 * M, "pages": 4,
+                           "backing_cached": "shared",
+                           "backing_uncached": "private"},
                           {"kind": "relro", "start": 6 * M, "end": 7 * M,
-                           "pages": 1}]}
+                           "pages": 1, "backing_cached": "private",
+                           "backing_uncached": "private"}]}
 
     def test_declared_zones_count_once(self):
         # A file the policy file declares for the cache: its read-only
         # zones are the cache's (held once), the rest per process.
         exe = os.path.realpath(sys.executable)
         o = self.obj(exe)
-        by = plan.place_zones([o], ["shared", "private", "thp"],
-                              {plan.file_id(exe)})
+        by = plan.place_zones([o], {plan.file_id(exe)})
         self.assertEqual((by["shared"], by["private"], by["declared"]), (4, 1, 4))
         self.assertEqual([(z["backing"], z.get("cache_pending")) for z in o["zones"]],
                          [("shared", True), ("private", None)])
         # Not declared, no entry: everything private.
-        by = plan.place_zones([self.obj(exe)], ["shared", "private", "thp"], set())
+        by = plan.place_zones([self.obj(exe)], set())
         self.assertEqual((by["shared"], by["private"], by["declared"]), (0, 5, 0))
-        # private first: the cache is not used.
-        by = plan.place_zones([self.obj(exe)], ["private", "shared"],
-                              {plan.file_id(exe)})
+        # private first (the helper says private even where cached): the
+        # cache is not used.
+        o = self.obj(exe)
+        o["zones"][0]["backing_cached"] = "private"
+        by = plan.place_zones([o], {plan.file_id(exe)})
         self.assertEqual((by["shared"], by["private"]), (0, 5))
 
     def test_pool_line_counts_the_cache_once(self):

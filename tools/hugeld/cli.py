@@ -31,6 +31,7 @@ from .common import DEBUG_DIR, DEFAULT_LDSO, Error, UsageError, VERSION, pid_arg
 from .gdb import cmd_gdb
 from .perfmap import cmd_perf_map
 from .plan import cmd_plan
+from .planner import default_setting
 from .run import cmd_run
 from .status import cmd_status
 
@@ -78,13 +79,24 @@ commands:
 'hugeld COMMAND --help' for each.  PATTERNS is a colon-separated list of
 shell globs matched against object file names (or paths, with a /) and
 DT_SONAME, like LD_HUGEPAGE_LIBS; LIST a comma list of text, rodata,
-relro, data, bss, all (default text,rodata,relro).  --backing LIST: a
+relro, data, bss, all (default %s).  --backing LIST: a
 comma list of shared, private, thp, the order in which the loader tries
-them for each zone, as LD_HUGEPAGE_BACKING (default shared,private,thp).
+them for each zone, as LD_HUGEPAGE_BACKING (default %s).
 
 environment: HUGELD_LDSO (the loader, default %s), HUGELD_PLAN (the
 planning helper).  See hugeld(1).
-""" % DEFAULT_LDSO
+"""
+
+
+def help_text():
+    """HELP with ld.so's defaults, as the helper gives them (or a
+    description where it is missing: --help still works)."""
+    try:
+        segs, backing = (default_setting("segments"),
+                         default_setting("backing"))
+    except Error:
+        segs = backing = "ld.so's"
+    return HELP % (segs, backing, DEFAULT_LDSO)
 
 
 def build_parser():
@@ -100,12 +112,12 @@ def build_parser():
         p.add_argument("--segments", metavar="LIST",
                        help="comma list of text, rodata, relro, data, bss, "
                        "all, as LD_HUGEPAGE_SEGMENTS (default: "
-                       "$LD_HUGEPAGE_SEGMENTS or text,rodata,relro)")
+                       "$LD_HUGEPAGE_SEGMENTS or ld.so's default)")
         p.add_argument("--backing", metavar="LIST",
                        help="comma list of shared, private, thp: how the "
                        "loader tries to back each zone, in order, as "
                        "LD_HUGEPAGE_BACKING (default: $LD_HUGEPAGE_BACKING "
-                       "or shared,private,thp)")
+                       "or ld.so's default)")
         p.add_argument("--ldso", metavar="PATH",
                        help="hugeld's loader (default: $HUGELD_LDSO or %s)"
                        % DEFAULT_LDSO)
@@ -400,7 +412,7 @@ def main(argv=None):
             print("hugeld %s" % VERSION)
             return 0
         if args.help or args.cmd is None:
-            sys.stdout.write(HELP)
+            sys.stdout.write(help_text())
             return 0 if args.help else 2
         if getattr(args, "debug_dir", None) is None:
             args.debug_dir = [DEBUG_DIR]

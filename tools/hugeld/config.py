@@ -28,6 +28,7 @@ import subprocess
 import sys
 
 from .common import Error, UsageError, helper_path, plural
+from .planner import default_setting
 from .pathglob import program_names
 
 CONF_FILE = "/etc/hugeld.conf"      # ld.so's HP_CONF_FILE.
@@ -208,9 +209,9 @@ def cmd_config(args):
     for k, var, dflt in () if problems else (
             ("libs", "LD_HUGEPAGE_LIBS", "nothing selected"),
                          ("segments", "LD_HUGEPAGE_SEGMENTS",
-                          "ld.so's default, text,rodata,relro"),
+                          "ld.so's default, " + default_setting("segments")),
                          ("backing", "LD_HUGEPAGE_BACKING",
-                          "ld.so's default, shared,private,thp")):
+                          "ld.so's default, " + default_setting("backing"))):
         v = c[k]
         if v is None:
             out.append("  %-9s (%s)" % (k, dflt))

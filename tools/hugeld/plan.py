@@ -26,7 +26,7 @@ import sys
 from .cachedir import present_zones
 from .common import Error, HUGE, KINDS, NR_HUGEPAGES, SYSFS_HUGE, SYSFS_NODES, UsageError, ldso_path, mib, plural, table
 from .elf import Elf, check_program, is_hugeld_loader, resolve_program
-from .planner import DEFAULT_BACKING, backing_setting, ldso_list, parse_backing, run_helper, settings, sources, summarize
+from .planner import backing_setting, default_setting, ldso_list, run_helper, settings, sources, summarize
 from .pool import apply_pool, pool_info, pool_line
 
 
@@ -40,7 +40,7 @@ def make_plan(args):
     if args.node is not None and not args.apply:
         raise UsageError("hugeld plan: --node only goes with --apply")
     libs, segs = settings(args, "plan")
-    backing = backing_setting(args) or DEFAULT_BACKING
+    backing = backing_setting(args) or default_setting("backing")
     nodes = None
     pool = pool_info()
     if args.apply and pool is None:
@@ -158,8 +158,7 @@ def make_plan(args):
 
     from .config import CONF_FILE
     cache_conf = getattr(args, "conf_file", None) or CONF_FILE
-    by = place_zones(objects, parse_backing(backing),
-                     declared_in_conf(cache_conf))
+    by = place_zones(objects, declared_in_conf(cache_conf))
     per_process = by["private"]
     need = per_process * args.copies
     # A debugger's software breakpoint in huge-page text of a process
@@ -178,7 +177,8 @@ def make_plan(args):
         "ldso": ldso,
         "mode": "direct" if args.direct else "library" if library
         else "ldso-command",
-        "settings": {"libs": libs, "segments": segs or "text,rodata,relro",
+        "settings": {"libs": libs,
+                     "segments": segs or default_setting("segments"),
                      "backing": backing,
                      "from_file": getattr(args, "conf_where", {}),
                      "sources": sources(args)},
@@ -240,27 +240,6 @@ def cmd_plan(args):
     return 0
 
 
-def thp_enabled():
-    try:
-        with open("/sys/kernel/mm/transparent_hugepage/enabled") as f:
-            return "[never]" not in f.read()
-    except OSError:
-        return False
-
-
-def pick_backing(order, cached, thp):
-    """The backing ld.so ends up with for a zone, trying ORDER (a list
-    of shared, private, thp): shared only if the zone is in the cache
-    (CACHED), thp only if the kernel has transparent huge pages (THP);
-    private is taken to work (the pool large enough); None: none of
-    them, the zone stays on ordinary pages."""
-    for b in order:
-        if b == "private" or (b == "shared" and cached) \
-                or (b == "thp" and thp):
-            return b
-    return None
-
-
 def declared_in_conf(path):
     """The files the policy file at PATH declares for the shared cache
     (what `hugeld cache sync' will hold), as (device, inode), if ld.so
@@ -284,30 +263,35 @@ def file_id(path):
     return (st.st_dev, st.st_ino)
 
 
-def place_zones(objects, order, declared=frozenset()):
+def place_zones(objects, declared=frozenset()):
     """Set the "backing" of each zone of the selected OBJECTS (their plans
     made with --cache), and return the pages of each backing.  The
-    zones of objects in DECLARED (the files the policy file declares
-    for the cache) count as cached even before `cache sync' made them;
-    "declared" in the result says how many pages that is."""
-    thp = thp_enabled()
+    helper says which backing ld.so ends up with for a zone where the
+    shared cache holds it and where it does not; which of the two
+    holds is read here.  The zones of objects in DECLARED (the files
+    the policy file declares for the cache) count as cached even
+    before `cache sync' made them; "declared" in the result says how
+    many pages that is."""
     by = {"shared": 0, "private": 0, "thp": 0, None: 0, "declared": 0}
     for o in objects:
         if not o["selected"]:
             continue
+        zones = o.get("zones") or []
         c = o.get("cache") or {}
-        present = present_zones(c) if "shared" in order else set()
-        coming = set()
-        if "shared" in order and file_id(o["file"]) in declared:
-            coming = {z["name"] for z in c.get("zones") or []} - present
-            present = present | coming
+        present = coming = set()
+        if any(z["backing_cached"] == "shared" for z in zones):
+            present = present_zones(c)
+            if file_id(o["file"]) in declared:
+                coming = {z["name"] for z in c.get("zones") or []} - present
+                present = present | coming
         names = {}
         if "bias" in o and c.get("bias", -1) % HUGE == o["bias"] % HUGE:
             names = {(z["kind"], z["start"], z["end"]): z["name"]
                      for z in c.get("zones") or []}
-        for z in o.get("zones") or []:
+        for z in zones:
             name = names.get((z["kind"], z["start"], z["end"]))
-            z["backing"] = pick_backing(order, name in present, thp)
+            z["backing"] = z["backing_cached"] if name in present \
+                else z["backing_uncached"]
             by[z["backing"]] += z["pages"]
             if z["backing"] == "shared" and name in coming:
                 by["declared"] += z["pages"]

@@ -144,8 +144,10 @@ def summarize(o):
 
 def helper_check(flag, value, what):
     """Ask hugeld-plan whether VALUE is a sound setting (FLAG is
-    --check-libs or --check-segments): the grammar is the loader's own
-    (elf/dl-hugepage-match.c, dl-hugepage-plan.c), not a copy."""
+    --check-libs, --check-segments or --check-backing): the grammar is
+    the loader's own (elf/dl-hugepage-match.c, dl-hugepage-plan.c,
+    dl-hugepage-cache.c), not a copy.  Returns what the helper printed
+    (for --check-backing, the backings as a JSON list)."""
     if "\0" in value:
         raise Error("%s: contains a NUL byte" % what)
     helper = helper_path()
@@ -158,20 +160,39 @@ def helper_check(flag, value, what):
         msg = p.stderr.decode("utf-8", "replace").strip().splitlines()
         raise Error("%s: %s" % (what, re.sub(r"^hugeld-plan: ", "", msg[0])
                                 if msg else "refused"))
-    return value
+    return p.stdout.decode("utf-8", "replace")
 
 
 def check_patterns(s, opt="--libs"):
     """Refuse pattern lists the loader would accept but that are almost
     certainly mistakes: empty patterns, unclosed brackets, a trailing
     backslash."""
-    return helper_check("--check-libs", s or "", opt)
+    helper_check("--check-libs", s or "", opt)
+    return s or ""
 
 
 def check_segments(s, opt="--segments"):
     if s is None:
         return None
-    return helper_check("--check-segments", s, opt)
+    helper_check("--check-segments", s, opt)
+    return s
+
+
+_SETTINGS = []
+
+
+def ld_settings():
+    """What the helper says of ld.so itself (hugeld-plan --settings):
+    {"defaults": {"segments", "backing"}, "limits": {...},
+    "thp_enabled"}; asked once."""
+    if not _SETTINGS:
+        _SETTINGS.append(run_helper(["--settings"])["settings"])
+    return _SETTINGS[0]
+
+
+def default_setting(name):
+    """ld.so's value of "segments" or "backing" where nothing sets it."""
+    return ld_settings()["defaults"][name]
 
 
 def conf_program(args):
@@ -269,28 +290,14 @@ def describe(args, values):
         for k in ("libs", "segments", "backing"))
 
 
-BACKINGS = ("shared", "private", "thp")
-DEFAULT_BACKING = "shared,private,thp"
-
-
 def parse_backing(s, what="--backing"):
     """The backings LD_HUGEPAGE_BACKING S names, in order, as ld.so reads
-    it (elf/dl-hugepage-cache.c: empty elements skipped, a backing
-    named twice counts once); an error for a list ld.so would ignore
-    or that leaves it nothing to try."""
-    if "\0" in s:
-        raise Error("%s: contains a NUL byte" % what)
-    order = []
-    for x in s.split(","):
-        if x and x not in BACKINGS:
-            raise Error("%s: unknown backing %r (a comma list of shared, "
-                        "private and thp)" % (what, x))
-        if x and x not in order:
-            order.append(x)
-    if not order:
-        raise Error("%s: %s" % (what, "empty list" if s == ""
-                                else "selects nothing"))
-    return order
+    it (the helper parses it with elf/dl-hugepage-cache.c); an error for
+    a list ld.so would ignore or that leaves it nothing to try."""
+    try:
+        return json.loads(helper_check("--check-backing", s, what))
+    except ValueError as e:
+        raise Error("%s: the helper printed bad JSON: %s" % (what, e))
 
 
 def backing_setting(args):

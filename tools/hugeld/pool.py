@@ -65,61 +65,16 @@ def pool_info():
     return p
 
 
-# Where ld.so looks for a process's hugetlb cgroup (elf/dl-hugepage.c,
-# hp_cgroup_allows_none): each root with the limit files it has, and
-# whether the version 1 path goes under it.
-CGROUP_ROOTS = (
-    ("/sys/fs/cgroup", ("hugetlb.2MB.max", "hugetlb.2MB.rsvd.max"), False),
-    ("/sys/fs/cgroup/unified", ("hugetlb.2MB.max", "hugetlb.2MB.rsvd.max"),
-     False),
-    ("/sys/fs/cgroup/hugetlb", ("hugetlb.2MB.limit_in_bytes",
-                                "hugetlb.2MB.rsvd.limit_in_bytes"), True),
-)
-
-
-def cgroup_paths(text):
-    """The unified hierarchy's and version 1 hugetlb's cgroup paths in
-    the text of /proc/PID/cgroup (None where there is none), as ld.so
-    reads them."""
-    v2 = v1 = None
-    for line in text.splitlines():
-        parts = line.split(":", 2)
-        if len(parts) != 3 or not parts[2].startswith("/"):
-            continue
-        if parts[0] == "0" and parts[1] == "":
-            v2 = v2 or parts[2]
-        elif parts[0] != "0" and "hugetlb" in parts[1].split(","):
-            v1 = v1 or parts[2]
-    return v2, v1
-
-
 def hugetlb_cgroup_none(pid="self"):
     """The limit file (and its value) that lets process PID's hugetlb
-    cgroup, or one above it, have no 2 MiB page, as ld.so finds it; None
-    if there is none or it cannot be read."""
+    cgroup, or one above it, have no 2 MiB page, as ld.so finds it (the
+    helper walks the cgroups with ld.so's own code); None if there is
+    none or it cannot be read."""
+    from .planner import run_helper
     try:
-        with open("/proc/%s/cgroup" % pid) as f:
-            paths = cgroup_paths(f.read())
-    except OSError:
+        return run_helper(["--cgroup-none", str(pid)])
+    except Error:
         return None
-    for root, files, v1 in CGROUP_ROOTS:
-        path = paths[1 if v1 else 0]
-        if path is None:
-            continue
-        d = (root + path).rstrip("/")
-        while True:
-            for name in files:
-                try:
-                    with open(os.path.join(d, name)) as f:
-                        v = f.read().strip()
-                except OSError:
-                    continue
-                if v.isdigit() and int(v) < HUGE:
-                    return {"file": os.path.join(d, name), "value": int(v)}
-            if d == root:
-                break
-            d = os.path.dirname(d)
-    return None
 
 
 def pool_line(p):

@@ -28,7 +28,7 @@ from . import cachedir
 from .common import Error, SYSFS_HUGE, UsageError, ldso_path, warn
 from .elf import check_program, is_hugeld_loader, resolve_program
 from .perfmap import write_perf_map
-from .planner import DEFAULT_BACKING, backing_setting, describe, parse_backing, settings
+from .planner import backing_setting, default_setting, describe, parse_backing, settings
 from .pool import hugetlb_cgroup_none, pool_info
 
 
@@ -52,7 +52,7 @@ def cmd_run(args):
                     "--direct)" % (path, interp or "none", ldso))
     # Only the private backing takes pages from the pool (shared ones
     # are the cache's, thp ones the kernel's).
-    order = parse_backing(backing or DEFAULT_BACKING)
+    order = parse_backing(backing or default_setting("backing"))
     if not args.no_pool_check and "private" in order:
         why = None
         p = pool_info()
@@ -89,8 +89,8 @@ def cmd_run(args):
     if backing and "backing" not in args.conf_where:
         env["LD_HUGEPAGE_BACKING"] = backing
     note = describe(args, {"libs": libs,
-                           "segments": segs or "text,rodata,relro",
-                           "backing": backing or DEFAULT_BACKING})
+                           "segments": segs or default_setting("segments"),
+                           "backing": backing or default_setting("backing")})
     if note:
         # Not a warning: the file is how the system is meant to work.
         print("hugeld: %s%s; ld.so reads %s itself" % (

@@ -27,7 +27,7 @@ import sys
 from .cachedir import open_cache, scan
 from .common import DEFAULT_LDSO, Error, HUGE, UsageError, helper_path, mib, plural, table
 from .elf import is_hugeld_loader
-from .planner import DEFAULT_BACKING, check_patterns, check_segments, plan_each
+from .planner import check_patterns, check_segments, default_setting, plan_each
 from .pool import hugetlb_cgroup_none, pool_info, pool_line
 from .cache import cache_summary
 from .procfs import command_of, execfn, ldso_command_program, process_cwd, process_objects, read_environ, read_smaps
@@ -222,18 +222,17 @@ def settings_line(st):
         return "environment not readable"
     if pol is not None and pol["libs"] is not None:
         src = []
-        for k, var, dflt in (("libs", "LD_HUGEPAGE_LIBS", ""),
-                             ("segments", "LD_HUGEPAGE_SEGMENTS",
-                              "text,rodata,relro"),
-                             ("backing", "LD_HUGEPAGE_BACKING",
-                              DEFAULT_BACKING)):
+        for k, var in (("libs", "LD_HUGEPAGE_LIBS"),
+                       ("segments", "LD_HUGEPAGE_SEGMENTS"),
+                       ("backing", "LD_HUGEPAGE_BACKING")):
             if s[k] is not None:
                 src.append("%s=%s" % (var, s[k]))
             elif pol[k] is not None:
                 src.append("%s %s (%s)" % (k, pol[k] or "none",
                                            pol["where"][k]))
             else:
-                src.append("%s (default: %s)" % (k, dflt))
+                src.append("%s (default: %s)" % (
+                    k, default_setting(k) if k != "libs" else ""))
         return "no LD_HUGEPAGE_LIBS: from %s as it reads now%s: %s" % (
             pol["file"], ", the program block at line %d" % pol["block_line"]
             if pol["block_line"] else "", "; ".join(src))
@@ -247,9 +246,9 @@ def settings_line(st):
             "LD_HUGEPAGE_BACKING=%s%s" % (
                 s["libs"] if s["libs"] is not None else "(unset)",
                 s["segments"] if s["segments"] is not None
-                else "(default: text,rodata,relro)",
+                else "(default: %s)" % default_setting("segments"),
                 s["backing"] if s["backing"] else
-                "(default: %s)" % DEFAULT_BACKING, why)
+                "(default: %s)" % default_setting("backing"), why)
     return "LD_HUGEPAGE_LIBS not set" + why
 
 
