@@ -238,6 +238,72 @@ hp_check_args (struct hp_conf_reader *r, struct hp_conf_line *line)
     r->seen |= once;
 }
 
+size_t
+_dl_hugepage_program_names (const char *name, bool by_kernel, bool secure,
+			    const struct hp_names_io *io,
+			    const char *names[3], char buf[3][HP_PATH_MAX])
+{
+  size_t n = 0;
+  if (secure)
+    {
+      if (io->exe (io->ctx, buf[0], HP_PATH_MAX) != NULL)
+	names[n++] = buf[0];
+      return n;
+    }
+  if (name == NULL)
+    return 0;
+  names[n++] = name;
+
+  /* Made absolute and normal.  */
+  char cwd[HP_PATH_MAX];
+  const char *dir = NULL;
+  if (name[0] != '/')
+    {
+      long int len = io->getcwd (io->ctx, cwd, sizeof cwd);
+      if (len <= 1 || cwd[0] != '/')
+	return n;
+      /* A directory's path ends in no slash: "cwd/" is a link in it.  */
+      size_t l = strlen (cwd);
+      if (l + 2 > sizeof cwd)
+	return n;
+      cwd[l] = '/';
+      cwd[l + 1] = '\0';
+      dir = cwd;
+    }
+  if (!_dl_hugepage_link_path (dir, name, buf[0], HP_PATH_MAX))
+    return n;
+  const char *cur = buf[0];
+  if (strcmp (cur, name) != 0)
+    names[n++] = cur;
+
+  if (by_kernel)
+    {
+      if (io->exe (io->ctx, buf[1], HP_PATH_MAX) != NULL
+	  && strcmp (buf[1], cur) != 0)
+	names[n++] = buf[1];
+      return n;
+    }
+
+  /* Symbolic links, alternating between BUF[1] and BUF[2].  */
+  char target[HP_PATH_MAX];
+  int which = 1;
+  for (int links = 0; links < 8; ++links)
+    {
+      long int len = io->readlink (io->ctx, cur, target, sizeof target - 1);
+      if (len <= 0)
+	break;
+      target[len] = '\0';
+      if (!_dl_hugepage_link_path (cur, target, buf[which], HP_PATH_MAX))
+	break;
+      cur = buf[which];
+      which = 3 - which;
+    }
+  /* A name that is already there (no link followed) is not repeated.  */
+  if (strcmp (cur, names[n - 1]) != 0)
+    names[n++] = cur;
+  return n;
+}
+
 void
 _dl_hugepage_conf_start (struct hp_conf_reader *r, const char *buf,
 			 size_t len)

@@ -136,6 +136,52 @@ const char *_dl_hugepage_conf_distrust (bool regular, unsigned int uid,
 					unsigned int mode,
 					unsigned long long int size);
 
+/* The longest path the names of a program may have, with its NUL.  */
+#define HP_PATH_MAX 4096
+
+/* How _dl_hugepage_program_names looks at the file system.  CTX is the
+   caller's.  */
+struct hp_names_io
+{
+  /* The target of the symbolic link PATH into BUF (at most SIZE bytes,
+     no NUL added): its length, or <= 0 if PATH is no link.  */
+  long int (*readlink) (void *ctx, const char *path, char *buf,
+			size_t size);
+  /* The current directory into BUF (SIZE bytes, NUL-terminated): its
+     length with the NUL, as the getcwd system call gives it, or <= 0.  */
+  long int (*getcwd) (void *ctx, char *buf, size_t size);
+  /* The real path of the program the kernel executed into BUF (SIZE
+     bytes, NUL-terminated), as /proc/self/exe gives it: BUF, or NULL
+     if it cannot be had.  */
+  const char *(*exe) (void *ctx, char *buf, size_t size);
+  void *ctx;
+};
+
+/* The names a `program' line is matched against, into NAMES (pointing
+   into NAME and BUF); returns how many (at most three).
+
+   An AT_SECURE program (SECURE) is known only by what the kernel
+   executed: its real path (IO->exe, every symbolic link, `.' and `..'
+   resolved by the kernel).  Its caller chose every other name:
+   AT_EXECFN is the path given to execve, so `/path//prog',
+   `/path/./prog', a linked directory or a symbolic link named after
+   another program would otherwise pick the block, and an opt-out
+   written for the program must hold however it is run.  Without it,
+   it has no name, and no block applies to it.
+
+   Other programs: NAME, the name they were run by (NULL: none, no
+   names), so that a block can name a link such as python3; that name
+   made absolute (against IO->getcwd) and normal (no `//', `.' or
+   `..'); and their real path: for a program the kernel executed
+   (BY_KERNEL) IO->exe, so that /bin/x on a merged /usr matches a block
+   for /usr/bin/x, else NAME after the symbolic links of its last
+   component (up to eight, resolved lexically).  ld.so and hugeld-conf
+   both use this.  */
+size_t _dl_hugepage_program_names (const char *name, bool by_kernel,
+				   bool secure, const struct hp_names_io *io,
+				   const char *names[3],
+				   char buf[3][HP_PATH_MAX]);
+
 /* What a whole file says.  */
 struct hp_conf_summary
 {

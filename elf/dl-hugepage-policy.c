@@ -123,104 +123,46 @@ hp_policy_read (char **bufp)
 /* The real path of the program the kernel executed, from
    /proc/self/exe, into BUF: BUF, or NULL without /proc.  */
 static const char *
-hp_policy_exe (char buf[4096])
+hp_policy_exe (void *ctx, char *buf, size_t size)
 {
-  ssize_t len = __readlink ("/proc/self/exe", buf, 4095);
+  ssize_t len = __readlink ("/proc/self/exe", buf, size - 1);
   if (len <= 0 || buf[0] != '/')
     return NULL;
   buf[len] = '\0';
   return buf;
 }
 
-/* The names a `program' line is matched against.  Fills NAMES from the
-   buffers BUF[0..2] and returns how many.
+static long int
+hp_policy_readlink (void *ctx, const char *path, char *buf, size_t size)
+{
+  return __readlink (path, buf, size);
+}
 
-   An AT_SECURE program is known only by what the kernel executed: its
-   real path, as /proc/self/exe gives it (every symbolic link, `.' and
-   `..' resolved by the kernel).  Its caller chose every other name:
-   AT_EXECFN is the path given to execve, so `/path//prog',
-   `/path/./prog', a linked directory or a symbolic link named after
-   another program would otherwise pick the block, and an opt-out
-   written for the program must hold however it is run.  Without /proc
-   it has no name, and no block applies to it.
+static long int
+hp_policy_getcwd (void *ctx, char *buf, size_t size)
+{
+  return INTERNAL_SYSCALL_CALL (getcwd, buf, size);
+}
 
-   Other programs: the name they were run by (PROGRAM, the file ld.so
-   was given to run, or NULL: AT_EXECFN), so that a block can name a
-   link such as python3; that name made absolute and normal (no `//',
-   `.' or `..'); and their real path: /proc/self/exe for a program the
-   kernel executed (so that /bin/x on a merged /usr matches a block
-   for /usr/bin/x), else PROGRAM after the symbolic links of its last
-   component (up to eight, resolved lexically).  The readlink costs a
-   few microseconds, and only processes of a file with blocks.  */
+/* The names a `program' line is matched against
+   (_dl_hugepage_program_names), for the program ld.so was asked to
+   run (PROGRAM), or else the one the kernel executed (AT_EXECFN).  The
+   readlink costs a few microseconds, and only processes of a file with
+   blocks.  */
 static size_t
 hp_policy_program_names (const char *program, const char *names[3],
-			 char buf[3][4096])
+			 char buf[3][HP_PATH_MAX])
 {
-  size_t n = 0;
-  if (__libc_enable_secure)
-    {
-      if (hp_policy_exe (buf[0]) != NULL)
-	names[n++] = buf[0];
-      return n;
-    }
-
   const char *name = program;
   if (name == NULL)
     for (ElfW(auxv_t) *av = GLRO(dl_auxv);
 	 av != NULL && av->a_type != AT_NULL; ++av)
       if (av->a_type == AT_EXECFN)
 	name = (const char *) av->a_un.a_val;
-  if (name == NULL)
-    return 0;
-  names[n++] = name;
-
-  /* Made absolute and normal.  */
-  char cwd[4096];
-  const char *dir = NULL;
-  if (name[0] != '/')
-    {
-      long int len = INTERNAL_SYSCALL_CALL (getcwd, cwd, sizeof cwd);
-      if (len <= 1 || cwd[0] != '/')
-	return n;
-      /* A directory's path ends in no slash: "cwd/" is a link in it.  */
-      size_t l = strlen (cwd);
-      if (l + 2 > sizeof cwd)
-	return n;
-      cwd[l] = '/';
-      cwd[l + 1] = '\0';
-      dir = cwd;
-    }
-  if (!_dl_hugepage_link_path (dir, name, buf[0], sizeof buf[0]))
-    return n;
-  const char *cur = buf[0];
-  if (strcmp (cur, name) != 0)
-    names[n++] = cur;
-
-  if (program == NULL)
-    {
-      if (hp_policy_exe (buf[1]) != NULL && strcmp (buf[1], cur) != 0)
-	names[n++] = buf[1];
-      return n;
-    }
-
-  /* Symbolic links.  */
-  char target[4096];
-  int which = 1;
-  /* Links alternate between BUF[1] and BUF[2].  */
-  for (int links = 0; links < 8; ++links)
-    {
-      ssize_t len = __readlink (cur, target, sizeof target - 1);
-      if (len <= 0)
-	break;
-      target[len] = '\0';
-      if (!_dl_hugepage_link_path (cur, target, buf[which], sizeof buf[0]))
-	break;
-      cur = buf[which];
-      which = 3 - which;
-    }
-  if (cur != names[n - 1])
-    names[n++] = cur;
-  return n;
+  static const struct hp_names_io io =
+    { hp_policy_readlink, hp_policy_getcwd, hp_policy_exe, NULL };
+  return _dl_hugepage_program_names (name, program == NULL,
+				     __libc_enable_secure, &io, names, buf);
 }
 
 bool
@@ -243,7 +185,7 @@ _dl_hugepage_policy_load (const char *program, struct hp_conf_settings *s)
       return false;
     }
 
-  static char paths[3][4096];
+  static char paths[3][HP_PATH_MAX];
   const char *names[3];
   size_t nnames = 0;
   if (sum.has_programs)

@@ -21,21 +21,29 @@
    elf/dl-hugepage-policy.c, so that `hugeld config check' and `cache
    sync' read the file exactly as the loader does.
 
-   Usage: hugeld-conf [--program NAME]... FILE
+   Usage: hugeld-conf [--run NAME [--cwd DIR] [--kernel] | --program
+                       NAME...] [--secure] [--expand] FILE
    Prints one JSON document:
-     {"file", "trusted", "untrusted_why", "errors": [{"line", "message"}],
+     {"file", "program_names": [...],
+      "trusted", "untrusted_why", "errors": [{"line", "message"}],
       "applies", "rules", "program": {"line", "patterns"} or null,
       "libs": {"value", "patterns": [{"pattern", "line"}], "lines"}
       or null, "segments": {"value", "line"}
       or null, "backing": {"value", "line"} or null,
-      "cache": [{"line", "pattern"}], "pool": {"line", "value"} or null}
+      "cache": [{"line", "pattern"[, "paths"]}],
+      "pool": {"line", "value"} or null}
    where libs, segments, backing and program are what the file gives
    the program known by the NAMEs (ld.so uses the name it is run by,
    that name made absolute, and its real path; for an AT_SECURE
    program only its real path, and --secure then gives what ld.so
-   gives it; none: the global settings).  Every bad line is listed, not
-   only the first.  Exit status 0 if the file could be read, else 1
-   with one line on stderr.
+   gives it; none: the global settings).  With --run the NAMEs are
+   those ld.so derives (_dl_hugepage_program_names) for a program run
+   as NAME from the directory DIR (default ours): by `ld.so NAME', or
+   with --kernel by the kernel.  With --expand each cache item has the
+   "paths" its glob names, in the order ld.so's matcher
+   (_dl_hugepage_glob) finds them in each directory, sorted.  Every bad
+   line is listed, not only the first.  Exit status 0 if the file
+   could be read, else 1 with one line on stderr.
 
    hugeld-conf --check FILE prints nothing if ld.so would use FILE;
    else one line on stderr for each reason it would not (distrust, each
@@ -43,8 +51,10 @@
    unit: a bad file is reported without starting Python.  */
 
 #define _GNU_SOURCE 1
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,17 +75,159 @@ json_cstring (const char *s)
     json_string (s);
 }
 
+/* --run NAME --cwd DIR: the program's name and where it is run.  */
+struct run
+{
+  const char *name;
+  const char *cwd;
+};
+
+static long int
+run_readlink (void *ctx, const char *path, char *buf, size_t size)
+{
+  (void) ctx;
+  return readlink (path, buf, size);
+}
+
+static long int
+run_getcwd (void *ctx, char *buf, size_t size)
+{
+  const struct run *r = ctx;
+  if (r->cwd != NULL)
+    {
+      size_t len = strlen (r->cwd) + 1;
+      if (len > size)
+	return -1;
+      memcpy (buf, r->cwd, len);
+      return len;
+    }
+  return getcwd (buf, size) != NULL ? (long int) strlen (buf) + 1 : -1;
+}
+
+/* What /proc/self/exe would name for the program: its real path.  */
+static const char *
+run_exe (void *ctx, char *buf, size_t size)
+{
+  const struct run *r = ctx;
+  char path[2 * HP_PATH_MAX + 2];
+  if (r->name[0] != '/' && r->cwd != NULL)
+    snprintf (path, sizeof path, "%s/%s", r->cwd, r->name);
+  else
+    snprintf (path, sizeof path, "%s", r->name);
+  char real[PATH_MAX];
+  if (realpath (path, real) == NULL || strlen (real) >= size)
+    return NULL;
+  return strcpy (buf, real);
+}
+
+/* Whether a component of a glob has anything but plain characters.  */
+static bool
+has_magic (const char *s, size_t len)
+{
+  for (size_t i = 0; i < len; ++i)
+    if (strchr ("*?[\\", s[i]) != NULL)
+      return true;
+  return false;
+}
+
+static int
+compare_names (const void *a, const void *b)
+{
+  return strcmp (*(char *const *) a, *(char *const *) b);
+}
+
+/* Print, as JSON strings after the first (FIRST), the existing paths
+   under DIR that the components [P, END) of an absolute glob name:
+   each component matched by ld.so's matcher on its own (a `*' stays
+   within it), a wildcard matching a leading `.' only where the
+   component starts with one, as in the shell; every component but the
+   last must be a directory.  */
+static void
+expand (const char *dir, const char *p, const char *end, bool *first)
+{
+  while (p < end && *p == '/')
+    ++p;
+  if (p == end)
+    return;
+  const char *c = p;
+  while (p < end && *p != '/')
+    ++p;
+  size_t clen = p - c;
+  bool last = true;
+  for (const char *q = p; q < end; ++q)
+    if (*q != '/')
+      last = false;
+
+  char **names = NULL;
+  size_t n = 0;
+  if (!has_magic (c, clen))
+    {
+      names = malloc (sizeof *names);
+      names[n++] = strndup (c, clen);
+    }
+  else
+    {
+      DIR *d = opendir (dir[0] != '\0' ? dir : "/");
+      struct dirent *e;
+      while (d != NULL && (e = readdir (d)) != NULL)
+	if ((e->d_name[0] != '.' || c[0] == '.')
+	    && strcmp (e->d_name, ".") != 0 && strcmp (e->d_name, "..") != 0
+	    && _dl_hugepage_glob (c, clen, e->d_name))
+	  {
+	    names = realloc (names, (n + 1) * sizeof *names);
+	    names[n++] = strdup (e->d_name);
+	  }
+      if (d != NULL)
+	closedir (d);
+      qsort (names, n, sizeof *names, compare_names);
+    }
+  for (size_t i = 0; i < n; ++i)
+    {
+      char path[HP_PATH_MAX];
+      struct stat st;
+      if (snprintf (path, sizeof path, "%s/%s", dir, names[i])
+	  < (int) sizeof path
+	  && (last ? lstat (path, &st) == 0
+	      : stat (path, &st) == 0 && S_ISDIR (st.st_mode)))
+	{
+	  if (!last)
+	    expand (path, p, end, first);
+	  else
+	    {
+	      printf ("%s", *first ? "" : ", ");
+	      json_string (path);
+	      *first = false;
+	    }
+	}
+      free (names[i]);
+    }
+  free (names);
+}
+
+#define USAGE "usage: hugeld-conf [--run NAME [--cwd DIR] [--kernel] | " \
+  "--program NAME...] [--secure] [--expand] FILE\n" \
+  "       hugeld-conf --check FILE"
+
 int
 main (int argc, char **argv)
 {
   const char *names[3];
   size_t nnames = 0;
-  bool secure = false;
+  bool secure = false, by_kernel = false, do_expand = false;
   bool check = false;
+  struct run run = { NULL, NULL };
   int i = 1;
   for (; i < argc; ++i)
     {
-      if (strcmp (argv[i], "--program") == 0 && i + 1 < argc)
+      if (strcmp (argv[i], "--run") == 0 && i + 1 < argc)
+	run.name = argv[++i];
+      else if (strcmp (argv[i], "--cwd") == 0 && i + 1 < argc)
+	run.cwd = argv[++i];
+      else if (strcmp (argv[i], "--kernel") == 0)
+	by_kernel = true;
+      else if (strcmp (argv[i], "--expand") == 0)
+	do_expand = true;
+      else if (strcmp (argv[i], "--program") == 0 && i + 1 < argc)
 	{
 	  if (nnames == 3)
 	    {
@@ -90,19 +242,27 @@ main (int argc, char **argv)
 	check = true;
       else if (strcmp (argv[i], "--help") == 0)
 	{
-	  puts ("usage: hugeld-conf [--program NAME]... [--secure] FILE\n"
-		"       hugeld-conf --check FILE");
+	  puts (USAGE);
 	  return 0;
 	}
       else
 	break;
     }
-  if (i != argc - 1)
+  if (i != argc - 1 || (run.name != NULL && nnames > 0)
+      || ((run.cwd != NULL || by_kernel) && run.name == NULL))
     {
-      fputs ("usage: hugeld-conf [--program NAME]... FILE\n", stderr);
+      fputs (USAGE "\n", stderr);
       return 2;
     }
   const char *file = argv[i];
+  static char runbuf[3][HP_PATH_MAX];
+  if (run.name != NULL)
+    {
+      const struct hp_names_io io = { run_readlink, run_getcwd, run_exe,
+				      &run };
+      nnames = _dl_hugepage_program_names (run.name, by_kernel, secure, &io,
+					   names, runbuf);
+    }
 
   /* Only a regular file is opened (a FIFO would block root's tools),
      through no other user's symbolic link (hugeld-open.c).  */
@@ -155,7 +315,13 @@ main (int argc, char **argv)
     }
   printf ("{\"file\": ");
   json_cstring (file);
-  printf (", \"trusted\": %s, \"untrusted_why\": ",
+  printf (", \"program_names\": [");
+  for (size_t j = 0; j < nnames; ++j)
+    {
+      printf ("%s", j > 0 ? ", " : "");
+      json_string (names[j]);
+    }
+  printf ("], \"trusted\": %s, \"untrusted_why\": ",
 	  why == NULL ? "true" : "false");
   json_cstring (why);
   printf (", \"errors\": [");
@@ -281,6 +447,13 @@ main (int argc, char **argv)
 	    printf ("%s{\"line\": %u, \"pattern\": ", k++ ? ", " : "",
 		    line.lineno);
 	    json_strn (w, wlen);
+	    if (do_expand)
+	      {
+		bool first = true;
+		printf (", \"paths\": [");
+		expand ("", w, w + wlen, &first);
+		putchar (']');
+	      }
 	    putchar ('}');
 	  }
       }

@@ -304,9 +304,69 @@ test_distrust (void)
 	 != NULL, "over 64 KiB");
 }
 
+/* A file system in memory for _dl_hugepage_program_names: /usr/bin/py
+   links to python3.11, the current directory is /home/u.  */
+static long int
+fake_readlink (void *ctx, const char *path, char *buf, size_t size)
+{
+  (void) ctx;
+  if (strcmp (path, "/usr/bin/py") != 0 || size < 10)
+    return -1;
+  memcpy (buf, "python3.11", 10);
+  return 10;
+}
+
+static long int
+fake_getcwd (void *ctx, char *buf, size_t size)
+{
+  (void) ctx;
+  if (size < 8)
+    return -1;
+  strcpy (buf, "/home/u");
+  return 8;
+}
+
+static const char *
+fake_exe (void *ctx, char *buf, size_t size)
+{
+  (void) ctx;
+  (void) size;
+  return strcpy (buf, "/usr/bin/python3.11");
+}
+
+/* The names a program block is matched against.  */
+static void
+test_program_names (void)
+{
+  const struct hp_names_io io = { fake_readlink, fake_getcwd, fake_exe,
+				  NULL };
+  const char *names[3];
+  static char buf[3][HP_PATH_MAX];
+  size_t n = _dl_hugepage_program_names ("/usr/bin/py", false, false, &io,
+					 names, buf);
+  CHECK (n == 2 && strcmp (names[1], "/usr/bin/python3.11") == 0,
+	 "ld.so command: the link followed (%zu)", n);
+  n = _dl_hugepage_program_names ("/usr/bin/x", false, false, &io, names,
+				  buf);
+  CHECK (n == 1 && strcmp (names[0], "/usr/bin/x") == 0,
+	 "no link: the name once (%zu)", n);
+  n = _dl_hugepage_program_names ("../bin/./py", true, false, &io, names,
+				  buf);
+  CHECK (n == 3 && strcmp (names[1], "/home/bin/py") == 0
+	 && strcmp (names[2], "/usr/bin/python3.11") == 0,
+	 "run by the kernel: relative, made absolute, and the executable");
+  n = _dl_hugepage_program_names ("/usr/bin/py", true, true, &io, names,
+				  buf);
+  CHECK (n == 1 && strcmp (names[0], "/usr/bin/python3.11") == 0,
+	 "AT_SECURE: only what the kernel executed");
+  CHECK (_dl_hugepage_program_names (NULL, true, false, &io, names, buf)
+	 == 0, "no name");
+}
+
 void
 test_conf (void)
 {
+  test_program_names ();
   test_distrust ();
   test_path ();
   test_errors ();

@@ -36,8 +36,9 @@ config    config check: /etc/hugeld.conf as ld.so reads it (the
 One module per subcommand (run, plan, status, perfmap, gdb, cache,
 sync, config) over shared ones: common (constants, errors, settings),
 elf, procfs, pool, planner (the hugeld-plan helper), cachedir (the
-cache's entries) and pathglob (ld.so's globs and program names); cli
-parses the command line.  Built into one file with zipapp
+cache's entries) and pathglob (the files the cache lines name); cli
+parses the command line.  Every rule ld.so applies is asked of the
+helpers, which are built from ld.so's own code; none is written here.  Built into one file with zipapp
 (tools/Makefile).
 
 Errors are one line on stderr, "hugeld: ...", with exit status 1 (2 for

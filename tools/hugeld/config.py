@@ -29,7 +29,6 @@ import sys
 
 from .common import Error, UsageError, helper_path, plural
 from .planner import default_setting
-from .pathglob import program_names
 
 CONF_FILE = "/etc/hugeld.conf"      # ld.so's HP_CONF_FILE.
 
@@ -39,16 +38,20 @@ def conf_helper():
     return os.path.join(os.path.dirname(plan), "hugeld-conf")
 
 
-def read_conf(path=CONF_FILE, program=None, cwd=None):
+def read_conf(path=CONF_FILE, program=None, cwd=None, expand=False):
     """What the file at PATH says (hugeld-conf's JSON) for PROGRAM (the
     name a program is run by, relative to CWD, default ours; None: the
-    global settings), or None if there is no such file."""
+    global settings), or None if there is no such file.  The names the
+    program is known by are ld.so's (hugeld-conf --run: its
+    "program_names").  With EXPAND, each cache item has the "paths" its
+    glob names, found with ld.so's matcher."""
     if not os.path.lexists(path):
         return None
     args = [conf_helper()]
-    # At most three: the name, made absolute, and after its links.
-    for n in program_names(program, cwd)[:3] if program else []:
-        args += ["--program", n]
+    if program:
+        args += ["--run", program] + (["--cwd", cwd] if cwd else [])
+    if expand:
+        args.append("--expand")
     try:
         p = subprocess.run(args + [path], stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE)
@@ -175,7 +178,7 @@ def cmd_config(args):
         raise UsageError("hugeld config: give a command: check")
     path = args.file
     prog = resolve_program(args.program) if args.program else None
-    c = read_conf(path, prog)
+    c = read_conf(path, prog, expand=True)
     if c is None:
         print("%s: no such file: ld.so selects nothing without "
               "variables" % path)
@@ -183,7 +186,7 @@ def cmd_config(args):
     problems = conf_problems(c)
     refused = []
     files, empty = expand_cache(c, refused) if not problems else ([], [])
-    res = dict(c, program_names=program_names(prog)[:3] if prog else [],
+    res = dict(c,
                cache_files=[{k: f[k] for k in ("path", "real", "line")}
                             for f in files],
                cache_refused=[{k: r[k] for k in ("path", "line", "why")}

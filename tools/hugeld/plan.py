@@ -247,7 +247,7 @@ def declared_in_conf(path):
     from .config import read_conf
     from .pathglob import expand_cache
     try:
-        c = read_conf(path)
+        c = read_conf(path, expand=True)
     except Error:
         return set()
     if c is None or not c["applies"]:

@@ -251,7 +251,7 @@ def sync(conf, reserve_pool, dry_run):
 def cache_sync(args):
     if not args.dry_run:
         need_root("sync")
-    conf = read_conf(args.file)
+    conf = read_conf(args.file, expand=True)
     if conf is None:
         raise Error("%s: no such file: nothing is declared" % args.file)
     problems = conf_problems(conf)
