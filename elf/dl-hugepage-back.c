@@ -78,17 +78,16 @@ hp_untrusted (int fd, bool dir, struct __stat64_t64 *st)
   return NULL;
 }
 
-/* The identity of the object open as FD: its inode's, and the build ID
-   from its PT_NOTE segments.  */
+/* The identity of LS's object, open as FD: its inode's, and the build
+   ID from its PT_NOTE segments.  */
 static bool
-hp_identity (int fd, struct hp_identity *id)
+hp_identity (const struct hp_load_state *ls, int fd, struct hp_identity *id)
 {
   struct __stat64_t64 st;
   if (__fstat64_time64 (fd, &st) != 0)
     return false;
   HP_IDENTITY_SET_STAT (id, &st);
-  _dl_hugepage_read_build_id (id, _dl_hugepage_load.phdr,
-			      _dl_hugepage_load.phnum, _dl_hugepage_read_fd,
+  _dl_hugepage_read_build_id (id, ls->phdr, ls->phnum, _dl_hugepage_read_fd,
 			      &fd);
   return true;
 }
@@ -126,15 +125,18 @@ hp_open_dir (struct hp_object_state *c, int dirfd, const char *name,
   return fd;
 }
 
+/* Look up the cache entry of LS's object, open as FD, into its
+   object state.  */
 static void
-hp_cache_open (struct hp_object_state *c, int fd)
+hp_cache_open (struct hp_load_state *ls, int fd)
 {
+  struct hp_object_state *c = &ls->cache;
   c->looked = true;
   c->dirfd = -1;
   c->err = 0;
   c->verify = false;
   struct hp_identity id;
-  if (!hp_identity (fd, &id))
+  if (!hp_identity (ls, fd, &id))
     {
       c->err = errno;
       c->why = "fstat of the object";
@@ -219,11 +221,12 @@ hp_open_zone (int dirfd, const struct hp_zone *z, uint64_t bias, int *err,
 }
 
 bool
-_dl_hugepage_cache_has_zone (struct hp_object_state *c,
+_dl_hugepage_cache_has_zone (struct hp_load_state *ls,
 			     const struct hp_plan *plan, int fd)
 {
+  struct hp_object_state *c = &ls->cache;
   if (!c->looked)
-    hp_cache_open (c, fd);
+    hp_cache_open (ls, fd);
   if (c->dirfd < 0)
     return false;
   for (size_t i = 0; i < plan->nzones; ++i)
@@ -231,7 +234,7 @@ _dl_hugepage_cache_has_zone (struct hp_object_state *c,
       const struct hp_zone *z = &plan->zones[i];
       int err;
       const char *what;
-      if (!_dl_hugepage_zone_shareable (z, _dl_hugepage_load.textrel))
+      if (!_dl_hugepage_zone_shareable (z, ls->textrel))
 	continue;
       int zfd = hp_open_zone (c->dirfd, z, plan->bias, &err, &what);
       if (zfd >= 0)
@@ -244,12 +247,13 @@ _dl_hugepage_cache_has_zone (struct hp_object_state *c,
 }
 
 enum hp_outcome
-_dl_hugepage_shared_zone (struct hp_object_state *c, const struct hp_zone *z,
+_dl_hugepage_shared_zone (struct hp_load_state *ls, const struct hp_zone *z,
 			  uint64_t bias, ElfW(Addr) l_addr, int fd, bool verify,
 			  int *err, const char **what)
 {
+  struct hp_object_state *c = &ls->cache;
   if (!c->looked)
-    hp_cache_open (c, fd);
+    hp_cache_open (ls, fd);
   if (c->dirfd < 0)
     {
       *err = c->err;
@@ -290,7 +294,7 @@ _dl_hugepage_shared_zone (struct hp_object_state *c, const struct hp_zone *z,
 	  __munmap (tmp, len);
 	}
       else
-	o = _dl_hugepage_move_zone (tmp, z, l_addr, fd, err, what);
+	o = _dl_hugepage_move_zone (ls, tmp, z, l_addr, fd, err, what);
     }
   else if (verify || c->verify)
     {
@@ -313,7 +317,7 @@ _dl_hugepage_shared_zone (struct hp_object_state *c, const struct hp_zone *z,
 	{
 	  *err = errno;
 	  *what = "mmap of the cache file";
-	  o = _dl_hugepage_unhole (z, l_addr, fd, err);
+	  o = _dl_hugepage_unhole (ls, z, l_addr, fd, err);
 	}
     }
   __close_nocancel (zfd);

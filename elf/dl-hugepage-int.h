@@ -16,9 +16,19 @@
    License along with the GNU C Library; if not, see
    <https://www.gnu.org/licenses/>.  */
 
-/* Internal to ld.so: shared by dl-hugepage.c (settings, selection,
-   planning, reports) and dl-hugepage-map.c (the system calls that put
-   the planned zones on huge pages).  */
+/* Internal to ld.so: what its hugeld files share.  By file:
+   dl-hugepage.c	the hooks glibc calls, the settings, and the one
+			load state (struct hp_load_state) they hand down
+   dl-hugepage-select.c	deciding: selection and planning of an object
+   dl-hugepage-map.c	mapping: the private copy, moving a zone into
+			place, mapping it again from the file
+   dl-hugepage-back.c	the shared cache backing
+   dl-hugepage-thp.c	the transparent huge page backing
+   dl-hugepage-pool.c	whether the process can have pool pages at all
+   dl-hugepage-policy.c	the policy file
+   dl-hugepage-io.c	input and output primitives
+   The pure code (dl-hugepage-plan.c, -match.c, -cache.c, -conf.c) has
+   headers of its own, also built outside glibc.  */
 
 #ifndef _DL_HUGEPAGE_INT_H
 #define _DL_HUGEPAGE_INT_H 1
@@ -47,7 +57,8 @@ struct hp_object_state
 
 /* The state of the object being loaded, from _dl_hugepage_prepare to
    _dl_hugepage_apply.  Objects are mapped with the load lock held (the
-   main program before any other thread exists), so one serves.  */
+   main program before any other thread exists), so one serves: the
+   hooks in dl-hugepage.c own it and hand it down.  */
 struct hp_load_state
 {
   struct hp_plan plan;
@@ -72,13 +83,6 @@ enum hp_outcome
   HP_LOST,			/* Not mapped any more: the load fails.  */
 };
 
-/* The one load state.  */
-extern struct hp_load_state _dl_hugepage_load attribute_hidden;
-
-/* Set once by _dl_hugepage_init: LD_HUGEPAGE_LIBS is set, the mode is
-   normal and some kind of segment is selected.  */
-extern bool _dl_hugepage_active attribute_hidden;
-
 static inline bool
 hp_debug (void)
 {
@@ -94,13 +98,55 @@ hp_prot (int pflags)
 	  | ((pflags & PF_X) ? PROT_EXEC : 0));
 }
 
+/* The settings (dl-hugepage.c), set once by _dl_hugepage_init.  */
+
+/* LD_HUGEPAGE_LIBS is set (or the policy file selects), the mode is
+   normal and some kind of segment is selected.  */
+extern bool _dl_hugepage_active attribute_hidden;
+/* LD_HUGEPAGE_SEGMENTS: the HP_KIND_* selected.  */
+extern unsigned int _dl_hugepage_kinds attribute_hidden;
 /* LD_HUGEPAGE_BACKING: the backings to try, in order.  */
 extern unsigned char _dl_hugepage_backings[HP_NBACKINGS] attribute_hidden;
 extern int _dl_hugepage_nbackings attribute_hidden;
+/* The line of the policy file the libs came from, or 0 (a variable).  */
+extern unsigned int _dl_hugepage_libs_line attribute_hidden;
 
-/* The PT_LOAD header of the object being loaded that the planner
-   calls segment INDEX (it counts only segments with memory).  */
-const ElfW(Phdr) *_dl_hugepage_load_phdr (int index) attribute_hidden;
+/* Deciding (dl-hugepage-select.c).  */
+
+/* Plan LS's object, open as FD, into LS->plan (with the load bias BIAS
+   if HAVE_BIAS).  */
+void _dl_hugepage_plan_load (struct hp_load_state *ls, int fd,
+			     bool have_bias, ElfW(Addr) bias)
+  attribute_hidden;
+
+/* Decide whether the object in FD at PATH (also known as ALIAS, if not
+   NULL: the name a program was run by), whose program headers and type
+   the caller put into LS, is selected, and if so plan it into LS->plan
+   (with the load bias BIAS if HAVE_BIAS).  Sets LS->current and
+   returns true if there is something to map.  */
+bool _dl_hugepage_select_and_plan (struct hp_load_state *ls,
+				   const char *path, const char *alias,
+				   int fd, bool have_bias, ElfW(Addr) bias)
+  attribute_hidden;
+
+/* The same for the main program the kernel mapped, MAIN_MAP, found
+   through /proc/self/exe and checked to be the file in memory: its
+   descriptor, with LS planned, or -1 if there is nothing to map.  */
+int _dl_hugepage_select_main (struct hp_load_state *ls,
+			      const struct link_map *main_map)
+  attribute_hidden;
+
+/* Mapping (dl-hugepage-map.c).  */
+
+/* Apply LS's current plan to L, mapped from FD, trying the backings in
+   order for each zone.  With VERIFY, the bytes mapped now must be the
+   file's (a program the kernel mapped: a debugger's breakpoints or
+   uprobes may be in its text already).  Returns NULL, or the error
+   that must fail the load: a zone that could be neither put on huge
+   pages nor mapped again.  */
+const char *_dl_hugepage_apply_plan (struct hp_load_state *ls,
+				     struct link_map *l, int fd, bool verify)
+  attribute_hidden;
 
 /* Whether every page of [ADDR, ADDR + LEN) is mapped.  */
 bool _dl_hugepage_mapped (void *addr, size_t len) attribute_hidden;
@@ -123,46 +169,59 @@ bool _dl_hugepage_kernel_can_move (int *err, const char **what)
 bool _dl_hugepage_may_exec_copy (int *err, const char **what)
   attribute_hidden;
 
-/* Map zone Z of the object with load bias L_ADDR again from FD exactly
-   as the stock loader had it, keeping what is still mapped.  Returns 0
-   or an errno value.  */
-int _dl_hugepage_restore_zone (const struct hp_zone *z, ElfW(Addr) l_addr,
-			       int fd) attribute_hidden;
-
-/* After a failed attempt to replace zone Z of the object with load
+/* After a failed attempt to replace zone Z of LS's object, with load
    bias L_ADDR: HP_FALLBACK if its ordinary pages are all still mapped,
-   else map them again from FD (HP_RESTORED), or HP_LOST with *ERR.  */
-enum hp_outcome _dl_hugepage_unhole (const struct hp_zone *z,
+   else map them again from FD exactly as the stock loader had them
+   (HP_RESTORED), or HP_LOST with *ERR.  */
+enum hp_outcome _dl_hugepage_unhole (const struct hp_load_state *ls,
+				     const struct hp_zone *z,
 				     ElfW(Addr) l_addr, int fd, int *err)
   attribute_hidden;
 
 /* Move TMP, the zone's new pages, over zone Z in one mremap: HP_DONE,
    or (TMP unmapped, *ERR and *WHAT set) what _dl_hugepage_unhole
    says.  */
-enum hp_outcome _dl_hugepage_move_zone (void *tmp, const struct hp_zone *z,
+enum hp_outcome _dl_hugepage_move_zone (const struct hp_load_state *ls,
+					void *tmp, const struct hp_zone *z,
 					ElfW(Addr) l_addr, int fd, int *err,
 					const char **what) attribute_hidden;
 
-/* Put zone Z (planned for load bias BIAS) of the object with load bias
-   L_ADDR, open as FD, on the shared cache's pages, looking the entry
-   up through *C first.  With VERIFY, the bytes mapped now must be the
-   entry's.  HP_FALLBACK with *ERR 0 means there is no usable entry and
-   *WHAT says why.  */
-enum hp_outcome _dl_hugepage_shared_zone (struct hp_object_state *c,
+/* The shared cache backing (dl-hugepage-back.c).  */
+
+/* Put zone Z (planned for load bias BIAS) of LS's object, with load
+   bias L_ADDR, open as FD, on the shared cache's pages, looking the
+   entry up into LS->cache first.  With VERIFY, the bytes mapped now
+   must be the entry's.  HP_FALLBACK with *ERR 0 means there is no
+   usable entry and *WHAT says why.  */
+enum hp_outcome _dl_hugepage_shared_zone (struct hp_load_state *ls,
 					  const struct hp_zone *z,
 					  uint64_t bias, ElfW(Addr) l_addr,
 					  int fd, bool verify, int *err,
 					  const char **what) attribute_hidden;
 
-/* Whether the shared cache has a trusted entry for the object open as
-   FD with a file for at least one of PLAN's shareable zones, looked up
-   through *C (which keeps the entry for _dl_hugepage_shared_zone).  */
-bool _dl_hugepage_cache_has_zone (struct hp_object_state *c,
+/* Whether the shared cache has a trusted entry for LS's object, open
+   as FD, with a file for at least one of PLAN's shareable zones,
+   looked up into LS->cache (which keeps the entry for
+   _dl_hugepage_shared_zone).  */
+bool _dl_hugepage_cache_has_zone (struct hp_load_state *ls,
 				  const struct hp_plan *plan, int fd)
   attribute_hidden;
 
 /* Close what *C holds and forget it.  */
 void _dl_hugepage_cache_done (struct hp_object_state *c) attribute_hidden;
+
+/* The transparent huge page backing (dl-hugepage-thp.c).  */
+
+/* Ask for transparent huge pages for zone Z of LS's object: page-cache
+   huge pages for a read-only zone (left mapped from the file), an
+   anonymous copy marked MADV_HUGEPAGE for a writable one.  HP_THP
+   means asked for, with *WHAT saying how.  */
+enum hp_outcome _dl_hugepage_thp_zone (struct hp_load_state *ls,
+				       const struct hp_zone *z,
+				       ElfW(Addr) l_addr, int fd, int *err,
+				       const char **what) attribute_hidden;
+
+/* The pool (dl-hugepage-pool.c).  */
 
 /* Whether the process can have 2 MiB pages from the pool at all.  */
 enum hp_pool_state
@@ -178,19 +237,7 @@ enum hp_pool_state
    (dl-hugepage-pool.c).  */
 int _dl_hugepage_pool_state (void) attribute_hidden;
 
-/* Read up to SIZE bytes of the file NAME (a small sysfs, procfs or
-   cgroup file) into BUF: the number read, or minus the error number.  */
-ssize_t _dl_hugepage_read_file (const char *name, void *buf, size_t size)
-  attribute_hidden;
-
-/* Ask for transparent huge pages for zone Z: page-cache huge pages for
-   a read-only zone (left mapped from the file), an anonymous copy
-   marked MADV_HUGEPAGE for a writable one.  HP_THP means asked for,
-   with *WHAT saying how.  */
-enum hp_outcome _dl_hugepage_thp_zone (struct hp_object_state *st,
-				       const struct hp_zone *z,
-				       ElfW(Addr) l_addr, int fd, int *err,
-				       const char **what) attribute_hidden;
+/* Input and output primitives (dl-hugepage-io.c).  */
 
 /* Read from FD at OFFSET until LEN bytes are in or the file ends.
    Returns the number of bytes read, or -1 (errno set).  */
@@ -203,19 +250,15 @@ ssize_t _dl_hugepage_pread_full (int fd, void *buf, size_t len,
 long int _dl_hugepage_read_fd (void *fd, void *buf, size_t len,
 			       uint64_t offset) attribute_hidden;
 
+/* Read up to SIZE bytes of the file NAME (a small sysfs, procfs or
+   cgroup file) into BUF: the number read, or minus the error number.  */
+ssize_t _dl_hugepage_read_file (const char *name, void *buf, size_t size)
+  attribute_hidden;
+
 /* ld.so has no strerror: the name of ERR (EINVAL, ...).  */
 const char *_dl_hugepage_errno_name (int err) attribute_hidden;
 
-/* Plan the object described by _dl_hugepage_load, open as FD, into
-   its plan (with the load bias BIAS if HAVE_BIAS).  */
-void _dl_hugepage_plan_load (int fd, bool have_bias, ElfW(Addr) bias)
-  attribute_hidden;
-
-/* Match PATH (or ALIAS) against LD_HUGEPAGE_LIBS and plan it; see
-   dl-hugepage.c.  */
-bool _dl_hugepage_select_and_plan (const char *path, const char *alias,
-				   int fd, bool have_bias, ElfW(Addr) bias)
-  attribute_hidden;
+/* The policy file (dl-hugepage-policy.c).  */
 
 /* The policy file, as ld.so read it (dl-hugepage-policy.c).  */
 struct hp_policy
@@ -243,5 +286,10 @@ bool _dl_hugepage_private_allowed (const char **what) attribute_hidden;
    _dl_hugepage_policy_file.libs), or 0.  */
 unsigned int _dl_hugepage_policy_libs_line (const char *pat)
   attribute_hidden;
+
+/* " (/etc/hugeld.conf line N)" for a setting from line LINE of the
+   policy file, else "" (BUF, SIZE bytes, has room for it: 64 do).  */
+const char *_dl_hugepage_policy_from (unsigned int line, char *buf,
+				      size_t size) attribute_hidden;
 
 #endif /* dl-hugepage-int.h */

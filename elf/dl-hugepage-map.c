@@ -16,11 +16,36 @@
    License along with the GNU C Library; if not, see
    <https://www.gnu.org/licenses/>.  */
 
-/* The mapping side of hugeld (see dl-hugepage.c for the overview):
-   find out once whether the kernel can move hugetlb mappings, build
-   each zone aside on huge pages, fill it from the file and move it over
-   the ordinary pages, or map it again from the file if a move failed;
-   and the same in place for a main program the kernel mapped.  */
+/* The mapping side of hugeld, for the load state the hooks
+   (dl-hugepage.c) hand down: apply a plan zone by zone, trying the
+   backings in order (this file has the private copy; dl-hugepage-back.c
+   and dl-hugepage-thp.c the others), move a zone's new pages into
+   place, and map a zone again from the file if a move failed.
+
+   The private copy: build a MAP_PRIVATE|MAP_HUGETLB copy of the zone
+   aside, make every huge page of it present (so that a page the pool
+   or a hugetlb cgroup cannot give is an error now, not a SIGBUS
+   later), fill it with pread straight from the file (one copy of the
+   bytes), give it the segment's protection, and mremap it over the
+   ordinary pages.
+
+   Nothing is ever left unmapped.  mremap replaces the old pages in one
+   step, but a kernel may unmap the destination before it fails: Linux
+   before 5.16 cannot move hugetlb mappings at all and does exactly
+   that (mremap_to unmaps the target, then refuses the hugetlb VMA with
+   EINVAL).  So ld.so first finds out, once, whether the running kernel
+   can move a hugetlb mapping, with a mapping of its own that reserves
+   nothing; where it cannot, objects simply stay on ordinary pages.  If
+   the final mremap fails anyway and the destination is no longer
+   mapped, the zone is mapped again from the file exactly as the stock
+   loader mapped it; only if even that fails does the load fail, as it
+   would for any failed mmap.
+
+   MAP_PRIVATE hugetlb mappings reserve their pages at mmap time, so a
+   successful mmap cannot lead to a later SIGBUS for want of pool pages
+   (only a copy-on-write after fork can need more, which is why
+   writable kinds are opt-in).  Reservations do not cover hugetlb
+   cgroup fault limits or memory policies, hence the population step.  */
 
 #include <errno.h>
 #include <libintl.h>
@@ -178,14 +203,14 @@ _dl_hugepage_mapped (void *addr, size_t len)
   return INTERNAL_SYSCALL_CALL (msync, addr, len, MS_ASYNC) == 0;
 }
 
-/* The PT_LOAD header the planner calls segment INDEX (it counts only
-   segments with memory).  */
-const ElfW(Phdr) *
-_dl_hugepage_load_phdr (int index)
+/* The PT_LOAD header of LS's object that the planner calls segment
+   INDEX (it counts only segments with memory).  */
+static const ElfW(Phdr) *
+hp_load_phdr (const struct hp_load_state *ls, int index)
 {
-  const ElfW(Phdr) *phdr = _dl_hugepage_load.phdr;
+  const ElfW(Phdr) *phdr = ls->phdr;
   int n = 0;
-  for (size_t i = 0; i < _dl_hugepage_load.phnum; ++i)
+  for (size_t i = 0; i < ls->phnum; ++i)
     if (phdr[i].p_type == PT_LOAD && phdr[i].p_memsz != 0 && n++ == index)
       return &phdr[i];
   return NULL;
@@ -225,10 +250,11 @@ hp_restore_piece (ElfW(Addr) start, ElfW(Addr) end, int prot, int fd,
    from FD, the zero fill after its last file byte, and inaccessible
    pages where the zone covers a gap between segments.  Parts that are
    still mapped are kept.  Returns 0 or an errno value.  */
-int
-_dl_hugepage_restore_zone (const struct hp_zone *z, ElfW(Addr) l_addr, int fd)
+static int
+hp_restore_zone (const struct hp_load_state *ls, const struct hp_zone *z,
+		 ElfW(Addr) l_addr, int fd)
 {
-  const ElfW(Phdr) *ph = _dl_hugepage_load_phdr (z->load);
+  const ElfW(Phdr) *ph = hp_load_phdr (ls, z->load);
   if (ph == NULL)
     return EINVAL;
   size_t pg = GLRO(dl_pagesize);
@@ -268,12 +294,12 @@ _dl_hugepage_restore_zone (const struct hp_zone *z, ElfW(Addr) l_addr, int fd)
 }
 
 enum hp_outcome
-_dl_hugepage_unhole (const struct hp_zone *z, ElfW(Addr) l_addr, int fd,
-		     int *err)
+_dl_hugepage_unhole (const struct hp_load_state *ls, const struct hp_zone *z,
+		     ElfW(Addr) l_addr, int fd, int *err)
 {
   if (_dl_hugepage_mapped ((void *) (l_addr + z->start), z->end - z->start))
     return HP_FALLBACK;
-  int rerr = _dl_hugepage_restore_zone (z, l_addr, fd);
+  int rerr = hp_restore_zone (ls, z, l_addr, fd);
   if (rerr != 0)
     {
       *err = rerr;
@@ -283,9 +309,9 @@ _dl_hugepage_unhole (const struct hp_zone *z, ElfW(Addr) l_addr, int fd,
 }
 
 enum hp_outcome
-_dl_hugepage_move_zone (void *tmp, const struct hp_zone *z,
-			ElfW(Addr) l_addr, int fd, int *err,
-			const char **what)
+_dl_hugepage_move_zone (const struct hp_load_state *ls, void *tmp,
+			const struct hp_zone *z, ElfW(Addr) l_addr, int fd,
+			int *err, const char **what)
 {
   size_t len = z->end - z->start;
   if (__mremap (tmp, len, len, MREMAP_MAYMOVE | MREMAP_FIXED,
@@ -295,7 +321,7 @@ _dl_hugepage_move_zone (void *tmp, const struct hp_zone *z,
   *what = "mremap";
   *err = errno;
   __munmap (tmp, len);
-  return _dl_hugepage_unhole (z, l_addr, fd, err);
+  return _dl_hugepage_unhole (ls, z, l_addr, fd, err);
 }
 
 /* Put zone Z of the object with load bias L_ADDR on huge pages.
@@ -306,8 +332,9 @@ _dl_hugepage_move_zone (void *tmp, const struct hp_zone *z,
    with no probe behind it): such a zone stays on ordinary pages.
    Sets *ERR to an errno value and *WHAT to the step that failed.  */
 static enum hp_outcome
-hp_apply_zone (const struct hp_zone *z, ElfW(Addr) l_addr, int fd,
-	       bool verify, int *err, const char **what)
+hp_apply_zone (const struct hp_load_state *ls, const struct hp_zone *z,
+	       ElfW(Addr) l_addr, int fd, bool verify, int *err,
+	       const char **what)
 {
   size_t len = z->end - z->start;
 
@@ -375,7 +402,7 @@ hp_apply_zone (const struct hp_zone *z, ElfW(Addr) l_addr, int fd,
 	      ? HP_WX_REFUSED : "mprotect";
       goto fail;
     }
-  return _dl_hugepage_move_zone (tmp, z, l_addr, fd, err, what);
+  return _dl_hugepage_move_zone (ls, tmp, z, l_addr, fd, err, what);
 
  fail:
   __munmap (tmp, len);
@@ -385,12 +412,13 @@ hp_apply_zone (const struct hp_zone *z, ElfW(Addr) l_addr, int fd,
 /* Report what backing B did with zone Z (N huge pages) of the object
    with load bias L_ADDR.  */
 static void
-hp_report_zone (const struct hp_zone *z, ElfW(Addr) l_addr, int b,
-		enum hp_outcome o, const char *what, int err, size_t n)
+hp_report_zone (const struct hp_load_state *ls, const struct hp_zone *z,
+		ElfW(Addr) l_addr, int b, enum hp_outcome o, const char *what,
+		int err, size_t n)
 {
   if (!hp_debug ())
     return;
-  const char *obj = _dl_hugepage_load.objname;
+  const char *obj = ls->objname;
   const char *kind = _dl_hugepage_kind_name (z->kind);
   const char *bname = _dl_hugepage_backing_name (b);
   unsigned long int s = z->start, e = z->end;
@@ -432,14 +460,12 @@ hp_report_zone (const struct hp_zone *z, ElfW(Addr) l_addr, int b,
 		      _dl_hugepage_errno_name (err), err, again);
 }
 
-/* Apply the current plan to L, mapped from FD.  Returns NULL, or the
-   error that must fail the load: a zone that could be neither put on
-   huge pages nor mapped again.  */
-static const char *
-hp_apply_plan (struct link_map *l, int fd, bool verify)
+const char *
+_dl_hugepage_apply_plan (struct hp_load_state *ls, struct link_map *l,
+			 int fd, bool verify)
 {
-  const struct hp_plan *plan = _dl_hugepage_load.current;
-  _dl_hugepage_load.current = NULL;
+  const struct hp_plan *plan = ls->current;
+  ls->current = NULL;
   if (plan == NULL)
     return NULL;
 
@@ -450,15 +476,14 @@ hp_apply_plan (struct link_map *l, int fd, bool verify)
       if (hp_debug ())
 	_dl_debug_printf ("hugepages: %s: load address 0x%lx is not the "
 			  "planned one; planning again\n",
-			  _dl_hugepage_load.objname,
-			  (unsigned long int) l->l_addr);
-      _dl_hugepage_plan_load (fd, true, l->l_addr);
-      plan = &_dl_hugepage_load.plan;
+			  ls->objname, (unsigned long int) l->l_addr);
+      _dl_hugepage_plan_load (ls, fd, true, l->l_addr);
+      plan = &ls->plan;
       if (plan->error != HP_E_NONE)
 	return NULL;
     }
 
-  struct hp_object_state *cache = &_dl_hugepage_load.cache;
+  struct hp_object_state *cache = &ls->cache;
   size_t pages = 0, failed = 0, shared = 0, thp = 0;
   for (size_t i = 0; i < plan->nzones; ++i)
     {
@@ -471,18 +496,18 @@ hp_apply_plan (struct link_map *l, int fd, bool verify)
 	  int b = _dl_hugepage_backings[k];
 	  const char *what = NULL;
 	  int err = 0;
-	  if (!_dl_hugepage_backing_tried (b, z, _dl_hugepage_load.textrel))
+	  if (!_dl_hugepage_backing_tried (b, z, ls->textrel))
 	    continue;
 	  if (b == HP_B_SHARED)
-	    o = _dl_hugepage_shared_zone (cache, z, plan->bias, l->l_addr,
-					  fd, verify, &err, &what);
+	    o = _dl_hugepage_shared_zone (ls, z, plan->bias, l->l_addr, fd,
+					  verify, &err, &what);
 	  else if (b == HP_B_PRIVATE)
 	    o = _dl_hugepage_private_allowed (&what)
-		? hp_apply_zone (z, l->l_addr, fd, verify, &err, &what)
+		? hp_apply_zone (ls, z, l->l_addr, fd, verify, &err, &what)
 		: HP_FALLBACK;
 	  else
-	    o = _dl_hugepage_thp_zone (cache, z, l->l_addr, fd, &err, &what);
-	  hp_report_zone (z, l->l_addr, b, o, what, err, n);
+	    o = _dl_hugepage_thp_zone (ls, z, l->l_addr, fd, &err, &what);
+	  hp_report_zone (ls, z, l->l_addr, b, o, what, err, n);
 	  if (o == HP_LOST)
 	    {
 	      _dl_hugepage_cache_done (cache);
@@ -512,143 +537,8 @@ hp_apply_plan (struct link_map *l, int fd, bool verify)
   if (hp_debug ())
     _dl_debug_printf ("hugepages: %s: %lu huge pages used, %lu not "
 		      "available (%lu shared; thp asked for %lu)\n",
-		      _dl_hugepage_load.objname, (unsigned long int) pages,
+		      ls->objname, (unsigned long int) pages,
 		      (unsigned long int) failed, (unsigned long int) shared,
 		      (unsigned long int) thp);
   return NULL;
-}
-
-const char *
-_dl_hugepage_apply (struct link_map *l, int fd)
-{
-  /* ld.so has just mapped the object: nobody else has written to it
-     (gdb inserts breakpoints only after the next r_debug event).
-     errno is left as it was (see _dl_hugepage_init).  */
-  int saved = errno;
-  const char *r = hp_apply_plan (l, fd, false);
-  __set_errno (saved);
-  return r;
-}
-
-/* The main program when the kernel mapped it (ld.so is its PT_INTERP).
-   Called by dl_main right after rtld_setup_main_map: before the
-   program's dynamic section is processed, before any audit module,
-   preload or dependency is loaded and before relocation, so only ld.so
-   runs and nothing has written to the program's memory.  Addresses stay
-   what the kernel chose; only the backing of the planned zones
-   changes.  */
-static void hp_map_main (struct link_map *main_map);
-
-void
-_dl_hugepage_map_main (struct link_map *main_map)
-{
-  int saved = errno;
-  hp_map_main (main_map);
-  __set_errno (saved);
-}
-
-static void
-hp_map_main (struct link_map *main_map)
-{
-  if (__glibc_likely (!_dl_hugepage_active))
-    return;
-
-  /* The program's file: /proc/self/exe is the inode the kernel
-     executed, even if the path was since replaced.  */
-  char path[4096];
-  ssize_t len = __readlink ("/proc/self/exe", path, sizeof path - 1);
-  if (len <= 0)
-    {
-      if (hp_debug ())
-	_dl_debug_printf ("hugepages: <main program>: ordinary pages: "
-			  "cannot read /proc/self/exe: %s (errno %d)\n",
-			  _dl_hugepage_errno_name (errno), errno);
-      return;
-    }
-  path[len] = '\0';
-  _dl_hugepage_load.objname = path;
-
-  /* The name it was run by (a symlink such as python3 -> python3.11
-     counts too) ...  */
-  const char *execfn = NULL;
-  for (ElfW(auxv_t) *av = GLRO(dl_auxv); av != NULL && av->a_type != AT_NULL;
-       ++av)
-    if (av->a_type == AT_EXECFN)
-      execfn = (const char *) av->a_un.a_val;
-  /* ... but never for an AT_SECURE program: its caller chose that name
-     (see hp_policy_program_names).  */
-  if (__libc_enable_secure)
-    execfn = NULL;
-
-  /* Most programs are not selected: tell without opening anything
-     (programs have no DT_SONAME to match).  */
-  size_t patlen;
-  if (_dl_hugepage_match_list (_dl_hugepage_libs, path,
-			       _dl_hugepage_basename (path), &patlen) == NULL
-      && (execfn == NULL
-	  || _dl_hugepage_match_list (_dl_hugepage_libs, execfn,
-				      _dl_hugepage_basename (execfn),
-				      &patlen) == NULL))
-    {
-      if (hp_debug ())
-	_dl_debug_printf ("hugepages: %s: not selected\n", path);
-      return;
-    }
-
-  int fd = __open64_nocancel ("/proc/self/exe", O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    {
-      if (hp_debug ())
-	_dl_debug_printf ("hugepages: %s: ordinary pages: cannot open "
-			  "/proc/self/exe: %s (errno %d)\n", path,
-			  _dl_hugepage_errno_name (errno), errno);
-      return;
-    }
-
-  /* Make sure the file is the one the kernel mapped: its program
-     headers must be the ones in memory.  */
-  ElfW(Ehdr) ehdr;
-  const ElfW(Phdr) *phdr = main_map->l_phdr;
-  size_t phnum = main_map->l_phnum;
-  bool same = (_dl_hugepage_pread_full (fd, &ehdr, sizeof ehdr, 0)
-	       == (ssize_t) sizeof ehdr
-	       && ehdr.e_phnum == phnum
-	       && ehdr.e_phentsize == sizeof (ElfW(Phdr)));
-  if (same)
-    {
-      ElfW(Phdr) buf[16];
-      size_t done = 0;
-      while (same && done < phnum)
-	{
-	  size_t n = phnum - done < 16 ? phnum - done : 16;
-	  same = (_dl_hugepage_pread_full (fd, buf, n * sizeof (ElfW(Phdr)),
-					   ehdr.e_phoff
-					   + done * sizeof (ElfW(Phdr)))
-		  == (ssize_t) (n * sizeof (ElfW(Phdr)))
-		  && memcmp (buf, phdr + done, n * sizeof (ElfW(Phdr))) == 0);
-	  done += n;
-	}
-    }
-  if (!same)
-    {
-      if (hp_debug ())
-	_dl_debug_printf ("hugepages: %s: ordinary pages: /proc/self/exe "
-			  "does not match the program in memory\n", path);
-      __close_nocancel (fd);
-      return;
-    }
-
-  _dl_hugepage_load.current = NULL;
-  _dl_hugepage_cache_done (&_dl_hugepage_load.cache);
-  _dl_hugepage_load.phdr = phdr;
-  _dl_hugepage_load.phnum = phnum;
-  _dl_hugepage_load.type = ehdr.e_type;
-  _dl_hugepage_load.kernel = true;
-  if (_dl_hugepage_select_and_plan (path, execfn, fd, true, main_map->l_addr))
-    {
-      const char *err = hp_apply_plan (main_map, fd, true);
-      if (err != NULL)
-	_dl_fatal_printf ("%s: %s: %s\n", RTLD_PROGNAME, path, err);
-    }
-  __close_nocancel (fd);
 }

@@ -258,3 +258,25 @@ _dl_hugepage_policy_libs_line (const char *pat)
   return _dl_hugepage_conf_libs_line (pf->buf, pf->len, pf->block_line,
 				      pat - pf->libs);
 }
+
+const char *
+_dl_hugepage_policy_from (unsigned int line, char *buf, size_t size)
+{
+  if (line == 0)
+    return "";
+  char digits[12];
+  int d = 0;
+  do
+    digits[d++] = '0' + line % 10;
+  while ((line /= 10) != 0);
+  static const char pre[] = " (" HP_CONF_FILE " line ";
+  size_t pos = sizeof pre - 1;
+  if (pos + d + 2 > size)
+    return "";
+  memcpy (buf, pre, pos);
+  while (d > 0)
+    buf[pos++] = digits[--d];
+  buf[pos++] = ')';
+  buf[pos] = '\0';
+  return buf;
+}

@@ -30,18 +30,6 @@
 #include <sysdep.h>
 #include "dl-hugepage-int.h"
 
-ssize_t
-_dl_hugepage_read_file (const char *name, void *buf, size_t size)
-{
-  int fd = __open64_nocancel (name, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return -errno;
-  ssize_t n = __read_nocancel (fd, buf, size);
-  int err = errno;
-  __close_nocancel (fd);
-  return n < 0 ? -err : n;
-}
-
 /* The number in the sysfs or procfs file NAME: 0 or more, -1 if there
    is no such file, -2 if it cannot be read.  */
 static long int

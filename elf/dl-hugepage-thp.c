@@ -97,8 +97,8 @@ hp_thp_enabled (void)
 /* An anonymous copy of writable zone Z, MADV_HUGEPAGE, moved over the
    ordinary pages.  */
 static enum hp_outcome
-hp_thp_copy (const struct hp_zone *z, ElfW(Addr) l_addr, int fd, int *err,
-	     const char **what)
+hp_thp_copy (const struct hp_load_state *ls, const struct hp_zone *z,
+	     ElfW(Addr) l_addr, int fd, int *err, const char **what)
 {
   size_t len = z->end - z->start;
   char *area = __mmap (NULL, len + HP_HUGEPAGE_SIZE, PROT_READ | PROT_WRITE,
@@ -138,7 +138,8 @@ hp_thp_copy (const struct hp_zone *z, ElfW(Addr) l_addr, int fd, int *err,
       *what = "mprotect";
       goto fail;
     }
-  enum hp_outcome o = _dl_hugepage_move_zone (tmp, z, l_addr, fd, err, what);
+  enum hp_outcome o = _dl_hugepage_move_zone (ls, tmp, z, l_addr, fd, err,
+					      what);
   if (o != HP_DONE)
     return o;
   *what = "anonymous copy, MADV_HUGEPAGE";
@@ -159,11 +160,11 @@ hp_thp_copy (const struct hp_zone *z, ElfW(Addr) l_addr, int fd, int *err,
    a zone already on hugetlb pages refuses the advice, and only the
    zone's own madvise must succeed.  */
 static void
-hp_advise_object (ElfW(Addr) l_addr)
+hp_advise_object (const struct hp_load_state *ls, ElfW(Addr) l_addr)
 {
-  const ElfW(Phdr) *phdr = _dl_hugepage_load.phdr;
+  const ElfW(Phdr) *phdr = ls->phdr;
   size_t pg = GLRO(dl_pagesize);
-  for (size_t i = 0; i < _dl_hugepage_load.phnum; ++i)
+  for (size_t i = 0; i < ls->phnum; ++i)
     if (phdr[i].p_type == PT_LOAD && phdr[i].p_filesz != 0)
       {
 	ElfW(Addr) s = ALIGN_DOWN (l_addr + phdr[i].p_vaddr, pg);
@@ -372,7 +373,7 @@ hp_put_count (char *p, size_t v, const char *text)
 }
 
 enum hp_outcome
-_dl_hugepage_thp_zone (struct hp_object_state *st, const struct hp_zone *z,
+_dl_hugepage_thp_zone (struct hp_load_state *ls, const struct hp_zone *z,
 		       ElfW(Addr) l_addr, int fd, int *err, const char **what)
 {
   *err = 0;
@@ -383,7 +384,7 @@ _dl_hugepage_thp_zone (struct hp_object_state *st, const struct hp_zone *z,
       return HP_FALLBACK;
     }
   if ((z->prot & PF_W) != 0)
-    return hp_thp_copy (z, l_addr, fd, err, what);
+    return hp_thp_copy (ls, z, l_addr, fd, err, what);
 
   /* The page cache's huge pages can only be mapped where the address
      is congruent to the file offset modulo their size.  */
@@ -398,10 +399,10 @@ _dl_hugepage_thp_zone (struct hp_object_state *st, const struct hp_zone *z,
     }
   void *dst = (void *) (l_addr + z->start);
   size_t len = z->end - z->start;
-  if (!st->thp_advised)
+  if (!ls->cache.thp_advised)
     {
-      st->thp_advised = true;
-      hp_advise_object (l_addr);
+      ls->cache.thp_advised = true;
+      hp_advise_object (ls, l_addr);
     }
   if (hp_madvise (dst, len, MADV_HUGEPAGE) != 0)
     {

@@ -1,4 +1,4 @@
-/* hugeld: map selected objects onto huge pages.
+/* hugeld: map selected objects onto huge pages: the hooks.
    Copyright (C) 2026 The hugeld authors.
    This file is part of hugeld, a patch set for the GNU C Library.
 
@@ -16,45 +16,33 @@
    License along with the GNU C Library; if not, see
    <https://www.gnu.org/licenses/>.  */
 
-/* The system-call side of hugeld.  dl-hugepage-plan.c decides which
-   ranges go on huge pages; this file reads the settings, selects
-   objects, reports under LD_DEBUG=hugepages, and does the mapping:
+/* The functions glibc calls (dl-hugepage.h), the settings they read,
+   and the one load state they hand down.  In the order of a load:
 
-   1. _dl_hugepage_prepare: before _dl_map_segments, match the object's
-      name and plan its zones.
-   2. _dl_hugepage_placement: for ET_DYN objects, tell glibc's
+   1. _dl_hugepage_init (dl_main, once): the settings, from the
+      LD_HUGEPAGE_* variables or the policy file (dl-hugepage-policy.c).
+   2. _dl_hugepage_prepare (before _dl_map_segments): decide whether the
+      object is selected and plan its zones (dl-hugepage-select.c, with
+      the pure planner of dl-hugepage-plan.c).
+   3. _dl_hugepage_placement: for ET_DYN objects, tell glibc's
       _dl_map_segment where to place the object modulo 2 MiB, so that
       the load bias is the one the plan chose.
-   3. _dl_map_segments maps everything the ordinary way (file mappings,
+   4. _dl_map_segments maps everything the ordinary way (file mappings,
       zero fill, holes), exactly as without hugeld.
-   4. _dl_hugepage_apply: for each zone, build a MAP_PRIVATE|MAP_HUGETLB
-      copy aside, make every huge page of it present (so that a page the
-      pool or a hugetlb cgroup cannot give is an error now, not a
-      SIGBUS later), fill it with pread straight from the file (one copy
-      of the bytes), give it the segment's protection, and mremap it
-      over the ordinary pages.
+   5. _dl_hugepage_apply: put each zone on huge pages with the first
+      backing that works (dl-hugepage-map.c for the private copy and the
+      moves, dl-hugepage-back.c for the shared cache, dl-hugepage-thp.c
+      for transparent huge pages); whatever fails leaves the zone, or
+      maps it again, as the stock loader had it.
+   _dl_hugepage_map_main does 2 and 5 for a main program the kernel
+   mapped.
 
-   Nothing is ever left unmapped.  mremap replaces the old pages in one
-   step, but a kernel may unmap the destination before it fails: Linux
-   before 5.16 cannot move hugetlb mappings at all and does exactly
-   that (mremap_to unmaps the target, then refuses the hugetlb VMA with
-   EINVAL).  So ld.so first finds out, once, whether the running kernel
-   can move a hugetlb mapping, with a mapping of its own that reserves
-   nothing; where it cannot, objects simply stay on ordinary pages.  If
-   the final mremap fails anyway and the destination is no longer
-   mapped, the zone is mapped again from the file exactly as the stock
-   loader mapped it; only if even that fails does the load fail, as it
-   would for any failed mmap.
-
-   MAP_PRIVATE hugetlb mappings reserve their pages at mmap time, so a
-   successful mmap cannot lead to a later SIGBUS for want of pool pages
-   (only a copy-on-write after fork can need more, which is why
-   writable kinds are opt-in).  Reservations do not cover hugetlb
-   cgroup fault limits or memory policies, hence the population step.  */
+   Objects are mapped with the load lock held (the main program before
+   any other thread exists), so one load state serves: it lives here,
+   and the functions below these take it as a parameter, as glibc hands
+   its loadcmds[] to _dl_map_segments.  */
 
 #include <errno.h>
-#include <libintl.h>
-#include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <ldsodefs.h>
@@ -87,10 +75,11 @@ _Static_assert ((DL_DEBUG_HUGEPAGES
 
 /* Set once by _dl_hugepage_init.  */
 bool _dl_hugepage_active attribute_relro;
-static unsigned int hp_kinds attribute_relro = HP_KIND_DEFAULT;
+unsigned int _dl_hugepage_kinds attribute_relro = HP_KIND_DEFAULT;
 
-/* The object being loaded (dl-hugepage-int.h).  */
-struct hp_load_state _dl_hugepage_load;
+/* The object being loaded, from _dl_hugepage_prepare to
+   _dl_hugepage_apply: the one load state.  */
+static struct hp_load_state hp_load;
 
 /* A copy of S in ld.so's memory, or NULL.  */
 static const char *
@@ -105,33 +94,9 @@ hp_strdup (const char *s)
 
 /* Where the settings came from, for the reports: a variable (line 0)
    or a line of the policy file.  */
-static unsigned int hp_libs_line;
+unsigned int _dl_hugepage_libs_line;
 static unsigned int hp_segments_line;
 static unsigned int hp_backing_line;
-
-/* " (/etc/hugeld.conf line N)" for a setting from line LINE of the
-   policy file, else "" (BUF has room for it).  */
-static const char *
-hp_from (unsigned int line, char *buf, size_t size)
-{
-  if (line == 0)
-    return "";
-  char digits[12];
-  int d = 0;
-  do
-    digits[d++] = '0' + line % 10;
-  while ((line /= 10) != 0);
-  static const char pre[] = " (" HP_CONF_FILE " line ";
-  size_t pos = sizeof pre - 1;
-  if (pos + d + 2 > size)
-    return "";
-  memcpy (buf, pre, pos);
-  while (d > 0)
-    buf[pos++] = digits[--d];
-  buf[pos++] = ')';
-  buf[pos] = '\0';
-  return buf;
-}
 
 /* Take LD_HUGEPAGE_SEGMENTS and LD_HUGEPAGE_BACKING from the variables
    where they are set, else from the policy file's settings CONF (if
@@ -147,12 +112,12 @@ hp_init_kinds_and_backing (const struct hp_conf_settings *conf)
 %s: warning: LD_HUGEPAGE_SEGMENTS=%s ignored: use a comma list of text, \
 rodata, relro, data, bss or all\n", RTLD_PROGNAME, _dl_hugepage_segments);
       else
-	hp_kinds = kinds;
+	_dl_hugepage_kinds = kinds;
     }
   else if (_dl_hugepage_segments == NULL && conf != NULL
 	   && conf->segments_line != 0)
     {
-      hp_kinds = conf->kinds;
+      _dl_hugepage_kinds = conf->kinds;
       hp_segments_line = conf->segments_line;
     }
 
@@ -225,7 +190,7 @@ hp_init (bool normal_mode, const char *program)
 	  return;
 	}
       _dl_hugepage_libs = _dl_hugepage_policy_file.libs;
-      hp_libs_line = conf.libs_line;
+      _dl_hugepage_libs_line = conf.libs_line;
     }
   else
     {
@@ -239,248 +204,40 @@ hp_init (bool normal_mode, const char *program)
     }
   hp_init_kinds_and_backing (have_conf ? &conf : NULL);
 
-  _dl_hugepage_active = hp_kinds != 0 && _dl_hugepage_nbackings > 0;
+  _dl_hugepage_active = _dl_hugepage_kinds != 0 && _dl_hugepage_nbackings > 0;
   if (hp_debug ())
     {
       char from[64];
-      if (hp_libs_line == 0)
+      if (_dl_hugepage_libs_line == 0)
 	_dl_debug_printf ("hugepages: LD_HUGEPAGE_LIBS=%s\n",
 			  _dl_hugepage_libs);
       else
 	_dl_debug_printf ("hugepages: libs%s: %s\n",
-			  hp_from (hp_libs_line, from, sizeof from),
+			  _dl_hugepage_policy_from (_dl_hugepage_libs_line, from, sizeof from),
 			  _dl_hugepage_libs);
       char list[HP_LIST_STRING_MAX];
       _dl_debug_printf ("hugepages: segments: %s%s\n",
-			hp_kinds == 0 ? "none"
-			: _dl_hugepage_kinds_string (hp_kinds, ' ', list,
+			_dl_hugepage_kinds == 0 ? "none"
+			: _dl_hugepage_kinds_string (_dl_hugepage_kinds, ' ', list,
 						     sizeof list),
-			hp_from (hp_segments_line, from, sizeof from));
+			_dl_hugepage_policy_from (hp_segments_line, from, sizeof from));
       _dl_hugepage_backings_string (_dl_hugepage_backings,
 				    _dl_hugepage_nbackings, list,
 				    sizeof list);
       _dl_debug_printf ("hugepages: backing: %s%s\n", list,
-			hp_from (hp_backing_line, from, sizeof from));
+			_dl_hugepage_policy_from (hp_backing_line, from, sizeof from));
     }
-}
-
-/* Read from FD at OFFSET until LEN bytes are in or the file ends.
-   Returns the number of bytes read, or -1 (errno set).  */
-ssize_t
-_dl_hugepage_pread_full (int fd, void *buf, size_t len, off64_t offset)
-{
-  size_t done = 0;
-  while (done < len)
-    {
-      ssize_t n = __pread64_nocancel (fd, (char *) buf + done, len - done,
-				      offset + done);
-      if (n < 0)
-	{
-	  if (errno == EINTR)
-	    continue;
-	  return -1;
-	}
-      if (n == 0)
-	break;
-      done += n;
-    }
-  return done;
-}
-
-long int
-_dl_hugepage_read_fd (void *fd, void *buf, size_t len, uint64_t offset)
-{
-  return _dl_hugepage_pread_full (*(int *) fd, buf, len, offset);
-}
-
-/* ld.so has no strerror; name the errors these system calls give.  */
-const char *
-_dl_hugepage_errno_name (int err)
-{
-  switch (err)
-    {
-    case ENOMEM:
-      return "ENOMEM, huge page pool empty or too small";
-    case EINVAL:
-      return "EINVAL, not supported here";
-    case ENOSYS:
-      return "ENOSYS";
-    case EPERM:
-      return "EPERM";
-    case EACCES:
-      return "EACCES";
-    case EFAULT:
-      return "EFAULT";
-    case EIO:
-      return "EIO";
-    case EAGAIN:
-      return "EAGAIN";
-    case EBUSY:
-      return "EBUSY";
-    case EEXIST:
-      return "EEXIST, something else is mapped there";
-    case ENOSPC:
-      return "ENOSPC";
-    default:
-      return "error";
-    }
-}
-
-static void
-hp_report_plan (const struct hp_plan *plan)
-{
-  if (plan->error != HP_E_NONE)
-    {
-      _dl_debug_printf ("hugepages: %s: ordinary pages: %s\n",
-			_dl_hugepage_load.objname,
-			_dl_hugepage_error_name (plan->error));
-      return;
-    }
-  for (size_t i = 0; i < plan->nsmall; ++i)
-    {
-      const struct hp_range *r = &plan->small[i];
-      _dl_debug_printf ("hugepages: %s: %s [0x%lx, 0x%lx) on ordinary pages:"
-			" %s\n", _dl_hugepage_load.objname,
-			_dl_hugepage_kind_name (r->kind),
-			(unsigned long int) r->start,
-			(unsigned long int) r->end,
-			_dl_hugepage_reason_name (r->reason));
-    }
-}
-
-/* How relocatable objects are placed (enum hp_phase), decided at the
-   first one: by the backings, and for thp after shared or private, by
-   whether the process can have pool pages at all (hp_pool_state).  */
-static int hp_phase;
-
-/* Decide hp_phase, once.  */
-static void
-hp_decide_phase (void)
-{
-  const unsigned char *order = _dl_hugepage_backings;
-  int n = _dl_hugepage_nbackings;
-  /* Read the pool's size only if the answer depends on it.  */
-  int pool = HP_POOL_SOME;
-  hp_phase = _dl_hugepage_phase_mode (order, n, false);
-  if (hp_phase != _dl_hugepage_phase_mode (order, n, true))
-    {
-      pool = _dl_hugepage_pool_state ();
-      hp_phase = _dl_hugepage_phase_mode (order, n, pool != HP_POOL_SOME);
-    }
-  if (hp_debug ())
-    _dl_debug_printf ("hugepages: placement: %s%s%s\n",
-		      hp_phase == HP_PHASE_ALWAYS
-		      ? "text at its file phase, for thp"
-		      " (costs up to one huge page per zone)"
-		      : "the most huge pages (text at its file phase"
-		      " where that costs none)",
-		      pool == HP_POOL_NONE ? "; no huge page pool"
-		      : pool == HP_POOL_CGROUP_NONE
-		      ? "; the hugetlb cgroup allows no huge page" : "",
-		      hp_phase == HP_PHASE_ALWAYS
-		      && _dl_hugepage_cache_placement (order, n)
-		      ? "; objects with a shared cache entry are placed for it"
-		      : "");
-}
-
-void
-_dl_hugepage_plan_load (int fd, bool have_bias, ElfW(Addr) bias)
-{
-  struct hp_settings s;
-  struct hp_load_state *ls = &_dl_hugepage_load;
-  if (hp_phase == HP_PHASE_NONE && !have_bias)
-    hp_decide_phase ();
-  /* Where the placement is for thp only because no pool page can be
-     had, a cache entry still gives every huge page it holds: plan for
-     it (that is what entries are made for) if the object has one.  */
-  if (!have_bias && hp_phase == HP_PHASE_ALWAYS
-      && _dl_hugepage_cache_placement (_dl_hugepage_backings,
-				       _dl_hugepage_nbackings))
-    {
-      _dl_hugepage_settings (&s, GLRO(dl_pagesize), hp_kinds, ls->type,
-			     ls->kernel, false, 0, ls->textrel,
-			     HP_PHASE_FREE);
-      _dl_hugepage_plan (ls->phdr, ls->phnum, &s, &ls->plan);
-      if (ls->plan.error == HP_E_NONE
-	  && _dl_hugepage_cache_has_zone (&ls->cache, &ls->plan, fd))
-	{
-	  if (hp_debug ())
-	    _dl_debug_printf ("hugepages: %s: placed for its shared cache "
-			      "entry\n", ls->objname);
-	  return;
-	}
-    }
-  _dl_hugepage_settings (&s, GLRO(dl_pagesize), hp_kinds, ls->type,
-			 ls->kernel, have_bias, bias, ls->textrel, hp_phase);
-  _dl_hugepage_plan (ls->phdr, ls->phnum, &s, &ls->plan);
-}
-
-/* Decide whether the object in FD at PATH (also known as ALIAS, if not
-   NULL: the name a program was run by), whose program headers and type
-   the caller put into _dl_hugepage_load, is selected, and if so plan
-   it into _dl_hugepage_load.plan (with the load bias BIAS if
-   HAVE_BIAS).  Sets _dl_hugepage_load.current and returns true if there
-   is something to map.  */
-bool
-_dl_hugepage_select_and_plan (const char *path, const char *alias, int fd,
-			      bool have_bias, ElfW(Addr) bias)
-{
-  const ElfW(Phdr) *phdr = _dl_hugepage_load.phdr;
-  size_t phnum = _dl_hugepage_load.phnum;
-  _dl_hugepage_load.objname = path[0] != '\0' ? path : "<main program>";
-  bool textrel;
-  char soname[HP_SONAME_MAX];
-  _dl_hugepage_read_dynamic (phdr, phnum, _dl_hugepage_read_fd, &fd,
-			     &textrel, soname);
-  size_t patlen = 0;
-  const char *matched_by;
-  const char *pat = _dl_hugepage_select (_dl_hugepage_libs, path, soname,
-					 alias, &patlen, &matched_by);
-  if (pat == NULL)
-    {
-      if (hp_debug ())
-	_dl_debug_printf ("hugepages: %s: not selected\n",
-			  _dl_hugepage_load.objname);
-      return false;
-    }
-  if (hp_debug ())
-    {
-      char from[64];
-      unsigned int line = (hp_libs_line == 0 ? 0
-			   : _dl_hugepage_policy_libs_line (pat));
-      _dl_debug_printf ("hugepages: %s: selected by pattern \"%.*s\" "
-			"(%s)%s%s\n", _dl_hugepage_load.objname,
-			(int) patlen, pat, matched_by,
-			hp_from (line, from, sizeof from),
-			textrel ? ", has text relocations" : "");
-    }
-
-  _dl_hugepage_load.textrel = textrel;
-  _dl_hugepage_plan_load (fd, have_bias, bias);
-  if (hp_debug ())
-    hp_report_plan (&_dl_hugepage_load.plan);
-  if (_dl_hugepage_load.plan.error != HP_E_NONE
-      || _dl_hugepage_load.plan.nzones == 0)
-    {
-      if (hp_debug () && _dl_hugepage_load.plan.error == HP_E_NONE)
-	_dl_debug_printf ("hugepages: %s: nothing fills a whole huge page\n",
-			  _dl_hugepage_load.objname);
-      _dl_hugepage_cache_done (&_dl_hugepage_load.cache);
-      return false;
-    }
-  _dl_hugepage_load.current = &_dl_hugepage_load.plan;
-  return true;
 }
 
 static void
 hp_prepare (const char *realname, int fd, int type,
 	    const ElfW(Phdr) *phdr, size_t phnum, ElfW(Off) phoff)
 {
-  _dl_hugepage_load.current = NULL;
+  hp_load.current = NULL;
   if (__glibc_likely (!_dl_hugepage_active))
     return;
   /* What a load that failed before _dl_hugepage_apply looked up.  */
-  _dl_hugepage_cache_done (&_dl_hugepage_load.cache);
+  _dl_hugepage_cache_done (&hp_load.cache);
 
   /* ld.so itself is never mapped here in the base namespace; in other
      namespaces it is a proxy.  Objects ld.so maps are ET_DYN or, for
@@ -513,11 +270,11 @@ hp_prepare (const char *realname, int fd, int type,
 	}
       phdr = buf;
     }
-  _dl_hugepage_load.phdr = phdr;
-  _dl_hugepage_load.phnum = phnum;
-  _dl_hugepage_load.type = type;
-  _dl_hugepage_load.kernel = false;
-  _dl_hugepage_select_and_plan (realname, NULL, fd, false, 0);
+  hp_load.phdr = phdr;
+  hp_load.phnum = phnum;
+  hp_load.type = type;
+  hp_load.kernel = false;
+  _dl_hugepage_select_and_plan (&hp_load, realname, NULL, fd, false, 0);
 }
 
 void
@@ -533,7 +290,7 @@ bool
 _dl_hugepage_placement (ElfW(Addr) mapstart, ElfW(Addr) *mapalign,
 			ElfW(Addr) *mapphase)
 {
-  const struct hp_plan *plan = _dl_hugepage_load.current;
+  const struct hp_plan *plan = hp_load.current;
   if (plan == NULL)
     return false;
   /* The modulus is a power of two, at least the huge page size and the
@@ -543,3 +300,45 @@ _dl_hugepage_placement (ElfW(Addr) mapstart, ElfW(Addr) *mapalign,
   return true;
 }
 
+const char *
+_dl_hugepage_apply (struct link_map *l, int fd)
+{
+  /* ld.so has just mapped the object: nobody else has written to it
+     (gdb inserts breakpoints only after the next r_debug event).
+     errno is left as it was (see _dl_hugepage_init).  */
+  int saved = errno;
+  const char *r = _dl_hugepage_apply_plan (&hp_load, l, fd, false);
+  __set_errno (saved);
+  return r;
+}
+
+/* The main program when the kernel mapped it (ld.so is its PT_INTERP).
+   Called by dl_main right after rtld_setup_main_map: before the
+   program's dynamic section is processed, before any audit module,
+   preload or dependency is loaded and before relocation, so only ld.so
+   runs and nothing has written to the program's memory.  Addresses stay
+   what the kernel chose; only the backing of the planned zones
+   changes.  The bytes are compared with the file's before they are
+   used: a debugger's breakpoints or a uprobe may already be in the
+   text.  */
+static void
+hp_map_main (struct link_map *main_map)
+{
+  if (__glibc_likely (!_dl_hugepage_active))
+    return;
+  int fd = _dl_hugepage_select_main (&hp_load, main_map);
+  if (fd < 0)
+    return;
+  const char *err = _dl_hugepage_apply_plan (&hp_load, main_map, fd, true);
+  if (err != NULL)
+    _dl_fatal_printf ("%s: %s: %s\n", RTLD_PROGNAME, hp_load.objname, err);
+  __close_nocancel (fd);
+}
+
+void
+_dl_hugepage_map_main (struct link_map *main_map)
+{
+  int saved = errno;
+  hp_map_main (main_map);
+  __set_errno (saved);
+}

@@ -1,0 +1,102 @@
+/* hugeld: the input and output primitives of ld.so's hugeld files.
+   Copyright (C) 2026 The hugeld authors.
+   This file is part of hugeld, a patch set for the GNU C Library.
+
+   The GNU C Library is free software; you can redistribute it and/or
+   modify it under the terms of the GNU Lesser General Public
+   License as published by the Free Software Foundation; either
+   version 2.1 of the License, or (at your option) any later version.
+
+   The GNU C Library is distributed in the hope that it will be useful,
+   but WITHOUT ANY WARRANTY; without even the implied warranty of
+   MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+   Lesser General Public License for more details.
+
+   You should have received a copy of the GNU Lesser General Public
+   License along with the GNU C Library; if not, see
+   <https://www.gnu.org/licenses/>.  */
+
+/* What every other file of ld.so's hugeld code reads and reports with:
+   reading an object's file until a range is in, the reader the pure
+   readers are given, reading a small kernel file, and the names of
+   the errors the system calls give (ld.so has no strerror).  No
+   state.  */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <not-cancel.h>
+#include "dl-hugepage-int.h"
+
+/* Read from FD at OFFSET until LEN bytes are in or the file ends.
+   Returns the number of bytes read, or -1 (errno set).  */
+ssize_t
+_dl_hugepage_pread_full (int fd, void *buf, size_t len, off64_t offset)
+{
+  size_t done = 0;
+  while (done < len)
+    {
+      ssize_t n = __pread64_nocancel (fd, (char *) buf + done, len - done,
+				      offset + done);
+      if (n < 0)
+	{
+	  if (errno == EINTR)
+	    continue;
+	  return -1;
+	}
+      if (n == 0)
+	break;
+      done += n;
+    }
+  return done;
+}
+
+long int
+_dl_hugepage_read_fd (void *fd, void *buf, size_t len, uint64_t offset)
+{
+  return _dl_hugepage_pread_full (*(int *) fd, buf, len, offset);
+}
+
+/* ld.so has no strerror; name the errors these system calls give.  */
+const char *
+_dl_hugepage_errno_name (int err)
+{
+  switch (err)
+    {
+    case ENOMEM:
+      return "ENOMEM, huge page pool empty or too small";
+    case EINVAL:
+      return "EINVAL, not supported here";
+    case ENOSYS:
+      return "ENOSYS";
+    case EPERM:
+      return "EPERM";
+    case EACCES:
+      return "EACCES";
+    case EFAULT:
+      return "EFAULT";
+    case EIO:
+      return "EIO";
+    case EAGAIN:
+      return "EAGAIN";
+    case EBUSY:
+      return "EBUSY";
+    case EEXIST:
+      return "EEXIST, something else is mapped there";
+    case ENOSPC:
+      return "ENOSPC";
+    default:
+      return "error";
+    }
+}
+
+ssize_t
+_dl_hugepage_read_file (const char *name, void *buf, size_t size)
+{
+  int fd = __open64_nocancel (name, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return -errno;
+  ssize_t n = __read_nocancel (fd, buf, size);
+  int err = errno;
+  __close_nocancel (fd);
+  return n < 0 ? -err : n;
+}
