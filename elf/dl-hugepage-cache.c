@@ -289,8 +289,8 @@ _dl_hugepage_find_build_id (const void *notes, size_t len,
       __builtin_memcpy (&descsz, p + off + 4, 4);
       __builtin_memcpy (&type, p + off + 8, 4);
       off += 12;
-      uint64_t name_pad = ((uint64_t) namesz + 3) & ~(uint64_t) 3;
-      uint64_t desc_pad = ((uint64_t) descsz + 3) & ~(uint64_t) 3;
+      uint64_t name_pad = HP_ALIGN_UP ((uint64_t) namesz, 4);
+      uint64_t desc_pad = HP_ALIGN_UP ((uint64_t) descsz, 4);
       if (name_pad > len - off || desc_pad > len - off - name_pad)
 	return false;
       if (type == HP_NT_GNU_BUILD_ID && namesz == 4
@@ -401,7 +401,7 @@ _dl_hugepage_cache_zone_name (const struct hp_zone *z, uint64_t bias,
   size_t pos = 0;
   hp_put_str (name, &pos, _dl_hugepage_kind_name (z->kind));
   hp_put_str (name, &pos, "-");
-  hp_put_hex (name, &pos, bias & (HP_HUGEPAGE_SIZE - 1));
+  hp_put_hex (name, &pos, HP_ALIGN_REM (bias, HP_HUGEPAGE_SIZE));
   hp_put_str (name, &pos, "-");
   hp_put_hex (name, &pos, z->start);
   hp_put_str (name, &pos, "-");

@@ -56,9 +56,6 @@
 
 #include "dl-hugepage-plan.h"
 
-#define HP_ALIGN_DOWN(x, a) ((x) & -(a))
-#define HP_ALIGN_UP(x, a) HP_ALIGN_DOWN ((x) + (a) - 1, (a))
-
 /* Addresses above this are refused; keeps every sum below free of
    overflow.  */
 #define HP_ADDR_LIMIT ((uint64_t) 1 << 62)
@@ -78,12 +75,6 @@ struct hp_run
   int load;
   int reason;			/* Non-zero: never on huge pages.  */
 };
-
-static bool
-hp_pow2 (uint64_t x)
-{
-  return x != 0 && (x & (x - 1)) == 0;
-}
 
 static void
 hp_add_small (struct hp_plan *plan, uint64_t start, uint64_t end,
@@ -165,6 +156,313 @@ hp_push_run (struct hp_run *runs, size_t *nruns, uint64_t start,
   r->reason = HP_R_NONE;
 }
 
+/* The PT_LOAD segments with memory and the RELRO range of an object,
+   as the planner reads them from its program headers.  */
+struct hp_object
+{
+  struct hp_load loads[HP_MAX_LOADS];
+  size_t nloads;
+  uint64_t palign;		/* The largest power-of-two p_align.  */
+  uint64_t relro_start, relro_end;	/* Page-rounded, or both 0.  */
+};
+
+/* Read PHDR[0..PHNUM) into *O, checking what ld.so itself will rely
+   on (PG is the page size): an enum hp_error.  */
+static int
+hp_read_object (const ElfW(Phdr) *phdr, size_t phnum, uint64_t pg,
+		struct hp_object *o)
+{
+  o->nloads = 0;
+  o->palign = 0;
+  o->relro_start = o->relro_end = 0;
+  for (size_t i = 0; i < phnum; ++i)
+    {
+      const ElfW(Phdr) *ph = &phdr[i];
+      if (ph->p_type == PT_GNU_RELRO)
+	{
+	  if (ph->p_vaddr >= HP_ADDR_LIMIT || ph->p_memsz >= HP_ADDR_LIMIT)
+	    return HP_E_BAD_HEADERS;
+	  o->relro_start = HP_ALIGN_DOWN (ph->p_vaddr, pg);
+	  o->relro_end = HP_ALIGN_DOWN (ph->p_vaddr + ph->p_memsz, pg);
+	  continue;
+	}
+      if (ph->p_type != PT_LOAD)
+	continue;
+      /* ld.so honours the p_align of every PT_LOAD, even an empty
+	 one.  */
+      if (HP_POW2 (ph->p_align) && ph->p_align > o->palign)
+	o->palign = ph->p_align;
+      if (ph->p_memsz == 0)
+	continue;
+      if (o->nloads == HP_MAX_LOADS)
+	return HP_E_TOO_MANY_LOADS;
+      if (ph->p_vaddr >= HP_ADDR_LIMIT || ph->p_memsz >= HP_ADDR_LIMIT
+	  || ph->p_offset >= HP_ADDR_LIMIT
+	  || ph->p_filesz > ph->p_memsz
+	  || HP_ALIGN_REM (ph->p_vaddr - ph->p_offset, pg) != 0)
+	return HP_E_BAD_HEADERS;
+      struct hp_load *l = &o->loads[o->nloads];
+      l->vaddr = ph->p_vaddr;
+      l->memsz = ph->p_memsz;
+      l->filesz = ph->p_filesz;
+      l->offset = ph->p_offset;
+      l->flags = ph->p_flags;
+      l->ps = HP_ALIGN_DOWN (l->vaddr, pg);
+      l->pe = HP_ALIGN_UP (l->vaddr + l->memsz, pg);
+      if (o->nloads > 0 && l->ps < o->loads[o->nloads - 1].pe)
+	return HP_E_BAD_HEADERS;
+      ++o->nloads;
+    }
+  if (o->nloads == 0)
+    return HP_E_NO_LOADS;
+  if (o->relro_end <= o->relro_start)
+    o->relro_start = o->relro_end = 0;
+  return HP_E_NONE;
+}
+
+/* Append to RUNS[*NRUNS] the runs of one kind of the piece [S, E) of
+   segment I of O, which lies wholly inside or outside RELRO.  */
+static void
+hp_piece_runs (const struct hp_object *o, size_t i, uint64_t s, uint64_t e,
+	       const struct hp_settings *settings, struct hp_run *runs,
+	       size_t *nruns)
+{
+  const struct hp_load *l = &o->loads[i];
+  bool w = (l->flags & PF_W) != 0;
+  bool x = (l->flags & PF_X) != 0;
+  if (x && w)
+    {
+      hp_push_run (runs, nruns, s, e, HP_KIND_TEXT, i);
+      runs[*nruns - 1].reason = HP_R_WRITE_EXEC;
+    }
+  else if (x)
+    hp_push_run (runs, nruns, s, e, HP_KIND_TEXT, i);
+  else if (!w)
+    hp_push_run (runs, nruns, s, e, HP_KIND_RODATA, i);
+  else if (s >= o->relro_start && e <= o->relro_end)
+    hp_push_run (runs, nruns, s, e, HP_KIND_RELRO, i);
+  else
+    {
+      /* The page holding the last file byte is data.  */
+      uint64_t d = HP_ALIGN_UP (l->vaddr + l->filesz, settings->pagesize);
+      if (d < s)
+	d = s;
+      if (d > e)
+	d = e;
+      unsigned int both = HP_KIND_DATA | HP_KIND_BSS;
+      if ((settings->kinds & both) == both)
+	hp_push_run (runs, nruns, s, e,
+		     d > s ? (d < e ? both : HP_KIND_DATA) : HP_KIND_BSS, i);
+      else
+	{
+	  hp_push_run (runs, nruns, s, d, HP_KIND_DATA, i);
+	  hp_push_run (runs, nruns, d, e, HP_KIND_BSS, i);
+	}
+    }
+}
+
+/* Append to RUNS[*NRUNS] the runs of one kind of segment I of O: its
+   pages cut at the RELRO boundaries, each piece split by kind.  */
+static void
+hp_segment_runs (const struct hp_object *o, size_t i,
+		 const struct hp_settings *settings, struct hp_run *runs,
+		 size_t *nruns)
+{
+  const struct hp_load *l = &o->loads[i];
+  uint64_t cuts[4] = { l->ps, l->pe, l->pe, l->pe };
+  size_t ncuts = 1;
+  if (o->relro_start > l->ps && o->relro_start < l->pe)
+    cuts[ncuts++] = o->relro_start;
+  if (o->relro_end > l->ps && o->relro_end < l->pe)
+    cuts[ncuts++] = o->relro_end;
+  cuts[ncuts++] = l->pe;
+  for (size_t c = 0; c + 1 < ncuts; ++c)
+    hp_piece_runs (o, i, cuts[c], cuts[c + 1], settings, runs, nruns);
+}
+
+/* Let the first and last of RUNS[FIRST..NRUNS), the runs of segment I
+   of O, grow into the gaps next to the segment, where that is safe.  */
+static void
+hp_allow_gaps (const struct hp_object *o, size_t i,
+	       const struct hp_settings *settings, struct hp_run *runs,
+	       size_t first, size_t nruns)
+{
+  const struct hp_load *l = &o->loads[i];
+  bool w = (l->flags & PF_W) != 0;
+  for (size_t r = first; r < nruns; ++r)
+    {
+      struct hp_run *run = &runs[r];
+      if (run->kind == HP_KIND_RELRO || (settings->textrel && !w)
+	  || settings->no_gaps)
+	continue;
+      if (run->start == l->ps && i > 0)
+	{
+	  run->lo = o->loads[i - 1].pe;
+	  if (o->relro_end > run->lo && o->relro_end <= run->start)
+	    run->lo = o->relro_end;
+	  if (o->relro_start > run->lo && o->relro_start <= run->start)
+	    run->lo = o->relro_start;
+	}
+      if (run->end == l->pe && i + 1 < o->nloads)
+	{
+	  run->hi = o->loads[i + 1].ps;
+	  if (o->relro_start < run->hi && o->relro_start >= run->end)
+	    run->hi = o->relro_start;
+	  if (o->relro_end < run->hi && o->relro_end >= run->end)
+	    run->hi = o->relro_end;
+	}
+    }
+}
+
+/* Fill RUNS (*NRUNS) with the runs of every segment of O, marking
+   those of kinds not asked for.  */
+static void
+hp_make_runs (const struct hp_object *o, const struct hp_settings *settings,
+	      struct hp_run *runs, size_t *nruns)
+{
+  *nruns = 0;
+  for (size_t i = 0; i < o->nloads; ++i)
+    {
+      size_t first = *nruns;
+      hp_segment_runs (o, i, settings, runs, nruns);
+      hp_allow_gaps (o, i, settings, runs, first, *nruns);
+    }
+  for (size_t r = 0; r < *nruns; ++r)
+    if (runs[r].reason == HP_R_NONE
+	&& (runs[r].kind & settings->kinds) != runs[r].kind)
+      runs[r].reason = HP_R_NOT_SELECTED;
+}
+
+/* The bias that puts the first executable segment of O at its file
+   phase modulo HUGE, if there is one and the bias granularity Q allows
+   it: true with *PHASE set.  */
+static bool
+hp_text_phase (const struct hp_object *o, uint64_t q, uint64_t huge,
+	       uint64_t *phase)
+{
+  for (size_t i = 0; i < o->nloads; ++i)
+    if ((o->loads[i].flags & (PF_X | PF_W)) == PF_X)
+      {
+	*phase = HP_ALIGN_REM (o->loads[i].offset - o->loads[i].vaddr, huge);
+	return HP_ALIGN_REM (*phase, q) == 0;
+      }
+  return false;
+}
+
+/* The bias, a multiple of Q modulo HUGE, that puts the most bytes of
+   RUNS[0..NRUNS) on huge pages (text counted twice), the lowest of
+   equals.  Only the biases that align a run's edge or a gap's can
+   change the score, so only those are tried.  Sets *BEST to its
+   score.  */
+static uint64_t
+hp_best_bias (const struct hp_run *runs, size_t nruns, uint64_t q,
+	      uint64_t huge, uint64_t *best)
+{
+  uint64_t bias = 0;
+  *best = hp_score (runs, nruns, 0, huge);
+  for (size_t r = 0; r < nruns; ++r)
+    {
+      if (runs[r].reason != HP_R_NONE)
+	continue;
+      uint64_t xs[4] = { runs[r].start, runs[r].end, runs[r].lo,
+			 runs[r].hi };
+      for (int k = 0; k < 8; ++k)
+	{
+	  uint64_t c = HP_ALIGN_REM (huge - HP_ALIGN_REM (xs[k / 2], huge),
+				     huge);
+	  c = (k & 1) ? HP_ALIGN_REM (HP_ALIGN_UP (c, q), huge)
+		: HP_ALIGN_DOWN (c, q);
+	  uint64_t s = hp_score (runs, nruns, c, huge);
+	  if (s > *best || (s == *best && c < bias))
+	    {
+	      *best = s;
+	      bias = c;
+	    }
+	}
+    }
+  return bias;
+}
+
+/* Choose the load bias of O modulo HUGE (a multiple of Q): fixed by
+   SETTINGS, or the file phase of the first executable segment, always
+   or where it costs nothing, or the one that puts the most bytes on
+   huge pages.  */
+static uint64_t
+hp_choose_bias (const struct hp_object *o, const struct hp_run *runs,
+		size_t nruns, const struct hp_settings *settings, uint64_t q,
+		uint64_t huge)
+{
+  if (settings->fixed_bias)
+    return settings->bias;
+  uint64_t phase = 0;
+  bool have_phase = (q < huge && settings->phase != HP_PHASE_NONE
+		     && (settings->kinds & HP_KIND_TEXT) != 0
+		     && hp_text_phase (o, q, huge, &phase));
+  if (have_phase && settings->phase == HP_PHASE_ALWAYS)
+    return phase;
+  if (q >= huge)
+    return 0;
+  uint64_t best;
+  uint64_t bias = hp_best_bias (runs, nruns, q, huge, &best);
+  if (have_phase && hp_score (runs, nruns, phase, huge) == best)
+    bias = phase;
+  return bias;
+}
+
+/* Set what zone Z [A, B) of segment L copies from the file: what
+   ld.so's ordinary mapping would hold, the file bytes from the
+   segment's first page up to the end of the last file page, but only
+   up to the last file byte if the segment has zero fill.  */
+static void
+hp_zone_copy (struct hp_zone *z, const struct hp_load *l, uint64_t pg)
+{
+  uint64_t mapstart = l->ps;
+  uint64_t mapoff = HP_ALIGN_DOWN (l->offset, pg);
+  uint64_t dataend = l->vaddr + l->filesz;
+  uint64_t fileend = (l->memsz > l->filesz
+		      ? dataend : HP_ALIGN_UP (dataend, pg));
+  uint64_t cs = z->start > mapstart ? z->start : mapstart;
+  uint64_t ce = z->end < fileend ? z->end : fileend;
+  z->copy_start = cs;
+  z->copy_len = ce > cs ? ce - cs : 0;
+  z->copy_need = (ce > cs && dataend > cs
+		  ? (dataend < ce ? dataend : ce) - cs : 0);
+  z->fileoff = mapoff + (cs - mapstart);
+}
+
+/* Put into PLAN the zones of RUNS[0..NRUNS) of O under PLAN->bias, and
+   the ranges left on ordinary pages.  */
+static void
+hp_emit (const struct hp_object *o, const struct hp_run *runs, size_t nruns,
+	 uint64_t pg, uint64_t huge, struct hp_plan *plan)
+{
+  for (size_t r = 0; r < nruns; ++r)
+    {
+      const struct hp_run *run = &runs[r];
+      uint64_t a, b;
+      if (run->reason != HP_R_NONE
+	  || !hp_zone_of (run, plan->bias, huge, &a, &b))
+	{
+	  hp_add_small (plan, run->start, run->end, run->kind, run->load,
+			run->reason != HP_R_NONE ? run->reason : HP_R_PARTIAL);
+	  continue;
+	}
+      hp_add_small (plan, run->start, a, run->kind, run->load,
+		    HP_R_PARTIAL);
+      hp_add_small (plan, b, run->end, run->kind, run->load, HP_R_PARTIAL);
+
+      const struct hp_load *l = &o->loads[run->load];
+      struct hp_zone *z = &plan->zones[plan->nzones++];
+      z->start = a;
+      z->end = b;
+      z->kind = run->kind;
+      z->load = run->load;
+      z->prot = l->flags & (PF_R | PF_W | PF_X);
+      hp_zone_copy (z, l, pg);
+      plan->huge_bytes += b - a;
+    }
+}
+
 void
 _dl_hugepage_plan (const ElfW(Phdr) *phdr, size_t phnum,
 		   const struct hp_settings *settings, struct hp_plan *plan)
@@ -178,7 +476,7 @@ _dl_hugepage_plan (const ElfW(Phdr) *phdr, size_t phnum,
 
   uint64_t pg = settings->pagesize;
   uint64_t huge = settings->hugepagesize;
-  if (!hp_pow2 (pg) || !hp_pow2 (huge) || huge <= pg
+  if (!HP_POW2 (pg) || !HP_POW2 (huge) || huge <= pg
       || huge > ((uint64_t) 1 << 40))
     {
       plan->error = HP_E_BAD_SETTINGS;
@@ -189,250 +487,22 @@ _dl_hugepage_plan (const ElfW(Phdr) *phdr, size_t phnum,
       plan->error = HP_E_TOO_MANY_HEADERS;
       return;
     }
-
-  /* Collect the PT_LOAD segments, the largest p_align and RELRO,
-     checking what ld.so itself will rely on.  */
-  struct hp_load loads[HP_MAX_LOADS];
-  size_t nloads = 0;
-  uint64_t palign = 0;
-  uint64_t relro_start = 0, relro_end = 0;
-  for (size_t i = 0; i < phnum; ++i)
-    {
-      const ElfW(Phdr) *ph = &phdr[i];
-      if (ph->p_type == PT_GNU_RELRO)
-	{
-	  if (ph->p_vaddr >= HP_ADDR_LIMIT || ph->p_memsz >= HP_ADDR_LIMIT)
-	    {
-	      plan->error = HP_E_BAD_HEADERS;
-	      return;
-	    }
-	  relro_start = HP_ALIGN_DOWN (ph->p_vaddr, pg);
-	  relro_end = HP_ALIGN_DOWN (ph->p_vaddr + ph->p_memsz, pg);
-	  continue;
-	}
-      if (ph->p_type != PT_LOAD)
-	continue;
-      /* ld.so honours the p_align of every PT_LOAD, even an empty
-	 one.  */
-      if (hp_pow2 (ph->p_align) && ph->p_align > palign)
-	palign = ph->p_align;
-      if (ph->p_memsz == 0)
-	continue;
-      if (nloads == HP_MAX_LOADS)
-	{
-	  plan->error = HP_E_TOO_MANY_LOADS;
-	  return;
-	}
-      if (ph->p_vaddr >= HP_ADDR_LIMIT || ph->p_memsz >= HP_ADDR_LIMIT
-	  || ph->p_offset >= HP_ADDR_LIMIT
-	  || ph->p_filesz > ph->p_memsz
-	  || ((ph->p_vaddr - ph->p_offset) & (pg - 1)) != 0)
-	{
-	  plan->error = HP_E_BAD_HEADERS;
-	  return;
-	}
-      struct hp_load *l = &loads[nloads];
-      l->vaddr = ph->p_vaddr;
-      l->memsz = ph->p_memsz;
-      l->filesz = ph->p_filesz;
-      l->offset = ph->p_offset;
-      l->flags = ph->p_flags;
-      l->ps = HP_ALIGN_DOWN (l->vaddr, pg);
-      l->pe = HP_ALIGN_UP (l->vaddr + l->memsz, pg);
-      if (nloads > 0 && l->ps < loads[nloads - 1].pe)
-	{
-	  plan->error = HP_E_BAD_HEADERS;
-	  return;
-	}
-      ++nloads;
-    }
-  if (nloads == 0)
-    {
-      plan->error = HP_E_NO_LOADS;
-      return;
-    }
-  if (relro_end <= relro_start)
-    relro_start = relro_end = 0;
+  struct hp_object o;
+  plan->error = hp_read_object (phdr, phnum, pg, &o);
+  if (plan->error != HP_E_NONE)
+    return;
 
   /* The bias is a multiple of Q, chosen modulo the huge page size (or
      fixed at 0 modulo p_align when that is larger).  */
-  uint64_t q = palign > pg ? palign : pg;
+  uint64_t q = o.palign > pg ? o.palign : pg;
   if (q > huge)
     plan->modulus = q;
 
-  /* Split every segment into runs of one kind, cut at the RELRO
-     boundaries.  */
   struct hp_run runs[HP_MAX_RUNS];
-  size_t nruns = 0;
-  for (size_t i = 0; i < nloads; ++i)
-    {
-      const struct hp_load *l = &loads[i];
-      bool w = (l->flags & PF_W) != 0;
-      bool x = (l->flags & PF_X) != 0;
-      size_t first = nruns;
-      uint64_t cuts[4] = { l->ps, l->pe, l->pe, l->pe };
-      size_t ncuts = 1;
-      if (relro_start > l->ps && relro_start < l->pe)
-	cuts[ncuts++] = relro_start;
-      if (relro_end > l->ps && relro_end < l->pe)
-	cuts[ncuts++] = relro_end;
-      cuts[ncuts++] = l->pe;
-      for (size_t c = 0; c + 1 < ncuts; ++c)
-	{
-	  uint64_t s = cuts[c], e = cuts[c + 1];
-	  bool in_relro = s >= relro_start && e <= relro_end;
-	  if (x && w)
-	    {
-	      hp_push_run (runs, &nruns, s, e, HP_KIND_TEXT, i);
-	      runs[nruns - 1].reason = HP_R_WRITE_EXEC;
-	    }
-	  else if (x)
-	    hp_push_run (runs, &nruns, s, e, HP_KIND_TEXT, i);
-	  else if (!w)
-	    hp_push_run (runs, &nruns, s, e, HP_KIND_RODATA, i);
-	  else if (in_relro)
-	    hp_push_run (runs, &nruns, s, e, HP_KIND_RELRO, i);
-	  else
-	    {
-	      /* The page holding the last file byte is data.  */
-	      uint64_t d = HP_ALIGN_UP (l->vaddr + l->filesz, pg);
-	      if (d < s)
-		d = s;
-	      if (d > e)
-		d = e;
-	      unsigned int both = HP_KIND_DATA | HP_KIND_BSS;
-	      if ((settings->kinds & both) == both)
-		hp_push_run (runs, &nruns, s, e,
-			     d > s ? (d < e ? both : HP_KIND_DATA)
-			     : HP_KIND_BSS, i);
-	      else
-		{
-		  hp_push_run (runs, &nruns, s, d, HP_KIND_DATA, i);
-		  hp_push_run (runs, &nruns, d, e, HP_KIND_BSS, i);
-		}
-	    }
-	}
-
-      /* Let the first and last run of the segment grow into the gaps
-	 next to it.  */
-      for (size_t r = first; r < nruns; ++r)
-	{
-	  struct hp_run *run = &runs[r];
-	  if (run->kind == HP_KIND_RELRO || (settings->textrel && !w)
-	      || settings->no_gaps)
-	    continue;
-	  if (run->start == l->ps && i > 0)
-	    {
-	      run->lo = loads[i - 1].pe;
-	      if (relro_end > run->lo && relro_end <= run->start)
-		run->lo = relro_end;
-	      if (relro_start > run->lo && relro_start <= run->start)
-		run->lo = relro_start;
-	    }
-	  if (run->end == l->pe && i + 1 < nloads)
-	    {
-	      run->hi = loads[i + 1].ps;
-	      if (relro_start < run->hi && relro_start >= run->end)
-		run->hi = relro_start;
-	      if (relro_end < run->hi && relro_end >= run->end)
-		run->hi = relro_end;
-	    }
-	}
-    }
-
-  /* Runs of kinds not asked for stay small.  */
-  for (size_t r = 0; r < nruns; ++r)
-    if (runs[r].reason == HP_R_NONE
-	&& (runs[r].kind & settings->kinds) != runs[r].kind)
-      runs[r].reason = HP_R_NOT_SELECTED;
-
-  /* Choose the bias: the one that puts the most bytes on huge pages,
-     text counted twice, the lowest of equals; or the file phase of the
-     first executable segment, always or where it costs nothing.  */
-  uint64_t bias = 0;
-  bool have_phase = false;
-  uint64_t phase = 0;
-  if (!settings->fixed_bias && q < huge && settings->phase != HP_PHASE_NONE
-      && (settings->kinds & HP_KIND_TEXT) != 0)
-    for (size_t i = 0; i < nloads; ++i)
-      if ((loads[i].flags & (PF_X | PF_W)) == PF_X)
-	{
-	  phase = (loads[i].offset - loads[i].vaddr) & (huge - 1);
-	  have_phase = (phase & (q - 1)) == 0;
-	  break;
-	}
-  if (settings->fixed_bias)
-    bias = settings->bias;
-  else if (have_phase && settings->phase == HP_PHASE_ALWAYS)
-    bias = phase;
-  else if (q < huge)
-    {
-      uint64_t best = hp_score (runs, nruns, 0, huge);
-      for (size_t r = 0; r < nruns; ++r)
-	{
-	  if (runs[r].reason != HP_R_NONE)
-	    continue;
-	  uint64_t xs[4] = { runs[r].start, runs[r].end, runs[r].lo,
-			     runs[r].hi };
-	  for (int k = 0; k < 8; ++k)
-	    {
-	      uint64_t c = (huge - (xs[k / 2] & (huge - 1))) & (huge - 1);
-	      c = (k & 1) ? HP_ALIGN_UP (c, q) & (huge - 1)
-		: HP_ALIGN_DOWN (c, q);
-	      uint64_t s = hp_score (runs, nruns, c, huge);
-	      if (s > best || (s == best && c < bias))
-		{
-		  best = s;
-		  bias = c;
-		}
-	    }
-	}
-      if (have_phase && hp_score (runs, nruns, phase, huge) == best)
-	bias = phase;
-    }
-  plan->bias = bias;
-
-  /* Emit the zones and the ranges left small.  */
-  for (size_t r = 0; r < nruns; ++r)
-    {
-      const struct hp_run *run = &runs[r];
-      uint64_t a, b;
-      if (run->reason != HP_R_NONE
-	  || !hp_zone_of (run, bias, huge, &a, &b))
-	{
-	  hp_add_small (plan, run->start, run->end, run->kind, run->load,
-			run->reason != HP_R_NONE ? run->reason : HP_R_PARTIAL);
-	  continue;
-	}
-      hp_add_small (plan, run->start, a, run->kind, run->load,
-		    HP_R_PARTIAL);
-      hp_add_small (plan, b, run->end, run->kind, run->load, HP_R_PARTIAL);
-
-      const struct hp_load *l = &loads[run->load];
-      struct hp_zone *z = &plan->zones[plan->nzones++];
-      z->start = a;
-      z->end = b;
-      z->kind = run->kind;
-      z->load = run->load;
-      z->prot = l->flags & (PF_R | PF_W | PF_X);
-      plan->huge_bytes += b - a;
-
-      /* What ld.so's ordinary mapping would hold: file bytes from the
-	 segment's first page up to the end of the last file page, but
-	 only up to the last file byte if the segment has zero fill.  */
-      uint64_t mapstart = l->ps;
-      uint64_t mapoff = HP_ALIGN_DOWN (l->offset, pg);
-      uint64_t dataend = l->vaddr + l->filesz;
-      uint64_t fileend = (l->memsz > l->filesz
-			  ? dataend : HP_ALIGN_UP (dataend, pg));
-      uint64_t cs = a > mapstart ? a : mapstart;
-      uint64_t ce = b < fileend ? b : fileend;
-      z->copy_start = cs;
-      z->copy_len = ce > cs ? ce - cs : 0;
-      z->copy_need = (ce > cs && dataend > cs
-		      ? (dataend < ce ? dataend : ce) - cs : 0);
-      z->fileoff = mapoff + (cs - mapstart);
-    }
+  size_t nruns;
+  hp_make_runs (&o, settings, runs, &nruns);
+  plan->bias = hp_choose_bias (&o, runs, nruns, settings, q, huge);
+  hp_emit (&o, runs, nruns, pg, huge, plan);
 }
 
 int

@@ -34,6 +34,15 @@
 #define HP_STR(x) HP_STR_1 (x)
 #define HP_STR_1(x) #x
 
+/* The one alignment family of hugeld's code, pure and in ld.so alike.
+   A is a power of two.  */
+#define HP_ALIGN_DOWN(x, a) ((x) & -(__typeof__ (x)) (a))
+#define HP_ALIGN_UP(x, a) HP_ALIGN_DOWN ((x) + (a) - 1, (a))
+/* X modulo A: how far X lies past HP_ALIGN_DOWN (X, A).  */
+#define HP_ALIGN_REM(x, a) ((x) & ((__typeof__ (x)) (a) - 1))
+/* Whether X is a power of two (a possible alignment).  */
+#define HP_POW2(x) ((x) != 0 && ((x) & ((x) - 1)) == 0)
+
 /* The kinds of memory a selected object is made of.  A page has exactly
    one kind; LD_HUGEPAGE_SEGMENTS selects a set of kinds.  */
 #define HP_KIND_TEXT	(1U << 0)	/* Executable segment.  */

@@ -105,8 +105,8 @@ _dl_hugepage_plan_load (struct hp_load_state *ls, int fd, bool have_bias,
       && _dl_hugepage_cache_placement (_dl_hugepage_backings,
 				       _dl_hugepage_nbackings))
     {
-      _dl_hugepage_settings (&s, GLRO(dl_pagesize), _dl_hugepage_kinds, ls->type,
-			     ls->kernel, false, 0, ls->textrel,
+      _dl_hugepage_settings (&s, GLRO(dl_pagesize), _dl_hugepage_kinds,
+			     ls->type, ls->kernel, false, 0, ls->textrel,
 			     HP_PHASE_FREE);
       _dl_hugepage_plan (ls->phdr, ls->phnum, &s, &ls->plan);
       if (ls->plan.error == HP_E_NONE

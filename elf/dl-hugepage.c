@@ -144,6 +144,33 @@ private or thp\n", RTLD_PROGNAME, _dl_hugepage_backing);
     }
 }
 
+/* Report the settings under LD_DEBUG=hugepages, each with where it
+   came from.  */
+static void
+hp_report_settings (void)
+{
+  char from[64];
+  if (_dl_hugepage_libs_line == 0)
+    _dl_debug_printf ("hugepages: LD_HUGEPAGE_LIBS=%s\n", _dl_hugepage_libs);
+  else
+    _dl_debug_printf ("hugepages: libs%s: %s\n",
+		      _dl_hugepage_policy_from (_dl_hugepage_libs_line, from,
+						sizeof from),
+		      _dl_hugepage_libs);
+  char list[HP_LIST_STRING_MAX];
+  _dl_debug_printf ("hugepages: segments: %s%s\n",
+		    _dl_hugepage_kinds == 0 ? "none"
+		    : _dl_hugepage_kinds_string (_dl_hugepage_kinds, ' ', list,
+						 sizeof list),
+		    _dl_hugepage_policy_from (hp_segments_line, from,
+					      sizeof from));
+  _dl_hugepage_backings_string (_dl_hugepage_backings,
+				_dl_hugepage_nbackings, list, sizeof list);
+  _dl_debug_printf ("hugepages: backing: %s%s\n", list,
+		    _dl_hugepage_policy_from (hp_backing_line, from,
+					      sizeof from));
+}
+
 static void hp_init (bool normal_mode, const char *program);
 
 /* The hooks leave errno as they found it: glibc reports some errors
@@ -204,29 +231,10 @@ hp_init (bool normal_mode, const char *program)
     }
   hp_init_kinds_and_backing (have_conf ? &conf : NULL);
 
-  _dl_hugepage_active = _dl_hugepage_kinds != 0 && _dl_hugepage_nbackings > 0;
+  _dl_hugepage_active = (_dl_hugepage_kinds != 0
+			 && _dl_hugepage_nbackings > 0);
   if (hp_debug ())
-    {
-      char from[64];
-      if (_dl_hugepage_libs_line == 0)
-	_dl_debug_printf ("hugepages: LD_HUGEPAGE_LIBS=%s\n",
-			  _dl_hugepage_libs);
-      else
-	_dl_debug_printf ("hugepages: libs%s: %s\n",
-			  _dl_hugepage_policy_from (_dl_hugepage_libs_line, from, sizeof from),
-			  _dl_hugepage_libs);
-      char list[HP_LIST_STRING_MAX];
-      _dl_debug_printf ("hugepages: segments: %s%s\n",
-			_dl_hugepage_kinds == 0 ? "none"
-			: _dl_hugepage_kinds_string (_dl_hugepage_kinds, ' ', list,
-						     sizeof list),
-			_dl_hugepage_policy_from (hp_segments_line, from, sizeof from));
-      _dl_hugepage_backings_string (_dl_hugepage_backings,
-				    _dl_hugepage_nbackings, list,
-				    sizeof list);
-      _dl_debug_printf ("hugepages: backing: %s%s\n", list,
-			_dl_hugepage_policy_from (hp_backing_line, from, sizeof from));
-    }
+    hp_report_settings ();
 }
 
 static void
@@ -296,7 +304,7 @@ _dl_hugepage_placement (ElfW(Addr) mapstart, ElfW(Addr) *mapalign,
   /* The modulus is a power of two, at least the huge page size and the
      segments' own alignment, so the stock alignment still holds.  */
   *mapalign = plan->modulus;
-  *mapphase = (plan->bias + mapstart) & (plan->modulus - 1);
+  *mapphase = HP_ALIGN_REM (plan->bias + mapstart, plan->modulus);
   return true;
 }
 

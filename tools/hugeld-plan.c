@@ -220,9 +220,8 @@ load_pages (const struct object *o, int load, uint64_t *ps, uint64_t *pe)
 	continue;
       if (n++ == load)
 	{
-	  *ps = ph->p_vaddr & -PLAN_PAGESIZE;
-	  *pe = (ph->p_vaddr + ph->p_memsz + PLAN_PAGESIZE - 1)
-		& -PLAN_PAGESIZE;
+	  *ps = HP_ALIGN_DOWN (ph->p_vaddr, PLAN_PAGESIZE);
+	  *pe = HP_ALIGN_UP (ph->p_vaddr + ph->p_memsz, PLAN_PAGESIZE);
 	  return true;
 	}
     }
@@ -303,8 +302,7 @@ load_alignment (const struct object *o)
   for (size_t i = 0; i < o->nphdr; ++i)
     {
       uint64_t al = o->phdr[i].p_align;
-      if (o->phdr[i].p_type == PT_LOAD && al != 0 && (al & (al - 1)) == 0
-	  && al > a)
+      if (o->phdr[i].p_type == PT_LOAD && HP_POW2 (al) && al > a)
 	a = al;
     }
   return a;
