@@ -104,64 +104,69 @@ strtol_digits (const char *s)
   return n;
 }
 
-/* Check the arguments of LINE, whose key is set; sets key HP_CONF_BAD
-   and error if they are wrong.  */
-static void
-hp_check_args (struct hp_conf_reader *r, struct hp_conf_line *line)
+/* Whether [P, END) is exactly one word that fits in BUF (of
+   HP_CONF_MAX_WORD bytes), copied there with a NUL.  */
+static bool
+hp_one_word (const char *p, const char *end, char *buf)
 {
-  const char *p = line->args, *end = line->args + line->argslen;
+  const char *w;
+  size_t len;
+  return (hp_count_words (p, end) == 1
+	  && _dl_hugepage_conf_word (&p, end, &w, &len)
+	  && hp_word_copy (buf, w, len));
+}
+
+/* Why LINE, whose key is set, may not stand where reader R is, or
+   NULL.  Sets *ONCE to the key's bit if it may be given once per scope
+   only, else to 0.  */
+static const char *
+hp_check_scope (const struct hp_conf_reader *r,
+		const struct hp_conf_line *line, unsigned int *once)
+{
+  *once = 0;
+  if (line->key == HP_CONF_SEGMENTS || line->key == HP_CONF_BACKING
+      || line->key == HP_CONF_POOL)
+    *once = 1U << line->key;
+  if ((line->key == HP_CONF_CACHE || line->key == HP_CONF_POOL)
+      && r->in_block)
+    return "cache and pool are global: put them before the first "
+	   "program line";
+  if (*once != 0 && (r->seen & *once) != 0)
+    return "given twice in the same scope";
+  return NULL;
+}
+
+/* Why the pool size WORD (LEN bytes) is not one, or NULL.  */
+static const char *
+hp_pool_error (const char *w, size_t len)
+{
+  if (hp_word_is (w, len, "auto"))
+    return NULL;
+  long int n = 0;
+  for (size_t i = 0; i < len; ++i)
+    if (w[i] < '0' || w[i] > '9')
+      return "pool needs a number of huge pages or auto";
+    else if ((n = n * 10 + (w[i] - '0')) > HP_CONF_MAX_POOL)
+      return "pool larger than " HP_STR (HP_CONF_MAX_POOL) " huge pages";
+  return NULL;
+}
+
+/* Why the words [P, END) are not the arguments of a line with key KEY,
+   or NULL.  */
+static const char *
+hp_check_words (enum hp_conf_key key, const char *p, const char *end)
+{
+  size_t nwords = hp_count_words (p, end);
   const char *w;
   size_t len;
   const char *error = NULL;
   char buf[HP_CONF_MAX_WORD];
-
-  /* In a file that has been checked, only the values are wanted.  */
-  if (r->checked)
-    {
-      if (line->key == HP_CONF_SEGMENTS || line->key == HP_CONF_BACKING
-	  || line->key == HP_CONF_POOL)
-	{
-	  if (!_dl_hugepage_conf_word (&p, end, &w, &len)
-	      || !hp_word_copy (buf, w, len))
-	    return;
-	  if (line->key == HP_CONF_SEGMENTS)
-	    line->kinds = _dl_hugepage_parse_kinds (buf);
-	  else if (line->key == HP_CONF_BACKING)
-	    line->nbackings = _dl_hugepage_parse_backing (buf,
-							  line->backings);
-	  else if (len == 4 && memcmp (buf, "auto", 4) == 0)
-	    line->pool = -1;
-	  else
-	    line->pool = strtol_digits (buf);
-	}
-      return;
-    }
-  size_t nwords = hp_count_words (p, end);
-
-  /* Settings given once per scope.  */
-  unsigned int once = 0;
-  switch (line->key)
-    {
-    case HP_CONF_SEGMENTS:
-    case HP_CONF_BACKING:
-    case HP_CONF_POOL:
-      once = 1U << line->key;
-      break;
-    default:
-      break;
-    }
-  if ((line->key == HP_CONF_CACHE || line->key == HP_CONF_POOL)
-      && r->in_block)
-    error = "cache and pool are global: put them before the first "
-	    "program line";
-  else if (once != 0 && (r->seen & once) != 0)
-    error = "given twice in the same scope";
-
-  switch (error != NULL ? HP_CONF_BAD : line->key)
+  unsigned char order[HP_NBACKINGS];
+  switch (key)
     {
     case HP_CONF_LIBS:
       if (nwords == 0)
-	error = "libs needs patterns (or none)";
+	return "libs needs patterns (or none)";
       while (error == NULL && _dl_hugepage_conf_word (&p, end, &w, &len))
 	if (hp_word_is (w, len, "none"))
 	  {
@@ -170,72 +175,87 @@ hp_check_args (struct hp_conf_reader *r, struct hp_conf_line *line)
 	  }
 	else
 	  error = hp_pattern_error (w, len);
-      break;
+      return error;
 
     case HP_CONF_SEGMENTS:
-      if (nwords != 1 || !_dl_hugepage_conf_word (&p, end, &w, &len)
-	  || !hp_word_copy (buf, w, len)
-	  || _dl_hugepage_parse_kinds (buf) < 0)
-	error = "segments needs one comma list of text, rodata, relro, "
-		"data, bss or all";
-      else
-	line->kinds = _dl_hugepage_parse_kinds (buf);
-      break;
+      if (!hp_one_word (p, end, buf) || _dl_hugepage_parse_kinds (buf) < 0)
+	return "segments needs one comma list of text, rodata, relro, "
+	       "data, bss or all";
+      return NULL;
 
     case HP_CONF_BACKING:
-      if (nwords != 1 || !_dl_hugepage_conf_word (&p, end, &w, &len)
-	  || !hp_word_copy (buf, w, len)
-	  || (line->nbackings = _dl_hugepage_parse_backing
-	      (buf, line->backings)) <= 0)
-	error = "backing needs one comma list of shared, private or thp";
-      break;
+      if (!hp_one_word (p, end, buf)
+	  || _dl_hugepage_parse_backing (buf, order) <= 0)
+	return "backing needs one comma list of shared, private or thp";
+      return NULL;
 
     case HP_CONF_CACHE:
       if (nwords == 0)
-	error = "cache needs absolute paths or globs";
+	return "cache needs absolute paths or globs";
       while (error == NULL && _dl_hugepage_conf_word (&p, end, &w, &len))
-	if (w[0] != '/')
-	  error = "cache paths must be absolute";
-	else
-	  error = hp_pattern_error (w, len);
-      break;
+	error = w[0] != '/' ? "cache paths must be absolute"
+		: hp_pattern_error (w, len);
+      return error;
 
     case HP_CONF_POOL:
       if (nwords != 1 || !_dl_hugepage_conf_word (&p, end, &w, &len))
-	error = "pool needs a number of huge pages or auto";
-      else if (hp_word_is (w, len, "auto"))
-	line->pool = -1;
-      else
-	{
-	  long int n = 0;
-	  for (size_t i = 0; i < len && error == NULL; ++i)
-	    if (w[i] < '0' || w[i] > '9')
-	      error = "pool needs a number of huge pages or auto";
-	    else if ((n = n * 10 + (w[i] - '0')) > HP_CONF_MAX_POOL)
-	      error = "pool larger than " HP_STR (HP_CONF_MAX_POOL)
-		      " huge pages";
-	  line->pool = n;
-	}
-      break;
+	return "pool needs a number of huge pages or auto";
+      return hp_pool_error (w, len);
 
     case HP_CONF_PROGRAM:
       if (nwords == 0)
-	error = "program needs the path or name of a program";
+	return "program needs the path or name of a program";
       while (error == NULL && _dl_hugepage_conf_word (&p, end, &w, &len))
 	error = hp_pattern_error (w, len);
-      break;
+      return error;
 
     default:
-      break;
+      return NULL;
     }
+}
 
-  if (error != NULL)
-    {
-      line->key = HP_CONF_BAD;
-      line->error = error;
-    }
+/* Put the value of LINE, a segments, backing or pool line whose
+   arguments are sound, into its kinds, backings or pool.  */
+static void
+hp_extract_value (struct hp_conf_line *line)
+{
+  char buf[HP_CONF_MAX_WORD];
+  if ((line->key != HP_CONF_SEGMENTS && line->key != HP_CONF_BACKING
+       && line->key != HP_CONF_POOL)
+      || !hp_one_word (line->args, line->args + line->argslen, buf))
+    return;
+  if (line->key == HP_CONF_SEGMENTS)
+    line->kinds = _dl_hugepage_parse_kinds (buf);
+  else if (line->key == HP_CONF_BACKING)
+    line->nbackings = _dl_hugepage_parse_backing (buf, line->backings);
+  else if (hp_word_is (buf, strlen (buf), "auto"))
+    line->pool = -1;
   else
-    r->seen |= once;
+    line->pool = strtol_digits (buf);
+}
+
+/* The arguments of LINE, whose key is set: checked (unless R's file is
+   known to parse), then their value extracted.  A line that is wrong
+   gets key HP_CONF_BAD and an error.  */
+static void
+hp_read_args (struct hp_conf_reader *r, struct hp_conf_line *line)
+{
+  if (!r->checked)
+    {
+      unsigned int once;
+      const char *error = hp_check_scope (r, line, &once);
+      if (error == NULL)
+	error = hp_check_words (line->key, line->args,
+				line->args + line->argslen);
+      if (error != NULL)
+	{
+	  line->key = HP_CONF_BAD;
+	  line->error = error;
+	  return;
+	}
+      r->seen |= once;
+    }
+  hp_extract_value (line);
 }
 
 size_t
@@ -395,7 +415,7 @@ _dl_hugepage_conf_next (struct hp_conf_reader *r, struct hp_conf_line *line)
     --end;
   line->args = p;
   line->argslen = end - p;
-  hp_check_args (r, line);
+  hp_read_args (r, line);
   if (line->key == HP_CONF_PROGRAM)
     {
       r->in_block = true;
