@@ -278,7 +278,7 @@ _dl_hugepage_shared_zone (struct hp_load_state *ls, const struct hp_zone *z,
       if (tmp == MAP_FAILED)
 	{
 	  *err = errno;
-	  *what = "mmap of the cache file";
+	  *what = HP_STEP_MMAP_CACHE;
 	}
       else if ((verify || c->verify)
 	       && memcmp ((char *) tmp + (z->copy_start - z->start),
@@ -316,7 +316,7 @@ _dl_hugepage_shared_zone (struct hp_load_state *ls, const struct hp_zone *z,
       else
 	{
 	  *err = errno;
-	  *what = "mmap of the cache file";
+	  *what = HP_STEP_MMAP_CACHE;
 	  o = _dl_hugepage_unhole (ls, z, l_addr, fd, err);
 	}
     }

@@ -169,6 +169,30 @@ bool _dl_hugepage_kernel_can_move (int *err, const char **what)
 bool _dl_hugepage_may_exec_copy (int *err, const char **what)
   attribute_hidden;
 
+/* The steps that fail in more than one place, as the report names
+   them.  */
+#define HP_STEP_MMAP_HUGETLB "mmap MAP_HUGETLB"
+#define HP_STEP_MMAP_CACHE "mmap of the cache file"
+#define HP_STEP_MADV_HUGEPAGE "madvise MADV_HUGEPAGE"
+#define HP_STEP_PREAD "pread"
+
+/* Fill TMP, new memory of zone Z's size for LS's object (load bias
+   L_ADDR, open as FD), with the zone's bytes from the file; with
+   VERIFY, they must equal what is mapped there now (a program the
+   kernel mapped may already carry a debugger's breakpoints or uprobes
+   in its text, which must be neither dropped nor copied); give it the
+   zone's protection and move it over the zone.  What
+   _dl_hugepage_move_zone says, or HP_FALLBACK with TMP unmapped and
+   *ERR and *WHAT set.  The private copy and the thp backing's copy
+   both end with this.  */
+enum hp_outcome _dl_hugepage_fill_and_move (const struct hp_load_state *ls,
+					    void *tmp,
+					    const struct hp_zone *z,
+					    ElfW(Addr) l_addr, int fd,
+					    bool verify, int *err,
+					    const char **what)
+  attribute_hidden;
+
 /* After a failed attempt to replace zone Z of LS's object, with load
    bias L_ADDR: HP_FALLBACK if its ordinary pages are all still mapped,
    else map them again from FD exactly as the stock loader had them

@@ -91,7 +91,7 @@ hp_probe_move (void)
   if (src == MAP_FAILED)
     {
       hp_move_errno = errno;
-      hp_move_what = "mmap MAP_HUGETLB";
+      hp_move_what = HP_STEP_MMAP_HUGETLB;
       return false;
     }
   hp_move_what = "moving a huge page mapping (mremap; Linux 5.16 or later)";
@@ -103,7 +103,7 @@ hp_probe_move (void)
       __munmap (src, HP_HUGEPAGE_SIZE);
       return false;
     }
-  void *dst = (void *) ALIGN_UP ((uintptr_t) area, HP_HUGEPAGE_SIZE);
+  void *dst = (void *) HP_ALIGN_UP ((uintptr_t) area, HP_HUGEPAGE_SIZE);
   if (__mremap (src, HP_HUGEPAGE_SIZE, HP_HUGEPAGE_SIZE,
 		MREMAP_MAYMOVE | MREMAP_FIXED, dst) == MAP_FAILED)
     {
@@ -259,10 +259,11 @@ hp_restore_zone (const struct hp_load_state *ls, const struct hp_zone *z,
     return EINVAL;
   size_t pg = GLRO(dl_pagesize);
   ElfW(Addr) zs = l_addr + z->start, ze = l_addr + z->end;
-  ElfW(Addr) seg = l_addr + ALIGN_DOWN (ph->p_vaddr, pg);
+  ElfW(Addr) seg = l_addr + HP_ALIGN_DOWN (ph->p_vaddr, pg);
   ElfW(Addr) dataend = l_addr + ph->p_vaddr + ph->p_filesz;
-  ElfW(Addr) fileend = ALIGN_UP (dataend, pg);
-  ElfW(Addr) allocend = ALIGN_UP (l_addr + ph->p_vaddr + ph->p_memsz, pg);
+  ElfW(Addr) fileend = HP_ALIGN_UP (dataend, pg);
+  ElfW(Addr) allocend = HP_ALIGN_UP (l_addr + ph->p_vaddr + ph->p_memsz,
+				     pg);
   int prot = hp_prot (ph->p_flags);
 #define HP_CLAMP(x) ((x) < zs ? zs : (x) > ze ? ze : (x))
   ElfW(Addr) a = HP_CLAMP (seg), b = HP_CLAMP (fileend),
@@ -271,17 +272,17 @@ hp_restore_zone (const struct hp_load_state *ls, const struct hp_zone *z,
   int err = hp_restore_piece (zs, a, PROT_NONE, -1, 0);
   if (err == 0)
     err = hp_restore_piece (a, b, prot, fd,
-			    ALIGN_DOWN (ph->p_offset, pg) + (a - seg));
+			    HP_ALIGN_DOWN (ph->p_offset, pg) + (a - seg));
   if (err == 0)
     err = hp_restore_piece (b, c, prot, -1, 0);
   if (err == 0)
     err = hp_restore_piece (c, ze, PROT_NONE, -1, 0);
   /* The bytes of the last file page after the segment's data are
      zero, as _dl_map_segments (and the kernel) make them.  */
-  if (err == 0 && ph->p_memsz > ph->p_filesz && (dataend & (pg - 1)) != 0
-      && dataend > zs && dataend < ze)
+  if (err == 0 && ph->p_memsz > ph->p_filesz
+      && HP_ALIGN_REM (dataend, pg) != 0 && dataend > zs && dataend < ze)
     {
-      ElfW(Addr) page = ALIGN_DOWN (dataend, pg);
+      ElfW(Addr) page = HP_ALIGN_DOWN (dataend, pg);
       if ((prot & PROT_WRITE) == 0
 	  && __mprotect ((void *) page, pg, prot | PROT_WRITE) != 0)
 	return errno;
@@ -324,21 +325,59 @@ _dl_hugepage_move_zone (const struct hp_load_state *ls, void *tmp,
   return _dl_hugepage_unhole (ls, z, l_addr, fd, err);
 }
 
-/* Put zone Z of the object with load bias L_ADDR on huge pages.
-   With VERIFY, the bytes read from the file must equal what is mapped
-   there now: a program the kernel mapped may already carry a
-   debugger's breakpoints or uprobes in its text, and those must not be
-   silently dropped (nor copied, for a uprobe's int3 would then trap
-   with no probe behind it): such a zone stays on ordinary pages.
-   Sets *ERR to an errno value and *WHAT to the step that failed.  */
-static enum hp_outcome
-hp_apply_zone (const struct hp_load_state *ls, const struct hp_zone *z,
-	       ElfW(Addr) l_addr, int fd, bool verify, int *err,
-	       const char **what)
+enum hp_outcome
+_dl_hugepage_fill_and_move (const struct hp_load_state *ls, void *tmp,
+			    const struct hp_zone *z, ElfW(Addr) l_addr, int fd,
+			    bool verify, int *err, const char **what)
 {
   size_t len = z->end - z->start;
+  char *copy = (char *) tmp + (z->copy_start - z->start);
+  ssize_t n = (z->copy_len == 0 ? 0
+	       : _dl_hugepage_pread_full (fd, copy, z->copy_len, z->fileoff));
+  if (n < 0)
+    {
+      *what = HP_STEP_PREAD;
+      *err = errno;
+    }
+  else if ((size_t) n < z->copy_need)
+    {
+      *what = HP_STEP_PREAD " (file shorter than its program headers)";
+      *err = EIO;
+    }
+  else if (verify && z->copy_need > 0
+	   && memcmp (copy, (void *) (l_addr + z->copy_start),
+		      z->copy_need) != 0)
+    {
+      *what = "compare (the mapped code differs from the file: "
+	      "debugger breakpoints or uprobes)";
+      *err = EBUSY;
+    }
+  else if (__mprotect (tmp, len, hp_prot (z->prot)) != 0)
+    {
+      *err = errno;
+      *what = ((hp_prot (z->prot) & PROT_EXEC) != 0 && *err != ENOMEM
+	       ? HP_WX_REFUSED : "mprotect");
+    }
+  else
+    return _dl_hugepage_move_zone (ls, tmp, z, l_addr, fd, err, what);
+  __munmap (tmp, len);
+  return HP_FALLBACK;
+}
 
-  if (!_dl_hugepage_kernel_can_move (err, what))
+/* The private backing: put zone Z of LS's object, with load bias
+   L_ADDR, on a private copy in huge pages of the pool, filled from FD
+   (VERIFY: see _dl_hugepage_apply_plan), where the pool may be used
+   now (_dl_hugepage_private_allowed).  Sets *ERR to an errno value (0
+   where the backing was not tried) and *WHAT to the step that failed
+   or why.  */
+static enum hp_outcome
+hp_private_zone (const struct hp_load_state *ls, const struct hp_zone *z,
+		 ElfW(Addr) l_addr, int fd, bool verify, int *err,
+		 const char **what)
+{
+  size_t len = z->end - z->start;
+  if (!_dl_hugepage_private_allowed (what)
+      || !_dl_hugepage_kernel_can_move (err, what))
     return HP_FALLBACK;
   if ((hp_prot (z->prot) & PROT_EXEC) != 0
       && !_dl_hugepage_may_exec_copy (err, what))
@@ -349,62 +388,20 @@ hp_apply_zone (const struct hp_load_state *ls, const struct hp_zone *z,
 		      | HP_MAP_HUGE_2MB, -1, 0);
   if (tmp == MAP_FAILED)
     {
-      *what = "mmap MAP_HUGETLB";
+      *what = HP_STEP_MMAP_HUGETLB;
       *err = errno;
       return HP_FALLBACK;
     }
-  if (((uintptr_t) tmp & (HP_HUGEPAGE_SIZE - 1)) != 0)
+  if (HP_ALIGN_REM ((uintptr_t) tmp, HP_HUGEPAGE_SIZE) != 0)
     {
-      *what = "mmap MAP_HUGETLB alignment";
+      *what = HP_STEP_MMAP_HUGETLB " alignment";
       *err = EINVAL;
-      goto fail;
     }
-
-  *err = hp_populate (tmp, len, fd);
-  if (*err != 0)
-    {
-      *what = "populating the huge pages";
-      goto fail;
-    }
-
-  if (z->copy_len > 0)
-    {
-      ssize_t n = _dl_hugepage_pread_full (fd, (char *) tmp
-					   + (z->copy_start - z->start),
-					   z->copy_len, z->fileoff);
-      if (n < 0)
-	{
-	  *what = "pread";
-	  *err = errno;
-	  goto fail;
-	}
-      if ((size_t) n < z->copy_need)
-	{
-	  *what = "pread (file shorter than its program headers)";
-	  *err = EIO;
-	  goto fail;
-	}
-      if (verify
-	  && memcmp ((char *) tmp + (z->copy_start - z->start),
-		     (void *) (l_addr + z->copy_start), z->copy_need) != 0)
-	{
-	  *what = "compare (the mapped code differs from the file: "
-		  "debugger breakpoints or uprobes)";
-	  *err = EBUSY;
-	  goto fail;
-	}
-    }
-
-  if (__mprotect (tmp, len, hp_prot (z->prot)) != 0)
-    {
-      *err = errno;
-      *what = (hp_prot (z->prot) & PROT_EXEC) != 0 && *err != ENOMEM
-	      ? HP_WX_REFUSED : "mprotect";
-      goto fail;
-    }
-  return _dl_hugepage_move_zone (ls, tmp, z, l_addr, fd, err, what);
-
- fail:
+  else if ((*err = hp_populate (tmp, len, fd)) != 0)
+    *what = "populating the huge pages";
+  else
+    return _dl_hugepage_fill_and_move (ls, tmp, z, l_addr, fd, verify, err,
+				       what);
   __munmap (tmp, len);
   return HP_FALLBACK;
 }
@@ -471,7 +468,7 @@ _dl_hugepage_apply_plan (struct hp_load_state *ls, struct link_map *l,
 
   /* The larger reservation in _dl_map_segment may have failed, leaving
      the object where the kernel put it: plan again for that bias.  */
-  if (((l->l_addr - plan->bias) & (plan->modulus - 1)) != 0)
+  if (HP_ALIGN_REM (l->l_addr - plan->bias, plan->modulus) != 0)
     {
       if (hp_debug ())
 	_dl_debug_printf ("hugepages: %s: load address 0x%lx is not the "
@@ -502,9 +499,7 @@ _dl_hugepage_apply_plan (struct hp_load_state *ls, struct link_map *l,
 	    o = _dl_hugepage_shared_zone (ls, z, plan->bias, l->l_addr, fd,
 					  verify, &err, &what);
 	  else if (b == HP_B_PRIVATE)
-	    o = _dl_hugepage_private_allowed (&what)
-		? hp_apply_zone (ls, z, l->l_addr, fd, verify, &err, &what)
-		: HP_FALLBACK;
+	    o = hp_private_zone (ls, z, l->l_addr, fd, verify, &err, &what);
 	  else
 	    o = _dl_hugepage_thp_zone (ls, z, l->l_addr, fd, &err, &what);
 	  hp_report_zone (ls, z, l->l_addr, b, o, what, err, n);

@@ -109,7 +109,7 @@ hp_thp_copy (const struct hp_load_state *ls, const struct hp_zone *z,
       *what = "mmap";
       return HP_FALLBACK;
     }
-  char *tmp = (char *) ALIGN_UP ((uintptr_t) area, HP_HUGEPAGE_SIZE);
+  char *tmp = (char *) HP_ALIGN_UP ((uintptr_t) area, HP_HUGEPAGE_SIZE);
   if (tmp > area)
     __munmap (area, tmp - area);
   if (area + HP_HUGEPAGE_SIZE > tmp)
@@ -117,37 +117,16 @@ hp_thp_copy (const struct hp_load_state *ls, const struct hp_zone *z,
   if (hp_madvise (tmp, len, MADV_HUGEPAGE) != 0)
     {
       *err = errno;
-      *what = "madvise MADV_HUGEPAGE";
-      goto fail;
+      *what = HP_STEP_MADV_HUGEPAGE;
+      __munmap (tmp, len);
+      return HP_FALLBACK;
     }
-  if (z->copy_len > 0)
-    {
-      ssize_t n = _dl_hugepage_pread_full (fd, tmp + (z->copy_start
-						      - z->start),
-					   z->copy_len, z->fileoff);
-      if (n < 0 || (size_t) n < z->copy_need)
-	{
-	  *err = n < 0 ? errno : EIO;
-	  *what = "pread";
-	  goto fail;
-	}
-    }
-  if (__mprotect (tmp, len, hp_prot (z->prot)) != 0)
-    {
-      *err = errno;
-      *what = "mprotect";
-      goto fail;
-    }
-  enum hp_outcome o = _dl_hugepage_move_zone (ls, tmp, z, l_addr, fd, err,
-					      what);
+  enum hp_outcome o = _dl_hugepage_fill_and_move (ls, tmp, z, l_addr, fd,
+						  false, err, what);
   if (o != HP_DONE)
     return o;
   *what = "anonymous copy, MADV_HUGEPAGE";
   return HP_THP;
-
- fail:
-  __munmap (tmp, len);
-  return HP_FALLBACK;
 }
 
 /* Mark every file page of the object with load bias L_ADDR
@@ -167,9 +146,9 @@ hp_advise_object (const struct hp_load_state *ls, ElfW(Addr) l_addr)
   for (size_t i = 0; i < ls->phnum; ++i)
     if (phdr[i].p_type == PT_LOAD && phdr[i].p_filesz != 0)
       {
-	ElfW(Addr) s = ALIGN_DOWN (l_addr + phdr[i].p_vaddr, pg);
-	ElfW(Addr) e = ALIGN_UP (l_addr + phdr[i].p_vaddr + phdr[i].p_filesz,
-				 pg);
+	ElfW(Addr) s = HP_ALIGN_DOWN (l_addr + phdr[i].p_vaddr, pg);
+	ElfW(Addr) e = HP_ALIGN_UP (l_addr + phdr[i].p_vaddr
+				    + phdr[i].p_filesz, pg);
 	hp_madvise ((void *) s, e - s, MADV_HUGEPAGE);
       }
 }
@@ -389,8 +368,8 @@ _dl_hugepage_thp_zone (struct hp_load_state *ls, const struct hp_zone *z,
   /* The page cache's huge pages can only be mapped where the address
      is congruent to the file offset modulo their size.  */
   if (z->copy_len == 0
-      || ((l_addr + z->copy_start - z->fileoff) & (HP_HUGEPAGE_SIZE - 1))
-	 != 0)
+      || HP_ALIGN_REM (l_addr + z->copy_start - z->fileoff,
+		       HP_HUGEPAGE_SIZE) != 0)
     {
       *what = "the zone's address is not congruent to its file offset "
 	      "modulo 2 MiB (placed for the most huge pages: list thp "
@@ -407,7 +386,7 @@ _dl_hugepage_thp_zone (struct hp_load_state *ls, const struct hp_zone *z,
   if (hp_madvise (dst, len, MADV_HUGEPAGE) != 0)
     {
       *err = errno;
-      *what = "madvise MADV_HUGEPAGE";
+      *what = HP_STEP_MADV_HUGEPAGE;
       return HP_FALLBACK;
     }
   *what = "page-cache huge pages asked for (MADV_HUGEPAGE; MADV_COLLAPSE "
