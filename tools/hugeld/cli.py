@@ -99,33 +99,32 @@ def help_text():
     return HELP % (segs, backing, DEFAULT_LDSO)
 
 
-def build_parser():
-    top = Parser(prog="hugeld", add_help=False, usage=argparse.SUPPRESS)
-    top.add_argument("-h", "--help", action="store_true")
-    top.add_argument("--version", action="store_true")
-    sub = top.add_subparsers(dest="cmd", parser_class=Parser)
+def _add_common(p):
+    """The options of the commands that run or plan a program: the
+    settings, the loader and how the program is started."""
+    p.add_argument("--libs", metavar="PATTERNS",
+                   help="colon-separated globs selecting objects, as "
+                   "LD_HUGEPAGE_LIBS (default: $LD_HUGEPAGE_LIBS)")
+    p.add_argument("--segments", metavar="LIST",
+                   help="comma list of text, rodata, relro, data, bss, "
+                   "all, as LD_HUGEPAGE_SEGMENTS (default: "
+                   "$LD_HUGEPAGE_SEGMENTS or ld.so's default)")
+    p.add_argument("--backing", metavar="LIST",
+                   help="comma list of shared, private, thp: how the "
+                   "loader tries to back each zone, in order, as "
+                   "LD_HUGEPAGE_BACKING (default: $LD_HUGEPAGE_BACKING "
+                   "or ld.so's default)")
+    p.add_argument("--ldso", metavar="PATH",
+                   help="hugeld's loader (default: $HUGELD_LDSO or %s)"
+                   % DEFAULT_LDSO)
+    p.add_argument("--direct", action="store_true",
+                   help="the program is started directly: its "
+                   "PT_INTERP is hugeld's loader (default: run it "
+                   "with the loader as a command)")
 
-    def common(p, pool=False):
-        p.add_argument("--libs", metavar="PATTERNS",
-                       help="colon-separated globs selecting objects, as "
-                       "LD_HUGEPAGE_LIBS (default: $LD_HUGEPAGE_LIBS)")
-        p.add_argument("--segments", metavar="LIST",
-                       help="comma list of text, rodata, relro, data, bss, "
-                       "all, as LD_HUGEPAGE_SEGMENTS (default: "
-                       "$LD_HUGEPAGE_SEGMENTS or ld.so's default)")
-        p.add_argument("--backing", metavar="LIST",
-                       help="comma list of shared, private, thp: how the "
-                       "loader tries to back each zone, in order, as "
-                       "LD_HUGEPAGE_BACKING (default: $LD_HUGEPAGE_BACKING "
-                       "or ld.so's default)")
-        p.add_argument("--ldso", metavar="PATH",
-                       help="hugeld's loader (default: $HUGELD_LDSO or %s)"
-                       % DEFAULT_LDSO)
-        p.add_argument("--direct", action="store_true",
-                       help="the program is started directly: its "
-                       "PT_INTERP is hugeld's loader (default: run it "
-                       "with the loader as a command)")
 
+def _add_run(sub):
+    """hugeld run: a program through hugeld's ld.so."""
     p = sub.add_parser(
         "run", prog="hugeld run",
         usage="hugeld run [OPTIONS] [--] PROG [ARGS...]",
@@ -137,7 +136,7 @@ def build_parser():
         "include private (the loader would silently use ordinary pages), "
         "unless --no-pool-check.",
         epilog="example: hugeld run --libs 'libLLVM*.so*' -- clang -c x.c")
-    common(p)
+    _add_common(p)
     p.add_argument("--debug", nargs="?", const="-", metavar="FILE",
                    help="LD_DEBUG=hugepages: the loader's report on stderr, "
                    "or, written --debug=FILE, in FILE.PID")
@@ -157,6 +156,9 @@ def build_parser():
                    help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_run)
 
+
+def _add_plan(sub):
+    """hugeld plan: what a program would put on huge pages."""
     p = sub.add_parser(
         "plan", prog="hugeld plan", usage="hugeld plan PROG [OPTIONS]",
         description="Show how hugeld's ld.so would place PROG and the "
@@ -172,7 +174,7 @@ def build_parser():
     p.add_argument("program", metavar="PROG",
                    help="the program (searched in PATH if it has no slash), "
                    "or a shared library")
-    common(p)
+    _add_common(p)
     p.add_argument("--copies", type=positive_int, default=1, metavar="N",
                    help="processes that will run at the same time "
                    "(default 1)")
@@ -192,6 +194,9 @@ def build_parser():
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_plan)
 
+
+def _add_status(sub):
+    """hugeld status: what a process has on huge pages."""
     p = sub.add_parser(
         "status", prog="hugeld status",
         usage="hugeld status PID|--all [--json]",
@@ -210,6 +215,9 @@ def build_parser():
     p.add_argument("--ldso", metavar="PATH", help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_status)
 
+
+def _add_perf_map(sub):
+    """hugeld perf-map: /tmp/perf-PID.map for perf."""
     p = sub.add_parser(
         "perf-map", prog="hugeld perf-map",
         usage="hugeld perf-map PID [-o FILE] [--debug-dir DIR]",
@@ -232,6 +240,9 @@ def build_parser():
                    "may be repeated" % DEBUG_DIR)
     p.set_defaults(func=cmd_perf_map)
 
+
+def _add_gdb(sub):
+    """hugeld gdb: gdb with the program's own symbols."""
     p = sub.add_parser(
         "gdb", prog="hugeld gdb",
         usage="hugeld gdb PID [--grow-pool] | --core CORE [--program PROG] "
@@ -272,6 +283,9 @@ def build_parser():
                    "into code from the shared cache)")
     p.set_defaults(func=cmd_gdb)
 
+
+def _add_cache(sub):
+    """hugeld cache and its commands: the shared cache."""
     p = sub.add_parser(
         "cache", prog="hugeld cache",
         usage="hugeld cache add FILE... | list [--json] | prune | "
@@ -333,6 +347,9 @@ def build_parser():
                    help="say what would change, change nothing")
     p.set_defaults(func=cmd_cache)
 
+
+def _add_config(sub):
+    """hugeld config check: the policy file."""
     p = sub.add_parser(
         "config", prog="hugeld config",
         usage="hugeld config check [--file FILE] [--program PROG] [--json]",
@@ -357,6 +374,16 @@ def build_parser():
     c.add_argument("--json", action="store_true",
                    help="print the parsed file as JSON")
     p.set_defaults(func=cmd_config)
+
+
+def build_parser():
+    top = Parser(prog="hugeld", add_help=False, usage=argparse.SUPPRESS)
+    top.add_argument("-h", "--help", action="store_true")
+    top.add_argument("--version", action="store_true")
+    sub = top.add_subparsers(dest="cmd", parser_class=Parser)
+    for add in (_add_run, _add_plan, _add_status, _add_perf_map, _add_gdb,
+                _add_cache, _add_config):
+        add(sub)
     return top
 
 

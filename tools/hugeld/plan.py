@@ -30,32 +30,118 @@ from .planner import backing_setting, default_setting, ldso_list, run_helper, se
 from .pool import apply_pool, pool_info, pool_line
 
 
-def make_plan(args):
-    """The plan `hugeld plan' prints for ARGS (its options), and the NUMA
-    nodes of --node: (result, nodes)."""
+def _apply_target(args):
+    """The pool (pool_info) and, with --node, the NUMA nodes --apply
+    reserves on (None: anywhere); errors for what --apply cannot do."""
     if args.apply and os.geteuid() != 0:
         raise Error("--apply needs root: it writes %s" % (
             NR_HUGEPAGES if args.node is None else SYSFS_NODES +
             "/nodeN/hugepages/hugepages-2048kB/nr_hugepages"))
     if args.node is not None and not args.apply:
         raise UsageError("hugeld plan: --node only goes with --apply")
-    libs, segs = settings(args, "plan")
-    backing = backing_setting(args) or default_setting("backing")
-    nodes = None
     pool = pool_info()
     if args.apply and pool is None:
         raise Error("this kernel has no 2 MiB huge pages (no %s)"
                     % SYSFS_HUGE)
-    if args.node is not None:
-        have = [n["node"] for n in pool["nodes"]]
+    if args.node is None:
+        return pool, None
+    have = [n["node"] for n in pool["nodes"]]
+    try:
+        nodes = sorted(set(int(x) for x in args.node.split(",")))
+    except ValueError:
+        raise Error("--node: not a list of node numbers: %r" % args.node)
+    for n in nodes:
+        if n not in have:
+            raise Error("--node: no NUMA node %d (this machine has %s)"
+                        % (n, ", ".join(map(str, have)) or "none"))
+    return pool, nodes
+
+
+def _identity(p):
+    """(device, inode) of P, or P itself where it cannot be stat'ed."""
+    return file_id(p) or p
+
+
+def _is_loader(name, p, interp, ldso):
+    """Whether the object NAME, found at P, is the loader itself."""
+    if interp and name == interp:
+        return True
+    if not os.path.basename(p).startswith("ld-linux") and \
+            not os.path.basename(name).startswith("ld-linux"):
         try:
-            nodes = sorted(set(int(x) for x in args.node.split(",")))
-        except ValueError:
-            raise Error("--node: not a list of node numbers: %r" % args.node)
-        for n in nodes:
-            if n not in have:
-                raise Error("--node: no NUMA node %d (this machine has %s)"
-                            % (n, ", ".join(map(str, have)) or "none"))
+            return os.path.samefile(p, ldso)
+        except OSError:
+            return False
+    return True
+
+
+def _library_paths(args, ldso, path, interp):
+    """The libraries ld.so loads for PATH (as `ld.so --list' finds
+    them), then those the program dlopens (--dlopen) and what they need
+    that is not loaded yet: (paths, the dlopened ones, [(path, why it
+    is not planned)])."""
+    listed = ldso_list(ldso, path)
+    missing = [n for n, p in listed if p is None and n not in
+               ("linux-vdso.so.1", "linux-gate.so.1")]
+    if missing:
+        raise Error("%s: %s not found (the program would not start)"
+                    % (path, missing[0]))
+    libpaths, skipped, dlopened = [], [], []
+    seen = {_identity(path)}
+    for name, p in listed:
+        if p is None:
+            continue
+        if _is_loader(name, p, interp, ldso):
+            skipped.append((p, "the loader itself (never moved)"))
+            seen.add(_identity(p))
+            continue
+        if _identity(p) not in seen:
+            seen.add(_identity(p))
+            libpaths.append(p)
+    for d in args.dlopen or []:
+        if not os.path.isfile(d):
+            raise Error("--dlopen %s: no such file" % d)
+        Elf(d).close()
+        if _identity(d) in seen:
+            skipped.append((d, "--dlopen: already loaded"))
+            continue
+        seen.add(_identity(d))
+        libpaths.append(d)
+        dlopened.append(d)
+        for name, p in ldso_list(ldso, d):
+            if p is None and name not in ("linux-vdso.so.1",
+                                          "linux-gate.so.1"):
+                raise Error("--dlopen %s: %s not found" % (d, name))
+            if p is None or _is_loader(name, p, interp, ldso) \
+                    or _identity(p) in seen:
+                continue
+            seen.add(_identity(p))
+            libpaths.append(p)
+    return libpaths, dlopened, skipped
+
+
+def _plan_objects(common, path, libpaths, kernel):
+    """The helper's plans under the options COMMON: (the program at PATH
+    as ld.so run as a command maps it, as the kernel maps it if KERNEL
+    (else None), the libraries LIBPATHS)."""
+    res_libs = run_helper(common + libpaths)["objects"] if libpaths else []
+    # The main program: as `hugeld run' runs it (ld.so command), or as
+    # the kernel maps it (--direct, or for the note).
+    res_main = run_helper(common + [path])["objects"][0]
+    res_kernel = None
+    if kernel:
+        res_kernel = run_helper(common + ["--kernel", "--alias", path,
+                                          "--name", os.path.realpath(path),
+                                          path])["objects"][0]
+    return res_main, res_kernel, res_libs
+
+
+def make_plan(args):
+    """The plan `hugeld plan' prints for ARGS (its options), and the NUMA
+    nodes of --node: (result, nodes)."""
+    pool, nodes = _apply_target(args)
+    libs, segs = settings(args, "plan")
+    backing = backing_setting(args) or default_setting("backing")
     ldso = ldso_path(args)
     path = resolve_program(args.program)
     elf = check_program(path)
@@ -66,82 +152,14 @@ def make_plan(args):
         raise Error("--direct: %s's interpreter is %s, not hugeld's loader"
                     % (path, interp or "none"))
 
-    # The objects, as the loader finds them.
-    listed = ldso_list(ldso, path)
-    missing = [n for n, p in listed if p is None and n not in
-               ("linux-vdso.so.1", "linux-gate.so.1")]
-    if missing:
-        raise Error("%s: %s not found (the program would not start)"
-                    % (path, missing[0]))
-    libpaths = []
-    skipped = []
-    seen = set()
-
-    def file_id(p):
-        try:
-            st = os.stat(p)
-            return (st.st_dev, st.st_ino)
-        except OSError:
-            return p
-
-    def is_loader(name, p):
-        if interp and name == interp:
-            return True
-        if not os.path.basename(p).startswith("ld-linux") and \
-                not os.path.basename(name).startswith("ld-linux"):
-            try:
-                return os.path.samefile(p, ldso)
-            except OSError:
-                return False
-        return True
-
-    seen.add(file_id(path))
-    for name, p in listed:
-        if p is None:
-            continue
-        if is_loader(name, p):
-            skipped.append((p, "the loader itself (never moved)"))
-            seen.add(file_id(p))
-            continue
-        if file_id(p) not in seen:
-            seen.add(file_id(p))
-            libpaths.append(p)
-    # Libraries the program dlopens, and what they need that is not
-    # loaded yet (found as `ld.so --list' finds it for the library).
-    dlopened = []
-    for d in args.dlopen or []:
-        if not os.path.isfile(d):
-            raise Error("--dlopen %s: no such file" % d)
-        Elf(d).close()
-        if file_id(d) in seen:
-            skipped.append((d, "--dlopen: already loaded"))
-            continue
-        seen.add(file_id(d))
-        libpaths.append(d)
-        dlopened.append(d)
-        for name, p in ldso_list(ldso, d):
-            if p is None and name not in ("linux-vdso.so.1",
-                                          "linux-gate.so.1"):
-                raise Error("--dlopen %s: %s not found" % (d, name))
-            if p is None or is_loader(name, p) or file_id(p) in seen:
-                continue
-            seen.add(file_id(p))
-            libpaths.append(p)
-
+    libpaths, dlopened, skipped = _library_paths(args, ldso, path, interp)
     # Placed as ld.so places them for these backings on a machine with
     # a pool (what the plan sizes); thp first places text for thp.
     common = ["--libs", libs, "--cache", "--backing", backing] + (
         ["--segments", segs] if segs else [])
-    res_libs = run_helper(common + libpaths)["objects"] if libpaths else []
-    # The main program: as `hugeld run' runs it (ld.so command), or as
-    # the kernel maps it (--direct, or for the note).
-    res_main = run_helper(common + [path])["objects"][0]
+    res_main, res_kernel, res_libs = _plan_objects(
+        common, path, libpaths, direct_ok)
     library = not interp and res_main["soname"] is not None
-    res_kernel = None
-    if direct_ok:
-        res_kernel = run_helper(common + ["--kernel", "--alias", path,
-                                          "--name", os.path.realpath(path),
-                                          path])["objects"][0]
     main = res_kernel if args.direct else res_main
     main["role"] = "program"
     objects = [main] + res_libs
@@ -159,51 +177,15 @@ def make_plan(args):
     from .config import CONF_FILE
     cache_conf = getattr(args, "conf_file", None) or CONF_FILE
     by = place_zones(objects, declared_in_conf(cache_conf))
-    per_process = by["private"]
-    need = per_process * args.copies
-    # A debugger's software breakpoint in huge-page text of a process
-    # with forked children needs a spare huge page for the copy-on-write
-    # copy of the page it is in (README: "Debuggers and forked
-    # children"; tests/t-debugger.sh): at most one per text page, for
-    # each process being debugged.
-    text_pages = sum(z["pages"] for o in objects if o["selected"]
-                     for z in o.get("zones") or [] if z["kind"] == "text"
-                     and z["backing"] == "private")
-    shared_text = sum(z["pages"] for o in objects if o["selected"]
-                      for z in o.get("zones") or [] if z["kind"] == "text"
-                      and z["backing"] == "shared")
-    result = {
-        "program": path,
-        "ldso": ldso,
+    result = _result(args, path, ldso, libs, segs, backing, objects, by)
+    result.update({
         "mode": "direct" if args.direct else "library" if library
         else "ldso-command",
-        "settings": {"libs": libs,
-                     "segments": segs or default_setting("segments"),
-                     "backing": backing,
-                     "from_file": getattr(args, "conf_where", {}),
-                     "sources": sources(args)},
         "conf_file": conf["file"] if conf else None,
-        # A policy file that is there but that ld.so ignores.
-        "conf_ignored": None if args.conf_policy["why"] in (
-            None, "no such file") else "%s: %s" % (
-                args.conf_policy["file"], args.conf_policy["why"]),
-        "objects": objects,
         "skipped": [{"path": p, "why": w} for p, w in skipped],
-        "pages_per_process": per_process,
-        "copies": args.copies,
-        "pages_needed": need,
-        "pages_in_cache": by["shared"],
-        "pages_declared": by["declared"],
         "cache_conf": cache_conf,
-        # What the pool must still have available: the private copies,
-        # and the declared cache entries `cache sync' has not made yet.
-        "pages_to_reserve": need + by["declared"],
-        "pages_thp": by["thp"],
-        "pages_ordinary": by[None],
-        "debugger_spare_pages": text_pages,
-        "shared_text_pages": shared_text,
         "pool": pool,
-    }
+    })
     if res_kernel is not None and "bias_range" in res_kernel \
             and res_kernel["selected"]:
         result["direct_start"] = res_kernel["bias_range"]
@@ -211,6 +193,49 @@ def make_plan(args):
         result["direct_start"] = {"min_pages": res_kernel["huge_pages"],
                                   "max_pages": res_kernel["huge_pages"]}
     return result, nodes
+
+
+def _result(args, path, ldso, libs, segs, backing, objects, by):
+    """The counts of the plan of OBJECTS, whose zones place_zones gave
+    the pages of each backing BY."""
+    per_process = by["private"]
+    need = per_process * args.copies
+    # A debugger's software breakpoint in huge-page text of a process
+    # with forked children needs a spare huge page for the copy-on-write
+    # copy of the page it is in (tests/t-debugger.sh): at most one per
+    # text page, for each process being debugged.
+    text_pages = sum(z["pages"] for o in objects if o["selected"]
+                     for z in o.get("zones") or [] if z["kind"] == "text"
+                     and z["backing"] == "private")
+    shared_text = sum(z["pages"] for o in objects if o["selected"]
+                      for z in o.get("zones") or [] if z["kind"] == "text"
+                      and z["backing"] == "shared")
+    return {
+        "program": path,
+        "ldso": ldso,
+        "settings": {"libs": libs,
+                     "segments": segs or default_setting("segments"),
+                     "backing": backing,
+                     "from_file": getattr(args, "conf_where", {}),
+                     "sources": sources(args)},
+        # A policy file that is there but that ld.so ignores.
+        "conf_ignored": None if args.conf_policy["why"] in (
+            None, "no such file") else "%s: %s" % (
+                args.conf_policy["file"], args.conf_policy["why"]),
+        "objects": objects,
+        "pages_per_process": per_process,
+        "copies": args.copies,
+        "pages_needed": need,
+        "pages_in_cache": by["shared"],
+        "pages_declared": by["declared"],
+        # What the pool must still have available: the private copies,
+        # and the declared cache entries `cache sync' has not made yet.
+        "pages_to_reserve": need + by["declared"],
+        "pages_thp": by["thp"],
+        "pages_ordinary": by[None],
+        "debugger_spare_pages": text_pages,
+        "shared_text_pages": shared_text,
+    }
 
 
 def cmd_plan(args):
