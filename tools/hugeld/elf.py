@@ -29,6 +29,12 @@ from .openfile import NotOpened, open_regular
 
 
 PT_LOAD, PT_DYNAMIC, PT_INTERP, PT_NOTE = 1, 2, 3, 4
+
+# The most program headers this reader reads of any ELF file (core
+# files have one per mapping).  Not ld.so's limit for planning an
+# object: what ld.so plans, hugeld-plan says with ld.so's own code and
+# limits (hugeld-plan --settings: "program_headers").
+READ_MAX_PHNUM = 1024
 SHT_SYMTAB, SHT_DYNSYM = 2, 11
 STT_FUNC, STT_GNU_IFUNC = 2, 10
 ET_EXEC, ET_DYN = 2, 3
@@ -76,7 +82,7 @@ class Elf(object):
             raise Error("%s: ELF machine %d, not x86-64" %
                         (self.name, self.machine))
         self.phdrs = []
-        if self.phentsize == 56 and 0 < self.phnum < 1024:
+        if self.phentsize == 56 and 0 < self.phnum < READ_MAX_PHNUM:
             data = self.read(self.phoff, 56 * self.phnum)
             for i in range(len(data) // 56):
                 t, fl, off, va, _, fs, ms, al = struct.unpack_from(
