@@ -470,11 +470,10 @@ cgroup_read (void *ctx, const char *name, char *buf, size_t size)
 {
   (void) ctx;
   int fd = open (name, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return -errno;
-  ssize_t n = read (fd, buf, size);
+  long int n = fd < 0 ? -1 : read_fd (&fd, buf, size, 0);
   int err = errno;
-  close (fd);
+  if (fd >= 0)
+    close (fd);
   return n < 0 ? -err : n;
 }
 

@@ -54,26 +54,40 @@ test_expected_backing (void)
 {
   struct hp_zone text = { .kind = HP_KIND_TEXT, .prot = PF_R | PF_X };
   struct hp_zone relro = { .kind = HP_KIND_RELRO, .prot = PF_R | PF_W };
-  const unsigned char spt[] = { HP_B_SHARED, HP_B_PRIVATE, HP_B_THP };
-  const unsigned char ps[] = { HP_B_PRIVATE, HP_B_SHARED };
-  const unsigned char st[] = { HP_B_SHARED, HP_B_THP };
-  const unsigned char ts[] = { HP_B_THP, HP_B_SHARED };
-  CHECK (_dl_hugepage_expected_backing (spt, 3, &text, false, true, true)
-	 == HP_B_SHARED, "cached: shared");
-  CHECK (_dl_hugepage_expected_backing (spt, 3, &text, false, false, true)
-	 == HP_B_PRIVATE, "not cached: private");
-  CHECK (_dl_hugepage_expected_backing (spt, 3, &text, true, true, true)
-	 == HP_B_PRIVATE, "text relocations: never shared");
-  CHECK (_dl_hugepage_expected_backing (spt, 3, &relro, false, true, true)
-	 == HP_B_PRIVATE, "relro: never shared");
-  CHECK (_dl_hugepage_expected_backing (ps, 2, &text, false, true, true)
-	 == HP_B_PRIVATE, "private first");
-  CHECK (_dl_hugepage_expected_backing (st, 2, &text, false, false, true)
-	 == HP_B_THP, "thp");
-  CHECK (_dl_hugepage_expected_backing (st, 2, &text, false, false, false)
-	 == 0, "nothing works");
-  CHECK (_dl_hugepage_expected_backing (ts, 2, &text, false, true, false)
-	 == HP_B_SHARED, "thp disabled: shared");
+  static const unsigned char spt[] = { HP_B_SHARED, HP_B_PRIVATE,
+				       HP_B_THP };
+  static const unsigned char ps[] = { HP_B_PRIVATE, HP_B_SHARED };
+  static const unsigned char st[] = { HP_B_SHARED, HP_B_THP };
+  static const unsigned char ts[] = { HP_B_THP, HP_B_SHARED };
+  /* The order, the zone, text relocations, cached, thp; the backing.  */
+  const struct
+  {
+    const unsigned char *order;
+    int n;
+    const struct hp_zone *z;
+    bool textrel, cached, thp;
+    int want;
+    const char *what;
+  } cases[] =
+    {
+      { spt, 3, &text, false, true, true, HP_B_SHARED, "cached: shared" },
+      { spt, 3, &text, false, false, true, HP_B_PRIVATE,
+	"not cached: private" },
+      { spt, 3, &text, true, true, true, HP_B_PRIVATE,
+	"text relocations: never shared" },
+      { spt, 3, &relro, false, true, true, HP_B_PRIVATE,
+	"relro: never shared" },
+      { ps, 2, &text, false, true, true, HP_B_PRIVATE, "private first" },
+      { st, 2, &text, false, false, true, HP_B_THP, "thp" },
+      { st, 2, &text, false, false, false, 0, "nothing works" },
+      { ts, 2, &text, false, true, false, HP_B_SHARED,
+	"thp disabled: shared" },
+    };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
+    CHECK (_dl_hugepage_expected_backing (cases[i].order, cases[i].n,
+					  cases[i].z, cases[i].textrel,
+					  cases[i].cached, cases[i].thp)
+	   == cases[i].want, "%s", cases[i].what);
   CHECK (!_dl_hugepage_backing_tried (HP_B_SHARED, &relro, false)
 	 && _dl_hugepage_backing_tried (HP_B_THP, &relro, false),
 	 "tried");
