@@ -75,6 +75,23 @@ json_cstring (const char *s)
     json_string (s);
 }
 
+/* Print the member NAME of a setting the file gives on line LINE, as
+   {"value": VALUE, "line": LINE}, or null where LINE is 0 (the file
+   does not set it).  */
+static void
+print_setting (const char *name, unsigned int line, const char *value)
+{
+  printf (", \"%s\": ", name);
+  if (line == 0)
+    {
+      fputs ("null", stdout);
+      return;
+    }
+  printf ("{\"value\": ");
+  json_cstring (value);
+  printf (", \"line\": %u}", line);
+}
+
 /* --run NAME --cwd DIR: the program's name and where it is run.  */
 struct run
 {
@@ -406,29 +423,13 @@ main (int argc, char **argv)
       printf ("]}");
     }
 
-  printf (", \"segments\": ");
-  if (s.segments_line == 0)
-    fputs ("null", stdout);
-  else
-    {
-      char list[HP_LIST_STRING_MAX];
-      printf ("{\"value\": ");
-      json_cstring (_dl_hugepage_kinds_string (s.kinds, ',', list,
-					       sizeof list));
-      printf (", \"line\": %u}", s.segments_line);
-    }
-
-  printf (", \"backing\": ");
-  if (s.backing_line == 0)
-    fputs ("null", stdout);
-  else
-    {
-      char order[HP_LIST_STRING_MAX];
-      printf ("{\"value\": ");
-      json_cstring (_dl_hugepage_backings_string (s.backings, s.nbackings,
-						  order, sizeof order));
-      printf (", \"line\": %u}", s.backing_line);
-    }
+  char kinds[HP_LIST_STRING_MAX], order[HP_LIST_STRING_MAX];
+  print_setting ("segments", s.segments_line,
+		 _dl_hugepage_kinds_string (s.kinds, ',', kinds,
+					    sizeof kinds));
+  print_setting ("backing", s.backing_line,
+		 _dl_hugepage_backings_string (s.backings, s.nbackings, order,
+					       sizeof order));
 
   /* cache and pool: global lines of the file.  */
   printf (", \"cache\": [");
