@@ -2,7 +2,8 @@
 #
 #   make            build ld.so from the distribution's glibc source (incremental)
 #   make install    install it as $(DESTDIR)$(PREFIX)/ld.so (default /opt/hugeld)
-#   make check      run the tests on the build, staged in build/stage (root reserves huge pages)
+#   make check      run the tests on the build, staged in build/stage (root reserves huge pages);
+#                   GROUP=loader|command|system|glibc for one part (tests/groups is the index)
 #   make check-installed  the same tests on the installed $(PREFIX) (installs first)
 #   make demo       the big-code demo: what goes on huge pages, and the speed-up
 #   make unit       planner and matcher unit tests only (no glibc build needed)
@@ -92,13 +93,13 @@ check: build tools fixtures
 	$(MAKE) unit-build
 	rm -rf $(STAGE)
 	$(MAKE) install DESTDIR=$(STAGE) LINKDIR=
-	HUGELD_LDSO=$(STAGE)$(PREFIX)/ld.so HUGELD_CMD=$(STAGE)$(PREFIX)/bin/hugeld tests/run.sh
+	HUGELD_LDSO=$(STAGE)$(PREFIX)/ld.so HUGELD_CMD=$(STAGE)$(PREFIX)/bin/hugeld tests/run.sh $(if $(GROUP),--group $(GROUP))
 
 # The same tests on the installed loader and command ($(DESTDIR)$(PREFIX)).
 check-installed: install fixtures
 	scripts/deps.sh test
 	$(MAKE) unit-build
-	HUGELD_LDSO=$(DESTDIR)$(PREFIX)/ld.so HUGELD_CMD=$(DESTDIR)$(PREFIX)/bin/hugeld tests/run.sh
+	HUGELD_LDSO=$(DESTDIR)$(PREFIX)/ld.so HUGELD_CMD=$(DESTDIR)$(PREFIX)/bin/hugeld tests/run.sh $(if $(GROUP),--group $(GROUP))
 
 demo: install fixtures
 	scripts/demo.sh

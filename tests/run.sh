@@ -1,20 +1,53 @@
 #!/bin/bash
-# Run hugeld's tests: every tests/t-*.sh (or the ones named), then print
-# the totals as "N passed, N failed, N skipped".
+# Run hugeld's tests: every tests/t-*.sh (or the ones named, or those of
+# one group of tests/groups), then print the totals as "N passed, N
+# failed, N skipped".
+#
+#   tests/run.sh                    all of them (make check)
+#   tests/run.sh --group GROUP      one part: loader, command, system, glibc
+#   tests/run.sh --list             the index: group, test, what it checks
+#   tests/run.sh tests/t-X.sh...    the tests named
+#
+# Run as root, a test that skips itself for want of root fails: root is
+# what it asked for.
 set -u
 cd "$(dirname "$0")/.."
-tests=("$@")
-[ ${#tests[@]} -gt 0 ] || tests=(tests/t-*.sh)
+GROUPS_FILE=tests/groups
+tests=()
+case "${1:-}" in
+  --list)
+    awk '!/^#/ && NF' "$GROUPS_FILE"
+    exit 0 ;;
+  --group)
+    [ $# = 2 ] || { echo "usage: tests/run.sh --group GROUP" >&2; exit 2; }
+    mapfile -t tests < <(awk -v g="$2" '!/^#/ && $1 == g { print "tests/" $2 ".sh" }' "$GROUPS_FILE")
+    [ ${#tests[@]} -gt 0 ] || { echo "tests/run.sh: no group $2 in $GROUPS_FILE (groups: $(awk '!/^#/ && NF { print $1 }' "$GROUPS_FILE" | sort -u | tr '\n' ' '))" >&2; exit 2; }
+    ;;
+  "") tests=(tests/t-*.sh) ;;
+  *) tests=("$@") ;;
+esac
 log=build/tests/run.log
 mkdir -p build/tests
 : > "$log"
 status=0
+# The index must name every test once, so that a group runs all of its
+# part: a test in no group, or in two, is a failure of the whole run.
+if [ $# = 0 ]; then
+  for t in tests/t-*.sh; do
+    n=$(awk -v t="$(basename "$t" .sh)" '!/^#/ && $2 == t' "$GROUPS_FILE" | wc -l)
+    [ "$n" = 1 ] || echo "FAIL: run: $t is in $n groups of $GROUPS_FILE (must be 1)" | tee -a "$log"
+  done
+fi
 for t in "${tests[@]}"; do
   echo "== $t"
+  name=$(basename "$t" .sh)
   bash "$t" 2>&1 | tee -a "$log" | grep -E '^(PASS|FAIL|SKIP):' || true
   rc=${PIPESTATUS[0]}
-  if [ "$rc" != 0 ] && ! grep -q "^FAIL: $(basename "$t" .sh):" "$log"; then
-    echo "FAIL: $(basename "$t" .sh): script: exited $rc" | tee -a "$log"
+  if [ "$rc" != 0 ] && ! grep -q "^FAIL: $name:" "$log"; then
+    echo "FAIL: $name: script: exited $rc" | tee -a "$log"
+  fi
+  if [ "$(id -u)" = 0 ] && grep -q "^SKIP: $name: .*must run as root" "$log"; then
+    echo "FAIL: $name: skipped for want of root in a run as root" | tee -a "$log"
   fi
 done
 p=$(grep -c '^PASS:' "$log"); f=$(grep -c '^FAIL:' "$log"); s=$(grep -c '^SKIP:' "$log")
