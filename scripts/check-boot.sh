@@ -109,14 +109,31 @@ make_base () {
   in_chroot "$BASE" apt-get clean
   umount_root "$BASE"
   trap - EXIT
-  # The libc6 of the image must be the one hugeld is built from.
-  local got
-  got=$(in_chroot "$BASE" dpkg-query -W -f='${Version}' libc6)
-  [ "$got" = "$GLIBC_DEBVERSION" ] \
-    || die "the image's libc6 is $got, hugeld is built from $GLIBC_DEBVERSION"
   touch "$BASE/.done"
 }
 [ -f "$BASE/.done" ] || make_base
+
+# The image's glibc must be the one hugeld is built from (the host's
+# libc6): the release's archive may have moved on since, or the host
+# may be behind it.
+base_glibc () {
+  local got
+  got=$(in_chroot "$BASE" dpkg-query -W -f='${Version}' libc6)
+  [ "$got" != "$GLIBC_DEBVERSION" ] || return 0
+  note "the base's libc6 is $got: installing $GLIBC_DEBVERSION, the host's"
+  chroot_mounts "$BASE"
+  trap 'umount_root "$BASE"' EXIT
+  in_chroot "$BASE" apt-get update -qq > "$LOGS/base-glibc.log" 2>&1
+  in_chroot "$BASE" apt-get install -y -qq --allow-downgrades \
+    $(glibc_pkgs_at "$GLIBC_DEBVERSION" in_chroot "$BASE") >> "$LOGS/base-glibc.log" 2>&1 || :
+  in_chroot "$BASE" apt-get clean
+  umount_root "$BASE"
+  trap - EXIT
+  got=$(in_chroot "$BASE" dpkg-query -W -f='${Version}' libc6)
+  [ "$got" = "$GLIBC_DEBVERSION" ] \
+    || die "the image's libc6 is $got, hugeld is built from $GLIBC_DEBVERSION (not in the archive?): $(tail -2 "$LOGS/base-glibc.log" | tr '\n' ' ')"
+}
+base_glibc
 
 # --- The packages the guest upgrades. -----------------------------------
 # libhpdemo 1 and 2 ship /usr/lib/hpdemo/libhpdemo.so (10 MiB: value ()

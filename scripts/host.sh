@@ -35,6 +35,18 @@ glibc_release () {
   echo "${v%%-*}"
 }
 
+# glibc_pkgs_at VERSION CMD...: "PKG=VERSION" for libc6, libc-bin and
+# every other package built from glibc that is installed where CMD
+# (a prefix such as "chroot ROOT") runs dpkg-query: they move together
+# (each depends on the others' exact version;
+# libc-gconv-modules-extra since 2.44).
+glibc_pkgs_at () {
+  local v=$1; shift
+  "$@" dpkg-query -W -f='${binary:Package} ${source:Package} ${db:Status-Abbrev}\n' \
+    | awk -v v="$v" '$2 == "glibc" && $3 ~ /^ii/ { sub(/:amd64$/, "", $1); seen[$1] = 1 }
+        END { seen["libc6"] = seen["libc-bin"] = 1; for (p in seen) printf "%s=%s ", p, v }'
+}
+
 # umount_root ROOT: lazily unmount what a chroot at ROOT had mounted
 # (proc, sys, dev/pts, dev), where mounted.
 umount_root () {

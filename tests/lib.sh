@@ -204,15 +204,9 @@ debian_root () {
       || { fail "root's libc6 matches the build" "it has $got, hugeld is built from $host: $(tail -2 "$TEST_TMP/root-apt.log" | tr '\n' ' ')"; return 1; }
   fi
 }
-# root_glibc_at VERSION: "PKG=VERSION" for libc6, libc-bin and every
-# other package built from glibc that is installed in the root: they move
-# together (each depends on the others' exact version;
-# libc-gconv-modules-extra since 2.44).
-root_glibc_at () {
-  in_root dpkg-query -W -f='${binary:Package} ${source:Package} ${db:Status-Abbrev}\n' \
-    | awk -v v="$1" '$2 == "glibc" && $3 ~ /^ii/ { sub(/:amd64$/, "", $1); seen[$1] = 1 }
-        END { seen["libc6"] = seen["libc-bin"] = 1; for (p in seen) printf "%s=%s ", p, v }'
-}
+# root_glibc_at VERSION: glibc's packages of the root at VERSION
+# (glibc_pkgs_at, scripts/host.sh).
+root_glibc_at () { glibc_pkgs_at "$1" in_root; }
 _root_umount () { umount_root "$1"; }
 # root_loader: the dynamic loader's path as the root's libc6 lists it
 # (/lib/x86_64-linux-gnu/... in Debian 12, /usr/lib/... in Debian 13).
