@@ -69,13 +69,7 @@ hp_untrusted (int fd, bool dir, struct __stat64_t64 *st)
 {
   if (__fstat64_time64 (fd, st) != 0)
     return "not trusted: fstat failed";
-  if (dir ? !S_ISDIR (st->st_mode) : !S_ISREG (st->st_mode))
-    return dir ? "not trusted: not a directory" : "not trusted: not a file";
-  if (st->st_uid != 0)
-    return "not trusted: not owned by root";
-  if ((st->st_mode & (S_IWGRP | S_IWOTH)) != 0)
-    return "not trusted: writable by group or others";
-  return NULL;
+  return _dl_hugepage_cache_distrust (dir, st->st_mode, st->st_uid);
 }
 
 /* The identity of LS's object, open as FD: its inode's, and the build

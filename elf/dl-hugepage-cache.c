@@ -18,6 +18,7 @@
 
 /* Pure code (see dl-hugepage-cache.h): no system calls, no state.  */
 
+#include <sys/stat.h>
 #include "dl-hugepage-cache.h"
 
 int
@@ -413,4 +414,18 @@ _dl_hugepage_zone_shareable (const struct hp_zone *z, bool textrel)
 {
   return (!textrel && (z->prot & PF_W) == 0
 	  && (z->kind == HP_KIND_TEXT || z->kind == HP_KIND_RODATA));
+}
+
+const char *
+_dl_hugepage_cache_distrust (bool want_dir, unsigned int mode,
+			     unsigned int uid)
+{
+  if (want_dir ? !S_ISDIR (mode) : !S_ISREG (mode))
+    return want_dir ? "not trusted: not a directory"
+		    : "not trusted: not a regular file";
+  if (uid != 0)
+    return "not trusted: not owned by root";
+  if ((mode & (S_IWGRP | S_IWOTH)) != 0)
+    return "not trusted: writable by group or others";
+  return NULL;
 }

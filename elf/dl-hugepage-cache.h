@@ -262,6 +262,16 @@ void _dl_hugepage_cache_device_name (const struct hp_identity *id,
 void _dl_hugepage_cache_zone_name (const struct hp_zone *z, uint64_t bias,
 				   char name[HP_CACHE_NAME_MAX]);
 
+/* Why ld.so does not trust a directory (WANT_DIR) or a file of the
+   cache whose mode is MODE and owner UID, as fstat gives them, or NULL:
+   everything it maps from the cache must be root's alone (the type
+   wanted, owned by root, writable by neither group nor others), for
+   the cache is read by every process and a file another user could
+   write would decide which bytes they run.  The hugeld command asks
+   the helper (hugeld-plan --cache-distrust) rather than repeat it.  */
+const char *_dl_hugepage_cache_distrust (bool want_dir, unsigned int mode,
+					 unsigned int uid);
+
 /* Whether zone Z of an object can come from the shared cache: read-only
    for the life of the process (text or rodata; RELRO is written by
    relocation), and the object has no text relocations.  */

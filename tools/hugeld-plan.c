@@ -110,6 +110,9 @@ The planning code is the loader's own (elf/dl-hugepage-plan.c).\n\
   --cgroup-none PID   print the hugetlb cgroup limit file that allows\n\
                       process PID no 2 MiB page, as ld.so finds it\n\
                       ({\"file\", \"value\"} or null; no FILE)\n\
+  --cache-distrust dir|file:MODE:UID  why ld.so would not trust a\n\
+                      directory or file of the shared cache with this\n\
+                      st_mode (octal) and owner ({\"why\"}; no FILE)\n\
   --settings          print only the settings: the values used, ld.so's\n\
                       defaults and limits, and whether the kernel gives\n\
                       transparent huge pages (no FILE)\n\
@@ -488,6 +491,30 @@ cgroup_fs_type (void *ctx, const char *name)
 /* The limit file that lets process PID's hugetlb cgroup have no 2 MiB
    page, found with ld.so's own walk (_dl_hugepage_cgroup_none) from
    /proc/PID/cgroup, and its value: {"file", "value"}, or null.  */
+static void print_cgroup_none (const char *pid);
+
+/* --cache-distrust dir|file:MODE:UID (MODE in octal, as st_mode):
+   {"why": ...}, why ld.so would not trust such a directory or file of
+   the shared cache (_dl_hugepage_cache_distrust), or null.  */
+static void
+print_cache_distrust (const char *arg)
+{
+  char kind[8];
+  unsigned int mode, uid;
+  char end;
+  if (sscanf (arg, "%7[a-z]:%o:%u%c", kind, &mode, &uid, &end) != 3
+      || (strcmp (kind, "dir") != 0 && strcmp (kind, "file") != 0))
+    die ("--cache-distrust takes dir|file:MODE:UID, not %s", arg);
+  const char *why = _dl_hugepage_cache_distrust (strcmp (kind, "dir") == 0,
+						 mode, uid);
+  printf ("{\"why\": ");
+  if (why != NULL)
+    json_string (why);
+  else
+    printf ("null");
+  printf ("}\n");
+}
+
 static void
 print_cgroup_none (const char *pid)
 {
@@ -554,7 +581,7 @@ main (int argc, char **argv)
   enum { OPT_LIBS = 256, OPT_SEGMENTS, OPT_KERNEL, OPT_BIAS, OPT_ALIAS,
 	 OPT_NAME, OPT_CHECK_LIBS, OPT_CHECK_SEGMENTS, OPT_LAYOUT, OPT_CACHE,
 	 OPT_BACKING, OPT_NO_POOL, OPT_STRICT_LINKS, OPT_CHECK_BACKING,
-	 OPT_SETTINGS, OPT_CGROUP_NONE, OPT_HELP };
+	 OPT_SETTINGS, OPT_CGROUP_NONE, OPT_CACHE_DISTRUST, OPT_HELP };
   static const struct option longopts[] =
     {
       { "libs", required_argument, NULL, OPT_LIBS },
@@ -573,6 +600,7 @@ main (int argc, char **argv)
       { "check-backing", required_argument, NULL, OPT_CHECK_BACKING },
       { "settings", no_argument, NULL, OPT_SETTINGS },
       { "cgroup-none", required_argument, NULL, OPT_CGROUP_NONE },
+      { "cache-distrust", required_argument, NULL, OPT_CACHE_DISTRUST },
       { "help", no_argument, NULL, OPT_HELP },
       { NULL, 0, NULL, 0 }
     };
@@ -638,6 +666,9 @@ main (int argc, char **argv)
 	break;
       case OPT_CGROUP_NONE:
 	print_cgroup_none (optarg);
+	return finish ();
+      case OPT_CACHE_DISTRUST:
+	print_cache_distrust (optarg);
 	return finish ();
       case OPT_LIBS:
 	opt.libs = optarg;

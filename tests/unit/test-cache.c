@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "dl-hugepage-cache.h"
 #include "plan-check.h"
 #include "unit-check.h"
@@ -446,9 +447,35 @@ test_cgroup (void)
   CHECK (!_dl_hugepage_cgroup_limit_none ("0x", 2), "not a number");
 }
 
+/* The trust rule of the shared cache: root's alone, of the kind
+   wanted.  */
+static void
+test_distrust (void)
+{
+  CHECK (_dl_hugepage_cache_distrust (true, S_IFDIR | 0755, 0) == NULL,
+	 "root's directory");
+  CHECK (_dl_hugepage_cache_distrust (false, S_IFREG | 0444, 0) == NULL,
+	 "root's file");
+  CHECK (_dl_hugepage_cache_distrust (false, S_IFREG | 0644, 0) == NULL,
+	 "root's writable file");
+  CHECK (strcmp (_dl_hugepage_cache_distrust (true, S_IFREG | 0755, 0),
+		 "not trusted: not a directory") == 0, "file for a directory");
+  CHECK (strcmp (_dl_hugepage_cache_distrust (false, S_IFIFO | 0444, 0),
+		 "not trusted: not a regular file") == 0, "FIFO");
+  CHECK (strcmp (_dl_hugepage_cache_distrust (false, S_IFREG | 0444, 1000),
+		 "not trusted: not owned by root") == 0, "another owner");
+  CHECK (strcmp (_dl_hugepage_cache_distrust (true, S_IFDIR | 0775, 0),
+		 "not trusted: writable by group or others") == 0,
+	 "group-writable");
+  CHECK (strcmp (_dl_hugepage_cache_distrust (false, S_IFREG | 0446, 0),
+		 "not trusted: writable by group or others") == 0,
+	 "other-writable");
+}
+
 void
 test_cache (void)
 {
+  test_distrust ();
   test_cgroup ();
   test_backing ();
   test_expected_backing ();

@@ -47,6 +47,7 @@ import subprocess
 import time
 
 from .common import Error, HUGE, KINDS
+from .planner import run_helper
 
 CACHE_DIR = "/dev/hugepages/hugeld"     # ld.so's HP_CACHE_DIR.
 MOUNT = os.path.dirname(CACHE_DIR)
@@ -116,19 +117,22 @@ def check_hugetlbfs(fd, path):
                     % (path, bsize // 1024, MOUNT))
 
 
+_DISTRUST = {}
+
+
 def untrusted(st, want_dir):
-    """Why ld.so would not trust the file with stat ST, or None."""
+    """Why ld.so would not trust the file with stat ST, or None.  The
+    rule is ld.so's (_dl_hugepage_cache_distrust), asked of the helper
+    once per distinct (kind, mode, owner): a cache has a handful."""
     if stat.S_ISLNK(st.st_mode):
+        # ld.so opens with O_NOFOLLOW: a link is never opened.
         return "a symbolic link"
-    if want_dir and not stat.S_ISDIR(st.st_mode):
-        return "not a directory"
-    if not want_dir and not stat.S_ISREG(st.st_mode):
-        return "not a regular file"
-    if st.st_uid != 0:
-        return "not owned by root"
-    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-        return "writable by group or others"
-    return None
+    key = ("dir" if want_dir else "file", st.st_mode, st.st_uid)
+    if key not in _DISTRUST:
+        why = run_helper(["--cache-distrust", "%s:%o:%d" % key])["why"]
+        _DISTRUST[key] = None if why is None else \
+            why.replace("not trusted: ", "", 1)
+    return _DISTRUST[key]
 
 
 def open_dir(parent, name):
