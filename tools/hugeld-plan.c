@@ -418,20 +418,6 @@ parse_backing (const char *list, unsigned char order[HP_NBACKINGS])
   return n;
 }
 
-/* Whether the kernel gives transparent huge pages, read as ld.so reads
-   it.  */
-static bool
-thp_enabled (void)
-{
-  char buf[64];
-  int fd = open (HP_THP_ENABLED_FILE, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return false;
-  ssize_t n = read (fd, buf, sizeof buf);
-  close (fd);
-  return n > 0 && _dl_hugepage_thp_enabled_text (buf, n);
-}
-
 /* The "settings" member: what the objects are planned with, ld.so's
    defaults where nothing is set, and the limits of ld.so's hooks and
    policy file.  */
@@ -466,93 +452,6 @@ print_settings (const struct options *opt)
 	  "\"pool_pages\": %d}}",
 	  HP_MAX_PHNUM, HP_MAX_LOADS, HP_MAX_DYN, HP_SONAME_MAX - 1,
 	  HP_CONF_MAX_SIZE, HP_CONF_MAX_WORD_LEN, HP_CONF_MAX_POOL);
-}
-
-static long int
-cgroup_read (void *ctx, const char *name, char *buf, size_t size)
-{
-  (void) ctx;
-  int fd = open (name, O_RDONLY | O_CLOEXEC);
-  long int n = fd < 0 ? -1 : read_fd (&fd, buf, size, 0);
-  int err = errno;
-  if (fd >= 0)
-    close (fd);
-  return n < 0 ? -err : n;
-}
-
-static unsigned long int
-cgroup_fs_type (void *ctx, const char *name)
-{
-  (void) ctx;
-  struct statfs sfs;
-  return statfs (name, &sfs) == 0 ? (unsigned long int) sfs.f_type : 0;
-}
-
-/* The limit file that lets process PID's hugetlb cgroup have no 2 MiB
-   page, found with ld.so's own walk (_dl_hugepage_cgroup_none) from
-   /proc/PID/cgroup, and its value: {"file", "value"}, or null.  */
-static void print_cgroup_none (const char *pid);
-
-/* --cache-distrust dir|file:MODE:UID (MODE in octal, as st_mode):
-   {"why": ...}, why ld.so would not trust such a directory or file of
-   the shared cache (_dl_hugepage_cache_distrust), or null.  */
-static void
-print_cache_distrust (const char *arg)
-{
-  char kind[8];
-  unsigned int mode, uid;
-  char end;
-  if (sscanf (arg, "%7[a-z]:%o:%u%c", kind, &mode, &uid, &end) != 3
-      || (strcmp (kind, "dir") != 0 && strcmp (kind, "file") != 0))
-    die ("--cache-distrust takes dir|file:MODE:UID, not %s", arg);
-  const char *why = _dl_hugepage_cache_distrust (strcmp (kind, "dir") == 0,
-						 mode, uid);
-  printf ("{\"why\": ");
-  if (why != NULL)
-    json_string (why);
-  else
-    printf ("null");
-  printf ("}\n");
-}
-
-static void
-print_cgroup_none (const char *pid)
-{
-  char name[64];
-  snprintf (name, sizeof name, "/proc/%s/cgroup", pid);
-  FILE *f = fopen (name, "re");
-  char *text = NULL;
-  size_t cap = 0;
-  ssize_t len = f != NULL ? getdelim (&text, &cap, '\0', f) : -1;
-  if (f != NULL)
-    fclose (f);
-  char paths[2][HP_CGROUP_DIR_MAX];
-  const char *found[2] = { NULL, NULL };
-  for (int v1 = 0; len > 0 && v1 < 2; ++v1)
-    {
-      size_t plen;
-      const char *p = _dl_hugepage_cgroup_path (text, len, v1, &plen);
-      if (p != NULL && plen < HP_CGROUP_DIR_MAX)
-	{
-	  memcpy (paths[v1], p, plen);
-	  paths[v1][plen] = '\0';
-	  found[v1] = paths[v1];
-	}
-    }
-  free (text);
-  struct hp_cgroup_io io = { cgroup_read, cgroup_fs_type, NULL };
-  char file[HP_CGROUP_DIR_MAX];
-  if (!_dl_hugepage_cgroup_none (found, &io, file))
-    {
-      printf ("null\n");
-      return;
-    }
-  char buf[32];
-  long int n = cgroup_read (NULL, file, buf, sizeof buf - 1);
-  buf[n > 0 ? n : 0] = '\0';
-  printf ("{\"file\": ");
-  json_string (file);
-  printf (", \"value\": %llu}\n", strtoull (buf, NULL, 10));
 }
 
 /* Flush the output: exit status 0, or die.  */

@@ -76,4 +76,18 @@ long int read_fd (void *fd, void *buf, size_t len, uint64_t offset);
    (hugeld-plan-cache.c).  */
 void print_cache (const struct object *o, uint64_t pagesize);
 
+/* Whether the kernel gives transparent huge pages, read as ld.so reads
+   it (hugeld-plan-query.c).  */
+bool thp_enabled (void);
+
+/* --cgroup-none PID: the limit file that lets process PID's hugetlb
+   cgroup have no 2 MiB page, found with ld.so's own walk, and its
+   value: {"file", "value"}, or null (hugeld-plan-query.c).  */
+void print_cgroup_none (const char *pid);
+
+/* --cache-distrust dir|file:MODE:UID: {"why": ...}, why ld.so would not
+   trust such a directory or file of the shared cache, or null
+   (hugeld-plan-query.c).  */
+void print_cache_distrust (const char *arg);
+
 #endif /* hugeld-plan.h */
