@@ -207,17 +207,15 @@ hp_touch (int pmfd, uintptr_t addr)
 	  && (e & HP_PM_PRESENT) != 0);
 }
 
-/* What the chunk at A holds for this process: the number of its pages
-   that are in the page cache (*RESIDENT) and mapped here (*MAPPED).
+/* How many pages of the chunk at A this process maps (*MAPPED).
    False if some page mapped here is not the file's (breakpoints,
-   uprobes: never to be unmapped) or mincore fails.  */
+   uprobes: never to be unmapped).  */
 static bool
-hp_chunk (int pmfd, uintptr_t a, size_t *resident, size_t *mapped)
+hp_chunk_mapped (int pmfd, uintptr_t a, size_t *mapped)
 {
   static uint64_t pm[HP_CHUNK_PAGES];
-  unsigned char vec[HP_CHUNK_PAGES];
   hp_pagemap (pmfd, a, pm);
-  *mapped = *resident = 0;
+  *mapped = 0;
   for (size_t i = 0; i < HP_CHUNK_PAGES; ++i)
     if ((pm[i] & HP_PM_PRESENT) != 0)
       {
@@ -225,11 +223,22 @@ hp_chunk (int pmfd, uintptr_t a, size_t *resident, size_t *mapped)
 	  return false;
 	++*mapped;
       }
-  if (hp_mincore ((void *) a, HP_HUGEPAGE_SIZE, vec) != 0)
-    return false;
-  for (size_t i = 0; i < HP_CHUNK_PAGES; ++i)
-    *resident += vec[i] & 1;
   return true;
+}
+
+/* How many of the LEN / 4096 pages at A are in the page cache, or -1
+   if mincore fails.  It looks up each page: for a whole chunk that is
+   512 lookups, so it is asked only where one fault does not tell.  */
+static ssize_t
+hp_resident (uintptr_t a, size_t len)
+{
+  unsigned char vec[HP_CHUNK_PAGES];
+  if (hp_mincore ((void *) a, len, vec) != 0)
+    return -1;
+  ssize_t n = 0;
+  for (size_t i = 0; i < len / 4096; ++i)
+    n += vec[i] & 1;
+  return n;
 }
 
 /* Whether the kernel has mapped a page-cache huge page since boot
@@ -254,15 +263,17 @@ hp_file_thp_seen (void)
    zone at file offset OFF of FD, with the page cache's huge pages, in
    order:
 
-   - A chunk nobody has read, or that the page cache holds whole and
-     this process does not map yet, is faulted in with one read: the
-     zone is MADV_HUGEPAGE, so a chunk not read yet comes in one 2 MiB
-     folio (and the kernel reads the next one ahead the same way), and
-     one the page cache has in a 2 MiB folio is mapped with it.  The
-     whole zone is mapped at load, not only what the program touches;
-     that costs a fault per 2 MiB where the page cache has the folios.
-     If the first chunk read anew comes in small folios, this file
-     system has no large folios: nothing more is done.
+   - A chunk this process does not map yet and whose first page is in
+     the page cache (every process after the first) is faulted in with
+     one read: where the page cache holds it in a 2 MiB folio, that
+     maps it with a huge page, and nothing more is asked.  The whole
+     zone is mapped at load, not only what the program touches; that
+     costs a fault per 2 MiB.
+   - A chunk nobody has read is faulted in the same way: the zone is
+     MADV_HUGEPAGE, so it comes in one 2 MiB folio (and the kernel
+     reads the next one ahead the same way).  If the first chunk read
+     anew comes in small folios, this file system has no large folios:
+     nothing more is done.
    - A chunk the page cache holds in small folios (another process read
      the file first, or ld.so read the ELF header) is repaired if the
      kernel is known to make 2 MiB page-cache folios (one came up here,
@@ -274,7 +285,7 @@ hp_file_thp_seen (void)
      loader, so that hugeld maps no more small pages than it would
      have.  What ld.so mapped of such a chunk to find out is unmapped
      again (MADV_DONTNEED), and only where all it maps of the chunk is
-     clean file pages (hp_chunk).  */
+     clean file pages (hp_chunk_mapped).  */
 static void
 hp_thp_fill (uintptr_t dst, size_t len, int fd, off64_t off,
 	     struct hp_thp_fill *n)
@@ -286,25 +297,42 @@ hp_thp_fill (uintptr_t dst, size_t len, int fd, off64_t off,
   for (size_t done = 0; done < len; done += HP_HUGEPAGE_SIZE)
     {
       uintptr_t a = dst + done;
-      size_t resident, mapped;
-      if (!hp_chunk (pmfd, a, &resident, &mapped)
-	  || mapped == HP_CHUNK_PAGES)
+      size_t mapped;
+      if (!hp_chunk_mapped (pmfd, a, &mapped) || mapped == HP_CHUNK_PAGES)
 	continue;
-      if (resident == 0 || (resident == HP_CHUNK_PAGES && mapped == 0))
+      if (mapped == 0 && hp_resident (a, 4096) == 1)
 	{
+	  /* Cached at its start: a 2 MiB folio, or small ones.  */
 	  if (hp_touch (pmfd, a))
 	    {
 	      ++n->pmd;
 	      repair = 1;
 	      continue;
 	    }
-	  /* Read anew in small folios, or not known: stop, unless a
-	     2 MiB folio came up before (then this one just could not
-	     be had now, in a fragmented memory or under readahead).  */
-	  if (pmfd < 0 || (resident == 0 && n->pmd == 0))
+	  if (pmfd < 0)
 	    break;
-	  if (resident == 0)
+	}
+      else
+	{
+	  ssize_t resident = hp_resident (a, HP_HUGEPAGE_SIZE);
+	  if (resident < 0)
 	    continue;
+	  if (resident == 0)
+	    {
+	      if (hp_touch (pmfd, a))
+		{
+		  ++n->pmd;
+		  repair = 1;
+		  continue;
+		}
+	      /* Read anew in small folios, or not known: stop, unless a
+		 2 MiB folio came up before (then this one just could not
+		 be had now, in a fragmented memory or under
+		 readahead).  */
+	      if (pmfd < 0 || n->pmd == 0)
+		break;
+	      continue;
+	    }
 	}
       /* Small folios.  */
       if (repair == 0)
@@ -314,12 +342,7 @@ hp_thp_fill (uintptr_t dst, size_t len, int fd, off64_t off,
 	continue;
       INTERNAL_SYSCALL_CALL (fadvise64, fd, off + done, HP_HUGEPAGE_SIZE,
 			     POSIX_FADV_DONTNEED);
-      unsigned char vec[HP_CHUNK_PAGES];
-      resident = 0;
-      if (hp_mincore ((void *) a, HP_HUGEPAGE_SIZE, vec) == 0)
-	for (size_t i = 0; i < HP_CHUNK_PAGES; ++i)
-	  resident += vec[i] & 1;
-      if (resident != 0)
+      if (hp_resident (a, HP_HUGEPAGE_SIZE) != 0)
 	{
 	  n->held = (len - done) / HP_HUGEPAGE_SIZE;
 	  break;
