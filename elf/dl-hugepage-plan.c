@@ -430,6 +430,44 @@ hp_zone_copy (struct hp_zone *z, const struct hp_load *l, uint64_t pg)
   z->fileoff = mapoff + (cs - mapstart);
 }
 
+/* Whether file bytes [A, B) belong to no segment of O but L, and lie
+   before the end of the last segment's file bytes (the file is at
+   least that long).  */
+static bool
+hp_file_padding (const struct hp_object *o, const struct hp_load *l,
+		 uint64_t a, uint64_t b)
+{
+  uint64_t known = 0;
+  for (size_t j = 0; j < o->nloads; ++j)
+    {
+      const struct hp_load *m = &o->loads[j];
+      if (m->offset + m->filesz > known)
+	known = m->offset + m->filesz;
+      if (m != l && m->filesz != 0 && a < m->offset + m->filesz
+	  && m->offset < b)
+	return false;
+    }
+  return b <= known;
+}
+
+/* Set Z->file_whole for zone Z of segment L of O (see hp_zone): the
+   parts of Z before and after L's pages are file padding.  */
+static void
+hp_zone_file_whole (struct hp_zone *z, const struct hp_object *o,
+		    const struct hp_load *l, uint64_t pg)
+{
+  /* Address minus file offset, for L's pages.  */
+  uint64_t delta = l->ps - HP_ALIGN_DOWN (l->offset, pg);
+  bool ok = true;
+  if (z->start < l->ps)
+    ok = (z->start >= delta
+	  && hp_file_padding (o, l, z->start - delta, l->ps - delta));
+  if (ok && z->end > l->pe)
+    ok = (l->memsz == l->filesz
+	  && hp_file_padding (o, l, l->pe - delta, z->end - delta));
+  z->file_whole = ok;
+}
+
 /* Put into PLAN the zones of RUNS[0..NRUNS) of O under PLAN->bias, and
    the ranges left on ordinary pages.  */
 static void
@@ -459,6 +497,7 @@ hp_emit (const struct hp_object *o, const struct hp_run *runs, size_t nruns,
       z->load = run->load;
       z->prot = l->flags & (PF_R | PF_W | PF_X);
       hp_zone_copy (z, l, pg);
+      hp_zone_file_whole (z, o, l, pg);
       plan->huge_bytes += b - a;
     }
 }

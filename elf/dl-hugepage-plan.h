@@ -153,6 +153,14 @@ struct hp_zone
      must be in the file (the remainder is the tail of the last file
      page, which may lie past the end of the file).  */
   uint64_t copy_start, copy_len, copy_need, fileoff;
+  /* The file may be mapped across the whole zone at the offsets
+     congruent to its addresses (FILEOFF + address - COPY_START), as
+     the thp backing maps it instead of copying: where the zone reaches
+     into the gaps around its segment, the file holds there no byte of
+     another segment and lies within the extent the segments show the
+     file has, and the segment has no zero fill.  True for a zone
+     inside its segment's file pages.  */
+  bool file_whole;
 };
 
 struct hp_plan

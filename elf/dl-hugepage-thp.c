@@ -360,6 +360,40 @@ hp_thp_fill (uintptr_t dst, size_t len, int fd, off64_t off,
     __close_nocancel (pmfd);
 }
 
+/* Map the parts of read-only zone Z (load bias L_ADDR) that lie in the
+   gaps before and after its segment's file pages from FD, at the
+   offsets congruent to their addresses and with the zone's protection,
+   so that the file mapping covers the zone's first and last 2 MiB
+   whole.  The planner allows it only where the file holds no byte of
+   another segment there (Z->file_whole): the bytes shown are the
+   file's padding.  The gaps were inaccessible pages; if an mmap fails,
+   whatever of them it unmapped is made inaccessible again, and if even
+   that fails the load fails (HP_LOST).  */
+static enum hp_outcome
+hp_thp_gaps (const struct hp_load_state *ls, const struct hp_zone *z,
+	     ElfW(Addr) l_addr, int fd, int *err, const char **what)
+{
+  uint64_t gaps[2][2] = { { z->start, z->copy_start },
+			  { z->copy_start + z->copy_len, z->end } };
+  for (int k = 0; k < 2; ++k)
+    {
+      uint64_t s = gaps[k][0], e = gaps[k][1];
+      if (e <= s)
+	continue;
+      off64_t off = (k == 0 ? z->fileoff - (z->copy_start - s)
+		     : z->fileoff + (s - z->copy_start));
+      if (__mmap ((void *) (l_addr + s), e - s, hp_prot (z->prot),
+		  MAP_PRIVATE | MAP_FIXED, fd, off) == MAP_FAILED)
+	{
+	  *err = errno;
+	  *what = "mmap of the file over a gap next to the segment";
+	  return (_dl_hugepage_unhole (ls, z, l_addr, fd, err) == HP_LOST
+		  ? HP_LOST : HP_FALLBACK);
+	}
+    }
+  return HP_DONE;
+}
+
 /* Append the decimal digits of V to P.  */
 static char *
 hp_put_count (char *p, size_t v, const char *text)
@@ -399,8 +433,35 @@ _dl_hugepage_thp_zone (struct hp_load_state *ls, const struct hp_zone *z,
 	      "first to place it for thp)";
       return HP_FALLBACK;
     }
-  void *dst = (void *) (l_addr + z->start);
-  size_t len = z->end - z->start;
+  /* Where the zone reaches into the gaps around its segment, the file
+     must be mapped there too; where the file holds another segment's
+     bytes there, only the whole 2 MiB of the segment's file pages
+     are.  */
+  uint64_t start = z->start, end = z->end;
+  uint64_t cs = z->copy_start, ce = z->copy_start + z->copy_len;
+  if (start < cs || end > ce)
+    {
+      enum hp_outcome o = HP_FALLBACK;
+      if (z->file_whole)
+	o = hp_thp_gaps (ls, z, l_addr, fd, err, what);
+      if (o == HP_LOST)
+	return o;
+      if (o != HP_DONE)
+	{
+	  start = HP_ALIGN_UP (l_addr + cs, HP_HUGEPAGE_SIZE) - l_addr;
+	  end = HP_ALIGN_DOWN (l_addr + ce, HP_HUGEPAGE_SIZE) - l_addr;
+	  if (end <= start)
+	    {
+	      if (*err == 0)
+		*what = "the file holds another segment's bytes in the "
+			"zone's 2 MiB next to the segment";
+	      return HP_FALLBACK;
+	    }
+	}
+    }
+  size_t edges = (z->end - z->start - (end - start)) / HP_HUGEPAGE_SIZE;
+  void *dst = (void *) (l_addr + start);
+  size_t len = end - start;
   if (!ls->cache.thp_advised)
     {
       ls->cache.thp_advised = true;
@@ -437,16 +498,22 @@ _dl_hugepage_thp_zone (struct hp_load_state *ls, const struct hp_zone *z,
     return HP_THP;
 
   struct hp_thp_fill n = { 0 };
-  hp_thp_fill ((uintptr_t) dst, len, fd, z->fileoff - (z->copy_start
-							- z->start), &n);
+  hp_thp_fill ((uintptr_t) dst, len, fd,
+	       start < cs ? z->fileoff - (cs - start)
+	       : z->fileoff + (start - cs), &n);
   /* What was asked for, then what came of it.  */
-  static char msg[288];
+  static char msg[352];
   char *p = __stpcpy (__stpcpy (msg, *what), ": ");
   p = hp_put_count (p, n.pmd, " of ");
-  p = hp_put_count (p, len / HP_HUGEPAGE_SIZE, " 2 MiB ranges mapped huge (");
+  p = hp_put_count (p, len / HP_HUGEPAGE_SIZE + edges,
+		    " 2 MiB ranges mapped huge (");
   p = hp_put_count (p, n.repaired, " repaired from small folios, ");
   p = hp_put_count (p, n.held, " held in small folios by another process, ");
-  hp_put_count (p, n.other, " left as they were)");
+  p = hp_put_count (p, n.other, " left as they were");
+  if (edges != 0)
+    p = hp_put_count (__stpcpy (p, ", "), edges,
+		      " where the file holds another segment's bytes");
+  __stpcpy (p, ")");
   *what = msg;
   return HP_THP;
 }

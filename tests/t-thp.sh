@@ -10,7 +10,9 @@
 #  4. cold, and a library whose text starts at file offset 0 (like
 #     libLLVM): the first 2 MiB, which shares its folio with the ELF
 #     header ld.so reads, is huge too;
-#  5. hugeld status reports each object's coverage.
+#  5. hugeld status reports each object's coverage;
+#  6. the last partial 2 MiB of the text is huge where the file allows
+#     it, and not where another segment's bytes would show.
 # Where the kernel or the file system gives no page-cache huge pages
 # even without ld.so, the checks of coverage are skipped and the rest
 # must still hold.
@@ -201,5 +203,37 @@ elif [ "$zone" -gt 0 ] && [ "$pmd" -ge "$zone" ]; then
   pass "cold, text from file offset 0: all ${zone} KiB of the zone FilePmdMapped, the ELF header's 2 MiB too ($(grep -m1 'libzero.so: text.*thp:' "$TEST_TMP/zero.dbg" | sed 's/.*thp: //'))"
 else
   fail "text from offset 0: coverage" "${pmd} of ${zone} KiB: $(grep -m1 'libzero.so: text.*thp:' "$TEST_TMP/zero.dbg" | sed 's/.*thp: //')"
+fi
+
+# 6. The last partial 2 MiB.  libbig-2m.so (2 MiB max-page-size) has
+# its text end 1.4 MiB into a 2 MiB range whose rest is file padding up
+# to the next segment: the zone takes the whole range, and ld.so maps
+# the file over the gap so that it is one huge page too.  Its rodata
+# ends in a range whose file bytes after it are the RW segment's: that
+# range stays on ordinary pages and the gap stays inaccessible (no
+# other segment's bytes are shown).
+cp "$FIXTURES/libbig-2m.so" "$W/libbig-2m.so"
+fill "$W/libbig-2m.so"
+start tail "$HUGELD_LDSO" "$W/libbig-2m.so" LD_HUGEPAGE_LIBS=libbig-2m.so \
+  LD_HUGEPAGE_BACKING=thp LD_HUGEPAGE_SEGMENTS=text,rodata
+read -r size rss pmd < <(text tail libbig-2m.so)
+zone=$(zone_kb tail libbig-2m.so)
+gap=$(awk '/^[0-9a-f]+-[0-9a-f]+ / && index($0, "libbig-2m.so") { if (prev == "r--p" && $2 == "---p") n++; prev = $2 }
+  END { print n + 0 }' "/proc/$(cat "$TEST_TMP/tail.pid")/maps")
+stop tail
+memsz=$(readelf -lW "$W/libbig-2m.so" | awk '$1 == "LOAD" && $8 == "E" { print $6 }')
+seg=$(( (memsz + 4095) / 4096 * 4 ))
+if ! grep -q 'libbig-2m.so: rodata .*thp: .*, 1 where the file holds another segment.s bytes)' "$TEST_TMP/tail.dbg"; then
+  fail "tail: rodata" "the range holding RW bytes is not named: $(grep -m1 'libbig-2m.so: rodata.*thp:' "$TEST_TMP/tail.dbg" | sed 's/.*thp: //')"
+elif [ "$gap" -lt 1 ]; then
+  fail "tail: rodata" "the gap after rodata is no longer inaccessible"
+elif [ "$zone" -le "$seg" ] || [ "$size" != "$zone" ]; then
+  fail "tail: text" "zone ${zone} KiB for ${seg} KiB of text pages, executable mapping ${size} KiB: $(grep -m1 'libbig-2m.so: text.*thp:' "$TEST_TMP/tail.dbg" | sed 's/.*thp: //')"
+elif [ "$can" != yes ]; then
+  skip "tail: coverage" "no page-cache huge pages here even without ld.so"
+elif [ "$pmd" = "$zone" ]; then
+  pass "the last partial 2 MiB: all ${zone} KiB of the text zone FilePmdMapped (${seg} KiB of text pages), rodata's last range left where the file holds RW bytes ($(grep -m1 'libbig-2m.so: text.*thp:' "$TEST_TMP/tail.dbg" | sed 's/.*thp: //'))"
+else
+  fail "tail: coverage" "${pmd} of ${zone} KiB: $(grep -m1 'libbig-2m.so: text.*thp:' "$TEST_TMP/tail.dbg" | sed 's/.*thp: //')"
 fi
 finish

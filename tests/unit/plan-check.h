@@ -134,6 +134,33 @@ plan_violation (const ElfW(Phdr) *phdr, size_t phnum,
 	}
       if (zn->copy_need > zn->copy_len)
 	BAD ("copy_need > copy_len");
+      /* A zone the thp backing may map from the file whole: what the
+	 file holds at its addresses outside the segment's pages is no
+	 other segment's, is in the file, and is at a file offset.  */
+      if (zn->file_whole && (a < ps || b > pe))
+	{
+	  uint64_t delta = ps - PC_DOWN (l->p_offset, pg);
+	  uint64_t known = 0;
+	  for (size_t j = 0; j < n; ++j)
+	    if (loads[j]->p_offset + loads[j]->p_filesz > known)
+	      known = loads[j]->p_offset + loads[j]->p_filesz;
+	  if (a < delta)
+	    BAD ("file_whole before the file's start");
+	  if (b > pe && b - delta > known)
+	    BAD ("file_whole past the file's known end");
+	  if (b > pe && l->p_memsz != l->p_filesz)
+	    BAD ("file_whole over zero fill");
+	  for (size_t j = 0; j < n; ++j)
+	    {
+	      uint64_t fs = loads[j]->p_offset;
+	      uint64_t fe = fs + loads[j]->p_filesz;
+	      if ((int) j == zn->load || fe == fs)
+		continue;
+	      if ((a < ps && a - delta < fe && fs < ps - delta)
+		  || (b > pe && pe - delta < fe && fs < b - delta))
+		BAD ("file_whole over another segment's file bytes");
+	    }
+	}
       huge += b - a;
 #undef BAD
     }

@@ -202,6 +202,17 @@ test_aligned_2m (void)
     if (plan.zones[i].kind == HP_KIND_TEXT)
       CHECK (plan.zones[i].copy_len == 0x1235000, "text copy %#lx",
 	     (unsigned long) plan.zones[i].copy_len);
+  /* The file after the text up to 0x1600000 is padding (the next
+     segment starts there in the file too): the thp backing may map it;
+     after rodata, up to 0x1e00000, the file holds the RW segment's
+     bytes (from 0x1dfde10): it may not.  */
+  for (size_t i = 0; i < plan.nzones; ++i)
+    {
+      if (plan.zones[i].kind == HP_KIND_TEXT)
+	CHECK (plan.zones[i].file_whole, "text tail is file padding");
+      if (plan.zones[i].kind == HP_KIND_RODATA)
+	CHECK (!plan.zones[i].file_whole, "rodata tail holds RW bytes");
+    }
 
   /* Kernel-mapped: the gaps are not ours.  */
   s.no_gaps = true;
