@@ -292,6 +292,12 @@ hp_thp_fill (uintptr_t dst, size_t len, int fd, off64_t off,
 {
   int pmfd = __open64_nocancel ("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
   size_t chunks = len / HP_HUGEPAGE_SIZE;
+  /* No readahead beyond the faulting chunk while filling: a fault in a
+     MADV_HUGEPAGE mapping reads its own 2 MiB as one folio, but the
+     asynchronous readahead it starts for what follows is sized by the
+     device's read_ahead_kb, and a window that is not a multiple of
+     2 MiB (2560 KiB, say) leaves the next chunks in small folios.  */
+  bool random = hp_madvise ((void *) dst, len, MADV_RANDOM) == 0;
   /* Whether small folios may be dropped: 0 not known yet.  */
   int repair = 0;
   for (size_t done = 0; done < len; done += HP_HUGEPAGE_SIZE)
@@ -356,6 +362,8 @@ hp_thp_fill (uintptr_t dst, size_t len, int fd, off64_t off,
 	break;
     }
   n->other = chunks - n->pmd - n->held;
+  if (random)
+    hp_madvise ((void *) dst, len, MADV_NORMAL);
   if (pmfd >= 0)
     __close_nocancel (pmfd);
 }

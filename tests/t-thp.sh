@@ -12,7 +12,9 @@
 #     header ld.so reads, is huge too;
 #  5. hugeld status reports each object's coverage;
 #  6. the last partial 2 MiB of the text is huge where the file allows
-#     it, and not where another segment's bytes would show.
+#     it, and not where another segment's bytes would show;
+#  7. cold, with a readahead window that is not a multiple of 2 MiB,
+#     all of it is huge in the first process.
 # Where the kernel or the file system gives no page-cache huge pages
 # even without ld.so, the checks of coverage are skipped and the rest
 # must still hold.
@@ -235,5 +237,33 @@ elif [ "$pmd" = "$zone" ]; then
   pass "the last partial 2 MiB: all ${zone} KiB of the text zone FilePmdMapped (${seg} KiB of text pages), rodata's last range left where the file holds RW bytes ($(grep -m1 'libbig-2m.so: text.*thp:' "$TEST_TMP/tail.dbg" | sed 's/.*thp: //'))"
 else
   fail "tail: coverage" "${pmd} of ${zone} KiB: $(grep -m1 'libbig-2m.so: text.*thp:' "$TEST_TMP/tail.dbg" | sed 's/.*thp: //')"
+fi
+
+# 7. Cold, on a device whose read_ahead_kb is not a multiple of 2 MiB
+# (2560): the kernel's asynchronous readahead after each 2 MiB fault
+# would bring the next ranges in small folios; ld.so reads each range
+# itself, so all of the zone is huge in the first process already.
+dev=$(findmnt -n -o SOURCE --target "$W" 2> /dev/null | sed 's|^/dev/||')
+ra=/sys/class/block/$dev/queue/read_ahead_kb
+[ -n "$dev" ] && [ -e "$ra" ] || ra=/sys/class/block/$dev/../queue/read_ahead_kb
+if [ -z "$dev" ] || ! [ -w "$ra" ]; then
+  skip "cold, read_ahead_kb 2560" "no block device's read_ahead_kb for $W (${dev:-no source})"
+elif [ "$can" != yes ]; then
+  skip "cold, read_ahead_kb 2560" "no page-cache huge pages here even without ld.so"
+else
+  ra0=$(cat "$ra")
+  at_exit "echo $ra0 > $ra"
+  echo 2560 > "$ra"
+  drop_page_cache "$W/libbig.so"
+  start coldra "$HUGELD_LDSO" "$W/libbig.so" LD_HUGEPAGE_LIBS=libbig.so "${THP[@]}"
+  read -r size rss pmd < <(text coldra libbig.so)
+  zone=$(zone_kb coldra libbig.so)
+  stop coldra
+  echo "$ra0" > "$ra"
+  if [ "$zone" -gt 0 ] && [ "$pmd" -ge "$zone" ]; then
+    pass "cold, read_ahead_kb 2560: all ${zone} KiB of libbig.so's text zone FilePmdMapped in the first process ($(grep -m1 'libbig.so: text.*thp:' "$TEST_TMP/coldra.dbg" | sed 's/.*thp: //'))"
+  else
+    fail "cold, read_ahead_kb 2560" "${pmd} of ${zone} KiB: $(grep -m1 'libbig.so: text.*thp:' "$TEST_TMP/coldra.dbg" | sed 's/.*thp: //')"
+  fi
 fi
 finish
