@@ -17,7 +17,12 @@ per-round hugeld/stock ratios, and, once per state, how much of the two
 libraries' R-E segments a long-lived hugeld clang had on the page
 cache's 2 MiB folios (FilePmdMapped).
 
-  thprepair.py [--rounds N] [--out DIR]   (root: drops the page cache)
+With --libdir DIR the two libraries are copied into DIR (a mount of
+another file system, say XFS) and every variant loads them from there
+(LD_LIBRARY_PATH).
+
+  thprepair.py [--rounds N] [--out DIR] [--libdir DIR]
+                                          (root: drops the page cache)
 """
 import argparse, json, os, resource, statistics, subprocess, sys, time
 
@@ -82,14 +87,24 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=9)
     ap.add_argument("--out", default=os.path.join(HERE, "results", "thp-repair"))
+    ap.add_argument("--libdir")
     o = ap.parse_args()
+    extra = {}
+    if o.libdir:
+        for i, l in enumerate(LIBS):
+            dst = os.path.join(o.libdir, os.path.basename(l))
+            subprocess.run(["cp", l, dst], check=True)
+            LIBS[i] = dst
+        os.sync()
+        extra = {"LD_LIBRARY_PATH": o.libdir}
     rd = subprocess.run([CLANG, "-print-resource-dir"], stdout=subprocess.PIPE,
                         text=True, check=True).stdout.strip()
     os.makedirs(o.out, exist_ok=True)
-    stock_env = base_env()
-    thp_env = dict(base_env(), LD_HUGEPAGE_LIBS=SEL, LD_HUGEPAGE_BACKING="thp")
+    stock_env = dict(base_env(), **extra)
+    thp_env = dict(base_env(), LD_HUGEPAGE_LIBS=SEL, LD_HUGEPAGE_BACKING="thp",
+                   **extra)
     shared_env = dict(base_env(), LD_HUGEPAGE_LIBS=SEL,
-                      LD_HUGEPAGE_BACKING="shared,private")
+                      LD_HUGEPAGE_BACKING="shared,private", **extra)
     hugeld_cmd = os.environ.get("HUGELD_CMD", "/opt/hugeld/bin/hugeld")
     pool = "/proc/sys/vm/nr_hugepages"
     with open(pool) as f:
@@ -117,7 +132,10 @@ def cmds_of(rd, out):
 
 def run_states(o, rd, cmds, stock_env, thp_env, shared_env):
     states = {"cold": drop, "warm-by-stock": fill_by_stock, "warm-by-hugeld": None}
+    fs = subprocess.run(["stat", "-f", "-c", "%T", os.path.dirname(LIBS[0])],
+                        stdout=subprocess.PIPE, text=True).stdout.strip()
     res = {"id": "thp-repair", "kernel": os.uname().release, "rounds": o.rounds,
+           "libs": LIBS, "fs": fs,
            "groups": []}
     for sname, prep in states.items():
         if prep is None:
