@@ -174,6 +174,7 @@ _dl_hugepage_cache_done (struct hp_object_state *c)
   c->looked = false;
   c->verify = false;
   c->thp_advised = false;
+  c->thp_random = false;
 }
 
 /* Open the file of zone Z (for bias BIAS) in the version directory and

@@ -129,17 +129,22 @@ hp_thp_copy (const struct hp_load_state *ls, const struct hp_zone *z,
   return HP_THP;
 }
 
-/* Mark every file page of the object with load bias L_ADDR
-   MADV_HUGEPAGE, not only its huge page zones, before anything faults
+/* Give every file page of the object with load bias L_ADDR ADVICE, not
+   only its huge page zones.  MADV_HUGEPAGE, before anything faults
    them in: the kernel's read-around for a fault anywhere else in the
    file (relocation, constructors; read_ahead_kb may be megabytes)
    would otherwise fill the page cache with small folios, also where
    the zones are, and those can never be mapped with huge pages.  With
-   the mark, every fault reads whole aligned huge folios.  Best effort:
-   a zone already on hugetlb pages refuses the advice, and only the
-   zone's own madvise must succeed.  */
+   the mark, every fault reads whole aligned huge folios.  MADV_RANDOM,
+   once a zone is known to read as 2 MiB folios and has chunks left to
+   be read on first use: a fault elsewhere (a symbol lookup in the
+   first segment, say) then reads its own 2 MiB and starts no
+   readahead that would bring those chunks in small folios.  Best
+   effort: a zone already on hugetlb pages refuses the advice, and
+   only the zone's own madvise must succeed.  */
 static void
-hp_advise_object (const struct hp_load_state *ls, ElfW(Addr) l_addr)
+hp_advise_object (const struct hp_load_state *ls, ElfW(Addr) l_addr,
+		  int advice)
 {
   const ElfW(Phdr) *phdr = ls->phdr;
   size_t pg = GLRO(dl_pagesize);
@@ -149,7 +154,7 @@ hp_advise_object (const struct hp_load_state *ls, ElfW(Addr) l_addr)
 	ElfW(Addr) s = HP_ALIGN_DOWN (l_addr + phdr[i].p_vaddr, pg);
 	ElfW(Addr) e = HP_ALIGN_UP (l_addr + phdr[i].p_vaddr
 				    + phdr[i].p_filesz, pg);
-	hp_madvise ((void *) s, e - s, MADV_HUGEPAGE);
+	hp_madvise ((void *) s, e - s, advice);
       }
 }
 
@@ -157,8 +162,11 @@ hp_advise_object (const struct hp_load_state *ls, ElfW(Addr) l_addr)
 struct hp_thp_fill
 {
   size_t pmd;			/* Mapped with a huge page.  */
-  size_t repaired;		/* Of those, dropped from the page cache
-				   (small folios nobody mapped) first.  */
+  size_t repaired;		/* Dropped from the page cache (small folios
+				   nobody mapped), then mapped huge or
+				   left to LAZY.  */
+  size_t lazy;			/* Not in the page cache: read as one
+				   2 MiB folio when first touched.  */
   size_t held;			/* From the first chunk another process
 				   maps in small folios on: left alone.  */
   size_t other;			/* The rest: small folios where the kernel
@@ -259,27 +267,35 @@ hp_file_thp_seen (void)
   return false;
 }
 
-/* Map every 2 MiB chunk of [DST, DST + LEN), the part of a read-only
+/* Map the 2 MiB chunks of [DST, DST + LEN), the part of a read-only
    zone at file offset OFF of FD, with the page cache's huge pages, in
    order:
 
-   - A chunk this process does not map yet and whose first page is in
-     the page cache (every process after the first) is faulted in with
-     one read: where the page cache holds it in a 2 MiB folio, that
-     maps it with a huge page, and nothing more is asked.  The whole
-     zone is mapped at load, not only what the program touches; that
-     costs a fault per 2 MiB.
-   - A chunk nobody has read is faulted in the same way: the zone is
-     MADV_HUGEPAGE, so it comes in one 2 MiB folio (and the kernel
-     reads the next one ahead the same way).  If the first chunk read
-     anew comes in small folios, this file system has no large folios:
-     nothing more is done.
+   - A chunk the page cache holds (its first page is cached: every
+     process after the first) is faulted in with one read: where that
+     is a 2 MiB folio, it is mapped huge, and nothing more is asked.
+     This maps at load all of the zone that is cached, not only what
+     the program touches; it costs a fault per 2 MiB.
+   - A chunk not in the page cache is left to be read when the program
+     first touches it: the zone is MADV_HUGEPAGE and stays MADV_RANDOM,
+     so that fault reads exactly that chunk, as one 2 MiB folio.
+     (Reading it at load would read all of the text from disk, also
+     what the program never runs; and the readahead a fault starts
+     otherwise is sized by the device's read_ahead_kb, and a window
+     that is not a multiple of 2 MiB, 2560 KiB say, brings the next
+     chunks in small folios.)  Only the first such chunk is read at
+     load, to find out whether this file system makes 2 MiB folios at
+     all; if it comes in small folios, nothing more is done and the
+     zone's readahead is the stock loader's.
    - A chunk the page cache holds in small folios (another process read
      the file first, or ld.so read the ELF header) is repaired if the
      kernel is known to make 2 MiB page-cache folios (one came up here,
      or /proc/vmstat says one was mapped since boot): its folios are
      dropped (POSIX_FADV_DONTNEED drops only what no process maps) and
-     read again in one folio.  If any page is left, another process
+     read again in one folio: by ld.so for the first chunk that tells
+     whether the file system makes 2 MiB folios, by the program's first
+     touch for the others, so that a repair reads only what the program
+     runs.  If any page is left, another process
      maps it: then nothing more of the object is dropped or touched,
      and the rest is the program's to fault in, as with the stock
      loader, so that hugeld maps no more small pages than it would
@@ -288,18 +304,16 @@ hp_file_thp_seen (void)
      clean file pages (hp_chunk_mapped).  */
 static void
 hp_thp_fill (uintptr_t dst, size_t len, int fd, off64_t off,
-	     struct hp_thp_fill *n)
+	     bool object_random, struct hp_thp_fill *n)
 {
   int pmfd = __open64_nocancel ("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
   size_t chunks = len / HP_HUGEPAGE_SIZE;
-  /* No readahead beyond the faulting chunk while filling: a fault in a
-     MADV_HUGEPAGE mapping reads its own 2 MiB as one folio, but the
-     asynchronous readahead it starts for what follows is sized by the
-     device's read_ahead_kb, and a window that is not a multiple of
-     2 MiB (2560 KiB, say) leaves the next chunks in small folios.  */
-  bool random = hp_madvise ((void *) dst, len, MADV_RANDOM) == 0;
   /* Whether small folios may be dropped: 0 not known yet.  */
   int repair = 0;
+  /* A chunk read anew here (or in an earlier zone of the object) came
+     in one 2 MiB folio.  */
+  bool reads_huge = object_random;
+  bool random = hp_madvise ((void *) dst, len, MADV_RANDOM) == 0;
   for (size_t done = 0; done < len; done += HP_HUGEPAGE_SIZE)
     {
       uintptr_t a = dst + done;
@@ -325,16 +339,21 @@ hp_thp_fill (uintptr_t dst, size_t len, int fd, off64_t off,
 	    continue;
 	  if (resident == 0)
 	    {
+	      if (reads_huge)
+		{
+		  ++n->lazy;
+		  continue;
+		}
 	      if (hp_touch (pmfd, a))
 		{
 		  ++n->pmd;
 		  repair = 1;
+		  reads_huge = true;
 		  continue;
 		}
 	      /* Read anew in small folios, or not known: stop, unless a
 		 2 MiB folio came up before (then this one just could not
-		 be had now, in a fragmented memory or under
-		 readahead).  */
+		 be had now, in a fragmented memory).  */
 	      if (pmfd < 0 || n->pmd == 0)
 		break;
 	      continue;
@@ -353,16 +372,26 @@ hp_thp_fill (uintptr_t dst, size_t len, int fd, off64_t off,
 	  n->held = (len - done) / HP_HUGEPAGE_SIZE;
 	  break;
 	}
+      if (reads_huge)
+	{
+	  /* Dropped; read as one folio when first touched.  */
+	  ++n->repaired;
+	  ++n->lazy;
+	  continue;
+	}
       if (hp_touch (pmfd, a))
 	{
 	  ++n->pmd;
 	  ++n->repaired;
+	  reads_huge = true;
 	}
       else if (n->pmd == 0)
 	break;
     }
-  n->other = chunks - n->pmd - n->held;
-  if (random)
+  n->other = chunks - n->pmd - n->lazy - n->held;
+  /* MADV_RANDOM stays only where it makes every later read a 2 MiB
+     folio; elsewhere the zone reads ahead as the stock loader's.  */
+  if (random && ((!reads_huge && !object_random) || n->held != 0))
     hp_madvise ((void *) dst, len, MADV_NORMAL);
   if (pmfd >= 0)
     __close_nocancel (pmfd);
@@ -473,7 +502,7 @@ _dl_hugepage_thp_zone (struct hp_load_state *ls, const struct hp_zone *z,
   if (!ls->cache.thp_advised)
     {
       ls->cache.thp_advised = true;
-      hp_advise_object (ls, l_addr);
+      hp_advise_object (ls, l_addr, MADV_HUGEPAGE);
     }
   if (hp_madvise (dst, len, MADV_HUGEPAGE) != 0)
     {
@@ -508,14 +537,20 @@ _dl_hugepage_thp_zone (struct hp_load_state *ls, const struct hp_zone *z,
   struct hp_thp_fill n = { 0 };
   hp_thp_fill ((uintptr_t) dst, len, fd,
 	       start < cs ? z->fileoff - (cs - start)
-	       : z->fileoff + (start - cs), &n);
+	       : z->fileoff + (start - cs), ls->cache.thp_random, &n);
+  if (n.lazy != 0 && !ls->cache.thp_random)
+    {
+      ls->cache.thp_random = true;
+      hp_advise_object (ls, l_addr, MADV_RANDOM);
+    }
   /* What was asked for, then what came of it.  */
-  static char msg[352];
+  static char msg[400];
   char *p = __stpcpy (__stpcpy (msg, *what), ": ");
   p = hp_put_count (p, n.pmd, " of ");
   p = hp_put_count (p, len / HP_HUGEPAGE_SIZE + edges,
 		    " 2 MiB ranges mapped huge (");
   p = hp_put_count (p, n.repaired, " repaired from small folios, ");
+  p = hp_put_count (p, n.lazy, " to be read as 2 MiB folios on first use, ");
   p = hp_put_count (p, n.held, " held in small folios by another process, ");
   p = hp_put_count (p, n.other, " left as they were");
   if (edges != 0)

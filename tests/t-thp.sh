@@ -128,7 +128,7 @@ can=$(file_thp_possible "$W/libbig.so")
 
 # 1. Warm by an ordinary process.
 fill "$W/libbig.so"
-start warm "$HUGELD_LDSO" "$W/libbig.so" LD_HUGEPAGE_LIBS=libbig.so "${THP[@]}"
+PROBE_ARG=all start warm "$HUGELD_LDSO" "$W/libbig.so" LD_HUGEPAGE_LIBS=libbig.so "${THP[@]}"
 read -r size rss pmd < <(text warm libbig.so)
 zone=$(zone_kb warm libbig.so)
 stop warm
@@ -191,7 +191,7 @@ fi
 
 # 4. Cold, text from file offset 0: the first 2 MiB too.
 drop_page_cache "$W/libzero.so"
-start zero "$HUGELD_LDSO" "$W/libzero.so" LD_HUGEPAGE_LIBS=libzero.so "${THP[@]}"
+PROBE_ARG=all start zero "$HUGELD_LDSO" "$W/libzero.so" LD_HUGEPAGE_LIBS=libzero.so "${THP[@]}"
 read -r size rss pmd < <(text zero libzero.so)
 zone=$(zone_kb zero libzero.so)
 stop zero
@@ -216,7 +216,7 @@ fi
 # other segment's bytes are shown).
 cp "$FIXTURES/libbig-2m.so" "$W/libbig-2m.so"
 fill "$W/libbig-2m.so"
-start tail "$HUGELD_LDSO" "$W/libbig-2m.so" LD_HUGEPAGE_LIBS=libbig-2m.so \
+PROBE_ARG=all start tail "$HUGELD_LDSO" "$W/libbig-2m.so" LD_HUGEPAGE_LIBS=libbig-2m.so \
   LD_HUGEPAGE_BACKING=thp LD_HUGEPAGE_SEGMENTS=text,rodata
 read -r size rss pmd < <(text tail libbig-2m.so)
 zone=$(zone_kb tail libbig-2m.so)
@@ -255,7 +255,7 @@ else
   at_exit "echo $ra0 > $ra"
   echo 2560 > "$ra"
   drop_page_cache "$W/libbig.so"
-  start coldra "$HUGELD_LDSO" "$W/libbig.so" LD_HUGEPAGE_LIBS=libbig.so "${THP[@]}"
+  PROBE_ARG=all start coldra "$HUGELD_LDSO" "$W/libbig.so" LD_HUGEPAGE_LIBS=libbig.so "${THP[@]}"
   read -r size rss pmd < <(text coldra libbig.so)
   zone=$(zone_kb coldra libbig.so)
   stop coldra

@@ -307,7 +307,8 @@ def coverage_line(t):
     or is not on the page cache's huge pages."""
     return ("%d kB: %d kB on 2 MiB page-cache folios, %d kB on 4 KiB pages "
             "(small folios: another process read it first and still maps "
-            "it, or the file system has no large folios), %d kB not mapped"
+            "it, or the file system has no large folios), %d kB not mapped "
+            "(not run yet)"
             % (t["size"] // 1024, t["pmd"] // 1024, t["small"] // 1024,
                t["unmapped"] // 1024))
 
