@@ -62,13 +62,15 @@ def timed(cmd, env):
 
 def coverage(env, rd):
     """FilePmdMapped of the libraries' R-E segments in a clang that waits
-    on its standard input, as (pmd kB, size kB)."""
+    on its standard input, as (pmd kB, size kB, rss kB): since ld.so
+    leaves what the page cache lacks to be read on first use, RSS is
+    what clang has run so far."""
     p = subprocess.Popen([HUGELD, CLANG, "-fintegrated-cc1", "-resource-dir", rd,
                           "-fsyntax-only", "-x", "c", "-"], env=env,
                          stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                          stderr=subprocess.DEVNULL)
     time.sleep(2)
-    pmd = size = 0
+    pmd = size = rss = 0
     on = False
     with open("/proc/%d/smaps" % p.pid) as f:
         for line in f:
@@ -77,10 +79,12 @@ def coverage(env, rd):
                 on = "x" in w[1] and any(os.path.basename(l) in line for l in LIBS)
             elif on and w[0] == "Size:":
                 size += int(w[1])
+            elif on and w[0] == "Rss:":
+                rss += int(w[1])
             elif on and w[0] == "FilePmdMapped:":
                 pmd += int(w[1])
     p.communicate(b"")
-    return pmd, size
+    return pmd, size, rss
 
 
 def main():
@@ -132,7 +136,7 @@ def cmds_of(rd, out):
 
 def run_states(o, rd, cmds, stock_env, thp_env, shared_env):
     states = {"cold": drop, "warm-by-stock": fill_by_stock, "warm-by-hugeld": None}
-    fs = subprocess.run(["stat", "-f", "-c", "%T", os.path.dirname(LIBS[0])],
+    fs = subprocess.run(["findmnt", "-n", "-o", "FSTYPE", "--target", LIBS[0]],
                         stdout=subprocess.PIPE, text=True).stdout.strip()
     res = {"id": "thp-repair", "kernel": os.uname().release, "rounds": o.rounds,
            "libs": LIBS, "fs": fs,
@@ -144,7 +148,7 @@ def run_states(o, rd, cmds, stock_env, thp_env, shared_env):
             subprocess.run([HUGELD] + cmds["version"], env=thp_env,
                            stdout=subprocess.DEVNULL, check=True)
         (prep or (lambda: None))()
-        pmd, size = coverage(thp_env, rd)
+        pmd, size, rss = coverage(thp_env, rd)
         for cname, cmd in cmds.items():
             s, h, c = [], [], []
             for r in range(o.rounds):
@@ -159,7 +163,7 @@ def run_states(o, rd, cmds, stock_env, thp_env, shared_env):
                  "shared_wall": [x[0] for x in c],
                  "stock_user": [x[1] for x in s], "thp_user": [x[1] for x in h],
                  "shared_user": [x[1] for x in c],
-                 "thp_pmd_kb": pmd, "text_kb": size}
+                 "thp_pmd_kb": pmd, "text_kb": size, "thp_rss_kb": rss}
             for v, x in (("thp", h), ("shared", c)):
                 r = [b[0] / a[0] for a, b in zip(s, x)]
                 g[v + "_ratio_wall"] = statistics.median(r)
@@ -168,13 +172,14 @@ def run_states(o, rd, cmds, stock_env, thp_env, shared_env):
                     b[1] / max(a[1], 1e-6) for a, b in zip(s, x))
             res["groups"].append(g)
             log("%-15s %-8s stock %6.1f ms | thp %6.1f ms ratio %.2f (%.2f-%.2f) user %.2f"
-                " | shared %6.1f ms ratio %.2f (%.2f-%.2f) | thp coverage %d of %d kB (%.1f%%)" % (
+                " | shared %6.1f ms ratio %.2f (%.2f-%.2f) | thp coverage %d of %d kB (%.1f%%; %.1f%% of the %d kB mapped)" % (
                     sname, cname, 1000 * statistics.median(g["stock_wall"]),
                     1000 * statistics.median(g["thp_wall"]), g["thp_ratio_wall"],
                     g["thp_ratio_wall_spread"][0], g["thp_ratio_wall_spread"][1],
                     g["thp_ratio_user"], 1000 * statistics.median(g["shared_wall"]),
                     g["shared_ratio_wall"], g["shared_ratio_wall_spread"][0],
-                    g["shared_ratio_wall_spread"][1], pmd, size, 100.0 * pmd / max(size, 1)))
+                    g["shared_ratio_wall_spread"][1], pmd, size, 100.0 * pmd / max(size, 1),
+                    100.0 * pmd / max(rss, 1), rss))
     os.unlink(cmds["compile"][5])
     with open(os.path.join(o.out, "thp-repair.json"), "w") as f:
         json.dump(res, f, indent=1)

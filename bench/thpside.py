@@ -295,7 +295,8 @@ def report(res, path):
            "state prepared before each run.  Ratios: median of the per-round ratios to the "
            "stock loader's wall time (spread in brackets); below 1 is faster.  Huge: share "
            "of the libraries' executable segments on 2 MiB pages (page-cache folios, THP "
-           "or hugetlb) in a process that loaded them in that state.  Raw: thpside.json."
+           "or hugetlb) in a process that loaded them in that state and then read every "
+           "page of them.  Raw: the .json beside this file."
            % (res["kernel"], res["glibc"], res["fs"], res["rounds"]), ""]
     for w in res["workloads"]:
         names = [v[0] for v in w["variants"]]
@@ -348,8 +349,8 @@ def main():
     sh([HUGELD_CMD, "cache", "add"] + libs, stdout=subprocess.DEVNULL)
     glibc = subprocess.run(["getconf", "GNU_LIBC_VERSION"], stdout=subprocess.PIPE,
                            text=True).stdout.split()[-1]
-    fs = subprocess.run(["stat", "-f", "-c", "%T", libs[0]], stdout=subprocess.PIPE,
-                        text=True).stdout.strip()
+    fs = subprocess.run(["findmnt", "-n", "-o", "FSTYPE", "--target", libs[0]],
+                        stdout=subprocess.PIPE, text=True).stdout.strip()
     res = {"id": "thpside", "kernel": os.uname().release, "glibc": glibc, "fs": fs,
            "rounds": o.rounds, "elfthp": elfthp, "workloads": []}
     try:
