@@ -95,8 +95,14 @@ _dl_hugepage_read_file (const char *name, void *buf, size_t size)
   int fd = __open64_nocancel (name, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return -errno;
-  ssize_t n = __read_nocancel (fd, buf, size);
+  /* To the end or SIZE bytes: a read of a /proc file returns at most
+     a page.  */
+  size_t n = 0;
+  ssize_t r = 0;
+  while (n < size
+	 && (r = __read_nocancel (fd, (char *) buf + n, size - n)) > 0)
+    n += r;
   int err = errno;
   __close_nocancel (fd);
-  return n < 0 ? -err : n;
+  return n == 0 && r < 0 ? -err : (ssize_t) n;
 }
