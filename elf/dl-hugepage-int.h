@@ -42,8 +42,8 @@
 /* What ld.so keeps for the object it is putting on huge pages: its
    shared cache entry, looked up when the placement depends on it or at
    its first shareable zone, and whether its file mappings were marked
-   MADV_HUGEPAGE (and MADV_RANDOM).  Valid only while LOOKED; _dl_hugepage_cache_done
-   ends it.  */
+   MADV_HUGEPAGE (and MADV_RANDOM).  Valid only while LOOKED;
+   _dl_hugepage_cache_done ends it.  */
 struct hp_object_state
 {
   bool thp_advised;

@@ -249,13 +249,34 @@ hp_resident (uintptr_t a, size_t len)
   return n;
 }
 
+/* Unmap what this process maps of the chunk at A (only clean file
+   pages: hp_chunk_mapped) together with its page table, by mapping the
+   file there again (MAP_FIXED replaces the mapping in one step), with
+   PROT from FD at OFF, and advise it as the rest of the zone.
+   MADV_DONTNEED would leave the page table, and a range that has one
+   is never mapped with a huge page again in this process (Linux before
+   6.15 frees no empty page table).  False if the mmap failed.  */
+static bool
+hp_chunk_remap (uintptr_t a, int prot, int fd, off64_t off, bool random)
+{
+  if (__mmap ((void *) a, HP_HUGEPAGE_SIZE, prot, MAP_PRIVATE | MAP_FIXED,
+	      fd, off) == MAP_FAILED)
+    return false;
+  hp_madvise ((void *) a, HP_HUGEPAGE_SIZE, MADV_HUGEPAGE);
+  if (random)
+    hp_madvise ((void *) a, HP_HUGEPAGE_SIZE, MADV_RANDOM);
+  return true;
+}
+
 /* Whether the kernel has mapped a page-cache huge page since boot
    (/proc/vmstat's thp_file_mapped is not 0): a sign that it makes 2
-   MiB folios in the page cache at all.  */
+   MiB folios in the page cache at all.  With NUMA counters (Linux 6.1
+   on two nodes, say) the line comes after the first 4 KiB, which is
+   all one read of /proc/vmstat returns.  */
 static bool
 hp_file_thp_seen (void)
 {
-  static char buf[8192];
+  static char buf[16384];
   ssize_t n = _dl_hugepage_read_file ("/proc/vmstat", buf, sizeof buf - 1);
   if (n <= 0)
     return false;
@@ -300,12 +321,14 @@ hp_file_thp_seen (void)
      and the rest is the program's to fault in, as with the stock
      loader, so that hugeld maps no more small pages than it would
      have.  What ld.so mapped of such a chunk to find out is unmapped
-     again (MADV_DONTNEED), and only where all it maps of the chunk is
-     clean file pages (hp_chunk_mapped).  */
-static void
-hp_thp_fill (uintptr_t dst, size_t len, int fd, off64_t off,
+     again, with its page table (hp_chunk_remap), and only where all it
+     maps of the chunk is clean file pages (hp_chunk_mapped).  False if
+     that failed: the zone may have a hole.  */
+static bool
+hp_thp_fill (uintptr_t dst, size_t len, int prot, int fd, off64_t off,
 	     bool object_random, struct hp_thp_fill *n)
 {
+  bool ok = true;
   int pmfd = __open64_nocancel ("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
   size_t chunks = len / HP_HUGEPAGE_SIZE;
   /* Whether small folios may be dropped: 0 not known yet.  */
@@ -362,9 +385,16 @@ hp_thp_fill (uintptr_t dst, size_t len, int fd, off64_t off,
       /* Small folios.  */
       if (repair == 0)
 	repair = hp_file_thp_seen () ? 1 : -1;
-      hp_madvise ((void *) a, HP_HUGEPAGE_SIZE, MADV_DONTNEED);
       if (repair < 0)
-	continue;
+	{
+	  hp_madvise ((void *) a, HP_HUGEPAGE_SIZE, MADV_DONTNEED);
+	  continue;
+	}
+      if (!hp_chunk_remap (a, prot, fd, off + done, random))
+	{
+	  ok = false;
+	  break;
+	}
       INTERNAL_SYSCALL_CALL (fadvise64, fd, off + done, HP_HUGEPAGE_SIZE,
 			     POSIX_FADV_DONTNEED);
       if (hp_resident (a, HP_HUGEPAGE_SIZE) != 0)
@@ -395,6 +425,7 @@ hp_thp_fill (uintptr_t dst, size_t len, int fd, off64_t off,
     hp_madvise ((void *) dst, len, MADV_NORMAL);
   if (pmfd >= 0)
     __close_nocancel (pmfd);
+  return ok;
 }
 
 /* Map the parts of read-only zone Z (load bias L_ADDR) that lie in the
@@ -535,9 +566,15 @@ _dl_hugepage_thp_zone (struct hp_load_state *ls, const struct hp_zone *z,
     return HP_THP;
 
   struct hp_thp_fill n = { 0 };
-  hp_thp_fill ((uintptr_t) dst, len, fd,
-	       start < cs ? z->fileoff - (cs - start)
-	       : z->fileoff + (start - cs), ls->cache.thp_random, &n);
+  if (!hp_thp_fill ((uintptr_t) dst, len, hp_prot (z->prot), fd,
+		    start < cs ? z->fileoff - (cs - start)
+		    : z->fileoff + (start - cs), ls->cache.thp_random, &n))
+    {
+      *err = errno;
+      *what = "mmap of the file again over a 2 MiB range to repair";
+      return (_dl_hugepage_unhole (ls, z, l_addr, fd, err) == HP_LOST
+	      ? HP_LOST : HP_FALLBACK);
+    }
   if (n.lazy != 0 && !ls->cache.thp_random)
     {
       ls->cache.thp_random = true;
