@@ -218,7 +218,8 @@ download () {
 }
 
 # kernel_modules DEB OUT: the modules the guest needs to mount an ext4
-# disk (virtio_pci, virtio_blk, ext4 and what they depend on; Debian
+# and an XFS disk (virtio_pci, virtio_blk, ext4, xfs and what they
+# depend on; Debian
 # builds them all as modules, except virtio_pci since 6.12; and
 # crc32c_generic, which ext4 up to 6.12 wants even without metadata_csum
 # but finds through modprobe, which the guest has not), decompressed
@@ -229,7 +230,7 @@ download () {
 # installed), and the host may have no kmod: the dependencies are read
 # from each module's .modinfo ("depends=a,b").  A module the package
 # does not have is taken to be built in.
-KERNEL_MODULES="virtio_pci virtio_blk crc32c_generic ext4"
+KERNEL_MODULES="virtio_pci virtio_blk crc32c_generic ext4 xfs"
 kernel_modules () {
   local deb=$1 out=$2 tmp=$2.d f n
   local -A path=() seen=()
@@ -400,6 +401,35 @@ EOF2
   mv "$EXT4_IMG.tmp" "$EXT4_IMG"
   rm -rf "$EXT4_IMG.d" "$EXT4_IMG.conf"
 fi
+
+# The XFS disk (/dev/vdb, read-only) with the same two files: a file
+# system with large folios from Linux 5.18 on, where the thp backing's
+# own fill (not MADV_COLLAPSE) decides the coverage before 7.x.  300
+# MiB (mkfs.xfs's minimum), sparse; without bigtime and inobtcount,
+# which Linux 5.10 only knows as experimental.  Made through a loop
+# mount, so only where this host can (root, a loop device): the guests
+# then report that XFS was not checked.
+XFS_IMG=$KDIR/xfs.img
+if [ ! -f "$XFS_IMG" ] || [ "$FIXTURES/libbig.so" -nt "$XFS_IMG" ] \
+   || [ "$FIXTURES/bigcheck-shared" -nt "$XFS_IMG" ] || [ "$0" -nt "$XFS_IMG" ]; then
+  command -v mkfs.xfs > /dev/null || PATH=$PATH:/sbin:/usr/sbin
+  rm -f "$XFS_IMG" "$XFS_IMG.tmp"
+  mnt=$KDIR/xfs.mnt
+  mkdir -p "$mnt"
+  if truncate -s 300M "$XFS_IMG.tmp" \
+     && mkfs.xfs -q -f -L hugeld -m bigtime=0,inobtcount=0 "$XFS_IMG.tmp" > "$KDIR/xfs.log" 2>&1 \
+     && timeout 60 mount -o loop "$XFS_IMG.tmp" "$mnt" >> "$KDIR/xfs.log" 2>&1; then
+    mkdir -p "$mnt/t"
+    cp "$FIXTURES/bigcheck-shared" "$FIXTURES/libbig.so" "$mnt/t/" && ok=1 || ok=
+    timeout 60 umount "$mnt" || umount -l "$mnt"
+    [ -n "$ok" ] && mv "$XFS_IMG.tmp" "$XFS_IMG"
+  fi
+  rm -f "$XFS_IMG.tmp"
+  rmdir "$mnt" 2> /dev/null || :
+  [ -f "$XFS_IMG" ] || note "no XFS image (mkfs.xfs or a loop mount failed: $(tail -1 "$KDIR/xfs.log" 2> /dev/null)); XFS is not checked"
+fi
+xfs_drive=()
+[ -f "$XFS_IMG" ] && xfs_drive=(-drive "file=$XFS_IMG,format=raw,if=virtio,readonly=on")
 note "qemu with $accel${accel_why:+ ($accel_why)}"
 
 # boot: boot VMLINUZ with INITRD, the console going to $log; sets rc
@@ -415,7 +445,7 @@ boot () {
     -object memory-backend-ram,id=m1,size=$((QEMU_MEM_MIB - QEMU_MEM_MIB / 2))M \
     -numa node,nodeid=0,cpus=0,memdev=m0 -numa node,nodeid=1,cpus=1,memdev=m1 \
     -display none -monitor none -serial "file:$log" -no-reboot \
-    -drive "file=$EXT4_IMG,format=raw,if=virtio,readonly=on" \
+    -drive "file=$EXT4_IMG,format=raw,if=virtio,readonly=on" "${xfs_drive[@]}" \
     -kernel "$VMLINUZ" -initrd "$KINITRD" \
     -append "console=ttyS0 loglevel=3 panic=-1 hugepages=$KERNEL_POOL hugeld.timeout=$RUN_TIMEOUT" \
     < /dev/null > "${log%.log}.qemu" 2>&1 &

@@ -85,7 +85,7 @@ case "${1:-build}" in
   build) need $build_pkgs; need $(gcc_pkgs) $(release_pkgs); try $build_try_pkgs ;;
   test) need $build_pkgs; need $(gcc_pkgs) $(release_pkgs); try $build_try_pkgs; need $test_pkgs; need $(python_pkgs); want clang-14 ;;
   fuzz) need clang-14 ;;
-  kernels) need qemu-system-x86 busybox-static cpio gcc libc6-dev e2fsprogs xz-utils ;;
+  kernels) need qemu-system-x86 busybox-static cpio gcc libc6-dev e2fsprogs xfsprogs xz-utils ;;
   distro) need debootstrap ;;
   bench) need clang-14 mariadb-server mariadb-client sysbench libhugetlbfs-bin libhugetlbfs0 \
 	      python3-matplotlib linux-perf ;;
