@@ -27,8 +27,9 @@
    dl-hugepage-pool.c	whether the process can have pool pages at all
    dl-hugepage-policy.c	the policy file
    dl-hugepage-io.c	input and output primitives
-   The pure code (dl-hugepage-plan.c, -match.c, -cache.c, -conf.c) has
-   headers of its own, also built outside glibc.  */
+   The pure code (dl-hugepage-plan.c, -kinds.c, -dynamic.c, -match.c,
+   -cache.c, -conf.c) has headers of its own, also built outside
+   glibc.  */
 
 #ifndef _DL_HUGEPAGE_INT_H
 #define _DL_HUGEPAGE_INT_H 1

@@ -57,6 +57,10 @@
 
 /* The huge page size hugeld uses (x86-64's PMD size), and the
    ordinary page size the tool assumes (ld.so uses GLRO(dl_pagesize)).  */
+/* Addresses and offsets above this are refused; keeps every sum in the
+   pure code free of overflow.  */
+#define HP_ADDR_LIMIT		((uint64_t) 1 << 62)
+
 #define HP_HUGEPAGE_SIZE	((uint64_t) 2 * 1024 * 1024)
 #define HP_PAGE_SIZE		((uint64_t) 4096)
 

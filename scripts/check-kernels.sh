@@ -303,10 +303,10 @@ if [ ! -f "$collapse" ] || [ "$HUGELD_TOP/tests/kernels/probe-collapse.c" -nt "$
 fi
 
 mkcache=$KDIR/bin/mkcache
-if [ ! -f "$mkcache" ] || [ -n "$(find "$HUGELD_TOP/tests/kernels/mkcache.c" "$HUGELD_TOP"/elf/dl-hugepage-plan.c \
+if [ ! -f "$mkcache" ] || [ -n "$(find "$HUGELD_TOP/tests/kernels/mkcache.c" "$HUGELD_TOP"/elf/dl-hugepage-{plan,kinds,dynamic}.c \
      "$HUGELD_TOP"/elf/dl-hugepage-cache.[ch] -newer "$mkcache")" ]; then
   cc -static -O2 -Wall -Wextra -I"$HUGELD_TOP/elf" "$HUGELD_TOP/tests/kernels/mkcache.c" \
-    "$HUGELD_TOP"/elf/dl-hugepage-{plan,match,cache}.c -o "$mkcache.tmp" \
+    "$HUGELD_TOP"/elf/dl-hugepage-{plan,kinds,dynamic,match,cache}.c -o "$mkcache.tmp" \
     || die "cannot build $mkcache"
   mv "$mkcache.tmp" "$mkcache"
 fi
