@@ -23,7 +23,8 @@ export PREFIX DESTDIR BUILDDIR
 CC ?= gcc
 UNIT_CFLAGS = -std=gnu11 -g -O1 -Wall -Wextra -Werror -Ielf -Itests/unit
 PLAN_SRCS = elf/dl-hugepage-plan.c elf/dl-hugepage-kinds.c elf/dl-hugepage-dynamic.c \
-  elf/dl-hugepage-match.c elf/dl-hugepage-cache.c elf/dl-hugepage-conf.c
+  elf/dl-hugepage-match.c elf/dl-hugepage-cache.c elf/dl-hugepage-conf.c \
+  elf/dl-hugepage-conf-program.c
 PLAN_HDRS = elf/dl-hugepage-plan.h elf/dl-hugepage-cache.h elf/dl-hugepage-conf.h
 
 .PHONY: deb check-series check-distro bench bench-quick tools install-tools uninstall-tools all build install install-system uninstall-system check-system check-glibc check-kernels check-boot check check-installed unit unit-build fuzz fixtures demo clean distclean

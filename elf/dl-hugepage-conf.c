@@ -52,8 +52,8 @@ _dl_hugepage_conf_word (const char **p, const char *end, const char **word,
   return true;
 }
 
-static bool
-hp_word_is (const char *word, size_t len, const char *name)
+bool
+_dl_hugepage_conf_word_is (const char *word, size_t len, const char *name)
 {
   return strlen (name) == len && memcmp (word, name, len) == 0;
 }
@@ -140,7 +140,7 @@ hp_check_scope (const struct hp_conf_reader *r,
 static const char *
 hp_pool_error (const char *w, size_t len)
 {
-  if (hp_word_is (w, len, "auto"))
+  if (_dl_hugepage_conf_word_is (w, len, "auto"))
     return NULL;
   long int n = 0;
   for (size_t i = 0; i < len; ++i)
@@ -168,7 +168,7 @@ hp_check_words (enum hp_conf_key key, const char *p, const char *end)
       if (nwords == 0)
 	return "libs needs patterns (or none)";
       while (error == NULL && _dl_hugepage_conf_word (&p, end, &w, &len))
-	if (hp_word_is (w, len, "none"))
+	if (_dl_hugepage_conf_word_is (w, len, "none"))
 	  {
 	    if (nwords != 1)
 	      error = "libs none cannot have other patterns";
@@ -228,7 +228,7 @@ hp_extract_value (struct hp_conf_line *line)
     line->kinds = _dl_hugepage_parse_kinds (buf);
   else if (line->key == HP_CONF_BACKING)
     line->nbackings = _dl_hugepage_parse_backing (buf, line->backings);
-  else if (hp_word_is (buf, strlen (buf), "auto"))
+  else if (_dl_hugepage_conf_word_is (buf, strlen (buf), "auto"))
     line->pool = -1;
   else
     line->pool = strtol_digits (buf);
@@ -258,72 +258,6 @@ hp_read_args (struct hp_conf_reader *r, struct hp_conf_line *line)
   hp_extract_value (line);
 }
 
-size_t
-_dl_hugepage_program_names (const char *name, bool by_kernel, bool secure,
-			    const struct hp_names_io *io,
-			    const char *names[3], char buf[3][HP_PATH_MAX])
-{
-  size_t n = 0;
-  if (secure)
-    {
-      if (io->exe (io->ctx, buf[0], HP_PATH_MAX) != NULL)
-	names[n++] = buf[0];
-      return n;
-    }
-  if (name == NULL)
-    return 0;
-  names[n++] = name;
-
-  /* Made absolute and normal.  */
-  char cwd[HP_PATH_MAX];
-  const char *dir = NULL;
-  if (name[0] != '/')
-    {
-      long int len = io->getcwd (io->ctx, cwd, sizeof cwd);
-      if (len <= 1 || cwd[0] != '/')
-	return n;
-      /* A directory's path ends in no slash: "cwd/" is a link in it.  */
-      size_t l = strlen (cwd);
-      if (l + 2 > sizeof cwd)
-	return n;
-      cwd[l] = '/';
-      cwd[l + 1] = '\0';
-      dir = cwd;
-    }
-  if (!_dl_hugepage_link_path (dir, name, buf[0], HP_PATH_MAX))
-    return n;
-  const char *cur = buf[0];
-  if (strcmp (cur, name) != 0)
-    names[n++] = cur;
-
-  if (by_kernel)
-    {
-      if (io->exe (io->ctx, buf[1], HP_PATH_MAX) != NULL
-	  && strcmp (buf[1], cur) != 0)
-	names[n++] = buf[1];
-      return n;
-    }
-
-  /* Symbolic links, alternating between BUF[1] and BUF[2].  */
-  char target[HP_PATH_MAX];
-  int which = 1;
-  for (int links = 0; links < 8; ++links)
-    {
-      long int len = io->readlink (io->ctx, cur, target, sizeof target - 1);
-      if (len <= 0)
-	break;
-      target[len] = '\0';
-      if (!_dl_hugepage_link_path (cur, target, buf[which], HP_PATH_MAX))
-	break;
-      cur = buf[which];
-      which = 3 - which;
-    }
-  /* A name that is already there (no link followed) is not repeated.  */
-  if (strcmp (cur, names[n - 1]) != 0)
-    names[n++] = cur;
-  return n;
-}
-
 void
 _dl_hugepage_conf_start (struct hp_conf_reader *r, const char *buf,
 			 size_t len)
@@ -336,11 +270,9 @@ _dl_hugepage_conf_start (struct hp_conf_reader *r, const char *buf,
   r->checked = false;
 }
 
-/* Start reading a file that _dl_hugepage_conf_check found without
-   error: the arguments are not checked again.  */
-static void
-hp_conf_start_checked (struct hp_conf_reader *r, const char *buf,
-		       size_t len)
+void
+_dl_hugepage_conf_start_checked (struct hp_conf_reader *r, const char *buf,
+				 size_t len)
 {
   _dl_hugepage_conf_start (r, buf, len);
   r->checked = true;
@@ -401,7 +333,7 @@ _dl_hugepage_conf_next (struct hp_conf_reader *r, struct hp_conf_line *line)
   line->error = "unknown keyword (use libs, segments, backing, cache, "
 		"pool or program)";
   for (size_t i = 0; i < sizeof keys / sizeof keys[0]; ++i)
-    if (hp_word_is (w, len, keys[i].name))
+    if (_dl_hugepage_conf_word_is (w, len, keys[i].name))
       {
 	line->key = keys[i].key;
 	line->error = NULL;
@@ -422,20 +354,6 @@ _dl_hugepage_conf_next (struct hp_conf_reader *r, struct hp_conf_line *line)
       r->seen = 0;
     }
   return true;
-}
-
-bool
-_dl_hugepage_conf_program_matches (const char *word, size_t len,
-				   const char *const *names, size_t nnames)
-{
-  bool slash = memchr (word, '/', len) != NULL;
-  for (size_t i = 0; i < nnames; ++i)
-    if (names[i] != NULL
-	&& _dl_hugepage_glob (word, len,
-			      slash ? names[i]
-			      : _dl_hugepage_basename (names[i])))
-      return true;
-  return false;
 }
 
 const char *
@@ -477,180 +395,4 @@ _dl_hugepage_conf_check (const char *buf, size_t len,
       if (line.key == HP_CONF_CACHE)
 	sum->has_cache = true;
     }
-}
-
-/* Which scope a line of a checked file belongs to, for a program known
-   by some names: whether the line counts, given the `program' line
-   BLOCK that applies (0: none, the global scope only), and whether the
-   global or the block's LIBS are used.  */
-static bool
-hp_line_used (const struct hp_conf_line *line, unsigned int block,
-	      unsigned int *current_block)
-{
-  if (line->key == HP_CONF_PROGRAM)
-    *current_block = line->lineno;
-  if (!line->in_block)
-    return true;
-  return block != 0 && *current_block == block;
-}
-
-/* The line of the libs word that covers byte OFFSET of the list that
-   the program gets (those of BLOCK if BLOCK_LIBS, else the global
-   ones), joined as _dl_hugepage_conf_resolve joins it, or 0.  Sets
-   *FIRST to the first such line.  */
-static unsigned int
-hp_walk_libs (const char *buf, size_t len, unsigned int block,
-	      bool block_libs, size_t offset, unsigned int *first)
-{
-  struct hp_conf_reader r;
-  struct hp_conf_line line;
-  unsigned int current = 0, found = 0;
-  size_t n = 0;
-  *first = 0;
-  hp_conf_start_checked (&r, buf, len);
-  while (_dl_hugepage_conf_next (&r, &line))
-    {
-      bool used = hp_line_used (&line, block, &current);
-      if (line.key != HP_CONF_LIBS || !used || line.in_block != block_libs)
-	continue;
-      if (*first == 0)
-	*first = line.lineno;
-      const char *p = line.args, *end = line.args + line.argslen;
-      const char *w;
-      size_t wlen;
-      while (_dl_hugepage_conf_word (&p, end, &w, &wlen))
-	{
-	  if (hp_word_is (w, wlen, "none"))
-	    continue;
-	  if (n > 0)
-	    ++n;
-	  if (offset >= n && offset < n + wlen)
-	    found = line.lineno;
-	  n += wlen;
-	}
-    }
-  return found;
-}
-
-/* Append the patterns of the libs line LINE to the list of *N bytes at
-   LIBS.  */
-static void
-hp_append_libs (const struct hp_conf_line *line, char *libs, size_t *n)
-{
-  const char *p = line->args, *end = line->args + line->argslen;
-  const char *w;
-  size_t wlen;
-  while (_dl_hugepage_conf_word (&p, end, &w, &wlen))
-    {
-      if (hp_word_is (w, wlen, "none"))
-	continue;
-      if (*n > 0)
-	libs[(*n)++] = ':';
-      memcpy (libs + *n, w, wlen);
-      *n += wlen;
-    }
-}
-
-void
-_dl_hugepage_conf_resolve (const char *buf, size_t len,
-			   const char *const *names, size_t nnames,
-			   bool secure, struct hp_conf_settings *s,
-			   char *libs)
-{
-  /* One pass: the global settings into *S and LIBS, those of the first
-     matching block into B and BLIBS (after the global list in LIBS,
-     which has room for both); the block's replace the global ones.  */
-  struct hp_conf_settings b;
-  memset (s, 0, sizeof *s);
-  memset (&b, 0, sizeof b);
-  char *blibs = libs + len + 1;
-  size_t n = 0, bn = 0;
-  /* 0: before the first block; 1: in the matching block; 2: in
-     another block before it; 3: after it.  */
-  int state = 0;
-  struct hp_conf_reader r;
-  struct hp_conf_line line;
-  hp_conf_start_checked (&r, buf, len);
-  while (_dl_hugepage_conf_next (&r, &line))
-    {
-      if (line.key == HP_CONF_PROGRAM)
-	{
-	  if (state == 1)
-	    state = 3;
-	  else if (state != 3)
-	    {
-	      state = 2;
-	      const char *p = line.args, *end = line.args + line.argslen;
-	      const char *w;
-	      size_t wlen;
-	      while (state == 2 && _dl_hugepage_conf_word (&p, end, &w, &wlen))
-		if (_dl_hugepage_conf_program_matches (w, wlen, names, nnames))
-		  {
-		    state = 1;
-		    s->block_line = line.lineno;
-		  }
-	    }
-	  continue;
-	}
-      struct hp_conf_settings *to;
-      if (!line.in_block)
-	{
-	  if (secure)
-	    continue;
-	  to = s;
-	}
-      else if (state == 1)
-	to = &b;
-      else
-	continue;
-      switch (line.key)
-	{
-	case HP_CONF_LIBS:
-	  if (to->libs_line == 0)
-	    to->libs_line = line.lineno;
-	  hp_append_libs (&line, to == s ? libs : blibs, to == s ? &n : &bn);
-	  break;
-	case HP_CONF_SEGMENTS:
-	  to->segments_line = line.lineno;
-	  to->kinds = line.kinds;
-	  break;
-	case HP_CONF_BACKING:
-	  to->backing_line = line.lineno;
-	  memcpy (to->backings, line.backings, sizeof to->backings);
-	  to->nbackings = line.nbackings;
-	  break;
-	default:
-	  break;
-	}
-    }
-  if (b.libs_line != 0)
-    {
-      s->libs_line = b.libs_line;
-      memmove (libs, blibs, bn);
-      n = bn;
-    }
-  libs[n] = '\0';
-  s->libslen = n;
-  if (b.segments_line != 0)
-    {
-      s->segments_line = b.segments_line;
-      s->kinds = b.kinds;
-    }
-  if (b.backing_line != 0)
-    {
-      s->backing_line = b.backing_line;
-      memcpy (s->backings, b.backings, sizeof s->backings);
-      s->nbackings = b.nbackings;
-    }
-}
-
-unsigned int
-_dl_hugepage_conf_libs_line (const char *buf, size_t len,
-			     unsigned int block, size_t offset)
-{
-  /* Whether the block has libs lines of its own.  */
-  unsigned int first;
-  hp_walk_libs (buf, len, block, true, 0, &first);
-  return hp_walk_libs (buf, len, block, block != 0 && first != 0, offset,
-		       &first);
 }

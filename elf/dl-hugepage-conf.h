@@ -114,6 +114,11 @@ struct hp_conf_reader
 void _dl_hugepage_conf_start (struct hp_conf_reader *r, const char *buf,
 			      size_t len);
 
+/* Start reading a file that _dl_hugepage_conf_check found without
+   error: the arguments are not checked again.  */
+void _dl_hugepage_conf_start_checked (struct hp_conf_reader *r,
+				      const char *buf, size_t len);
+
 /* Read the next line into *LINE: false at the end.  */
 bool _dl_hugepage_conf_next (struct hp_conf_reader *r,
 			     struct hp_conf_line *line);
@@ -122,6 +127,10 @@ bool _dl_hugepage_conf_next (struct hp_conf_reader *r,
    set and *P moved past it, or false at the end.  */
 bool _dl_hugepage_conf_word (const char **p, const char *end,
 			     const char **word, size_t *len);
+
+/* Whether the LEN bytes at WORD are the word NAME.  */
+bool _dl_hugepage_conf_word_is (const char *word, size_t len,
+				const char *name);
 
 /* Whether WORD (LEN bytes), a pattern of a `program' line, matches one
    of NAMES[0..NNAMES) (NULL entries are skipped).  */

@@ -28,8 +28,8 @@
    dl-hugepage-policy.c	the policy file
    dl-hugepage-io.c	input and output primitives
    The pure code (dl-hugepage-plan.c, -kinds.c, -dynamic.c, -match.c,
-   -cache.c, -conf.c) has headers of its own, also built outside
-   glibc.  */
+   -cache.c, -conf.c, -conf-program.c) has headers of its own, also
+   built outside glibc.  */
 
 #ifndef _DL_HUGEPAGE_INT_H
 #define _DL_HUGEPAGE_INT_H 1
