@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 
 #include "dl-hugepage-plan.h"
+#include "dl-hugepage-cache.h"
 
 /* An object as hugeld-plan-elf.c reads it: what ld.so's hooks see.  */
 struct object
@@ -44,6 +45,38 @@ struct object
   char interp[4096];
   bool dynamic;			/* Has PT_DYNAMIC.  */
 };
+
+/* What ld.so uses on x86_64 (GLRO(dl_pagesize), and the planner's
+   huge page size).  */
+#define PLAN_PAGESIZE HP_PAGE_SIZE
+#define PLAN_HUGEPAGESIZE HP_HUGEPAGE_SIZE
+
+/* The command line of hugeld-plan, parsed.  */
+struct options
+{
+  const char *libs;		/* LD_HUGEPAGE_LIBS, or NULL.  */
+  const char *segments;		/* LD_HUGEPAGE_SEGMENTS, or NULL.  */
+  unsigned int kinds;
+  bool kernel;			/* Main program mapped by the kernel.  */
+  bool have_bias;
+  uint64_t bias;
+  const char *alias;		/* Name the program was run by.  */
+  const char *name;		/* Match as this path.  */
+  bool layout;			/* Print each object's layout.  */
+  bool cache;			/* Print each object's cache entry.  */
+  const char *backing;		/* LD_HUGEPAGE_BACKING, or NULL.  */
+  bool no_pool;			/* Plan as on a machine without a pool.  */
+  int phase;			/* enum hp_phase, from these two.  */
+  unsigned char order[HP_NBACKINGS];	/* The backings, parsed.  */
+  int norder;
+  bool thp;			/* The kernel gives transparent huge
+				   pages.  */
+};
+
+/* Print object O as the element of the "objects" list, with a comma
+   before it unless FIRST (hugeld-plan-object.c).  */
+void print_object (const struct object *o, const struct options *opt,
+		   bool first);
 
 /* The program's name, for messages.  */
 extern const char *progname;
