@@ -14,7 +14,7 @@ import unittest
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(TOP, "tools"))
 
-from hugeld import cachedir, cli, common, elf, plan, planner, pool, status  # noqa: E402
+from hugeld import cachedir, cachemount, cli, common, elf, plan, planner, pool, status  # noqa: E402
 
 MAN = os.path.join(TOP, "tools", "hugeld.1")
 COMPLETION = os.path.join(TOP, "tools", "hugeld.bash-completion")
@@ -339,7 +339,7 @@ class CacheStates(unittest.TestCase):
         e.zones["text-0-2000000-2400000"] = (4 << 20, 2 << 20)   # Half allocated.
         self.assertEqual(e.pages, 14)
         self.assertEqual(list(e.kinds().items()), [("text", 12), ("rodata", 3)])
-        self.assertEqual(e.path, "%s/%s/%s" % (cachedir.CACHE_DIR, self.INODE,
+        self.assertEqual(e.path, "%s/%s/%s" % (cachemount.CACHE_DIR, self.INODE,
                                                self.VERSION))
         self.assertEqual(cachedir.tmp_pid(".tmp-x-y-4242"), 4242)
         self.assertIsNone(cachedir.tmp_pid(".tmp-x-y"))
@@ -352,9 +352,9 @@ class CacheStates(unittest.TestCase):
                     "43 24 0:40 / /dev/hugepages rw - tmpfs none rw\n"
                     "44 24 0:41 / /mnt/with\\040space rw - hugetlbfs none rw\n")
             f.flush()
-            self.assertEqual(cachedir.mount_type("/dev/hugepages", f.name), "tmpfs")
-            self.assertEqual(cachedir.mount_type("/mnt/with space", f.name), "hugetlbfs")
-            self.assertIsNone(cachedir.mount_type("/dev/shm", f.name))
+            self.assertEqual(cachemount.mount_type("/dev/hugepages", f.name), "tmpfs")
+            self.assertEqual(cachemount.mount_type("/mnt/with space", f.name), "hugetlbfs")
+            self.assertIsNone(cachemount.mount_type("/dev/shm", f.name))
 
     def test_source_round_trip(self):
         # The source path is kept as directories (hugetlbfs has no

@@ -17,8 +17,9 @@
 # License along with the GNU C Library; if not, see
 # <https://www.gnu.org/licenses/>.
 
-"""The shared cache on hugetlbfs (elf/dl-hugepage-cache.h): its mount,
-its entries and their state, and removing them.
+"""The shared cache on hugetlbfs (elf/dl-hugepage-cache.h), once
+cachemount.py has opened it: its entries and their state, and removing
+them.
 
   /dev/hugepages/hugeld/<inode>/<version>/<zone>   what ld.so maps
   /dev/hugepages/hugeld/<inode>/<version>/source/PATH
@@ -35,23 +36,18 @@ The names come from the hugeld-plan helper (--cache), which uses the
 loader's own naming code.  Everything is done relative to directory
 descriptors opened without following symbolic links."""
 
-import ctypes
 import errno
 import fcntl
 import os
-import pwd
 import re
 import shutil
 import stat
-import subprocess
 import time
 
+from .cachemount import (CACHE_DIR, DIR_FLAGS, check_hugetlbfs, open_cache,
+                         open_dir, untrusted)
 from .common import Error, HUGE, KINDS
-from .planner import run_helper
 
-CACHE_DIR = "/dev/hugepages/hugeld"     # ld.so's HP_CACHE_DIR.
-MOUNT = os.path.dirname(CACHE_DIR)
-HUGETLBFS_MAGIC = 0x958458f6
 SOURCE = "source"
 # The empty files naming the devices an entry was made on are called
 # DEVICE + hex (ld.so's _dl_hugepage_cache_device_name); the helper
@@ -61,188 +57,11 @@ TMP = ".tmp-"
 # A .tmp-* directory whose maker still runs and that changed this
 # recently is taken as being made, even if it is not locked yet.
 TMP_GRACE = 60
-DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 # The states of `hugeld cache list'; prune removes all but these.
 CURRENT = "current"
 BUSY = "being added"
 KEEP = (CURRENT, BUSY)
-
-
-def mount_type(path, mountinfo="/proc/self/mountinfo"):
-    """The type of the file system mounted at PATH (the topmost one), or
-    None if nothing is mounted there."""
-    fstype = None
-    try:
-        with open(mountinfo) as f:
-            for line in f:
-                a, _, b = line.partition(" - ")
-                fields = a.split()
-                if len(fields) >= 5 and re.sub(
-                        r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)),
-                        fields[4]) == path and b.split():
-                    fstype = b.split()[0]
-    except OSError as e:
-        raise Error("cannot read %s: %s" % (mountinfo, e.strerror))
-    return fstype
-
-
-class _Statfs(ctypes.Structure):
-    # struct statfs starts with f_type and f_bsize (longs); the rest is
-    # not looked at (and _rest is larger than it).
-    _fields_ = [("f_type", ctypes.c_long), ("f_bsize", ctypes.c_long),
-                ("_rest", ctypes.c_long * 30)]
-
-
-def fstatfs(fd):
-    """(f_type, f_bsize) of the file system FD is on."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    buf = _Statfs()
-    if libc.fstatfs(fd, ctypes.byref(buf)) != 0:
-        e = ctypes.get_errno()
-        raise OSError(e, os.strerror(e))
-    return buf.f_type & 0xffffffff, buf.f_bsize
-
-
-def check_hugetlbfs(fd, path):
-    try:
-        ftype, bsize = fstatfs(fd)
-    except OSError as e:
-        raise Error("statfs %s: %s" % (path, e.strerror))
-    if ftype != HUGETLBFS_MAGIC:
-        raise Error("%s is not on a hugetlbfs" % path)
-    if bsize != HUGE:
-        raise Error("%s is a hugetlbfs of %d kB pages; ld.so's cache needs "
-                    "2 MiB pages (mount -t hugetlbfs -o pagesize=2M none %s)"
-                    % (path, bsize // 1024, MOUNT))
-
-
-_DISTRUST = {}
-
-
-def untrusted(st, want_dir):
-    """Why ld.so would not trust the file with stat ST, or None.  The
-    rule is ld.so's (_dl_hugepage_cache_distrust), asked of the helper
-    once per distinct (kind, mode, owner): a cache has a handful."""
-    if stat.S_ISLNK(st.st_mode):
-        # ld.so opens with O_NOFOLLOW: a link is never opened.
-        return "a symbolic link"
-    key = ("dir" if want_dir else "file", st.st_mode, st.st_uid)
-    if key not in _DISTRUST:
-        why = run_helper(["--cache-distrust", "%s:%o:%d" % key])["why"]
-        _DISTRUST[key] = None if why is None else \
-            why.replace("not trusted: ", "", 1)
-    return _DISTRUST[key]
-
-
-def open_dir(parent, name):
-    """Descriptor of directory NAME in PARENT (a descriptor), never
-    through a symbolic link."""
-    return os.open(name, DIR_FLAGS, dir_fd=parent)
-
-
-def open_mount(mount=True):
-    """A descriptor of MOUNT, a hugetlbfs of 2 MiB pages.  With MOUNT
-    (root), mount one there if nothing is mounted (saying so); else
-    None if there is none."""
-    fs = mount_type(MOUNT)
-    if fs is None and mount:
-        os.makedirs(MOUNT, exist_ok=True)
-        # Two `cache add' at once must not mount two file systems over
-        # each other: one at a time, and look again once it is ours.
-        lock = os.open(MOUNT, DIR_FLAGS)
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            if mount_type(MOUNT) is None:
-                p = subprocess.run(["mount", "-t", "hugetlbfs", "-o",
-                                    "pagesize=2M", "none", MOUNT],
-                                   stdout=subprocess.PIPE,
-                                   stderr=subprocess.STDOUT)
-                if p.returncode != 0:
-                    msg = p.stdout.decode("utf-8", "replace").strip()
-                    raise Error("cannot mount a hugetlbfs on %s: %s" % (
-                        MOUNT, msg.splitlines()[-1] if msg
-                        else "mount failed"))
-                print("mounted a hugetlbfs of 2 MiB pages on %s" % MOUNT)
-        finally:
-            os.close(lock)
-        fs = mount_type(MOUNT)
-    if fs is None:
-        return None
-    if fs != "hugetlbfs":
-        raise Error("%s is a %s, not a hugetlbfs (ld.so looks for its cache "
-                    "at %s)" % (MOUNT, fs, CACHE_DIR))
-    try:
-        fd = os.open(MOUNT, DIR_FLAGS)
-    except OSError as e:
-        raise Error("cannot open %s: %s" % (MOUNT, e.strerror))
-    try:
-        check_hugetlbfs(fd, MOUNT)
-    except Error:
-        os.close(fd)
-        raise
-    return fd
-
-
-def open_cache(create=False):
-    """A descriptor of CACHE_DIR, checked as ld.so checks it; with CREATE
-    (root), the hugetlbfs mounted and the directory made if need be.
-    None if there is no cache."""
-    mnt = open_mount(mount=create)
-    if mnt is None:
-        return None
-    name = os.path.basename(CACHE_DIR)
-    try:
-        if create:
-            try:
-                os.mkdir(name, 0o755, dir_fd=mnt)
-            except FileExistsError:
-                pass
-        mst = os.fstat(mnt)
-        try:
-            fd = open_dir(mnt, name)
-        except FileNotFoundError:
-            return None
-        except OSError as e:
-            if e.errno in (errno.ELOOP, errno.ENOTDIR):
-                try:
-                    st = os.stat(name, dir_fd=mnt, follow_symlinks=False)
-                except OSError:
-                    st = None
-                raise Error(squatted(st, mst, "not a directory"))
-            raise Error("cannot open %s: %s" % (CACHE_DIR, e.strerror))
-    finally:
-        os.close(mnt)
-    st = os.fstat(fd)
-    if create and st.st_uid == 0:
-        os.fchmod(fd, 0o755)
-        st = os.fstat(fd)
-    why = untrusted(st, True)
-    # Another user's directory (made first on a hugetlbfs others can
-    # write) is never used, not even read: what is in it is theirs.
-    if why is not None and (create or st.st_uid != 0):
-        os.close(fd)
-        raise Error(squatted(st, mst, why))
-    return fd
-
-
-def squatted(st, mst, why):
-    """The line for a CACHE_DIR (with lstat ST, or None) that is WHY,
-    on the mount with stat MST: who owns it, and the fix."""
-    owner = ""
-    if st is not None and st.st_uid != 0:
-        try:
-            user = pwd.getpwuid(st.st_uid).pw_name
-        except KeyError:
-            user = "nobody known"
-        owner = " (owned by %s, uid %d)" % (user, st.st_uid)
-    fix = "remove it: rm -rf %s" % CACHE_DIR
-    if mst.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-        fix += (", and mount the hugetlbfs with mode=0755 so that no other "
-                "user can make it (mount -o remount,mode=0755 %s; it is "
-                "mode %04o)" % (MOUNT, stat.S_IMODE(mst.st_mode)))
-    return "%s is %s%s: ld.so ignores it and hugeld does not use it; %s" % (
-        CACHE_DIR, why, owner, fix)
 
 
 def has_entries():

@@ -26,7 +26,7 @@ import sys
 
 from .cache import cmd_cache
 from .config import CONF_FILE, cmd_config
-from .cachedir import CACHE_DIR
+from .cachemount import CACHE_DIR
 from .common import DEBUG_DIR, DEFAULT_LDSO, Error, UsageError, VERSION, pid_arg, positive_int
 from .gdb import cmd_gdb
 from .perfmap import cmd_perf_map

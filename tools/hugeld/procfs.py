@@ -22,7 +22,7 @@
 import errno
 import os
 
-from .cachedir import CACHE_DIR
+from .cachemount import CACHE_DIR
 from .common import Error, PAGE
 from .elf import Elf
 

@@ -24,7 +24,7 @@ import signal
 import sys
 import time
 
-from . import cachedir
+from . import cachedir, cachemount
 from .common import Error, SYSFS_HUGE, UsageError, ldso_path, warn
 from .elf import check_program, is_hugeld_loader, resolve_program
 from .perfmap import write_perf_map
@@ -79,7 +79,7 @@ def cmd_run(args):
             if "shared" not in order or not cachedir.has_entries():
                 raise Error(why)
             warn("%s: only objects in the shared cache (%s) and thp get "
-                 "huge pages" % (short, cachedir.CACHE_DIR))
+                 "huge pages" % (short, cachemount.CACHE_DIR))
     env = dict(os.environ)
     # What comes from /etc/hugeld.conf ld.so reads there itself.
     if "libs" not in args.conf_where:

@@ -24,7 +24,8 @@ import os
 import re
 import sys
 
-from .cachedir import open_cache, scan
+from .cachedir import scan
+from .cachemount import open_cache
 from .common import DEFAULT_LDSO, Error, HUGE, UsageError, helper_path, mib, plural, table
 from .elf import is_hugeld_loader
 from .planner import check_patterns, check_segments, default_setting, plan_each

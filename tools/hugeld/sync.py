@@ -31,8 +31,9 @@ import fcntl
 import os
 import sys
 
-from . import cachedir
-from .cache import NotFitted, add_one, need_root, remove_all
+from . import cachedir, cachemount
+from .cache import need_root, remove_all
+from .cachebuild import NotFitted, add_one
 from .common import Error, HUGE, mib, plural, warn
 from .config import conf_problems, read_conf
 from .pathglob import expand_cache
@@ -172,7 +173,7 @@ def scan_cache(top):
 def sync(conf, reserve_pool, dry_run):
     want = declared(conf)
     keep = {(o["cache"]["inode"], o["cache"]["version"]) for _, o in want}
-    top = cachedir.open_cache()
+    top = cachemount.open_cache()
     try:
         entries, emptydirs = scan_cache(top)
         have = {(e.inode, e.name) for e in entries
@@ -211,7 +212,7 @@ def sync(conf, reserve_pool, dry_run):
                 cachedir.remove_empty_inode(top, i)
         # The marker needs the directory even when nothing is declared.
         if top is None:
-            top = cachedir.open_cache(create=True)
+            top = cachemount.open_cache(create=True)
         added = short = errors = 0
         for f, o in add:
             try:
