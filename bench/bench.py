@@ -21,7 +21,7 @@ import argparse, json, os, platform, re, shutil, signal, statistics, subprocess,
 # The machinery (system state, perf, the runner, probes): bench/benchlib.py.
 from policy import policy  # bench/policy.py: the cost of /etc/hugeld.conf
 from elfthp import elfthp  # bench/elfthp.py: beside glibc 2.44's glibc.elf.thp
-from benchlib import (FIXTURES, HERE, HUGELD, STOCK, TOP, System, base_env,
+from benchlib import (FIXTURES, HERE, HUGELD, STOCK, TOP, System, base_env, drop_page_cache,
                       bigcheck_probe, ldd_probe, log, perf_probe, read,
                       run_group, sh, variant)
 
@@ -182,10 +182,7 @@ def startup(sysm, w, q, perf_events):
     # run, so they are cached in huge folios where the kernel can do it
     # (what a long-running system with thp would have).  Every variant
     # then starts from that warm page cache.
-    for l in libs:
-        fd = os.open(l, os.O_RDONLY)
-        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-        os.close(fd)
+    drop_page_cache(libs)
     thp_env = dict(base_env(), LD_HUGEPAGE_LIBS=CLANG_SEL, LD_HUGEPAGE_BACKING="thp")
     subprocess.run([HUGELD, CLANG, "--version"], env=thp_env, stdout=subprocess.DEVNULL, check=True)
     state = "warm; dropped, then read first by a thp run (huge folios where the kernel does that)"

@@ -1,7 +1,7 @@
 """The machinery of bench.py: the system state it changes and restores
 (pool, THP mode, hugetlbfs mount), perf, the round-robin runner and the
 probes that check what each variant got.  bench.py holds the sections."""
-import fcntl, glob, os, re, shutil, statistics, subprocess, sys, tempfile, time
+import fcntl, glob, os, re, resource, shutil, statistics, subprocess, sys, tempfile, time
 
 from abtime import run_once  # bench/abtime.py: the demo's measurement too
 
@@ -17,6 +17,37 @@ POOL = "/proc/sys/vm/nr_hugepages"
 
 def log(*a):
     print("[bench %s]" % time.strftime("%H:%M:%S"), *a, flush=True)
+
+
+def drop_page_cache(paths):
+    """Drop PATHS from the page cache (written back first)."""
+    for p in paths:
+        fd = os.open(p, os.O_RDONLY)
+        os.fsync(fd)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        os.close(fd)
+
+
+def fill_by_read(paths):
+    """PATHS dropped, then read whole with read(2), as any ordinary
+    process reads a file (cat, a backup, the stock loader's neighbour):
+    the page cache then holds what the kernel's readahead makes."""
+    drop_page_cache(paths)
+    for p in paths:
+        with open(p, "rb") as f:
+            while f.read(1 << 20):
+                pass
+
+
+def timed(cmd, env):
+    """Run CMD (standard output discarded, must exit 0): (wall, user)
+    seconds."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, check=True)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, after.ru_utime - before.ru_utime
 
 
 def sh(cmd, **kw):

@@ -27,7 +27,7 @@ DIST=experimental' (scripts/check-distro.sh experimental --run
 'make -C bench bench-elfthp')."""
 import glob, os, shutil, subprocess
 
-from benchlib import (FIXTURES, HUGELD, STOCK, base_env, bigcheck_probe, log,
+from benchlib import (FIXTURES, drop_page_cache, HUGELD, STOCK, base_env, bigcheck_probe, log,
                       run_group, sh, variant)
 
 HUGELD_CMD = os.environ.get("HUGELD_CMD", "/opt/hugeld/bin/hugeld")
@@ -44,18 +44,10 @@ def has_elf_thp():
     return "glibc.elf.thp" in p.stdout
 
 
-def drop(paths):
-    for p in paths:
-        fd = os.open(p, os.O_RDONLY)
-        os.fsync(fd)
-        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-        os.close(fd)
-
-
 def cold(probe, paths):
     """PROBE run from a dropped page cache for PATHS."""
     def p(env):
-        drop(paths)
+        drop_page_cache(paths)
         return probe(env)
     return p
 
@@ -68,7 +60,7 @@ def fixtures_copy(work):
         if not os.path.exists(src):
             raise RuntimeError("%s missing: run make fixtures" % src)
         shutil.copy2(src, os.path.join(d, f))
-    drop([os.path.join(d, f) for f in FILES])
+    drop_page_cache([os.path.join(d, f) for f in FILES])
     return d
 
 
@@ -128,7 +120,7 @@ def elfthp(sysm, w, q, perf_events):
         # The shared backing maps read-only zones from the hugetlbfs cache.
         cached = [P(f) for f in ("bigcheck-pie", "bigcheck-pie-2m", "libbig.so", "libbig-2m.so")]
         sh([HUGELD_CMD, "cache", "add"] + cached)
-        drop([P(f) for f in FILES])
+        drop_page_cache([P(f) for f in FILES])
         state = ("page cache dropped, then read by the first run (the stock loader's "
                  "warm-up); thp-based variants also probed from a dropped cache")
         for gid, title, prog, sel, files in (
@@ -154,7 +146,7 @@ def elfthp(sysm, w, q, perf_events):
             sel = ":".join(sorted({os.path.basename(l).split(".so")[0] + ".so*" for l in libs}))
             sh([HUGELD_CMD, "cache", "add"] + libs)
             cached += libs
-            drop(libs)
+            drop_page_cache(libs)
             # A one-line compile, not --version: clang prints its
             # InstalledDir from /proc/self/exe, which is the loader.
             one = P("one.c")

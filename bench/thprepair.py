@@ -24,11 +24,12 @@ another file system, say XFS) and every variant loads them from there
   thprepair.py [--rounds N] [--out DIR] [--libdir DIR]
                                           (root: drops the page cache)
 """
-import argparse, json, os, resource, statistics, subprocess, sys, time
+import argparse, json, os, statistics, subprocess, sys, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from benchlib import HUGELD, STOCK, base_env, log  # noqa: E402
+from benchlib import (HUGELD, STOCK, base_env, drop_page_cache, fill_by_read,  # noqa: E402
+                      log, timed)
 
 CLANG = "/usr/lib/llvm-14/bin/clang"
 LIBS = ["/usr/lib/x86_64-linux-gnu/libLLVM-14.so.1",
@@ -37,27 +38,11 @@ SEL = "libLLVM-14.so*:libclang-cpp.so*"
 
 
 def drop():
-    for l in LIBS:
-        fd = os.open(l, os.O_RDONLY)
-        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-        os.close(fd)
+    drop_page_cache(LIBS)
 
 
 def fill_by_stock():
-    drop()
-    for l in LIBS:
-        with open(l, "rb") as f:
-            while f.read(1 << 20):
-                pass
-
-
-def timed(cmd, env):
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, check=True)
-    wall = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, after.ru_utime - before.ru_utime
+    fill_by_read(LIBS)
 
 
 def coverage(env, rd):

@@ -31,12 +31,13 @@ page-cache folios, anonymous THP, or hugetlb).
 
   thpside.py [--rounds N] [--out DIR] [--only clang|big120]   (root)
 """
-import argparse, fcntl, json, os, resource, statistics, subprocess, sys, time
+import argparse, fcntl, json, os, statistics, subprocess, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
-from benchlib import HUGELD, STOCK, base_env, log  # noqa: E402
+from benchlib import (HUGELD, STOCK, base_env, drop_page_cache, fill_by_read,  # noqa: E402
+                      log, timed)
 
 HUGELD_CMD = os.environ.get("HUGELD_CMD", "/opt/hugeld/bin/hugeld")
 POOL = "/proc/sys/vm/nr_hugepages"
@@ -154,30 +155,6 @@ def sh(cmd, **kw):
     return subprocess.run(cmd, check=True, **kw)
 
 
-def drop(libs):
-    for l in libs:
-        fd = os.open(l, os.O_RDONLY)
-        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-        os.close(fd)
-
-
-def fill_by_stock(libs):
-    drop(libs)
-    for l in libs:
-        with open(l, "rb") as f:
-            while f.read(1 << 20):
-                pass
-
-
-def timed(cmd, env):
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, check=True)
-    wall = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, after.ru_utime - before.ru_utime
-
-
 def have_elfthp():
     p = subprocess.run([STOCK, "--list-tunables"], stdout=subprocess.PIPE,
                        stderr=subprocess.DEVNULL, text=True)
@@ -255,12 +232,13 @@ def run_workload(o, w, holder, elfthp):
     vs = variants_of(w, elfthp)
     thp_env = [v for v in vs if v[0] == "thp"][0][3]
     first = list(w["cmds"].values())[0]
-    states = {"cold": lambda: drop(libs), "warm-by-stock": lambda: fill_by_stock(libs),
+    states = {"cold": lambda: drop_page_cache(libs),
+              "warm-by-stock": lambda: fill_by_read(libs),
               "warm-by-hugeld": None}
     groups = []
     for sname, prep in states.items():
         if prep is None:
-            fill_by_stock(libs)
+            fill_by_read(libs)
             sh([HUGELD] + first, env=thp_env, stdout=subprocess.DEVNULL)
         cov = {}
         for name, label, ldso, env in vs:
