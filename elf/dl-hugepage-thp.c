@@ -428,6 +428,15 @@ hp_thp_fill (uintptr_t dst, size_t len, int prot, int fd, off64_t off,
   return ok;
 }
 
+/* The file offset of address A (unrelocated) of zone Z, congruent to
+   its place in the segment (the planner made it so; a part of the zone
+   before the segment's file pages has an offset below FILEOFF).  */
+static off64_t
+hp_zone_offset (const struct hp_zone *z, uint64_t a)
+{
+  return z->fileoff + (a - z->copy_start);
+}
+
 /* Map the parts of read-only zone Z (load bias L_ADDR) that lie in the
    gaps before and after its segment's file pages from FD, at the
    offsets congruent to their addresses and with the zone's protection,
@@ -448,10 +457,9 @@ hp_thp_gaps (const struct hp_load_state *ls, const struct hp_zone *z,
       uint64_t s = gaps[k][0], e = gaps[k][1];
       if (e <= s)
 	continue;
-      off64_t off = (k == 0 ? z->fileoff - (z->copy_start - s)
-		     : z->fileoff + (s - z->copy_start));
       if (__mmap ((void *) (l_addr + s), e - s, hp_prot (z->prot),
-		  MAP_PRIVATE | MAP_FIXED, fd, off) == MAP_FAILED)
+		  MAP_PRIVATE | MAP_FIXED, fd, hp_zone_offset (z, s))
+	  == MAP_FAILED)
 	{
 	  *err = errno;
 	  *what = "mmap of the file over a gap next to the segment";
@@ -567,8 +575,7 @@ _dl_hugepage_thp_zone (struct hp_load_state *ls, const struct hp_zone *z,
 
   struct hp_thp_fill n = { 0 };
   if (!hp_thp_fill ((uintptr_t) dst, len, hp_prot (z->prot), fd,
-		    start < cs ? z->fileoff - (cs - start)
-		    : z->fileoff + (start - cs), ls->cache.thp_random, &n))
+		    hp_zone_offset (z, start), ls->cache.thp_random, &n))
     {
       *err = errno;
       *what = "mmap of the file again over a 2 MiB range to repair";
