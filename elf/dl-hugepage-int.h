@@ -24,6 +24,7 @@
 			place, mapping it again from the file
    dl-hugepage-back.c	the shared cache backing
    dl-hugepage-thp.c	the transparent huge page backing
+   dl-hugepage-thpfill.c	the page cache under a thp zone
    dl-hugepage-pool.c	whether the process can have pool pages at all
    dl-hugepage-policy.c	the policy file
    dl-hugepage-io.c	input and output primitives
@@ -281,8 +282,43 @@ long int _dl_hugepage_read_fd (void *fd, void *buf, size_t len,
 ssize_t _dl_hugepage_read_file (const char *name, void *buf, size_t size)
   attribute_hidden;
 
+/* madvise (ADDR, LEN, ADVICE): 0, or -1 with errno set.  */
+int _dl_hugepage_madvise (void *addr, size_t len, int advice)
+  attribute_hidden;
+
 /* ld.so has no strerror: the name of ERR (EINVAL, ...).  */
 const char *_dl_hugepage_errno_name (int err) attribute_hidden;
+
+/* The page cache under a thp zone (dl-hugepage-thpfill.c).  */
+
+/* What became of the 2 MiB chunks of a read-only zone.  */
+struct hp_thp_fill
+{
+  size_t pmd;			/* Mapped with a huge page.  */
+  size_t repaired;		/* Dropped from the page cache (small folios
+				   nobody mapped), then mapped huge or
+				   left to LAZY.  */
+  size_t lazy;			/* Not in the page cache: read as one
+				   2 MiB folio when first touched.  */
+  size_t held;			/* From the first chunk another process
+				   maps in small folios on: left alone.  */
+  size_t other;			/* The rest: small folios where the kernel
+				   makes no 2 MiB ones, our own changed
+				   pages (breakpoints, uprobes), or not
+				   mapped yet.  */
+};
+
+/* Map the 2 MiB chunks of [DST, DST + LEN), the part of a read-only
+   thp zone at file offset OFF of FD (mapped with PROT), with the page
+   cache's huge pages, repairing small folios nobody else maps and
+   leaving what is not cached to be read on first use; *N says what
+   became of them.  OBJECT_RANDOM: the object's mappings are
+   MADV_RANDOM already (an earlier zone read 2 MiB folios).  False if
+   unmapping a range with its page table failed: the zone may have a
+   hole.  */
+bool _dl_hugepage_thp_fill (uintptr_t dst, size_t len, int prot, int fd,
+			    off64_t off, bool object_random,
+			    struct hp_thp_fill *n) attribute_hidden;
 
 /* The policy file (dl-hugepage-policy.c).  */
 

@@ -25,7 +25,20 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <not-cancel.h>
+#include <sysdep.h>
 #include "dl-hugepage-int.h"
+
+int
+_dl_hugepage_madvise (void *addr, size_t len, int advice)
+{
+  int r = INTERNAL_SYSCALL_CALL (madvise, addr, len, advice);
+  if (INTERNAL_SYSCALL_ERROR_P (r))
+    {
+      __set_errno (INTERNAL_SYSCALL_ERRNO (r));
+      return -1;
+    }
+  return 0;
+}
 
 /* Read from FD at OFFSET until LEN bytes are in or the file ends.
    Returns the number of bytes read, or -1 (errno set).  */

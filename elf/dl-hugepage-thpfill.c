@@ -1,0 +1,286 @@
+/* hugeld: the page cache under a thp zone.
+   Copyright (C) 2026 The hugeld authors.
+   This file is part of hugeld, a patch set for the GNU C Library.
+
+   The GNU C Library is free software; you can redistribute it and/or
+   modify it under the terms of the GNU Lesser General Public
+   License as published by the Free Software Foundation; either
+   version 2.1 of the License, or (at your option) any later version.
+
+   The GNU C Library is distributed in the hope that it will be useful,
+   but WITHOUT ANY WARRANTY; without even the implied warranty of
+   MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+   Lesser General Public License for more details.
+
+   You should have received a copy of the GNU Lesser General Public
+   License along with the GNU C Library; if not, see
+   <https://www.gnu.org/licenses/>.  */
+
+/* Mapping a read-only thp zone (dl-hugepage-thp.c) 2 MiB at a time
+   with the page cache's huge pages where the kernel cannot collapse
+   file pages: finding out, with as few system calls as one fault,
+   what the page cache holds for each 2 MiB; repairing a range it holds
+   in small folios when no other process maps them; and leaving what
+   it lacks to be read on first use.  */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <ldsodefs.h>
+#include <not-cancel.h>
+#include <sysdep.h>
+#include "dl-hugepage-int.h"
+
+static int
+hp_mincore (void *addr, size_t len, unsigned char *vec)
+{
+  return INTERNAL_SYSCALL_ERROR_P (INTERNAL_SYSCALL_CALL (mincore, addr, len,
+							  vec)) ? -1 : 0;
+}
+
+/* /proc/self/pagemap: bit 63 present, bit 61 a file page.  */
+#define HP_PM_PRESENT (1ULL << 63)
+#define HP_PM_FILE (1ULL << 61)
+#define HP_CHUNK_PAGES (HP_HUGEPAGE_SIZE / 4096)
+
+/* The pagemap entries of the chunk at ADDR into PM (all 0 if PMFD is
+   -1 or the read fails: nothing known to be mapped).  */
+static void
+hp_pagemap (int pmfd, uintptr_t addr, uint64_t pm[HP_CHUNK_PAGES])
+{
+  if (pmfd < 0
+      || _dl_hugepage_pread_full (pmfd, pm, HP_CHUNK_PAGES * 8,
+				  (addr / 4096) * 8)
+	 != HP_CHUNK_PAGES * 8)
+    memset (pm, 0, HP_CHUNK_PAGES * 8);
+}
+
+/* Fault the chunk at ADDR in with one read and tell whether it came
+   in with a huge page: its middle page is mapped too (fault-around
+   maps at most 64 KiB of small folios, by default).  Without pagemap,
+   whether it did is not known: false.  */
+static bool
+hp_touch (int pmfd, uintptr_t addr)
+{
+  (void) *(volatile const char *) addr;
+  uint64_t e;
+  return (pmfd >= 0
+	  && _dl_hugepage_pread_full (pmfd, &e, 8,
+				      (addr / 4096 + HP_CHUNK_PAGES / 2) * 8)
+	     == 8
+	  && (e & HP_PM_PRESENT) != 0);
+}
+
+/* How many pages of the chunk at A this process maps (*MAPPED).
+   False if some page mapped here is not the file's (breakpoints,
+   uprobes: never to be unmapped).  */
+static bool
+hp_chunk_mapped (int pmfd, uintptr_t a, size_t *mapped)
+{
+  static uint64_t pm[HP_CHUNK_PAGES];
+  hp_pagemap (pmfd, a, pm);
+  *mapped = 0;
+  for (size_t i = 0; i < HP_CHUNK_PAGES; ++i)
+    if ((pm[i] & HP_PM_PRESENT) != 0)
+      {
+	if ((pm[i] & HP_PM_FILE) == 0)
+	  return false;
+	++*mapped;
+      }
+  return true;
+}
+
+/* How many of the LEN / 4096 pages at A are in the page cache, or -1
+   if mincore fails.  It looks up each page: for a whole chunk that is
+   512 lookups, so it is asked only where one fault does not tell.  */
+static ssize_t
+hp_resident (uintptr_t a, size_t len)
+{
+  unsigned char vec[HP_CHUNK_PAGES];
+  if (hp_mincore ((void *) a, len, vec) != 0)
+    return -1;
+  ssize_t n = 0;
+  for (size_t i = 0; i < len / 4096; ++i)
+    n += vec[i] & 1;
+  return n;
+}
+
+/* Unmap what this process maps of the chunk at A (only clean file
+   pages: hp_chunk_mapped) together with its page table, by mapping the
+   file there again (MAP_FIXED replaces the mapping in one step), with
+   PROT from FD at OFF, and advise it as the rest of the zone.
+   MADV_DONTNEED would leave the page table, and a range that has one
+   is never mapped with a huge page again in this process (Linux before
+   6.15 frees no empty page table).  False if the mmap failed.  */
+static bool
+hp_chunk_remap (uintptr_t a, int prot, int fd, off64_t off, bool random)
+{
+  if (__mmap ((void *) a, HP_HUGEPAGE_SIZE, prot, MAP_PRIVATE | MAP_FIXED,
+	      fd, off) == MAP_FAILED)
+    return false;
+  _dl_hugepage_madvise ((void *) a, HP_HUGEPAGE_SIZE, MADV_HUGEPAGE);
+  if (random)
+    _dl_hugepage_madvise ((void *) a, HP_HUGEPAGE_SIZE, MADV_RANDOM);
+  return true;
+}
+
+/* Whether the kernel has mapped a page-cache huge page since boot
+   (/proc/vmstat's thp_file_mapped is not 0): a sign that it makes 2
+   MiB folios in the page cache at all.  With NUMA counters (Linux 6.1
+   on two nodes, say) the line comes after the first 4 KiB, which is
+   all one read of /proc/vmstat returns.  */
+static bool
+hp_file_thp_seen (void)
+{
+  static char buf[16384];
+  ssize_t n = _dl_hugepage_read_file ("/proc/vmstat", buf, sizeof buf - 1);
+  if (n <= 0)
+    return false;
+  buf[n] = '\0';
+  const char *key = "\nthp_file_mapped ";
+  for (char *p = buf; (p = strchr (p, '\n')) != NULL; ++p)
+    if (strncmp (p, key, strlen (key)) == 0)
+      return p[strlen (key)] > '0' && p[strlen (key)] <= '9';
+  return false;
+}
+
+/* Map the 2 MiB chunks of [DST, DST + LEN), the part of a read-only
+   zone at file offset OFF of FD, with the page cache's huge pages, in
+   order:
+
+   - A chunk the page cache holds (its first page is cached: every
+     process after the first) is faulted in with one read: where that
+     is a 2 MiB folio, it is mapped huge, and nothing more is asked.
+     This maps at load all of the zone that is cached, not only what
+     the program touches; it costs a fault per 2 MiB.
+   - A chunk not in the page cache is left to be read when the program
+     first touches it: the zone is MADV_HUGEPAGE and stays MADV_RANDOM,
+     so that fault reads exactly that chunk, as one 2 MiB folio.
+     (Reading it at load would read all of the text from disk, also
+     what the program never runs; and the readahead a fault starts
+     otherwise is sized by the device's read_ahead_kb, and a window
+     that is not a multiple of 2 MiB, 2560 KiB say, brings the next
+     chunks in small folios.)  Only the first such chunk is read at
+     load, to find out whether this file system makes 2 MiB folios at
+     all; if it comes in small folios, nothing more is done and the
+     zone's readahead is the stock loader's.
+   - A chunk the page cache holds in small folios (another process read
+     the file first, or ld.so read the ELF header) is repaired if the
+     kernel is known to make 2 MiB page-cache folios (one came up here,
+     or /proc/vmstat says one was mapped since boot): its folios are
+     dropped (POSIX_FADV_DONTNEED drops only what no process maps) and
+     read again in one folio: by ld.so for the first chunk that tells
+     whether the file system makes 2 MiB folios, by the program's first
+     touch for the others, so that a repair reads only what the program
+     runs.  If any page is left, another process
+     maps it: then nothing more of the object is dropped or touched,
+     and the rest is the program's to fault in, as with the stock
+     loader, so that hugeld maps no more small pages than it would
+     have.  What ld.so mapped of such a chunk to find out is unmapped
+     again, with its page table (hp_chunk_remap), and only where all it
+     maps of the chunk is clean file pages (hp_chunk_mapped).  False if
+     that failed: the zone may have a hole.  */
+bool
+_dl_hugepage_thp_fill (uintptr_t dst, size_t len, int prot, int fd,
+		       off64_t off, bool object_random, struct hp_thp_fill *n)
+{
+  bool ok = true;
+  int pmfd = __open64_nocancel ("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+  size_t chunks = len / HP_HUGEPAGE_SIZE;
+  /* Whether small folios may be dropped: 0 not known yet.  */
+  int repair = 0;
+  /* A chunk read anew here (or in an earlier zone of the object) came
+     in one 2 MiB folio.  */
+  bool reads_huge = object_random;
+  bool random = _dl_hugepage_madvise ((void *) dst, len, MADV_RANDOM) == 0;
+  for (size_t done = 0; done < len; done += HP_HUGEPAGE_SIZE)
+    {
+      uintptr_t a = dst + done;
+      size_t mapped;
+      if (!hp_chunk_mapped (pmfd, a, &mapped) || mapped == HP_CHUNK_PAGES)
+	continue;
+      if (mapped == 0 && hp_resident (a, 4096) == 1)
+	{
+	  /* Cached at its start: a 2 MiB folio, or small ones.  */
+	  if (hp_touch (pmfd, a))
+	    {
+	      ++n->pmd;
+	      repair = 1;
+	      continue;
+	    }
+	  if (pmfd < 0)
+	    break;
+	}
+      else
+	{
+	  ssize_t resident = hp_resident (a, HP_HUGEPAGE_SIZE);
+	  if (resident < 0)
+	    continue;
+	  if (resident == 0)
+	    {
+	      if (reads_huge)
+		{
+		  ++n->lazy;
+		  continue;
+		}
+	      if (hp_touch (pmfd, a))
+		{
+		  ++n->pmd;
+		  repair = 1;
+		  reads_huge = true;
+		  continue;
+		}
+	      /* Read anew in small folios, or not known: stop, unless a
+		 2 MiB folio came up before (then this one just could not
+		 be had now, in a fragmented memory).  */
+	      if (pmfd < 0 || n->pmd == 0)
+		break;
+	      continue;
+	    }
+	}
+      /* Small folios.  */
+      if (repair == 0)
+	repair = hp_file_thp_seen () ? 1 : -1;
+      if (repair < 0)
+	{
+	  _dl_hugepage_madvise ((void *) a, HP_HUGEPAGE_SIZE, MADV_DONTNEED);
+	  continue;
+	}
+      if (!hp_chunk_remap (a, prot, fd, off + done, random))
+	{
+	  ok = false;
+	  break;
+	}
+      INTERNAL_SYSCALL_CALL (fadvise64, fd, off + done, HP_HUGEPAGE_SIZE,
+			     POSIX_FADV_DONTNEED);
+      if (hp_resident (a, HP_HUGEPAGE_SIZE) != 0)
+	{
+	  n->held = (len - done) / HP_HUGEPAGE_SIZE;
+	  break;
+	}
+      if (reads_huge)
+	{
+	  /* Dropped; read as one folio when first touched.  */
+	  ++n->repaired;
+	  ++n->lazy;
+	  continue;
+	}
+      if (hp_touch (pmfd, a))
+	{
+	  ++n->pmd;
+	  ++n->repaired;
+	  reads_huge = true;
+	}
+      else if (n->pmd == 0)
+	break;
+    }
+  n->other = chunks - n->pmd - n->lazy - n->held;
+  /* MADV_RANDOM stays only where it makes every later read a 2 MiB
+     folio; elsewhere the zone reads ahead as the stock loader's.  */
+  if (random && ((!reads_huge && !object_random) || n->held != 0))
+    _dl_hugepage_madvise ((void *) dst, len, MADV_NORMAL);
+  if (pmfd >= 0)
+    __close_nocancel (pmfd);
+  return ok;
+}
