@@ -70,11 +70,19 @@ hugetlb_kb () {
     on && ($1 == "Shared_Hugetlb:" || $1 == "Private_Hugetlb:") { s += $2 }
     END { print s + 0 }' "/proc/$1/smaps" 2> /dev/null || echo 0
 }
+# on_hugeld_maps: whether the maps on standard input (one snapshot, so
+# that a process that exits meanwhile is not half read) are those of a
+# process on hugeld.
+on_hugeld_maps () {
+  local m
+  m=$(cat)
+  printf '%s\n' "$m" | grep -q "ld-linux-x86-64.so.2$" \
+    && ! printf '%s\n' "$m" | grep -q "ld-linux-x86-64.so.2.distrib\|ld-linux-x86-64.so.2 (deleted)"
+}
 # on_hugeld PID: the process's loader is the system's file now in place
 # (not the distribution's copy, not a replaced file).
 on_hugeld () {
-  grep -q "ld-linux-x86-64.so.2$" "/proc/$1/maps" 2> /dev/null \
-    && ! grep -q "ld-linux-x86-64.so.2.distrib\|ld-linux-x86-64.so.2 (deleted)" "/proc/$1/maps"
+  cat "/proc/$1/maps" 2> /dev/null | on_hugeld_maps
 }
 # svc_check WHAT VALUE: hpsvc runs, maps libhpdemo from the cache, and
 # printed VALUE.
@@ -155,9 +163,13 @@ system)
   on_hugeld 1 && "$REAL" --version | head -1 | grep -q hugeld \
     && pass "PID 1 runs on hugeld ($REAL)" \
     || fail "PID 1 on hugeld" "$(grep ld-linux /proc/1/maps | head -1)"
+  # One read of each process's maps: one that exits while it is looked
+  # at (empty maps, no comm) is not counted against hugeld.
   others=$(for m in /proc/[0-9]*/maps; do
       p=${m#/proc/}; p=${p%/maps}
-      grep -q ld-linux "$m" 2> /dev/null && ! on_hugeld "$p" && echo "$p($(cat /proc/$p/comm))"
+      maps=$(cat "$m" 2> /dev/null)
+      case $maps in *ld-linux*) ;; *) continue ;; esac
+      printf '%s\n' "$maps" | on_hugeld_maps || echo "$p($(cat /proc/$p/comm 2> /dev/null))"
     done | tr '\n' ' ')
   [ -z "$others" ] && pass "every process runs on hugeld" \
     || fail "every process on hugeld" "$others"
