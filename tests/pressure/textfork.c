@@ -7,7 +7,9 @@
    Forks NCHILDREN children; every process calls big_run for SECONDS
    seconds.  Prints "ready PID CHILD..." once all run, then one line per
    child ("child PID: ok" or "child PID: killed by signal N") and exits
-   0 if every child finished normally.  */
+   0 if every child finished normally.  A child that gets SIGBUS first
+   says where itself: "child PID: SIGBUS at ADDR, si_code N" (see
+   on_sigbus).  */
 
 #define _GNU_SOURCE 1
 #include <signal.h>
@@ -17,6 +19,51 @@
 #include <time.h>
 #include <unistd.h>
 #include "big.h"
+
+/* Append the decimal or hexadecimal digits of V to *P (async-signal-safe).  */
+static void
+put_num (char **p, unsigned long v, unsigned int base)
+{
+  char d[32];
+  int n = 0;
+  do
+    d[n++] = "0123456789abcdef"[v % base];
+  while ((v /= base) != 0);
+  while (n > 0)
+    *(*p)++ = d[--n];
+}
+
+static void
+put_str (char **p, const char *s)
+{
+  while (*s != '\0')
+    *(*p)++ = *s++;
+}
+
+/* A child's SIGBUS handler: one line on stdout with the fault's address
+   and si_code, so that a test can tell a huge page the kernel took away
+   from the child (a fault in the text, BUS_ADRERR) from any other
+   SIGBUS by the process's own report, not by the kernel's log (which it
+   rate-limits).  Installed with SA_RESETHAND: the fault, taken again on
+   return, kills the child with SIGBUS as before.  */
+static void
+on_sigbus (int sig, siginfo_t *si, void *ctx)
+{
+  char buf[96], *p = buf;
+  (void) sig;
+  (void) ctx;
+  put_str (&p, "child ");
+  put_num (&p, (unsigned long) getpid (), 10);
+  put_str (&p, ": SIGBUS at 0x");
+  put_num (&p, (unsigned long) si->si_addr, 16);
+  put_str (&p, ", si_code ");
+  if (si->si_code < 0)
+    put_str (&p, "-");
+  put_num (&p, (unsigned long) (si->si_code < 0 ? -si->si_code : si->si_code), 10);
+  put_str (&p, "\n");
+  ssize_t r = write (STDOUT_FILENO, buf, p - buf);
+  (void) r;
+}
 
 static void
 work (double seconds)
@@ -52,6 +99,10 @@ main (int argc, char **argv)
 	return 2;
       if (pids[i] == 0)
 	{
+	  struct sigaction sa = { .sa_sigaction = on_sigbus,
+				  .sa_flags = SA_SIGINFO | SA_RESETHAND };
+	  sigemptyset (&sa.sa_mask);
+	  sigaction (SIGBUS, &sa, NULL);
 	  work (seconds);
 	  _exit (0);
 	}
