@@ -8,6 +8,7 @@
 
 set -u
 HUGELD_TOP=${HUGELD_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+. "$HUGELD_TOP/tests/clean-env.sh"
 HUGELD_LDSO=${HUGELD_LDSO:-/opt/hugeld/ld.so}
 SYSTEM_LDSO=${SYSTEM_LDSO:-/lib64/ld-linux-x86-64.so.2}
 HUGELD_OBJDIR=${HUGELD_OBJDIR:-$HUGELD_TOP/build/obj}

@@ -12,6 +12,8 @@
 # what it asked for.
 set -u
 cd "$(dirname "$0")/.."
+# Every test starts from the same environment, whatever the caller set.
+. tests/clean-env.sh
 GROUPS_FILE=tests/groups
 tests=()
 case "${1:-}" in

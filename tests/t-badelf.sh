@@ -12,7 +12,6 @@ S=$HUGELD_TOP/tests/badelf
 B=$TEST_TMP/badelf
 mkdir -p "$B"
 if [ "$(id -u)" = 0 ]; then reserve_hugepages 32 || true; fi
-unset LD_HUGEPAGE_LIBS LD_HUGEPAGE_SEGMENTS LD_DEBUG LD_DEBUG_OUTPUT
 
 gcc -O2 -shared -fPIC -o "$B/libbad.so" "$S/mod.c" \
   && gcc -O2 -Wall -o "$B/load" "$S/load.c" \

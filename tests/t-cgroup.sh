@@ -18,7 +18,6 @@ if [ "$(id -u)" != 0 ]; then
   skip all "must run as root (cgroups, huge page pool)"
   finish
 fi
-unset LD_HUGEPAGE_LIBS LD_HUGEPAGE_SEGMENTS LD_DEBUG LD_DEBUG_OUTPUT
 
 hugetlb_cgroup_root || finish
 cg=$cgroot/hugeld-test-$$

@@ -31,8 +31,6 @@ if [ "$(id -u)" != 0 ]; then
   skip all "must run as root to reserve huge pages"
   finish
 fi
-unset LD_HUGEPAGE_LIBS LD_HUGEPAGE_SEGMENTS LD_DEBUG LD_DEBUG_OUTPUT \
-  LD_AUDIT LD_PRELOAD LD_LIBRARY_PATH LD_BIND_NOW
 
 # At most about 10 pages are in use at a time (two copies of a library,
 # or text and rodata of the text relocation library, plus a gdb

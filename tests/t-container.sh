@@ -20,7 +20,6 @@ if [ "$(id -u)" != 0 ]; then
   skip all "must run as root (runc, overlayfs, cgroups, huge page pool)"
   finish
 fi
-unset LD_HUGEPAGE_LIBS LD_HUGEPAGE_SEGMENTS LD_HUGEPAGE_BACKING LD_DEBUG LD_DEBUG_OUTPUT
 command -v runc > /dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq runc > /dev/null 2>&1
 command -v runc > /dev/null || { fail runc "cannot install runc"; finish; }
 cache_test_setup || finish

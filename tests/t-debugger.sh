@@ -44,7 +44,6 @@ command -v gdb > /dev/null || { skip all "no gdb"; finish; }
 for f in libbig.so big-pic.o; do
   [ -e "$F/$f" ] || { fail fixtures "$F/$f missing (make fixtures)"; finish; }
 done
-unset LD_HUGEPAGE_LIBS LD_HUGEPAGE_SEGMENTS LD_DEBUG LD_DEBUG_OUTPUT LD_PRELOAD
 B=$TEST_TMP/bin
 mkdir -p "$B"
 LIB=$(readlink -f "$F/libbig.so")

@@ -11,12 +11,6 @@
 # loader's own path in --help.  Everything else must match byte for byte.
 . "$(dirname "$0")/lib.sh"
 
-# No hugeld variables, and no other LD_ variables either (LD_PRELOAD,
-# LD_LIBRARY_PATH, LD_DEBUG, ... from the caller would only add noise).
-for v in $(compgen -e); do
-  case $v in LD_*) unset "$v" ;; esac
-done
-
 for l in "$HUGELD_LDSO" "$SYSTEM_LDSO"; do
   if [ ! -x "$l" ]; then
     fail "loaders" "$l is not an executable file"

@@ -13,7 +13,6 @@ if [ "$(id -u)" != 0 ]; then
   skip all "must run as root to reserve huge pages"
   finish
 fi
-unset LD_HUGEPAGE_LIBS LD_HUGEPAGE_SEGMENTS LD_DEBUG LD_DEBUG_OUTPUT
 reserve_hugepages 96 || { fail reserve "cannot reserve 96 huge pages"; finish; }
 
 # variant: name | program and arguments | LD_HUGEPAGE_LIBS

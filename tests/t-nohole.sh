@@ -15,7 +15,6 @@ if [ "$(id -u)" != 0 ]; then
   skip all "must run as root to reserve huge pages"
   finish
 fi
-unset LD_HUGEPAGE_LIBS LD_HUGEPAGE_SEGMENTS LD_DEBUG LD_DEBUG_OUTPUT
 reserve_hugepages 64 || { fail reserve "cannot reserve 64 huge pages"; finish; }
 
 B=$TEST_TMP/bin

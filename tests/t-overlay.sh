@@ -14,7 +14,6 @@ if [ "$(id -u)" != 0 ]; then
   skip all "must run as root (overlayfs, hugetlbfs cache, huge page pool)"
   finish
 fi
-unset LD_HUGEPAGE_LIBS LD_HUGEPAGE_SEGMENTS LD_HUGEPAGE_BACKING LD_DEBUG LD_DEBUG_OUTPUT
 cache_test_setup || finish
 
 # The image layer and two containers' views of it (all on one file

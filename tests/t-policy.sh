@@ -14,7 +14,6 @@ if [ "$(id -u)" != 0 ]; then
   skip all "must run as root (writes /etc/hugeld.conf)"
   finish
 fi
-unset LD_HUGEPAGE_LIBS LD_HUGEPAGE_SEGMENTS LD_HUGEPAGE_BACKING LD_DEBUG LD_DEBUG_OUTPUT
 CONF=/etc/hugeld.conf
 if [ -e "$CONF" ] || [ -L "$CONF" ]; then
   mv "$CONF" "$TEST_TMP/saved.conf"

@@ -12,7 +12,6 @@ if [ "$(id -u)" != 0 ]; then
   skip all "must run as root to size the huge page pool"
   finish
 fi
-unset LD_HUGEPAGE_LIBS LD_HUGEPAGE_SEGMENTS LD_DEBUG LD_DEBUG_OUTPUT
 reserve_hugepages 0 || true
 setpool () { pool_set "$1"; }
 

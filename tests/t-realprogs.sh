@@ -14,7 +14,6 @@ if [ "$(id -u)" != 0 ]; then
   skip all "must run as root (pool, packages)"
   finish
 fi
-unset LD_HUGEPAGE_LIBS LD_HUGEPAGE_SEGMENTS LD_DEBUG LD_DEBUG_OUTPUT
 # Copies for fork + copy-on-write of data/bss need spare pages.
 reserve_hugepages 256 || { fail reserve "cannot reserve 256 huge pages"; finish; }
 HUGE=(env LD_HUGEPAGE_LIBS='*' LD_HUGEPAGE_SEGMENTS=all)

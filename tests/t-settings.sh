@@ -6,7 +6,6 @@
 . "$(dirname "$0")/lib.sh"
 
 F=$FIXTURES
-unset LD_HUGEPAGE_LIBS LD_HUGEPAGE_SEGMENTS LD_DEBUG LD_DEBUG_OUTPUT
 
 out=$(LD_DEBUG=help "$HUGELD_LDSO" /bin/true 2>&1)
 echo "$out" | grep -q '^  hugepages  *display objects put on huge pages' \

@@ -21,7 +21,6 @@ if [ "$(id -u)" != 0 ]; then
   skip all "must run as root (hugetlbfs cache, pool)"
   finish
 fi
-unset LD_HUGEPAGE_LIBS LD_HUGEPAGE_SEGMENTS LD_HUGEPAGE_BACKING LD_DEBUG LD_DEBUG_OUTPUT
 export HUGELD_LDSO
 # sync makes the cache what the test's file says: the system's current
 # entries are added back when the test ends (after the pool is back).

@@ -25,7 +25,6 @@ if [ "$(id -u)" != 0 ]; then
   skip all "must run as root (empties the huge page pool)"
   finish
 fi
-unset LD_HUGEPAGE_LIBS LD_HUGEPAGE_SEGMENTS LD_HUGEPAGE_BACKING LD_DEBUG LD_DEBUG_OUTPUT
 cache_test_setup || finish
 reserve_hugepages 0 || { fail reserve "cannot empty the huge page pool"; finish; }
 chmod 755 "$TEST_TMP" "$B"

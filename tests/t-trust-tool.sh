@@ -34,7 +34,6 @@ if [ "$(id -u)" != 0 ]; then
   skip all "must run as root (hugetlbfs cache, pool, other users)"
   finish
 fi
-unset LD_HUGEPAGE_LIBS LD_HUGEPAGE_SEGMENTS LD_HUGEPAGE_BACKING LD_DEBUG LD_DEBUG_OUTPUT
 export HUGELD_LDSO
 # Every run of the command is under a timeout: the code before these
 # fixes hangs on this test's files.

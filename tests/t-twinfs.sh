@@ -24,7 +24,6 @@ fi
 for t in mkfs.ext4 debugfs losetup setpriv; do
   command -v $t > /dev/null || { skip all "no $t"; finish; }
 done
-unset LD_HUGEPAGE_LIBS LD_HUGEPAGE_SEGMENTS LD_HUGEPAGE_BACKING LD_DEBUG LD_DEBUG_OUTPUT
 cache_test_setup || finish
 chmod 755 "$TEST_TMP" "$B"
 reserve_hugepages 16 || { fail reserve "cannot reserve 16 huge pages"; finish; }

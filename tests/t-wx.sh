@@ -20,7 +20,6 @@ if [ "$(id -u)" != 0 ]; then
   skip all "must run as root (hugetlbfs cache, huge page pool)"
   finish
 fi
-unset LD_HUGEPAGE_LIBS LD_HUGEPAGE_SEGMENTS LD_HUGEPAGE_BACKING LD_DEBUG LD_DEBUG_OUTPUT
 cache_test_setup || finish
 LIB=$L/libvalue.so
 cc -O2 -Wall -Werror -o "$B/wxdeny" "$HUGELD_TOP/tests/cache/wxdeny.c" \

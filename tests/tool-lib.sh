@@ -9,8 +9,6 @@ if [ "$(id -u)" != 0 ]; then
   skip all "must run as root to reserve huge pages"
   finish
 fi
-unset LD_HUGEPAGE_LIBS LD_HUGEPAGE_SEGMENTS LD_HUGEPAGE_BACKING LD_DEBUG LD_DEBUG_OUTPUT \
-  LD_PRELOAD LD_LIBRARY_PATH
 export HUGELD_LDSO
 for f in bigcheck-shared libbig.so bigcheck-pie bigcheck-dlopen big-pic.o; do
   [ -e "$F/$f" ] || { fail fixtures "$F/$f missing (make fixtures)"; finish; }
