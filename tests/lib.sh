@@ -46,6 +46,18 @@ finish () { exit $_failed; }
 
 meminfo () { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
 
+# fixed_replace FROM TO: copy stdin to stdout, replacing every occurrence
+# of the fixed string FROM (no regex: paths contain dots) by TO.
+fixed_replace () {
+  FROM=$1 TO=$2 awk '
+    BEGIN { from = ENVIRON["FROM"]; to = ENVIRON["TO"] }
+    { out = ""; s = $0
+      while ((i = index(s, from)) > 0) {
+        out = out substr(s, 1, i - 1) to; s = substr(s, i + length(from))
+      }
+      print out s }'
+}
+
 . "$HUGELD_TOP/scripts/pool.sh"
 . "$HUGELD_TOP/scripts/host.sh"
 

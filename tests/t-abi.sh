@@ -39,18 +39,6 @@ same_output () {
   fi
 }
 
-# fixed_replace FROM TO: stdin to stdout, every occurrence of the fixed
-# string FROM replaced by TO.
-fixed_replace () {
-  FROM=$1 TO=$2 awk '
-    BEGIN { from = ENVIRON["FROM"]; to = ENVIRON["TO"] }
-    { out = ""; s = $0
-      while ((i = index(s, from)) > 0) {
-        out = out substr(s, 1, i - 1) to; s = substr(s, i + length(from))
-      }
-      print out s }'
-}
-
 build_id () {
   readelf -n "$1" 2>/dev/null | awk '/Build ID:/ { print $3; exit }'
 }

@@ -34,18 +34,6 @@ elf_prog () {
   return 1
 }
 
-# fixed_replace FROM TO: copy stdin to stdout, replacing every occurrence of
-# the fixed string FROM (no regex: paths contain dots) by TO.
-fixed_replace () {
-  FROM=$1 TO=$2 awk '
-    BEGIN { from = ENVIRON["FROM"]; to = ENVIRON["TO"] }
-    { out = ""; s = $0
-      while ((i = index(s, from)) > 0) {
-        out = out substr(s, 1, i - 1) to; s = substr(s, i + length(from))
-      }
-      print out s }'
-}
-
 # Normalisers: called as NORM LDSO, filter stdin to stdout.
 # --list: load addresses vary from run to run; the loader's own line is
 # "/lib64/ld-linux-x86-64.so.2 => LDSO (0x...)" when LDSO is not the
