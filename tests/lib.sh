@@ -44,6 +44,15 @@ trap _run_cleanups EXIT
 
 finish () { exit $_failed; }
 
+# need_root WHY: unless run as root, skip the whole test and end it here
+# ("must run as root WHY"; tests/run.sh counts such a skip as a failure
+# in a run as root).
+need_root () {
+  [ "$(id -u)" = 0 ] && return 0
+  skip all "must run as root $1"
+  finish
+}
+
 meminfo () { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
 
 # fixed_replace FROM TO: copy stdin to stdout, replacing every occurrence

@@ -14,10 +14,7 @@
 . "$(dirname "$0")/cache-lib.sh"
 
 F=$FIXTURES
-if [ "$(id -u)" != 0 ]; then
-  skip all "must run as root (cgroups, huge page pool)"
-  finish
-fi
+need_root "(cgroups, huge page pool)"
 
 hugetlb_cgroup_root || finish
 cg=$cgroot/hugeld-test-$$

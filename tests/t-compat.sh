@@ -27,10 +27,7 @@ B=$TEST_TMP/build
 T=$TEST_TMP/run
 mkdir -p "$B" "$T"
 
-if [ "$(id -u)" != 0 ]; then
-  skip all "must run as root to reserve huge pages"
-  finish
-fi
+need_root "to reserve huge pages"
 
 # At most about 10 pages are in use at a time (two copies of a library,
 # or text and rodata of the text relocation library, plus a gdb

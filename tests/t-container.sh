@@ -16,10 +16,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/cache-lib.sh"
 
-if [ "$(id -u)" != 0 ]; then
-  skip all "must run as root (runc, overlayfs, cgroups, huge page pool)"
-  finish
-fi
+need_root "(runc, overlayfs, cgroups, huge page pool)"
 command -v runc > /dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq runc > /dev/null 2>&1
 command -v runc > /dev/null || { fail runc "cannot install runc"; finish; }
 cache_test_setup || finish

@@ -36,10 +36,7 @@
 . "$(dirname "$0")/lib.sh"
 
 F=$FIXTURES
-if [ "$(id -u)" != 0 ]; then
-  skip all "must run as root (pool, ptrace, tracefs)"
-  finish
-fi
+need_root "(pool, ptrace, tracefs)"
 command -v gdb > /dev/null || { skip all "no gdb"; finish; }
 for f in libbig.so big-pic.o; do
   [ -e "$F/$f" ] || { fail fixtures "$F/$f missing (make fixtures)"; finish; }

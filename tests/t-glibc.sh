@@ -5,10 +5,7 @@
 # environment from elf/Makefile (LD_HUGEPAGE_LIBS=tst-hugepage-mod.so).
 . "$(dirname "$0")/lib.sh"
 
-if [ "$(id -u)" != 0 ]; then
-  skip all "must run as root to reserve huge pages"
-  finish
-fi
+need_root "to reserve huge pages"
 [ -f "$HUGELD_OBJDIR/config.status" ] || { fail "glibc build tree" "$HUGELD_OBJDIR is not built"; finish; }
 reserve_hugepages 16 || { fail reserve "cannot reserve 16 huge pages"; finish; }
 

@@ -9,10 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 
 F=$FIXTURES
-if [ "$(id -u)" != 0 ]; then
-  skip all "must run as root to reserve huge pages"
-  finish
-fi
+need_root "to reserve huge pages"
 reserve_hugepages 96 || { fail reserve "cannot reserve 96 huge pages"; finish; }
 
 # variant: name | program and arguments | LD_HUGEPAGE_LIBS

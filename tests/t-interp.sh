@@ -8,10 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 
 F=$FIXTURES
-if [ "$(id -u)" != 0 ]; then
-  skip all "must run as root to reserve huge pages"
-  finish
-fi
+need_root "to reserve huge pages"
 reserve_hugepages 64 || { fail reserve "cannot reserve 64 huge pages"; finish; }
 
 B=$TEST_TMP/bin

@@ -10,10 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/cache-lib.sh"
 
-if [ "$(id -u)" != 0 ]; then
-  skip all "must run as root (overlayfs, hugetlbfs cache, huge page pool)"
-  finish
-fi
+need_root "(overlayfs, hugetlbfs cache, huge page pool)"
 cache_test_setup || finish
 
 # The image layer and two containers' views of it (all on one file

@@ -10,10 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/cache-lib.sh"
 
-if [ "$(id -u)" != 0 ]; then
-  skip all "must run as root (writes /etc/hugeld.conf)"
-  finish
-fi
+need_root "(writes /etc/hugeld.conf)"
 CONF=/etc/hugeld.conf
 if [ -e "$CONF" ] || [ -L "$CONF" ]; then
   mv "$CONF" "$TEST_TMP/saved.conf"

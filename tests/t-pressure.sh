@@ -8,10 +8,7 @@
 
 F=$FIXTURES
 S=$HUGELD_TOP/tests/pressure
-if [ "$(id -u)" != 0 ]; then
-  skip all "must run as root to size the huge page pool"
-  finish
-fi
+need_root "to size the huge page pool"
 reserve_hugepages 0 || true
 setpool () { pool_set "$1"; }
 

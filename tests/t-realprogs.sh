@@ -10,10 +10,7 @@
 #   byte-identical to a stock build, and zlib's own tests must pass.
 . "$(dirname "$0")/lib.sh"
 
-if [ "$(id -u)" != 0 ]; then
-  skip all "must run as root (pool, packages)"
-  finish
-fi
+need_root "(pool, packages)"
 # Copies for fork + copy-on-write of data/bss need spare pages.
 reserve_hugepages 256 || { fail reserve "cannot reserve 256 huge pages"; finish; }
 HUGE=(env LD_HUGEPAGE_LIBS='*' LD_HUGEPAGE_SEGMENTS=all)

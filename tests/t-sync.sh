@@ -17,10 +17,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/cache-lib.sh"
 
-if [ "$(id -u)" != 0 ]; then
-  skip all "must run as root (hugetlbfs cache, pool)"
-  finish
-fi
+need_root "(hugetlbfs cache, pool)"
 export HUGELD_LDSO
 # sync makes the cache what the test's file says: the system's current
 # entries are added back when the test ends (after the pool is back).

@@ -21,10 +21,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/cache-lib.sh"
 
-if [ "$(id -u)" != 0 ]; then
-  skip all "must run as root (empties the huge page pool)"
-  finish
-fi
+need_root "(empties the huge page pool)"
 cache_test_setup || finish
 reserve_hugepages 0 || { fail reserve "cannot empty the huge page pool"; finish; }
 chmod 755 "$TEST_TMP" "$B"

@@ -30,10 +30,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/cache-lib.sh"
 
-if [ "$(id -u)" != 0 ]; then
-  skip all "must run as root (hugetlbfs cache, pool, other users)"
-  finish
-fi
+need_root "(hugetlbfs cache, pool, other users)"
 export HUGELD_LDSO
 # Every run of the command is under a timeout: the code before these
 # fixes hangs on this test's files.

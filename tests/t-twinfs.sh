@@ -17,10 +17,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/cache-lib.sh"
 
-if [ "$(id -u)" != 0 ]; then
-  skip all "must run as root (loop mounts, hugetlbfs cache, huge page pool)"
-  finish
-fi
+need_root "(loop mounts, hugetlbfs cache, huge page pool)"
 for t in mkfs.ext4 debugfs losetup setpriv; do
   command -v $t > /dev/null || { skip all "no $t"; finish; }
 done

@@ -18,10 +18,7 @@
 # cache entry and the test fails.
 . "$(dirname "$0")/lib.sh"
 
-if [ "$(id -u)" != 0 ]; then
-  skip all "must run as root (debootstrap, chroot, hugetlbfs, pool)"
-  finish
-fi
+need_root "(debootstrap, chroot, hugetlbfs, pool)"
 libc=$(pkg_version libc6)
 ver=$(. "$HUGELD_TOP/scripts/config.sh" && echo "$HUGELD_VERSION")
 DEB=$HUGELD_TOP/build/hugeld_${ver}+${libc}_amd64.deb

@@ -16,10 +16,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/cache-lib.sh"
 
-if [ "$(id -u)" != 0 ]; then
-  skip all "must run as root (hugetlbfs cache, huge page pool)"
-  finish
-fi
+need_root "(hugetlbfs cache, huge page pool)"
 cache_test_setup || finish
 LIB=$L/libvalue.so
 cc -O2 -Wall -Werror -o "$B/wxdeny" "$HUGELD_TOP/tests/cache/wxdeny.c" \

@@ -5,10 +5,7 @@
 
 F=$FIXTURES
 PY=/usr/bin/python3
-if [ "$(id -u)" != 0 ]; then
-  skip all "must run as root to reserve huge pages"
-  finish
-fi
+need_root "to reserve huge pages"
 export HUGELD_LDSO
 for f in bigcheck-shared libbig.so bigcheck-pie bigcheck-dlopen big-pic.o; do
   [ -e "$F/$f" ] || { fail fixtures "$F/$f missing (make fixtures)"; finish; }
