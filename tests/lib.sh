@@ -53,6 +53,15 @@ need_root () {
   finish
 }
 
+# need_loaders: unless $HUGELD_LDSO and $SYSTEM_LDSO are both executable
+# files, fail (check "loaders") and end the test here.
+need_loaders () {
+  local l
+  for l in "$HUGELD_LDSO" "$SYSTEM_LDSO"; do
+    [ -x "$l" ] || { fail "loaders" "$l is not an executable file"; finish; }
+  done
+}
+
 meminfo () { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
 
 # fixed_replace FROM TO: copy stdin to stdout, replacing every occurrence

@@ -15,12 +15,7 @@
 #   version          --version names hugeld and the same glibc release
 . "$(dirname "$0")/lib.sh"
 
-for l in "$HUGELD_LDSO" "$SYSTEM_LDSO"; do
-  if [ ! -x "$l" ]; then
-    fail "loaders" "$l is not an executable file"
-    finish
-  fi
-done
+need_loaders
 
 # show FILE1 FILE2: the unified diff of two outputs (system vs hugeld),
 # indented, at most 60 lines.

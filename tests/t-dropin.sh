@@ -11,12 +11,7 @@
 # loader's own path in --help.  Everything else must match byte for byte.
 . "$(dirname "$0")/lib.sh"
 
-for l in "$HUGELD_LDSO" "$SYSTEM_LDSO"; do
-  if [ ! -x "$l" ]; then
-    fail "loaders" "$l is not an executable file"
-    finish
-  fi
-done
+need_loaders
 
 # ---------------------------------------------------------------- helpers
 
