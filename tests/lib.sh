@@ -62,6 +62,15 @@ need_loaders () {
   done
 }
 
+# need_fixtures FILE...: unless each FILE is in $FIXTURES (built by make
+# fixtures), fail (check "fixtures") and end the test here.
+need_fixtures () {
+  local f
+  for f in "$@"; do
+    [ -e "$FIXTURES/$f" ] || { fail fixtures "$FIXTURES/$f missing (make fixtures)"; finish; }
+  done
+}
+
 meminfo () { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
 
 # fixed_replace FROM TO: copy stdin to stdout, replacing every occurrence

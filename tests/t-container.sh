@@ -39,9 +39,7 @@ rc () {
 
 # The image: the host's release, hugeld's .deb, the test program and
 # library.  Made once, then used read-only as the layer.
-for f in bigcheck-shared libbig.so; do
-  [ -e "$FIXTURES/$f" ] || { fail fixtures "$FIXTURES/$f missing (make fixtures)"; finish; }
-done
+need_fixtures bigcheck-shared libbig.so
 libc=$(pkg_version libc6)
 ver=$(. "$HUGELD_TOP/scripts/config.sh" && echo "$HUGELD_VERSION")
 DEB=$HUGELD_TOP/build/hugeld_${ver}+${libc}_amd64.deb

@@ -38,9 +38,7 @@
 F=$FIXTURES
 need_root "(pool, ptrace, tracefs)"
 command -v gdb > /dev/null || { skip all "no gdb"; finish; }
-for f in libbig.so big-pic.o; do
-  [ -e "$F/$f" ] || { fail fixtures "$F/$f missing (make fixtures)"; finish; }
-done
+need_fixtures libbig.so big-pic.o
 B=$TEST_TMP/bin
 mkdir -p "$B"
 LIB=$(readlink -f "$F/libbig.so")

@@ -7,9 +7,7 @@ F=$FIXTURES
 PY=/usr/bin/python3
 need_root "to reserve huge pages"
 export HUGELD_LDSO
-for f in bigcheck-shared libbig.so bigcheck-pie bigcheck-dlopen big-pic.o; do
-  [ -e "$F/$f" ] || { fail fixtures "$F/$f missing (make fixtures)"; finish; }
-done
+need_fixtures bigcheck-shared libbig.so bigcheck-pie bigcheck-dlopen big-pic.o
 
 # --- Build -----------------------------------------------------------------
 
