@@ -85,7 +85,7 @@ step () {
 }
 
 # pkg_version (scripts/host.sh; scripts/install.sh puts its text here).
-. "$(dirname "$0")/host.sh"   # @HOST_SH@
+. "$(dirname "${BASH_SOURCE[0]}")/host.sh"   # @HOST_SH@
 libc_version () { pkg_version libc6; }
 # The Debian version a loader was built from, from its --version line.
 loader_version () {
@@ -260,25 +260,43 @@ EOF
   say "set LD_HUGEPAGE_LIBS for the programs to put on huge pages; '$SELF uninstall' reverts"
 }
 
+# ppid PID: the parent of process PID, read by bash itself (nothing to
+# wait for); empty if PID is gone.
+ppid () {
+  local k v
+  { while read -r k v; do
+      if [ "$k" = PPid: ]; then echo "$v"; return 0; fi
+    done < "/proc/$1/status"; } 2> /dev/null || :
+}
+
 # dpkg_pid: the dpkg process that runs this hook (through sh -c), found
 # by walking up the parent processes; empty if there is none.
 dpkg_pid () {
-  local pid=$$ n
+  local pid=$$ n comm
   for n in 1 2 3 4 5 6 7 8; do
     [ "$pid" -gt 1 ] 2> /dev/null || return 0
-    if [ "$(cat "/proc/$pid/comm" 2> /dev/null)" = dpkg ]; then
+    comm=
+    { read -r comm < "/proc/$pid/comm"; } 2> /dev/null || :
+    if [ "$comm" = dpkg ]; then
       echo "$pid"; return 0
     fi
-    pid=$(awk '$1 == "PPid:" { print $2 }' "/proc/$pid/status" 2> /dev/null)
+    pid=$(ppid "$pid")
   done
 }
 
-# glibc_deb FILE: FILE is a package built from glibc (libc6 holds the
-# loader and libc.so.6; the others move with it), or dpkg-deb cannot
-# read it.
+# Everything the pre-invoke hook runs to read dpkg's command line (find
+# over directories, dpkg-deb on each archive) fits in HOOK_SECONDS in
+# all, each command under timeout(1): a loop of symbolic links, a huge
+# tree or a stalled disk must not hold dpkg.  Past it, the answer is
+# "may change glibc".
+HOOK_SECONDS=120
+
+# glibc_deb FILE SECONDS: FILE is a package built from glibc (libc6
+# holds the loader and libc.so.6; the others move with it), or dpkg-deb
+# cannot read it in SECONDS.
 glibc_deb () {
   local f
-  f=$(timeout 30 dpkg-deb --field "$1" Package Source 2> /dev/null) || return 0
+  f=$(timeout "$2" dpkg-deb --field "$1" Package Source 2> /dev/null) || return 0
   grep -Eq '^(Package: libc6$|Source: glibc( |$))' <<< "$f"
 }
 
@@ -290,7 +308,7 @@ glibc_deb () {
 # cannot tell counts as yes: a wrong yes costs hugeld for the run, a
 # wrong no would pair a new libc.so.6 with this loader.
 run_may_change_libc () {
-  local action=${DPKG_HOOK_ACTION:-} pid cwd arg path found=0 recursive=0
+  local action=${DPKG_HOOK_ACTION:-} pid cwd
   local -a args=()
   case "$action" in
     configure|triggers-only|verify|audit|record-avail) return 1 ;;
@@ -299,36 +317,71 @@ run_may_change_libc () {
   esac
   pid=$(dpkg_pid)
   [ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] || return 0
-  cwd=$(readlink "/proc/$pid/cwd") || return 0
+  cwd=$(timeout 10 readlink "/proc/$pid/cwd") || return 0
   mapfile -d '' -t args < "/proc/$pid/cmdline" || return 0
-  for arg in "${args[@]:1}"; do
+  [ ${#args[@]} -gt 0 ] || return 0
+  cmdline_may_change_libc "$action" "$cwd" "${args[@]:1}"
+}
+
+# cmdline_may_change_libc ACTION CWD ARG...: the same for a dpkg run in
+# CWD whose arguments (after its name) are ARG..., read as dpkg reads
+# them (lib/dpkg/options.c): options up to the first operand or "--";
+# short options bundle ("-iR" is -i -R, "-Ri" is -R -i), and -D takes
+# the rest of its word or the next argument as its value; a long option
+# is spelled in full, its value after "=" or in the next argument.
+# With -R or --recursive every operand is searched as dpkg searches it
+# (src/main/archives.c: every regular file whose name ends in .deb,
+# following symbolic links, to files and to directories alike), here
+# with find -L; a loop of links, an unreadable directory or a search
+# that does not finish in time counts as yes.
+cmdline_may_change_libc () {
+  local action=$1 cwd=$2 i=0 arg o end=$((SECONDS + HOOK_SECONDS)) left recursive=0
+  shift 2
+  local -a a=("$@") ops=() debs=()
+  while [ $i -lt ${#a[@]} ]; do
+    arg=${a[i]}
     case "$arg" in
-      --recursive|-[!-]*R*) recursive=1 ;;
+      --) i=$((i + 1)); break ;;
+      --recursive) recursive=1 ;;
+      --pre-invoke|--post-invoke|--path-exclude|--path-include|--verify-format|\
+      --status-logger|--status-fd|--log|--root|--abort-after|--admindir|--instdir|\
+      --ignore-depends|--debug|--force|--refuse|--no-force)
+	i=$((i + 1)) ;;
+      --*) ;;
+      -?*)
+	o=${arg#-}
+	case "${o%%D*}" in *R*) recursive=1 ;; esac
+	case "$o" in *D) [ -n "${o#*D}" ] || i=$((i + 1)) ;; esac ;;
+      *) break ;;
     esac
+    i=$((i + 1))
   done
-  for arg in "${args[@]:1}"; do
-    case "$arg" in -*) continue ;; esac
-    case "$action" in
-      remove|purge)
-	# A package name, with or without its architecture; the values
-	# of options such as --status-fd are numbers, never glibc's.
+  for arg in "${a[@]:i}"; do
+    # Relative to dpkg's directory; never a word find takes for an option.
+    case "$arg" in /*) ops+=("$arg") ;; *) ops+=("$cwd/$arg") ;; esac
+  done
+  # No operand: an action of its own kind (say, --pending).
+  [ ${#ops[@]} -gt 0 ] || return 0
+  case "$action" in
+    remove|purge)
+      # Package names, with or without their architecture.
+      for arg in "${a[@]:i}"; do
 	case "${arg%%:*}" in libc6|libc6-*|libc-*|locales*) return 0 ;; esac
-	found=1; continue ;;
-    esac
-    case "$arg" in /*) path=$arg ;; *) path=$cwd/$arg ;; esac
-    if [ -f "$path" ]; then
-      found=1
-      glibc_deb "$path" && return 0
-    elif [ -d "$path" ] && [ $recursive = 1 ]; then
-      found=1
-      while IFS= read -r -d '' f; do
-	glibc_deb "$f" && return 0
-      done < <(find "$path" -name '*.deb' \( -type f -o -type l \) -print0)
-    fi
+      done
+      return 1 ;;
+  esac
+  if [ $recursive = 1 ]; then
+    mapfile -d '' -t debs < <(timeout "$HOOK_SECONDS" find -L "${ops[@]}" \
+				-name '*.deb' -type f -print0 2> /dev/null)
+    wait $! || return 0
+  else
+    debs=("${ops[@]}")
+  fi
+  for arg in "${debs[@]}"; do
+    left=$((end - SECONDS))
+    [ $left -gt 0 ] && [ -f "$arg" ] || return 0
+    glibc_deb "$arg" $((left < 30 ? left : 30)) && return 0
   done
-  # No archive or package found: an action of its own kind (say,
-  # --pending), or a command line this hook does not read.
-  [ $found = 1 ] || return 0
   return 1
 }
 
@@ -416,6 +469,9 @@ do_status () {
     fi
   fi
 }
+
+# Sourced (tests/t-hooks.sh): the functions only.
+if [ "${BASH_SOURCE[0]}" != "$0" ]; then return 0; fi
 
 case "${1:-}" in
   install) do_install ;;

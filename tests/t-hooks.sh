@@ -1,0 +1,111 @@
+#!/bin/bash
+# The dpkg hooks of hugeld as the system loader (scripts/system-loader.sh,
+# sourced for its functions), outside any root, with fake inputs:
+# - the pre-invoke hook's answer (may this dpkg run unpack a package
+#   built from glibc?) for each spelling of a recursive install that
+#   dpkg accepts (-R -i, -iR, -Ri, --recursive, apt's --unpack
+#   --recursive), read by the hook from the command line of a fake dpkg
+#   that runs it as dpkg does (sh -c), with a libc6 archive directly in
+#   the directory, in a subdirectory, behind a link to a directory, or
+#   linked to; an unrelated package's run must keep hugeld.
+. "$(dirname "$0")/lib.sh"
+
+SL=$HUGELD_TOP/scripts/system-loader.sh
+export SL
+
+# --- the pre-invoke hook's answer ------------------------------------------
+# A fake dpkg: a program called dpkg (the hook looks for it among its
+# parents) that runs $HOOK with sh -c, as dpkg runs its hooks.
+T=$TEST_TMP/bin
+mkdir -p "$T"
+printf '%s\n' '#include <stdlib.h>' '#include <sys/wait.h>' \
+  'int main (void) { int s = system (getenv ("HOOK")); return WIFEXITED (s) ? WEXITSTATUS (s) : 1; }' \
+  > "$T/dpkg.c"
+if ! cc -o "$T/dpkg" "$T/dpkg.c" 2> "$TEST_TMP/cc.log"; then
+  fail "a fake dpkg" "$(head -3 "$TEST_TMP/cc.log" | tr '\n' ' ')"
+  finish
+fi
+export HOOK='bash -c ". \"$SL\"; if run_may_change_libc; then echo may-change; else echo no-change; fi"'
+
+# Two archives: libc6 and an unrelated package.
+D=$TEST_TMP/debs
+for p in libc6 hpother; do
+  mkdir -p "$TEST_TMP/pkg-$p/DEBIAN"
+  printf 'Package: %s\nVersion: 9.9\nArchitecture: all\nMaintainer: hugeld tests <t@example.org>\nDescription: hugeld t-hooks\n fake\n' \
+    "$p" > "$TEST_TMP/pkg-$p/DEBIAN/control"
+  mkdir -p "$D"
+  dpkg-deb --root-owner-group --build "$TEST_TMP/pkg-$p" "$D/${p}_9.9_all.deb" > /dev/null \
+    || { fail "dpkg-deb --build $p" ""; finish; }
+done
+
+# Each package laid out four ways under $W/PKG: directly in the
+# directory, two directories down, behind a symbolic link to a directory
+# outside it, and a directory of links to the archive (apt's way); and
+# the operand itself a link to a directory.
+W=$TEST_TMP/w
+for p in libc6 hpother; do
+  deb=$D/${p}_9.9_all.deb
+  mkdir -p "$W/$p/direct" "$W/$p/sub/a/b" "$W/$p/linked" "$W/$p/store" "$W/$p/links"
+  cp "$deb" "$W/$p/direct/"
+  cp "$deb" "$W/$p/sub/a/b/"
+  cp "$deb" "$W/$p/store/"
+  touch "$W/$p/linked/README"
+  ln -s ../store "$W/$p/linked/more"
+  ln -s "$deb" "$W/$p/links/001-$p.deb"
+  ln -s store "$W/$p/dirlink"
+done
+
+# answer ACTION ARG...: the hook's answer for `dpkg ARG...' run in $W.
+answer () {
+  (cd "$W" && DPKG_HOOK_ACTION=$1 timeout 60 "$T/dpkg" "${@:2}" 2> /dev/null)
+}
+spellings=("install -R -i" "install -iR" "install -Ri" "install --recursive --install"
+	   "install -i --recursive" "install -GRi"
+	   "unpack --status-fd 3 --no-triggers --unpack --auto-deconfigure --recursive")
+for s in "${spellings[@]}"; do
+  read -r action opts <<< "$s"
+  wrong=
+  for p in libc6 hpother; do
+    [ $p = libc6 ] && want=may-change || want=no-change
+    for where in direct sub linked links dirlink; do
+      # shellcheck disable=SC2086 # the options are words
+      got=$(answer "$action" $opts "$p/$where")
+      [ "$got" = "$want" ] || wrong="$wrong $p/$where:${got:-nothing}"
+    done
+  done
+  # Two operands, the libc6 archive in the second, given by its full path.
+  got=$(answer "$action" $opts hpother/direct "$W/libc6/linked")
+  [ "$got" = may-change ] || wrong="$wrong hpother/direct+libc6/linked:${got:-nothing}"
+  [ -z "$wrong" ] \
+    && pass "dpkg $opts DIR: libc6 in the directory, two down, behind a link to a directory, linked to, or the directory a link: may change glibc; an unrelated package: no change" \
+    || fail "dpkg $opts DIR" "wrong answers:$wrong"
+done
+
+# Without --recursive: the archives named; a directory is not searched
+# (dpkg refuses it), so it counts as may change.
+got="$(answer install -i hpother/direct/hpother_9.9_all.deb) $(answer install -i libc6/store/libc6_9.9_all.deb) $(answer install -i hpother/direct)"
+[ "$got" = "no-change may-change may-change" ] \
+  && pass "dpkg -i ARCHIVE: an unrelated archive keeps hugeld, libc6's does not; dpkg -i DIR (not recursive) may change" \
+  || fail "dpkg -i ARCHIVE" "$got (want: no-change may-change may-change)"
+# After the first operand, or after --, nothing is an option: -R there
+# is a file name (and not one dpkg can read, so: may change).
+got="$(answer install -i hpother/direct/hpother_9.9_all.deb -R) $(answer install -i -- -R)"
+[ "$got" = "may-change may-change" ] \
+  && pass "dpkg -i ARCHIVE -R, dpkg -i -- -R: -R is an operand there, not recursive" \
+  || fail "dpkg -i ARCHIVE -R" "$got"
+# A loop of links (dpkg skips it; the hook cannot tell that from an
+# unreadable directory, so: may change), answered at once.
+mkdir -p "$W/loop/a"
+cp "$D/hpother_9.9_all.deb" "$W/loop/a/"
+ln -s .. "$W/loop/a/up"
+start=$SECONDS
+got=$(answer install -R -i loop)
+[ "$got" = may-change ] && [ $((SECONDS - start)) -lt 30 ] \
+  && pass "dpkg -R -i DIR with a loop of links: may change, answered in $((SECONDS - start)) s" \
+  || fail "dpkg -R -i DIR with a loop of links" "${got:-nothing} after $((SECONDS - start)) s"
+# Not under dpkg at all: may change.
+got=$(DPKG_HOOK_ACTION=install bash -c ". \"$SL\"; if run_may_change_libc; then echo may-change; else echo no-change; fi" 2> /dev/null)
+[ "$got" = may-change ] && pass "no dpkg among the hook's parents: may change" \
+  || fail "no dpkg among the hook's parents" "${got:-nothing}"
+
+finish
