@@ -393,32 +393,50 @@ do_dpkg_pre () {
 
 # not_hugeld: "PID (COMMAND)" of each process whose loader is the
 # distribution's: started while a dpkg run had it in place, and running
-# without hugeld until restarted.  This script and the processes it
-# runs from (dpkg's hook shell) are not counted.
+# without hugeld until restarted.  Not counted: this script, the
+# processes it runs from (dpkg's hook shell), and whatever descends from
+# it (its subshells and children, which map the loader it was started
+# with, and are gone a moment later); nor a process that has exited by
+# the time the list is made.
 not_hugeld () {
-  local f pid p self=" "
+  local f pid p self=" " comm
+  local -a found=() left=()
   p=$$
   while [ "${p:-0}" -gt 1 ]; do
     self="$self$p "
-    p=$(awk '$1 == "PPid:" { print $2 }' "/proc/$p/status" 2> /dev/null || :)
+    p=$(ppid "$p")
   done
-  { grep -lsF "$DISTRIB" /proc/[0-9]*/maps 2> /dev/null || :; } \
-    | while IFS= read -r f; do
-	pid=${f#/proc/}; pid=${pid%/maps}
-	case "$self" in *" $pid "*) continue ;; esac
-	echo "$pid ($(cat "/proc/$pid/comm" 2> /dev/null || :))"
-      done
+  mapfile -t found < <(timeout 30 grep -lsF "$DISTRIB" /proc/[0-9]*/maps 2> /dev/null || :)
+  for f in "${found[@]}"; do
+    pid=${f#/proc/}; pid=${pid%/maps}
+    case "$self" in *" $pid "*) continue ;; esac
+    # Up its parents: one of them this script, it is ours; none left
+    # (it exited meanwhile), it is gone.
+    p=$pid
+    while [ "${p:-0}" -gt 1 ] && [ "$p" != $$ ]; do p=$(ppid "$p"); done
+    [ "$p" = 1 ] && left+=("/proc/$pid/maps")
+  done
+  [ ${#left[@]} -gt 0 ] || return 0
+  # Those still there and still on the distribution's loader.
+  mapfile -t found < <(timeout 30 grep -lsF "$DISTRIB" "${left[@]}" 2> /dev/null || :)
+  for f in "${found[@]}"; do
+    pid=${f#/proc/}; pid=${pid%/maps}
+    comm=
+    { read -r comm < "/proc/$pid/comm"; } 2> /dev/null || :
+    echo "$pid ($comm)"
+  done
 }
 
 # say_not_hugeld HINT: one line naming the processes that run on the
 # distribution's loader, if any, and what brings hugeld to them.
 say_not_hugeld () {
-  local all n list
-  all=$(not_hugeld)
-  [ -n "$all" ] || return 0
-  n=$(wc -l <<< "$all")
-  list=$(head -n 20 <<< "$all" | paste -sd, - | sed 's/,/, /g')
-  say "$n process(es) started while the distribution's loader was in place run without hugeld until restarted: $list$([ "$n" -gt 20 ] && echo ', ...' || :)${1:+; $1}"
+  local -a all=()
+  local list more=
+  mapfile -t all < <(not_hugeld)
+  [ ${#all[@]} -gt 0 ] || return 0
+  list=$(printf ', %s' "${all[@]:0:20}")
+  [ ${#all[@]} -le 20 ] || more=', ...'
+  say "${#all[@]} process(es) started while the distribution's loader was in place run without hugeld until restarted: ${list#, }$more${1:+; $1}"
 }
 
 do_dpkg_post () {

@@ -7,7 +7,11 @@
 #   --recursive), read by the hook from the command line of a fake dpkg
 #   that runs it as dpkg does (sh -c), with a libc6 archive directly in
 #   the directory, in a subdirectory, behind a link to a directory, or
-#   linked to; an unrelated package's run must keep hugeld.
+#   linked to; an unrelated package's run must keep hugeld;
+# - the post-invoke hook's list of processes left on the distribution's
+#   loader (a copy of the system's loader stands for .distrib): a
+#   long-lived process started on it is named; the hook's own subshells
+#   and children, which map it too, are not.
 . "$(dirname "$0")/lib.sh"
 
 SL=$HUGELD_TOP/scripts/system-loader.sh
@@ -107,5 +111,36 @@ got=$(answer install -R -i loop)
 got=$(DPKG_HOOK_ACTION=install bash -c ". \"$SL\"; if run_may_change_libc; then echo may-change; else echo no-change; fi" 2> /dev/null)
 [ "$got" = may-change ] && pass "no dpkg among the hook's parents: may change" \
   || fail "no dpkg among the hook's parents" "${got:-nothing}"
+
+# --- the post-invoke hook's list ----------------------------------------------
+# After a libc6 run the hook itself runs on .distrib (dpkg started it
+# through the switched loader path), so every subshell it forks maps it.
+FAKE=$TEST_TMP/ld-linux-x86-64.so.2.distrib
+cp "$(readlink -f "$SYSTEM_LDSO")" "$FAKE"
+export FAKE
+"$FAKE" /bin/sleep 600 < /dev/null > /dev/null 2>&1 &
+svc=$!
+at_exit "kill $svc 2> /dev/null"
+for _ in $(seq 50); do grep -qsF "$FAKE" "/proc/$svc/maps" && break; sleep 0.1; done
+want="$svc ($(cat "/proc/$svc/comm"))"
+"$FAKE" /bin/bash -c '. "$SL"; DISTRIB=$FAKE
+  "$FAKE" /bin/sleep 600 < /dev/null > /dev/null 2>&1 &
+  own=$!
+  for i in 1 2 3 4 5; do echo "list: $(not_hugeld | tr "\n" "|")"; done
+  say_not_hugeld "restart them" 2>&1
+  kill $own
+  DISTRIB=$FAKE.none; echo "none: $(not_hugeld)"' > "$TEST_TMP/list.out" 2>&1
+bad=$(grep '^list: ' "$TEST_TMP/list.out" | grep -vxF "list: $want|")
+if [ "$(grep -c '^list: ' "$TEST_TMP/list.out")" = 5 ] && [ -z "$bad" ]; then
+  pass "not_hugeld, 5 times: names the process started on .distrib ($want), not the hook's own subshells nor its child"
+else
+  fail "not_hugeld names only $want" "$(tr '\n' ' ' < "$TEST_TMP/list.out")"
+fi
+grep -qxF "hugeld: 1 process(es) started while the distribution's loader was in place run without hugeld until restarted: $want; restart them" "$TEST_TMP/list.out" \
+  && pass "the post-invoke hook's line: 1 process, $want, and the advice" \
+  || fail "the post-invoke hook's line" "$(grep -v '^list: ' "$TEST_TMP/list.out" | tr '\n' ' ')"
+grep -qx "none: " "$TEST_TMP/list.out" \
+  && pass "not_hugeld with no process on that loader: nothing" \
+  || fail "not_hugeld with no process on that loader" "$(grep '^none: ' "$TEST_TMP/list.out")"
 
 finish
