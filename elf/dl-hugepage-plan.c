@@ -160,6 +160,7 @@ struct hp_object
   size_t nloads;
   uint64_t palign;		/* The largest power-of-two p_align.  */
   uint64_t relro_start, relro_end;	/* Page-rounded, or both 0.  */
+  uint64_t file_end;		/* The file's size, page-rounded up.  */
 };
 
 /* Read PHDR[0..PHNUM) into *O, checking what ld.so itself will rely
@@ -324,9 +325,15 @@ hp_make_runs (const struct hp_object *o, const struct hp_settings *settings,
       hp_allow_gaps (o, i, settings, runs, first, *nruns);
     }
   for (size_t r = 0; r < *nruns; ++r)
-    if (runs[r].reason == HP_R_NONE
-	&& (runs[r].kind & settings->kinds) != runs[r].kind)
-      runs[r].reason = HP_R_NOT_SELECTED;
+    {
+      const struct hp_load *l = &o->loads[runs[r].load];
+      if (runs[r].reason != HP_R_NONE)
+	continue;
+      if (l->offset + l->filesz > settings->file_size)
+	runs[r].reason = HP_R_SHORT_FILE;
+      else if ((runs[r].kind & settings->kinds) != runs[r].kind)
+	runs[r].reason = HP_R_NOT_SELECTED;
+    }
 }
 
 /* The bias that puts the first executable segment of O at its file
@@ -427,8 +434,8 @@ hp_zone_copy (struct hp_zone *z, const struct hp_load *l, uint64_t pg)
 }
 
 /* Whether file bytes [A, B) belong to no segment of O but L, and lie
-   before the end of the last segment's file bytes (the file is at
-   least that long).  */
+   before the end of the last segment's file bytes and within the
+   file's last page.  */
 static bool
 hp_file_padding (const struct hp_object *o, const struct hp_load *l,
 		 uint64_t a, uint64_t b)
@@ -443,7 +450,7 @@ hp_file_padding (const struct hp_object *o, const struct hp_load *l,
 	  && m->offset < b)
 	return false;
     }
-  return b <= known;
+  return b <= known && b <= o->file_end;
 }
 
 /* Set Z->file_whole for zone Z of segment L of O (see hp_zone): the
@@ -526,6 +533,8 @@ _dl_hugepage_plan (const ElfW(Phdr) *phdr, size_t phnum,
   plan->error = hp_read_object (phdr, phnum, pg, &o);
   if (plan->error != HP_E_NONE)
     return;
+  o.file_end = (settings->file_size >= HP_ADDR_LIMIT ? HP_ADDR_LIMIT
+		: HP_ALIGN_UP (settings->file_size, pg));
 
   /* The bias is a multiple of Q, chosen modulo the huge page size (or
      fixed at 0 modulo p_align when that is larger).  */
@@ -553,6 +562,7 @@ _dl_hugepage_settings (struct hp_settings *s, uint64_t pagesize,
   s->textrel = textrel;
   s->no_gaps = kernel || type != ET_DYN;
   s->phase = s->fixed_bias ? HP_PHASE_NONE : phase;
+  s->file_size = HP_ADDR_LIMIT;
 }
 
 const char *
@@ -566,6 +576,8 @@ _dl_hugepage_reason_name (int reason)
       return "does not fill a whole huge page";
     case HP_R_WRITE_EXEC:
       return "writable and executable segment";
+    case HP_R_SHORT_FILE:
+      return "the file ends before the segment's bytes";
     default:
       return "?";
     }

@@ -90,6 +90,7 @@ enum hp_reason
   HP_R_NOT_SELECTED,	/* Its kind is not in LD_HUGEPAGE_SEGMENTS.  */
   HP_R_PARTIAL,		/* Head or tail that does not fill a huge page.  */
   HP_R_WRITE_EXEC,	/* Writable and executable: never touched.  */
+  HP_R_SHORT_FILE,	/* The file ends before the segment's bytes.  */
 };
 
 /* Why the whole object stays on ordinary pages.  */
@@ -119,6 +120,12 @@ struct hp_settings
   /* The gaps between segments are not reserved for the object (the
      kernel mapped it): zones never grow into them.  */
   bool no_gaps;
+  /* The size of the object's file, or HP_ADDR_LIMIT if not known
+     (_dl_hugepage_settings sets that).  A segment whose bytes the file
+     does not hold whole stays on ordinary pages, as the stock loader
+     maps it (a page past the end is SIGBUS only where touched), and
+     no zone maps the file past its end.  */
+  uint64_t file_size;
   /* Where the bias is not fixed and text is selected: when to put
      the first executable segment at an address congruent to its file
      offset modulo the huge page size (its file phase), so that the

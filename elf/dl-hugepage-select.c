@@ -28,6 +28,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <ldsodefs.h>
 #include <not-cancel.h>
 #include "dl-hugepage-int.h"
@@ -96,6 +97,13 @@ _dl_hugepage_plan_load (struct hp_load_state *ls, int fd, bool have_bias,
 			ElfW(Addr) bias)
 {
   struct hp_settings s;
+  /* What the file holds now: a file shorter than its program headers
+     say (damaged, or cut while being written) loads as the stock
+     loader loads it (dl-hugepage-plan.h, file_size).  */
+  uint64_t file_size = HP_ADDR_LIMIT;
+  struct __stat64_t64 st;
+  if (fd >= 0 && __fstat64_time64 (fd, &st) == 0 && st.st_size >= 0)
+    file_size = st.st_size;
   if (hp_phase == HP_PHASE_NONE && !have_bias)
     hp_decide_phase ();
   /* Where the placement is for thp only because no pool page can be
@@ -108,6 +116,7 @@ _dl_hugepage_plan_load (struct hp_load_state *ls, int fd, bool have_bias,
       _dl_hugepage_settings (&s, GLRO(dl_pagesize), _dl_hugepage_kinds,
 			     ls->type, ls->kernel, false, 0, ls->textrel,
 			     HP_PHASE_FREE);
+      s.file_size = file_size;
       _dl_hugepage_plan (ls->phdr, ls->phnum, &s, &ls->plan);
       if (ls->plan.error == HP_E_NONE
 	  && _dl_hugepage_cache_has_zone (ls, &ls->plan, fd))
@@ -120,6 +129,7 @@ _dl_hugepage_plan_load (struct hp_load_state *ls, int fd, bool have_bias,
     }
   _dl_hugepage_settings (&s, GLRO(dl_pagesize), _dl_hugepage_kinds, ls->type,
 			 ls->kernel, have_bias, bias, ls->textrel, hp_phase);
+  s.file_size = file_size;
   _dl_hugepage_plan (ls->phdr, ls->phnum, &s, &ls->plan);
 }
 

@@ -65,6 +65,7 @@ print_cache (const struct object *o, uint64_t pagesize)
   static struct hp_plan plan;
   _dl_hugepage_settings (&s, pagesize, HP_KIND_DEFAULT, o->type, false,
 			 false, 0, o->textrel, HP_PHASE_FREE);
+  s.file_size = o->file_size;
   _dl_hugepage_plan (o->phdr, o->phnum, &s, &plan);
   const char *why = NULL;
   if (o->textrel)

@@ -89,6 +89,7 @@ read_object (const char *file, struct object *o)
   o->path = file;
   struct stat st;
   int fd = open_object (file, &st);
+  o->file_size = st.st_size;
 
   ElfW(Ehdr) eh;
   unsigned char ident[EI_NIDENT];

@@ -189,6 +189,7 @@ settings_for (const struct object *o, const struct options *opt)
   _dl_hugepage_settings (&s, PLAN_PAGESIZE, opt->kinds, o->type, opt->kernel,
 			 opt->kernel && opt->have_bias, opt->bias, o->textrel,
 			 opt->phase);
+  s.file_size = o->file_size;
   return s;
 }
 

@@ -44,6 +44,7 @@ struct object
   char soname[HP_SONAME_MAX];
   char interp[4096];
   bool dynamic;			/* Has PT_DYNAMIC.  */
+  uint64_t file_size;		/* st_size when it was read.  */
 };
 
 /* What ld.so uses on x86_64 (GLRO(dl_pagesize), and the planner's

@@ -39,7 +39,8 @@ fuzz_plan (const uint8_t *data, size_t size)
   memset (&s, 0, sizeof s);
   s.pagesize = 4096;
   s.hugepagesize = 2 * 1024 * 1024;
-  s.kinds = data[1] & HP_KIND_ALL;
+  unsigned char kinds_byte = data[1];
+  s.kinds = kinds_byte & HP_KIND_ALL;
   s.fixed_bias = data[0] & 1;
   s.textrel = (data[0] >> 1) & 1;
   s.no_gaps = (data[0] >> 3) & 1;
@@ -49,6 +50,8 @@ fuzz_plan (const uint8_t *data, size_t size)
   memcpy (&s.bias, data + 2, 8);
   if (!s.fixed_bias)
     s.bias = 0;
+  uint64_t cut;
+  memcpy (&cut, data + 2, 8);
   data += 10;
   size -= 10;
 
@@ -75,6 +78,19 @@ fuzz_plan (const uint8_t *data, size_t size)
 	  ph[i].p_offset = ph[i].p_vaddr & 0xfffff;
 	  at = ph[i].p_vaddr + ph[i].p_memsz;
 	}
+    }
+  /* A file shorter than its headers say (bits 6 and 7 of the kinds byte):
+     cut somewhere before the end of the last segment's bytes.  */
+  s.file_size = HP_ADDR_LIMIT;
+  if ((kinds_byte & 0xc0) == 0xc0)
+    {
+      uint64_t end = 0;
+      for (size_t i = 0; i < n; ++i)
+	if (ph[i].p_type == PT_LOAD && ph[i].p_offset < HP_ADDR_LIMIT
+	    && ph[i].p_filesz < HP_ADDR_LIMIT
+	    && ph[i].p_offset + ph[i].p_filesz > end)
+	  end = ph[i].p_offset + ph[i].p_filesz;
+      s.file_size = end != 0 ? cut % end : 0;
     }
   _dl_hugepage_plan (ph, n, &s, &plan);
   if (plan.nzones > 0)

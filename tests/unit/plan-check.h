@@ -117,6 +117,9 @@ plan_violation (const ElfW(Phdr) *phdr, size_t phnum,
 	BAD ("data zone covers bss pages");
       if (zn->kind == HP_KIND_BSS && a < d && d > ps)
 	BAD ("bss zone covers data pages");
+      /* Nothing of a segment the file does not hold whole.  */
+      if (l->p_offset + l->p_filesz > s->file_size)
+	BAD ("zone in a segment past the end of the file");
       /* Copy description.  */
       if (zn->copy_len > 0)
 	{
@@ -148,6 +151,9 @@ plan_violation (const ElfW(Phdr) *phdr, size_t phnum,
 	    BAD ("file_whole before the file's start");
 	  if (b > pe && b - delta > known)
 	    BAD ("file_whole past the file's known end");
+	  if (b > pe && s->file_size < HP_ADDR_LIMIT
+	      && b - delta > PC_UP (s->file_size, pg))
+	    BAD ("file_whole past the end of the file");
 	  if (b > pe && l->p_memsz != l->p_filesz)
 	    BAD ("file_whole over zero fill");
 	  for (size_t j = 0; j < n; ++j)

@@ -46,7 +46,7 @@ static struct hp_settings
 settings (unsigned int kinds)
 {
   struct hp_settings s = { .pagesize = 4 * K, .hugepagesize = H,
-			   .kinds = kinds };
+			   .kinds = kinds, .file_size = HP_ADDR_LIMIT };
   return s;
 }
 
@@ -301,6 +301,65 @@ test_fixed (void)
   CHECK (plan.bias == 0x3000, "bias kept");
 }
 
+/* A file shorter than its program headers say: the segment it cuts,
+   and every later one, stays as the stock loader maps it; those before
+   it are planned as for the whole file, and no zone maps the file past
+   its end.  */
+static void
+test_short_file (void)
+{
+  make_big (0x1000);
+  struct hp_settings s = settings (HP_KIND_DEFAULT);
+  /* Cut 1 MiB into the rodata segment (file 0x1801000..0x2001000).  */
+  s.file_size = 0x1801000 + M;
+  run (big, 6, &s);
+  CHECK (plan.error == HP_E_NONE, "error %d", plan.error);
+  CHECK (bytes_of (HP_KIND_TEXT) == 24 * M, "text %lu",
+	 (unsigned long) bytes_of (HP_KIND_TEXT));
+  CHECK (bytes_of (HP_KIND_RODATA | HP_KIND_RELRO) == 0,
+	 "a cut segment or a later one planned");
+  bool said = false;
+  for (size_t i = 0; i < plan.nsmall; ++i)
+    said |= plan.small[i].reason == HP_R_SHORT_FILE;
+  CHECK (said, "no range says the file is short");
+  /* Cut inside the text (file 0x1000..0x1801000): nothing of it.  */
+  s.file_size = 0x1000 + 3 * M;
+  run (big, 6, &s);
+  CHECK (plan.nzones == 0, "%zu zones in a file cut in its text",
+	 plan.nzones);
+  /* Exactly as long as the headers say: as for an unknown size.  */
+  s.file_size = 0x2001e10 + 4 * M + 0x11f0 + 8 * M;
+  run (big, 6, &s);
+  uint64_t whole = plan.huge_bytes;
+  s.file_size = HP_ADDR_LIMIT;
+  run (big, 6, &s);
+  CHECK (plan.huge_bytes == whole, "%lu bytes with the size, %lu without",
+	 (unsigned long) whole, (unsigned long) plan.huge_bytes);
+  /* Cut right after the text: the text is planned, but the padding
+     after it (0x1435000 to 0x1600000) is no longer in the file, so the
+     thp backing may not map the file there.  */
+  ElfW(Phdr) ph[] = {
+    load (0, 0x1000, 0x1000, 0, PF_R, H),
+    load (0x200000, 0x1234567, 0x1234567, 0x200000, PF_R | PF_X, H),
+    load (0x1600000, 0x7f0000, 0x7f0000, 0x1600000, PF_R, H),
+  };
+  s.file_size = 0x1434567;
+  run (ph, 3, &s);
+  CHECK (bytes_of (HP_KIND_TEXT) == 0x1400000, "cut text %#lx",
+	 (unsigned long) bytes_of (HP_KIND_TEXT));
+  for (size_t i = 0; i < plan.nzones; ++i)
+    CHECK (plan.zones[i].kind != HP_KIND_TEXT || !plan.zones[i].file_whole,
+	   "the file mapped past its end");
+  s.file_size = HP_ADDR_LIMIT;
+  run (ph, 3, &s);
+  for (size_t i = 0; i < plan.nzones; ++i)
+    CHECK (plan.zones[i].kind != HP_KIND_TEXT || plan.zones[i].file_whole,
+	   "uncut text tail is file padding");
+  CHECK (strcmp (_dl_hugepage_reason_name (HP_R_SHORT_FILE),
+		 "the file ends before the segment's bytes") == 0,
+	 "reason name");
+}
+
 static void
 test_write_exec (void)
 {
@@ -540,6 +599,7 @@ main (void)
   test_big_palign ();
   test_fixed ();
   test_write_exec ();
+  test_short_file ();
   test_bad_headers ();
   test_relro_split ();
   test_dynamic ();
