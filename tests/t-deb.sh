@@ -3,6 +3,9 @@
 # the host's release (debian_root in lib.sh):
 # - its name and Depends name exactly the libc6 it was built from;
 #   lintian finds nothing (where lintian can be installed);
+# - apt-get installs it in the root (a chroot) with a policy file that
+#   declares a cache: the postinst skips the cache sync, says so in one
+#   line, and takes no page of the host's pool;
 # - apt-get installs it; it does not touch the system loader; the
 #   loader, the command, the man page and the completion work; the demo
 #   (scripts/demo.sh, with the package's loader) puts the big-code
@@ -78,12 +81,31 @@ in_root apt-get update -qq > /dev/null 2>&1
 apt_install () {
   in_root apt-get install -y -qq "/tmp/$(basename "$DEB")" > "$TEST_TMP/$1.log" 2>&1
 }
+# Installed in a chroot (as in an image build) with a policy file that
+# declares a cache: the postinst skips the sync (it would mount a
+# hugetlbfs over the root's /dev/hugepages and fill it from the host's
+# pool), says so, and takes no page of the pool.
+reserve_hugepages 40 || { fail pool "cannot reserve 40 huge pages"; finish; }
+mkdir -p "$C/usr/local/lib"
+cp "$FIXTURES/libbig.so" "$C/usr/local/lib/"
+printf 'libs libbig.so\ncache /usr/local/lib/libbig.so\n' > "$C/etc/hugeld.conf"
+chmod 644 "$C/etc/hugeld.conf"
+free0=$(meminfo HugePages_Free)
 if apt_install install1 && [ -x "$C/opt/hugeld/ld.so" ]; then
   pass "apt-get install ./$(basename "$DEB") (with its dependencies)"
 else
   fail "apt-get install" "$(tail -3 "$TEST_TMP/install1.log" | tr '\n' ' ')"
   finish
 fi
+free1=$(meminfo HugePages_Free)
+if [ "$free1" = "$free0" ] && ! mountpoint -q "$C/dev/hugepages" \
+   && grep -q "^hugeld: installed: cache sync skipped: in a chroot (ischroot); run 'hugeld cache sync'" "$TEST_TMP/install1.log"; then
+  pass "installed in a chroot, a cache declared: the sync skipped, said in one line; no page of the host's pool taken ($free0 free before and after)"
+else
+  fail "installed in a chroot: no sync" "HugePages_Free $free0 -> $free1, $(mountpoint "$C/dev/hugepages" 2>&1); $(grep 'hugeld:' "$TEST_TMP/install1.log" | head -3 | tr '\n' ' ')"
+fi
+umount "$C/dev/hugepages" 2> /dev/null
+rm -f "$C/etc/hugeld.conf" "$C/usr/local/lib/libbig.so"
 [ "$(md5sum < "$C$REAL" | cut -d' ' -f1)" = "$stock_sum" ] && [ ! -e "$C$REAL.distrib" ] \
   && [ -z "$(in_root dpkg-divert --list "$REAL")" ] \
   && pass "installing it leaves the system loader alone (same bytes, no diversion)" \

@@ -11,7 +11,12 @@
 # - the post-invoke hook's list of processes left on the distribution's
 #   loader (a copy of the system's loader stands for .distrib): a
 #   long-lived process started on it is named; the hook's own subshells
-#   and children, which map it too, are not.
+#   and children, which map it too, are not;
+# - the package's postinst (scripts/deb/postinst, triggered, with a stub
+#   hugeld in a private /opt, a policy file in a private /etc, and stub
+#   ischroot and /run; root, for the mount namespace): the cache sync
+#   runs on a running system, and is skipped, in one line saying why and
+#   what to run, in a chroot, with DPKG_ROOT set, or without systemd.
 . "$(dirname "$0")/lib.sh"
 
 SL=$HUGELD_TOP/scripts/system-loader.sh
@@ -142,5 +147,56 @@ grep -qxF "hugeld: 1 process(es) started while the distribution's loader was in 
 grep -qx "none: " "$TEST_TMP/list.out" \
   && pass "not_hugeld with no process on that loader: nothing" \
   || fail "not_hugeld with no process on that loader" "$(grep '^none: ' "$TEST_TMP/list.out")"
+
+# --- the postinst's cache sync ------------------------------------------------
+if [ "$(id -u)" != 0 ]; then
+  skip "postinst: cache sync skipped where not a running system" "needs root (a mount namespace)"
+  finish
+fi
+P=$TEST_TMP/postinst
+mkdir -p "$P/opt/hugeld/bin" "$P/up" "$P/work" "$P/stubs" "$P/run-systemd/systemd/system" "$P/run-none"
+printf '#!/bin/sh\necho "sync ran: $*" > %s/synced\necho synced\n' "$P" > "$P/opt/hugeld/bin/hugeld"
+printf '#!/bin/sh\nexit "${ISCHROOT_RC:-1}"\n' > "$P/stubs/ischroot"
+chmod 755 "$P/opt/hugeld/bin/hugeld" "$P/stubs/ischroot"
+export P HUGELD_TOP
+# postinst_in CASE RUN ISCHROOT_RC DPKG_ROOT: run the postinst's
+# trigger with /run from $P/RUN and ischroot answering ISCHROOT_RC;
+# its output in $P/CASE.out, exit status in $P/CASE.rc, and
+# $P/CASE.synced if the sync ran.
+postinst_in () {
+  rm -f "$P/synced"
+  unshare -m bash -c '
+    mount --bind "$P/opt" /opt || exit 3
+    mount -t overlay overlay -o "lowerdir=/etc,upperdir=$P/up,workdir=$P/work" /etc || exit 4
+    mount --bind "$P/$2" /run || exit 5
+    printf "cache /usr/lib/nothing.so\n" > /etc/hugeld.conf
+    env -u DPKG_ROOT ${4:+DPKG_ROOT=$4} PATH="$P/stubs:$PATH" ISCHROOT_RC=$3 \
+      timeout 30 sh "$HUGELD_TOP/scripts/deb/postinst" triggered /usr/lib > "$P/$1.out" 2>&1
+    echo $? > "$P/$1.rc"' - "$@" > "$P/ns.log" 2>&1
+  local rc=$?
+  [ ! -f "$P/synced" ] || mv "$P/synced" "$P/$1.synced"
+  return $rc
+}
+if ! postinst_in running run-systemd 1; then
+  skip "postinst: cache sync skipped where not a running system" "no private /opt, /etc and /run in a mount namespace here: $(head -c 200 "$P/ns.log")"
+  finish
+fi
+[ "$(cat "$P/running.rc")" = 0 ] && [ -f "$P/running.synced" ] \
+  && grep -q "^hugeld: libraries changed (/usr/lib): hugeld cache sync$" "$P/running.out" \
+  && pass "postinst on a running system (not a chroot, no DPKG_ROOT, systemd running): the trigger runs hugeld cache sync" \
+  || fail "postinst on a running system: the sync runs" "rc $(cat "$P/running.rc"): $(tr '\n' '|' < "$P/running.out")"
+# skipped NAME RUN ISCHROOT_RC DPKG_ROOT WHY: the sync skipped, one line.
+skipped () {
+  postinst_in "$1" "$2" "$3" "$4"
+  local line="hugeld: libraries changed (/usr/lib): cache sync skipped: $5; run 'hugeld cache sync' on the running system (hugeld-cache.service does it at boot)"
+  if [ "$(cat "$P/$1.rc")" = 0 ] && [ ! -f "$P/$1.synced" ] && [ "$(cat "$P/$1.out")" = "$line" ]; then
+    pass "postinst, $5: no sync, one line saying why and what to run"
+  else
+    fail "postinst, $5: no sync, one line" "rc $(cat "$P/$1.rc"), synced: $([ -f "$P/$1.synced" ] && echo yes || echo no): $(tr '\n' '|' < "$P/$1.out")"
+  fi
+}
+skipped chroot run-systemd 0 "" "in a chroot (ischroot)"
+skipped dpkgroot run-systemd 1 /target "installed into /target (DPKG_ROOT)"
+skipped nosystemd run-none 1 "" "systemd is not running (no /run/systemd/system)"
 
 finish

@@ -272,22 +272,27 @@ else
   fail "hugeld-cache.service has a start timeout" "TimeoutStartSec='$t'"
 fi
 P=$TEST_TMP/pkg
-mkdir -p "$P/opt/hugeld/bin" "$P/up" "$P/work"
+mkdir -p "$P/opt/hugeld/bin" "$P/up" "$P/work" "$P/run/systemd/system" "$P/stubs"
 printf '#!/bin/sh\nexec sleep 600\n' > "$P/opt/hugeld/bin/hugeld"
-chmod 755 "$P/opt/hugeld/bin/hugeld"
+# A running system, where the postinst syncs (tests/t-hooks.sh: not in
+# a chroot, as check-distro's runs are, nor without systemd).
+printf '#!/bin/sh\nexit 1\n' > "$P/stubs/ischroot"
+chmod 755 "$P/opt/hugeld/bin/hugeld" "$P/stubs/ischroot"
 export P HUGELD_TOP
 start=$(date +%s)
 unshare -m bash -c '
   mount --bind "$P/opt" /opt || exit 3
   mount -t overlay overlay -o "lowerdir=/etc,upperdir=$P/up,workdir=$P/work" /etc || exit 4
+  mount --bind "$P/run" /run || exit 5
   printf "cache /usr/lib/nothing.so\n" > /etc/hugeld.conf
-  HUGELD_SYNC_TIMEOUT=2 timeout -k 5 30 sh "$HUGELD_TOP/scripts/deb/postinst" triggered /usr/lib \
+  PATH="$P/stubs:$PATH" HUGELD_SYNC_TIMEOUT=2 env -u DPKG_ROOT \
+    timeout -k 5 30 sh "$HUGELD_TOP/scripts/deb/postinst" triggered /usr/lib \
     > "$P/postinst.out" 2> "$P/postinst.err"
   echo $? > "$P/postinst.rc"' > "$P/ns.log" 2>&1
 nsrc=$?
 took=$(( $(date +%s) - start ))
 if [ $nsrc != 0 ]; then
-  skip "dpkg trigger: a sync that hangs" "no private /opt and /etc in a mount namespace here (step $nsrc): $(head -c 200 "$P/ns.log")"
+  skip "dpkg trigger: a sync that hangs" "no private /opt, /etc and /run in a mount namespace here (step $nsrc): $(head -c 200 "$P/ns.log")"
 elif [ "$(cat "$P/postinst.rc")" = 0 ] && [ "$took" -lt 20 ] \
      && [ "$(wc -l < "$P/postinst.err")" = 1 ] \
      && grep -q "^hugeld: cache sync did not finish in 2 s and was stopped" "$P/postinst.err"; then
