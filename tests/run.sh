@@ -28,9 +28,11 @@ case "${1:-}" in
   "") tests=(tests/t-*.sh) ;;
   *) tests=("$@") ;;
 esac
-log=build/tests/run.log
+# This run's own log (another run at the same time, in this checkout,
+# writes its own), kept as build/tests/run.log when the run ends.
 mkdir -p build/tests
-: > "$log"
+log=$(mktemp build/tests/run.XXXXXX.log)
+trap 'mv -f "$log" build/tests/run.log' EXIT
 status=0
 # The index must name every test once, so that a group runs all of its
 # part: a test in no group, or in two, is a failure of the whole run.
