@@ -306,6 +306,9 @@ struct hp_thp_fill
 				   makes no 2 MiB ones, our own changed
 				   pages (breakpoints, uprobes), or not
 				   mapped yet.  */
+  const char *unasked;		/* Why the page cache could not be asked
+				   (every chunk then read at load), or
+				   NULL.  */
 };
 
 /* Map the 2 MiB chunks of [DST, DST + LEN), the part of a read-only

@@ -32,16 +32,12 @@
 #include <sysdep.h>
 #include "dl-hugepage-int.h"
 
-static int
-hp_mincore (void *addr, size_t len, unsigned char *vec)
-{
-  return INTERNAL_SYSCALL_ERROR_P (INTERNAL_SYSCALL_CALL (mincore, addr, len,
-							  vec)) ? -1 : 0;
-}
-
-/* /proc/self/pagemap: bit 63 present, bit 61 a file page.  */
+/* /proc/self/pagemap: bit 63 present, bit 61 a file page, bit 56 a
+   page no other process maps (Linux 4.2; all three are shown to every
+   user, the page frame numbers only to CAP_SYS_ADMIN).  */
 #define HP_PM_PRESENT (1ULL << 63)
 #define HP_PM_FILE (1ULL << 61)
+#define HP_PM_EXCLUSIVE (1ULL << 56)
 #define HP_CHUNK_PAGES (HP_HUGEPAGE_SIZE / 4096)
 
 /* The pagemap entries of the chunk at ADDR into PM (all 0 if PMFD is
@@ -72,38 +68,119 @@ hp_touch (int pmfd, uintptr_t addr)
 	  && (e & HP_PM_PRESENT) != 0);
 }
 
-/* How many pages of the chunk at A this process maps (*MAPPED).
-   False if some page mapped here is not the file's (breakpoints,
-   uprobes: never to be unmapped).  */
+/* How many pages of the chunk at A this process maps (*MAPPED), and
+   how many of those another process maps too (*SHARED: a holder that
+   exists).  False if some page mapped here is not the file's
+   (breakpoints, uprobes: never to be unmapped).  */
 static bool
-hp_chunk_mapped (int pmfd, uintptr_t a, size_t *mapped)
+hp_chunk_mapped (int pmfd, uintptr_t a, size_t *mapped, size_t *shared)
 {
   static uint64_t pm[HP_CHUNK_PAGES];
   hp_pagemap (pmfd, a, pm);
   *mapped = 0;
+  *shared = 0;
   for (size_t i = 0; i < HP_CHUNK_PAGES; ++i)
     if ((pm[i] & HP_PM_PRESENT) != 0)
       {
 	if ((pm[i] & HP_PM_FILE) == 0)
 	  return false;
 	++*mapped;
+	if ((pm[i] & HP_PM_EXCLUSIVE) == 0)
+	  ++*shared;
       }
   return true;
 }
 
-/* How many of the LEN / 4096 pages at A are in the page cache, or -1
-   if mincore fails.  It looks up each page: for a whole chunk that is
-   512 lookups, so it is asked only where one fault does not tell.  */
-static ssize_t
-hp_resident (uintptr_t a, size_t len)
+/* Whether the page cache may be asked about: 1 yes, -1 no, 0 not
+   known yet.
+
+   mincore is never used: since Linux 5.2 it answers a caller who may
+   not write the file (every user but root, for what is in /usr/lib)
+   without looking at the page cache, and systemd's @system-service
+   set leaves it out, so that a unit with SystemCallFilter= and no
+   SystemCallErrorNumber= is killed by SIGSYS.  cachestat (Linux 6.5)
+   looks at the page cache itself, but it too refuses (EPERM) a caller
+   who may not write the file, and no seccomp filter written before it
+   (systemd 252's, say) allows it.  So it is asked only where the
+   process has no seccomp filter (Seccomp: 0 in /proc/self/status; the
+   call is not made at all under one), and only its answer is
+   believed; everywhere else the fill asks nothing and finds out what
+   it needs by faulting each range in (hp_touch): a cached range costs
+   a fault, a range not cached is read at load.  */
+static int hp_cachestat;
+/* Why it may not, for the report.  */
+static const char *hp_cachestat_why;
+
+static bool
+hp_cachestat_allowed (void)
 {
-  unsigned char vec[HP_CHUNK_PAGES];
-  if (hp_mincore ((void *) a, len, vec) != 0)
-    return -1;
-  ssize_t n = 0;
-  for (size_t i = 0; i < len / 4096; ++i)
-    n += vec[i] & 1;
-  return n;
+  if (hp_cachestat == 0)
+    {
+      static char buf[4096];
+      ssize_t n = _dl_hugepage_read_file ("/proc/self/status", buf,
+					  sizeof buf - 1);
+      hp_cachestat = -1;
+      hp_cachestat_why = "/proc/self/status unreadable";
+      if (n > 0)
+	{
+	  buf[n] = '\0';
+	  const char *key = "\nSeccomp:\t";
+	  hp_cachestat_why = "the process has a seccomp filter";
+	  for (char *p = buf; (p = strchr (p, '\n')) != NULL; ++p)
+	    if (strncmp (p, key, strlen (key)) == 0)
+	      {
+		p += strlen (key);
+		if (p[0] == '0' && p[1] == '\n')
+		  hp_cachestat = 1;
+		break;
+	      }
+	}
+    }
+  return hp_cachestat > 0;
+}
+
+#ifndef __NR_cachestat
+# define __NR_cachestat 451
+#endif
+
+struct hp_cachestat_range
+{
+  uint64_t off, len;
+};
+
+struct hp_cachestat
+{
+  uint64_t nr_cache, nr_dirty, nr_writeback, nr_evicted,
+    nr_recently_evicted;
+};
+
+/* How many of the LEN / 4096 pages of FD at OFF are in the page cache,
+   or -1 if that cannot be asked (hp_cachestat_allowed) or the kernel
+   does not answer: no cachestat (ENOSYS: never asked again), or not
+   for this caller and file (EPERM); then *WHY says why.  */
+static ssize_t
+hp_cached (int fd, off64_t off, size_t len, const char **why)
+{
+  if (!hp_cachestat_allowed ())
+    {
+      *why = hp_cachestat_why;
+      return -1;
+    }
+  struct hp_cachestat_range r = { off, len };
+  struct hp_cachestat cs;
+  long int ret = INTERNAL_SYSCALL_CALL (cachestat, fd, &r, &cs, 0);
+  if (INTERNAL_SYSCALL_ERROR_P (ret))
+    {
+      if (INTERNAL_SYSCALL_ERRNO (ret) == ENOSYS)
+	{
+	  hp_cachestat = -1;
+	  hp_cachestat_why = "the kernel has no cachestat";
+	}
+      *why = (hp_cachestat < 0 ? hp_cachestat_why
+	      : "cachestat refused: a file this user may not write");
+      return -1;
+    }
+  return cs.nr_cache;
 }
 
 /* Unmap what this process maps of the chunk at A (only clean file
@@ -149,38 +226,50 @@ hp_file_thp_seen (void)
    zone at file offset OFF of FD, with the page cache's huge pages, in
    order:
 
-   - A chunk the page cache holds (its first page is cached: every
-     process after the first) is faulted in with one read: where that
-     is a 2 MiB folio, it is mapped huge, and nothing more is asked.
-     This maps at load all of the zone that is cached, not only what
-     the program touches; it costs a fault per 2 MiB.
-   - A chunk not in the page cache is left to be read when the program
-     first touches it: the zone is MADV_HUGEPAGE and stays MADV_RANDOM,
-     so that fault reads exactly that chunk, as one 2 MiB folio.
-     (Reading it at load would read all of the text from disk, also
-     what the program never runs; and the readahead a fault starts
+   - A chunk the page cache holds, or where that cannot be asked
+     (hp_cached), is faulted in with one read: where that is a 2 MiB
+     folio (or, not cached, is read as one), it is mapped huge, and
+     nothing more is asked.  This maps at load all of the zone that is
+     cached, not only what the program touches; it costs a fault per
+     2 MiB.
+   - A chunk known not to be in the page cache is left to be read when
+     the program first touches it: the zone is MADV_HUGEPAGE and stays
+     MADV_RANDOM, so that fault reads exactly that chunk, as one 2 MiB
+     folio.  (Reading it at load would read all of the text from disk,
+     also what the program never runs; and the readahead a fault starts
      otherwise is sized by the device's read_ahead_kb, and a window
      that is not a multiple of 2 MiB, 2560 KiB say, brings the next
      chunks in small folios.)  Only the first such chunk is read at
      load, to find out whether this file system makes 2 MiB folios at
      all; if it comes in small folios, nothing more is done and the
-     zone's readahead is the stock loader's.
+     zone's readahead is the stock loader's.  Where the page cache
+     cannot be asked, every chunk is read at load instead.
    - A chunk the page cache holds in small folios (another process read
      the file first, or ld.so read the ELF header) is repaired if the
      kernel is known to make 2 MiB page-cache folios (one came up here,
-     or /proc/vmstat says one was mapped since boot): its folios are
-     dropped (POSIX_FADV_DONTNEED drops only what no process maps) and
-     read again in one folio: by ld.so for the first chunk that tells
-     whether the file system makes 2 MiB folios, by the program's first
-     touch for the others, so that a repair reads only what the program
-     runs.  If any page is left, another process
-     maps it: then nothing more of the object is dropped or touched,
-     and the rest is the program's to fault in, as with the stock
-     loader, so that hugeld maps no more small pages than it would
-     have.  What ld.so mapped of such a chunk to find out is unmapped
-     again, with its page table (hp_chunk_remap), and only where all it
-     maps of the chunk is clean file pages (hp_chunk_mapped).  False if
-     that failed: the zone may have a hole.  */
+     or /proc/vmstat says one was mapped since boot) and no other
+     process maps a page of it that this one maps (pagemap's exclusive
+     bit): its folios are dropped (POSIX_FADV_DONTNEED drops only what
+     no process maps) and read again in one folio: by ld.so for the
+     first chunk that tells whether the file system makes 2 MiB folios,
+     by the program's first touch for the others where the page cache
+     says the chunk is gone, so that a repair reads only what the
+     program runs.  If a page is left, or seen mapped by another
+     process, that process holds it: then nothing more of the object
+     is dropped or touched, and the rest is the program's to fault in,
+     as with the stock loader, so that hugeld maps no more small pages
+     than it would have.  Where the page cache cannot be asked, a chunk
+     read again in small folios may also be one another process keeps
+     out of this one's sight: then no more chunks are dropped, and the
+     report counts it with those left as they were, naming no holder.
+     What ld.so mapped of such a chunk to find out is unmapped again,
+     with its page table (hp_chunk_remap), and only where all it maps
+     of the chunk is clean file pages (hp_chunk_mapped).
+
+   Nothing is asked of the kernel that systemd's @system-service or
+   Docker's default seccomp profile refuses: mmap, madvise, fadvise64,
+   pread64 of /proc/self/pagemap, and cachestat only without a filter.
+   False if a mmap failed: the zone may have a hole.  */
 bool
 _dl_hugepage_thp_fill (uintptr_t dst, size_t len, int prot, int fd,
 		       off64_t off, bool object_random, struct hp_thp_fill *n)
@@ -190,6 +279,9 @@ _dl_hugepage_thp_fill (uintptr_t dst, size_t len, int prot, int fd,
   size_t chunks = len / HP_HUGEPAGE_SIZE;
   /* Whether small folios may be dropped: 0 not known yet.  */
   int repair = 0;
+  /* A chunk dropped and read again came back in small folios, and the
+     page cache cannot say why: drop no more.  */
+  bool repair_failed = false;
   /* A chunk read anew here (or in an earlier zone of the object) came
      in one 2 MiB folio.  */
   bool reads_huge = object_random;
@@ -197,27 +289,14 @@ _dl_hugepage_thp_fill (uintptr_t dst, size_t len, int prot, int fd,
   for (size_t done = 0; done < len; done += HP_HUGEPAGE_SIZE)
     {
       uintptr_t a = dst + done;
-      size_t mapped;
-      if (!hp_chunk_mapped (pmfd, a, &mapped) || mapped == HP_CHUNK_PAGES)
+      off64_t coff = off + done;
+      size_t mapped, shared;
+      if (!hp_chunk_mapped (pmfd, a, &mapped, &shared)
+	  || mapped == HP_CHUNK_PAGES)
 	continue;
-      if (mapped == 0 && hp_resident (a, 4096) == 1)
+      if (mapped == 0)
 	{
-	  /* Cached at its start: a 2 MiB folio, or small ones.  */
-	  if (hp_touch (pmfd, a))
-	    {
-	      ++n->pmd;
-	      repair = 1;
-	      continue;
-	    }
-	  if (pmfd < 0)
-	    break;
-	}
-      else
-	{
-	  ssize_t resident = hp_resident (a, HP_HUGEPAGE_SIZE);
-	  if (resident < 0)
-	    continue;
-	  if (resident == 0)
+	  if (hp_cached (fd, coff, HP_HUGEPAGE_SIZE, &n->unasked) == 0)
 	    {
 	      if (reads_huge)
 		{
@@ -238,28 +317,48 @@ _dl_hugepage_thp_fill (uintptr_t dst, size_t len, int prot, int fd,
 		break;
 	      continue;
 	    }
+	  /* Cached, or not known: a 2 MiB folio, small ones, or read
+	     now.  */
+	  if (hp_touch (pmfd, a))
+	    {
+	      ++n->pmd;
+	      repair = 1;
+	      continue;
+	    }
+	  if (pmfd < 0 || !hp_chunk_mapped (pmfd, a, &mapped, &shared))
+	    break;
 	}
       /* Small folios.  */
-      if (repair == 0)
-	repair = hp_file_thp_seen () ? 1 : -1;
-      if (repair < 0)
-	{
-	  _dl_hugepage_madvise ((void *) a, HP_HUGEPAGE_SIZE, MADV_DONTNEED);
-	  continue;
-	}
-      if (!hp_chunk_remap (a, prot, fd, off + done, random))
-	{
-	  ok = false;
-	  break;
-	}
-      INTERNAL_SYSCALL_CALL (fadvise64, fd, off + done, HP_HUGEPAGE_SIZE,
-			     POSIX_FADV_DONTNEED);
-      if (hp_resident (a, HP_HUGEPAGE_SIZE) != 0)
+      if (shared != 0)
 	{
 	  n->held = (len - done) / HP_HUGEPAGE_SIZE;
 	  break;
 	}
-      if (reads_huge)
+      if (repair == 0)
+	repair = hp_file_thp_seen () ? 1 : -1;
+      if (repair < 0 || repair_failed)
+	{
+	  _dl_hugepage_madvise ((void *) a, HP_HUGEPAGE_SIZE, MADV_DONTNEED);
+	  /* No 2 MiB page-cache folio was ever mapped here: none of the
+	     rest is one either.  */
+	  if (repair < 0)
+	    break;
+	  continue;
+	}
+      if (!hp_chunk_remap (a, prot, fd, coff, random))
+	{
+	  ok = false;
+	  break;
+	}
+      INTERNAL_SYSCALL_CALL (fadvise64, fd, coff, HP_HUGEPAGE_SIZE,
+			     POSIX_FADV_DONTNEED);
+      ssize_t left = hp_cached (fd, coff, HP_HUGEPAGE_SIZE, &n->unasked);
+      if (left > 0)
+	{
+	  n->held = (len - done) / HP_HUGEPAGE_SIZE;
+	  break;
+	}
+      if (left == 0 && reads_huge)
 	{
 	  /* Dropped; read as one folio when first touched.  */
 	  ++n->repaired;
@@ -271,9 +370,16 @@ _dl_hugepage_thp_fill (uintptr_t dst, size_t len, int prot, int fd,
 	  ++n->pmd;
 	  ++n->repaired;
 	  reads_huge = true;
+	  continue;
 	}
-      else if (n->pmd == 0)
+      if (hp_chunk_mapped (pmfd, a, &mapped, &shared) && shared != 0)
+	{
+	  n->held = (len - done) / HP_HUGEPAGE_SIZE;
+	  break;
+	}
+      if (n->pmd == 0)
 	break;
+      repair_failed = true;
     }
   n->other = chunks - n->pmd - n->lazy - n->held;
   /* MADV_RANDOM stays only where it makes every later read a 2 MiB
