@@ -28,12 +28,12 @@
    /etc/ld.so.cache it is the system's configuration, not the caller's,
    and it can only move an object between page sizes.
 
-   Cost: one stat that fails with ENOENT where there is no file; else
-   stat, open, fstat, read and close, and, only if the file has `program'
-   blocks, a readlink of the program's name (and getcwd if the name is
-   relative).  The file is parsed in
-   memory without any allocation beyond its own bytes and the joined
-   pattern list.  */
+   Cost: one open (O_PATH) that fails with ENOENT where there is no
+   file; else that open, fstat, an open through /proc/self/fd, read and
+   two closes, and, only if the file has `program' blocks, a readlink
+   of the program's name (and getcwd if the name is relative).  The
+   file is parsed in memory without any allocation beyond its own
+   bytes and the joined pattern list.  */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -48,65 +48,109 @@
 /* What the file said, kept for the reports of dl-hugepage.c.  */
 struct hp_policy _dl_hugepage_policy_file;
 
+/* Open the policy file for reading without ever opening anything but
+   the regular file that is checked: -1 if there is none to use
+   (reported under LD_DEBUG=hugepages), else the descriptor, with its
+   size in *SIZE.
+
+   Symbolic links are followed: only root can put one at HP_CONF_FILE,
+   but it may lead into a directory another user controls, who can
+   swap what it leads to at any moment.  So the path is resolved once,
+   with O_PATH: that opens nothing (a FIFO would block the open, and
+   every program with it; a device may act on being opened), and costs
+   no more than the stat it replaces where there is no file.  The
+   checks are made on that descriptor, and the file is then opened for
+   reading through /proc/self/fd, which names the inode just checked,
+   never what the path leads to by then.  Without /proc the file is
+   not read at all.  */
+static int
+hp_policy_open (off64_t *size)
+{
+  const char *why = NULL;
+  int err = 0;
+  int fd = -1;
+  int pfd = __open64_nocancel (HP_CONF_FILE, O_PATH | O_CLOEXEC);
+  struct __stat64_t64 st;
+  if (pfd < 0)
+    {
+      err = errno;
+      why = err == ENOENT ? NULL : "open failed";
+    }
+  else if (__fstat64_time64 (pfd, &st) != 0)
+    {
+      err = errno;
+      why = "fstat failed";
+    }
+  else
+    why = _dl_hugepage_conf_distrust (S_ISREG (st.st_mode), st.st_uid,
+				      st.st_mode, st.st_size);
+  if (pfd >= 0 && why == NULL)
+    {
+      /* "/proc/self/fd/" and the descriptor's digits.  */
+      char name[32] = "/proc/self/fd/";
+      char digits[12];
+      int d = 0;
+      unsigned int v = pfd;
+      do
+	digits[d++] = '0' + v % 10;
+      while ((v /= 10) != 0);
+      char *p = name + strlen (name);
+      while (d > 0)
+	*p++ = digits[--d];
+      *p = '\0';
+      fd = __open64_nocancel (name, O_RDONLY | O_NONBLOCK | O_NOCTTY
+			      | O_CLOEXEC);
+      if (fd < 0)
+	{
+	  err = errno;
+	  why = "cannot be opened again through /proc/self/fd "
+		"(is /proc mounted?)";
+	}
+      *size = st.st_size;
+    }
+  if (pfd >= 0)
+    __close_nocancel (pfd);
+  if (hp_debug ())
+    {
+      if (pfd < 0 && err == ENOENT)
+	_dl_debug_printf ("hugepages: %s: none\n", HP_CONF_FILE);
+      else if (why != NULL && err != 0)
+	_dl_debug_printf ("hugepages: %s ignored: %s: %s\n", HP_CONF_FILE,
+			  why, _dl_hugepage_errno_name (err));
+      else if (why != NULL)
+	_dl_debug_printf ("hugepages: %s ignored: %s\n", HP_CONF_FILE, why);
+    }
+  return fd;
+}
+
 /* Read the policy file into a buffer of ld.so's: its size, 0 if there
    is nothing to use (reported under LD_DEBUG=hugepages).  */
 static size_t
 hp_policy_read (char **bufp)
 {
-  /* Only a regular file is opened at all: a FIFO would block the open
-     (and every program with it) and a device may act on being opened.
-     The stat costs nothing where there is no file (it replaces the
-     open that fails).  Symbolic links are followed: only root can put
-     one at HP_CONF_FILE, and the file they lead to must pass the same
-     checks on the descriptor.  O_NONBLOCK and O_NOCTTY cover a file
-     swapped in between.  */
-  struct __stat64_t64 st;
-  if (__stat64_time64 (HP_CONF_FILE, &st) != 0 || !S_ISREG (st.st_mode))
+  off64_t size;
+  int fd = hp_policy_open (&size);
+  if (fd < 0 || size == 0)
     {
-      if (hp_debug ())
-	{
-	  if (errno == ENOENT)
-	    _dl_debug_printf ("hugepages: %s: none\n", HP_CONF_FILE);
-	  else
-	    _dl_debug_printf ("hugepages: %s ignored: %s\n", HP_CONF_FILE,
-			      S_ISREG (st.st_mode) ? "stat failed"
-			      : "not a regular file");
-	}
-      return 0;
-    }
-  int fd = __open64_nocancel (HP_CONF_FILE, O_RDONLY | O_NONBLOCK
-			      | O_NOCTTY | O_CLOEXEC);
-  if (fd < 0)
-    {
-      if (hp_debug ())
-	_dl_debug_printf ("hugepages: %s: %s\n", HP_CONF_FILE,
-			  _dl_hugepage_errno_name (errno));
+      if (fd >= 0)
+	__close_nocancel (fd);
       return 0;
     }
   const char *why = NULL;
-  char *buf = NULL;
+  /* A file replaced by rename(2) keeps its bytes for this open; one
+     rewritten in place may not, and then it has to parse like any
+     other.  */
+  char *buf = malloc (size);
   ssize_t n = 0;
-  if (__fstat64_time64 (fd, &st) != 0)
-    why = "fstat failed";
+  if (buf == NULL)
+    why = "out of memory";
   else
-    why = _dl_hugepage_conf_distrust (S_ISREG (st.st_mode), st.st_uid,
-				      st.st_mode, st.st_size);
-  if (why == NULL && st.st_size > 0)
     {
-      /* A file replaced by rename(2) keeps its bytes for this open;
-	 one rewritten in place may not, and then it has to parse like
-	 any other.  */
-      buf = malloc (st.st_size);
-      if (buf == NULL)
-	why = "out of memory";
-      else
-	{
-	  n = __pread64_nocancel (fd, buf, st.st_size, 0);
-	  if (n < 0)
-	    why = "read failed";
-	  else if (n != st.st_size)
-	    why = "shorter than its size (changed while it was read)";
-	}
+      n = __pread64_nocancel (fd, buf, size, 0);
+      if (n < 0)
+	why = "read failed";
+      else if (n != size)
+	why = "shorter than its size (changed while it was read)";
     }
   __close_nocancel (fd);
   if (why != NULL)

@@ -115,6 +115,46 @@ rm -f "$CONF"; ln -s /dev/zero "$CONF"
 specials "a symbolic link to a device as the policy file"
 rm -f "$CONF"
 
+# The file swapped while ld.so reads it: root's link leads into a
+# directory another user controls, who swaps what it leads to, between
+# root's regular file and a device, in a loop, while programs start.
+# ld.so resolves the path once and reads what it checked: the device is
+# never opened (inotify counts its opens; one `: <' first shows the
+# count works).  As the stock loader, which does not read the file.
+swap_starts=${SWAP_STARTS:-10000}
+SW=$(mktemp -d /tmp/hugeld-swap.XXXXXX)
+at_exit "rm -rf $SW"
+chown 65534:65534 "$SW"; chmod 755 "$SW"
+printf 'libs libnotthere.so\n' > "$TEST_TMP/good.conf"; chmod 644 "$TEST_TMP/good.conf"
+mknod -m 666 "$SW/dev" c 1 7
+ln -s "$TEST_TMP/good.conf" "$SW/target"
+ln -s "$SW/target" "$CONF"
+rm -f "$TEST_TMP/opens.ready" "$TEST_TMP/opens.stop"
+python3 "$HUGELD_TOP/tests/policy/count-opens.py" "$SW/dev" "$TEST_TMP/opens.ready" "$TEST_TMP/opens.stop" > "$TEST_TMP/opens" &
+counter=$!
+for _ in $(seq 100); do [ -e "$TEST_TMP/opens.ready" ] && break; sleep 0.05; done
+: < "$SW/dev"
+setpriv --reuid=65534 --regid=65534 --clear-groups bash -c '
+  cd "$1" || exit 1
+  while [ ! -e "$2" ]; do
+    ln -sfn dev next.d && mv -T next.d target
+    ln -sfn "$3" next.g && mv -T next.g target
+  done' swap "$SW" "$TEST_TMP/opens.stop" "$TEST_TMP/good.conf" &
+swapper=$!
+t0=$SECONDS; bad=0
+for ((i = 0; i < swap_starts; i++)); do
+  timeout 10 "$HUGELD_LDSO" /bin/true || bad=$((bad + 1))
+done
+t=$((SECONDS - t0))
+touch "$TEST_TMP/opens.stop"; wait $swapper; wait $counter
+opens=$(cat "$TEST_TMP/opens")
+if [ "$opens" = 1 ] && [ $bad = 0 ]; then
+  pass "policy file swapped with a device in a loop: $swap_starts starts of /bin/true in ${t} s, all ran, 0 opens of the device (1, the check's own)"
+else
+  fail "policy file swapped with a device in a loop" "$((opens - 1)) opens of the device by ld.so in $swap_starts starts, $bad failed"
+fi
+rm -f "$CONF"
+
 conf 644 'libs libvalue.so\nsegments text\nlibz libfoo.so\n'
 probe badline
 expect badline "a line that does not parse voids the whole file" no \
