@@ -241,6 +241,34 @@ _dl_hugepage_cache_has_zone (struct hp_load_state *ls,
   return false;
 }
 
+/* Whether the cache entry of zone Z mapped at ENTRY holds what the
+   ordinary mapping of the object (load bias L_ADDR) shows: the
+   segment's bytes, and with ALL (an entry made on another device, none
+   of whose bytes may be taken on trust) also the rest of its last file
+   page, which is mapped with the segment's protection though it lies
+   past p_filesz, and zeros in the parts of the zone the file does not
+   fill.  */
+static bool
+hp_entry_matches (const void *entry, const struct hp_zone *z,
+		  ElfW(Addr) l_addr, bool all)
+{
+  const char *e = entry;
+  size_t head = z->copy_start - z->start;
+  size_t n = all ? z->copy_len : z->copy_need;
+  if (memcmp (e + head, (void *) (l_addr + z->copy_start), n) != 0)
+    return false;
+  if (!all)
+    return true;
+  size_t len = z->end - z->start;
+  for (size_t i = 0; i < head; ++i)
+    if (e[i] != 0)
+      return false;
+  for (size_t i = head + z->copy_len; i < len; ++i)
+    if (e[i] != 0)
+      return false;
+  return true;
+}
+
 enum hp_outcome
 _dl_hugepage_shared_zone (struct hp_load_state *ls, const struct hp_zone *z,
 			  uint64_t bias, ElfW(Addr) l_addr, int fd, bool verify,
@@ -276,8 +304,7 @@ _dl_hugepage_shared_zone (struct hp_load_state *ls, const struct hp_zone *z,
 	  *what = HP_STEP_MMAP_CACHE;
 	}
       else if ((verify || c->verify)
-	       && memcmp ((char *) tmp + (z->copy_start - z->start),
-			  (void *) (l_addr + z->copy_start), z->copy_need) != 0)
+	       && !hp_entry_matches (tmp, z, l_addr, c->verify))
 	{
 	  *err = c->verify ? 0 : EBUSY;
 	  *what = (c->verify

@@ -133,4 +133,47 @@ echo "$out" | grep -q "already cached" && [ "$(got z2 shared)" -ge 2048 ] \
   && ! grep -q "bytes differ" "$TEST_TMP/z2.dbg" \
   && pass "cache add of Z (same bytes): \"already cached\" after a compare, and Z's device recorded" \
   || fail "cache add of Z" "$out; $(got z2 shared) kB"
+
+# The last page.  Linked with 2 MiB max-page-size, the text zone reaches
+# past the text's last file byte, and the rest of that page (up to
+# 4,095 bytes after p_filesz) is mapped executable with it.  P's file
+# (on one image) and Q's (on another) are twins whose only difference
+# lies there: Q's entry must not be served to P, whose bytes differ.
+cc -shared -fPIC -O2 -DVALUE=2 -Wl,-z,max-page-size=0x200000 \
+  -Wl,--build-id=0x5eed5eed5eed5eed5eed5eed5eed5eed5eed5eee \
+  -o "$B/page-q.so" "$HUGELD_TOP/tests/cache/valuelib.c" || { fail "build last-page twins" ""; finish; }
+python3 - "$B/page-q.so" "$B/page-p.so" <<'PY' || { fail "last-page twins" "no room after the text's last byte"; finish; }
+import struct, sys
+data = bytearray(open(sys.argv[1], "rb").read())
+phoff, = struct.unpack_from("<Q", data, 0x20)
+phentsize, phnum = struct.unpack_from("<HH", data, 0x36)
+for i in range(phnum):
+    t, f, off, va, pa, fsz, msz, al = struct.unpack_from("<IIQQQQQQ", data, phoff + i * phentsize)
+    if t == 1 and f & 1:
+        end = off + fsz
+if end % 4096 == 0:
+    sys.exit(1)
+data[end + (4096 - end % 4096) // 2] ^= 0xcc
+open(sys.argv[2], "wb").write(data)
+PY
+chmod 644 "$B/page-p.so" "$B/page-q.so"
+image Q "$B/page-q.so" && image P "$B/page-p.so" \
+  || { fail "images" "could not make the last-page images"; finish; }
+at_exit 'cleanup_cache "$TEST_TMP/Q/libv.so"'
+"$H" cache add "$TEST_TMP/Q/libv.so" > "$TEST_TMP/addq.out" 2>&1 \
+  || { fail "cache add Q" "$(cat "$TEST_TMP/addq.out")"; finish; }
+run q root "$TEST_TMP/Q/libv.so"
+run p nobody "$TEST_TMP/P/libv.so"
+if [ "$(got q shared)" -lt 2048 ]; then
+  fail "last page: control" "Q's own file gets $(got q shared) kB from the cache: $(grep -m2 'text' "$TEST_TMP/q.dbg" | tr '\n' ' ')"
+elif [ "$(got p value)" = 2 ] && grep -q "text .*shared: the file's bytes differ from the cache entry" "$TEST_TMP/p.dbg"; then
+  pass "last page: a twin that differs only after the text's p_filesz is compared there and not served ($(got q shared) kB served to Q itself)"
+else
+  fail "last page" "value $(got p value), $(got p shared) kB from the cache: $(grep -m2 'text' "$TEST_TMP/p.dbg" | tr '\n' ' ')"
+fi
+out=$("$H" cache add "$TEST_TMP/P/libv.so" 2>&1)
+rc=$?
+[ $rc != 0 ] && echo "$out" | grep -q "made from another file" \
+  && pass "last page: cache add of P refused, its device not recorded for Q's entry" \
+  || fail "last page: cache add of P" "exit $rc: $out"
 finish

@@ -158,6 +158,13 @@ def same_bytes(fd, c, src):
                 if os.pread(src, n, z["fileoff"] + done) != m[a:a + n]:
                     return False
                 done += n
+            # Outside the file's bytes the zone is zero, as ld.so
+            # checks (hp_entry_matches in elf/dl-hugepage-back.c).
+            for a, b in ((0, z["copy_offset"]),
+                         (z["copy_offset"] + z["copy_len"], z["size"])):
+                for s in range(a, b, CHUNK):
+                    if m[s:min(b, s + CHUNK)].count(0) != min(b, s + CHUNK) - s:
+                        return False
         finally:
             m.close()
     return True
