@@ -4,9 +4,10 @@
 # and a debugger's software breakpoint is such a write: the process that
 # gets it needs its own copy of that 2 MiB page, which can only come from
 # the pool.  A parent and two children run libbig.so's huge-page text
-# (tests/pressure/textfork.c, SECS seconds); gdb attaches to one of them
-# and puts a breakpoint on big_fn_3000 (checked to be in a KernelPageSize
-# 2048 kB text mapping the processes share).  The pool is shrunk, once
+# (tests/pressure/textfork.c, until the scenario ends the run:
+# stop_run); gdb attaches to one of them and puts a breakpoint on
+# big_fn_3000 (checked to be in a KernelPageSize 2048 kB text mapping
+# the processes share).  The pool is shrunk, once
 # they run, to exactly the pages in use (+ the spare pages a scenario
 # gives).  What happens (Linux 6.18 here; the README documents it):
 #   - parent, no spare page: the parent, which owns the pages'
@@ -58,7 +59,11 @@ fi
 H=$HUGELD_CMD
 export HUGELD_LDSO
 
-SECS=3
+# textfork runs until stop_run ends it (SECS at the most), so that the
+# children still run when the breakpoint is hit however long gdb takes
+# to attach; stop_run lets them go on LIVE seconds after gdb detached.
+SECS=20
+LIVE=2
 HP=/sys/kernel/mm/hugepages/hugepages-2048kB
 GDB=(gdb -nx -batch -iex 'set debuginfod enabled off')
 avail () { echo $(( $(cat $HP/free_hugepages) - $(cat $HP/resv_hugepages) )); }
@@ -171,7 +176,7 @@ start () {
   PARENT= KIDS=()
   stop_sampler
   pool_set $(( $(pool_size) - $(avail) + 24 )) || { WHY="cannot grow the pool"; return 1; }
-  timeout 20 "$@" "$n" "$SECS" > "$OUT" 2>&1 &
+  timeout $((SECS + 10)) "$@" "$n" "$SECS" > "$OUT" 2>&1 &
   BG=$!
   for i in $(seq 100); do grep -q '^ready' "$OUT" && break; sleep 0.1; done
   read -r _ PARENT KIDS < <(grep '^ready' "$OUT")
@@ -184,6 +189,29 @@ start () {
   [ "$(avail)" = "$spare" ] || { WHY="pool: $(avail) spare pages, not $spare"; echo "$WHY" >> "$DISTURBED"; return 1; }
 }
 libfork () { start "$@" env LD_HUGEPAGE_LIBS=libbig.so "$HUGELD_LDSO" "$B/textfork"; }
+
+# stop_run [PARENT BG KID...]: let the processes go on for LIVE seconds
+# (less once every child has died: a child whose text page a breakpoint's
+# copy took away runs into it within one round of big_run), then end
+# textfork (SIGUSR1, which it passes on to its children) and wait for
+# it.  Sets RC (its status).  Without arguments: the last start's.
+stop_run () {
+  local parent=${1:-$PARENT} bg=${2:-$BG} i k st alive
+  local kids=("${@:3}")
+  [ $# -ge 3 ] || kids=("${KIDS[@]}")
+  for (( i = 0; i < LIVE * 10; i++ )); do
+    alive=0
+    for k in "${kids[@]}"; do
+      st=$(awk '{ print $3 }' "/proc/$k/stat" 2> /dev/null)
+      [ -z "$st" ] || [ "$st" = Z ] || alive=1
+    done
+    [ $alive = 1 ] || break
+    sleep 0.1
+  done
+  grep -qa textfork "/proc/$parent/cmdline" 2> /dev/null && kill -USR1 "$parent" 2> /dev/null
+  wait "$bg"
+  RC=$?
+}
 
 # on_huge NAME PID [FILE]: big_fn_3000 of FILE (libbig.so) in PID must be
 # on a 2 MiB page of text; with "shared", one other processes map too.
@@ -210,14 +238,13 @@ text_pages () {
 }
 
 # debug NAME PID BREAK: gdb attaches to PID, sets BREAK (break or hbreak)
-# on big_fn_3000, continues, deletes it and detaches; then wait for the
-# program.  Sets G (gdb's output) and RC (the program's status).
+# on big_fn_3000, continues, deletes it and detaches; then stop_run.
+# Sets G (gdb's output) and RC (the program's status).
 debug () {
   local name=$1 pid=$2 bp=$3
   G=$TEST_TMP/$name.gdb
   timeout 20 "${GDB[@]}" -p "$pid" -ex "$bp big_fn_3000" -ex continue -ex delete -ex detach > "$G" 2>&1
-  wait "$BG"
-  RC=$?
+  stop_run
 }
 stopped () { grep -q "^Breakpoint 1, $(printf '0x%016x' "$ADDR") in big_fn_3000 " "$G"; }
 kids_ok () { [ "$(grep -c '^child [0-9]*: ok$' "$OUT")" = "$1" ]; }
@@ -254,7 +281,7 @@ parent_spare () {
   G=$TEST_TMP/p1.gdb
   timeout 20 "${GDB[@]}" -p "$PARENT" -ex 'break big_fn_3000' -ex continue -ex delete -ex detach > "$G" 2>&1
   local left; left=$(avail)
-  wait "$BG"; RC=$?
+  stop_run
   OK="breakpoint in the parent, one spare page: the parent stops at it, children live; the spare page stays the parent's copy after the breakpoint is deleted"
   WHY="$(show) spare pages after gdb: $left"
   stopped && [ "$RC" = 0 ] && kids_ok 2 && [ "$left" = 0 ]
@@ -322,7 +349,7 @@ grow_pool () {
   G=$TEST_TMP/g0.gdb
   timeout 20 $H gdb --grow-pool "$PARENT" -- "${GDB[@]:1}" -ex 'break big_fn_3000' -ex continue \
     -ex delete -ex detach > "$G" 2>&1
-  wait "$BG"; RC=$?
+  stop_run
   OK="hugeld gdb --grow-pool on the parent, no spare page: pool $before -> $((before + n)), the parent stops at the breakpoint, children live"
   WHY="$(show) $(grep '^hugeld' "$G")"
   stopped && [ "$RC" = 0 ] && kids_ok 2 \
@@ -355,13 +382,14 @@ else
   uprobes () {
     echo 0 > "$en"
     libfork ua 24 2 && on_huge "$PARENT" || return 1
-    local bga=$BG outa=$OUT h0 h hc ok left rca rcb
+    local pa=$PARENT bga=$BG outa=$OUT ka=("${KIDS[@]}") h0 h hc ok left rca rcb
     h0=$(hits)
     echo 1 > "$en"
     libfork ub 0 2 && on_huge "$PARENT" || return 1
     sleep 1
     left=$(avail)
-    wait "$BG"; rcb=$?; wait "$bga"; rca=$?
+    stop_run; rcb=$RC
+    LIVE=0 stop_run "$pa" "$bga" "${ka[@]}"; rca=$RC
     echo 0 > "$en"
     h=$(( $(hits) - h0 ))
     echo 1 > "$en"

@@ -5,11 +5,13 @@
 
    Usage: textfork NCHILDREN SECONDS
    Forks NCHILDREN children; every process calls big_run for SECONDS
-   seconds.  Prints "ready PID CHILD..." once all run, then one line per
-   child ("child PID: ok" or "child PID: killed by signal N") and exits
-   0 if every child finished normally.  A child that gets SIGBUS first
-   says where itself: "child PID: SIGBUS at ADDR, si_code N" (see
-   on_sigbus).  */
+   seconds, or until the parent gets SIGUSR1, which it passes on to its
+   children (a test ends the run so once it has seen what it checks,
+   however long a debugger took to attach).  Prints "ready PID CHILD..."
+   once all run, then one line per child ("child PID: ok" or "child PID:
+   killed by signal N") and exits 0 if every child finished normally.  A
+   child that gets SIGBUS first says where itself: "child PID: SIGBUS at
+   ADDR, si_code N" (see on_sigbus).  */
 
 #define _GNU_SOURCE 1
 #include <signal.h>
@@ -65,6 +67,16 @@ on_sigbus (int sig, siginfo_t *si, void *ctx)
   (void) r;
 }
 
+/* Set by SIGUSR1: end the work now.  */
+static volatile sig_atomic_t stop;
+
+static void
+on_sigusr1 (int sig)
+{
+  (void) sig;
+  stop = 1;
+}
+
 static void
 work (double seconds)
 {
@@ -76,7 +88,8 @@ work (double seconds)
       big_run (1, seed++);
       clock_gettime (CLOCK_MONOTONIC, &t);
     }
-  while ((t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 < seconds);
+  while (!stop
+	 && (t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 < seconds);
 }
 
 int
@@ -92,6 +105,9 @@ main (int argc, char **argv)
   pid_t pids[64];
   if (n < 0 || n > 64)
     return 2;
+  struct sigaction su = { .sa_handler = on_sigusr1 };
+  sigemptyset (&su.sa_mask);
+  sigaction (SIGUSR1, &su, NULL);
   for (int i = 0; i < n; ++i)
     {
       pids[i] = fork ();
@@ -113,6 +129,9 @@ main (int argc, char **argv)
   printf ("\n");
   fflush (stdout);
   work (seconds);
+  if (stop)
+    for (int i = 0; i < n; ++i)
+      kill (pids[i], SIGUSR1);
   int bad = 0;
   for (int i = 0; i < n; ++i)
     {
