@@ -344,6 +344,31 @@ echo "$out" | grep -qxF "process $stock (bigcheck-shared): 0 huge pages (0 MiB) 
   || fail "status: selected without huge pages" "FilePmdMapped $pmd kB: $(echo "$out" | tr '\n' '|')"
 kill $stock 2> /dev/null; wait $stock 2> /dev/null
 
+# Selected, on hugeld, and no huge page: status gives the reason that
+# holds.  (1) The private backing with no free page in the pool.
+pool_set 0
+LD_HUGEPAGE_LIBS=libbig.so LD_HUGEPAGE_BACKING=private "$HUGELD_LDSO" "$F/bigcheck-shared" --bench --rounds 1000000 > /dev/null 2>&1 &
+p=$!
+sleep 0.3
+out=$($H status $p)
+kill $p 2> /dev/null; wait $p 2> /dev/null
+echo "$out" | grep -qxF "        its plan has 16 pages, but the pool has 0 pages free now (too small when it was loaded, most likely: ENOMEM; LD_DEBUG=hugepages tells)" \
+  && pass "status: selected on hugeld with an empty pool: the pool is named" \
+  || fail "status: selected with an empty pool" "$(echo "$out" | tr '\n' '|')"
+# (2) The shared backing, and the entry made after the process started:
+# a restart gives it the cache's pages.
+LD_HUGEPAGE_LIBS=libbig.so LD_HUGEPAGE_BACKING=shared "$HUGELD_LDSO" "$F/bigcheck-shared" --bench --rounds 1000000 > /dev/null 2>&1 &
+p=$!
+sleep 0.3
+ensure_pool
+add=$($H cache add "$F/libbig.so" 2>&1)
+out=$($H status $p)
+$H cache remove "$F/libbig.so" > /dev/null 2>&1
+kill $p 2> /dev/null; wait $p 2> /dev/null
+echo "$out" | grep -qxF "        its plan has 16 pages, and the shared cache serves it now, but its entry was made after this process started: a restart maps the cache's pages" \
+  && pass "status: cached after the process started: a restart is named" \
+  || fail "status: cached after the process started" "cache add: $add; $(echo "$out" | tr '\n' '|')"
+
 ensure_pool
 # A real program: gdb with libpython3* selected, in a Python sleep.
 if command -v gdb > /dev/null; then

@@ -179,6 +179,7 @@ class Entry(object):
         self.why = None         # Why ld.so would not trust it.
         self.busy = False
         self.state = None
+        self.made = None        # When it was put in place (its mtime).
 
     @property
     def path(self):
@@ -201,6 +202,7 @@ class Entry(object):
 
 def read_entry(parent, inode, name, st):
     e = Entry(inode, name)
+    e.made = st.st_mtime
     e.why = untrusted(st, True)
     if e.tmp:
         e.busy = stat.S_ISDIR(st.st_mode) and tmp_busy(parent, name, st)

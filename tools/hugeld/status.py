@@ -23,6 +23,7 @@ import json
 import os
 import re
 import sys
+import time
 
 from .cachedir import scan
 from .cachemount import open_cache
@@ -147,7 +148,48 @@ def process_status(pid, cache, ldso, detail=True):
         for o, x in zip(objs, plans)
         if x is not None and x["selected"] and not o.huge
         and (not o.thp or not st["hugeld"]) and o.path != loader]
+    started = process_started(pid)
+    made = cache_entries_made() if st["selected_without_huge_pages"] else {}
+    for x in st["selected_without_huge_pages"]:
+        # The cache serves the object now, but its entry was put in
+        # place after the process started (a service that started
+        # before the boot unit filled the cache, or restarted by its
+        # postinst before the trigger's sync): a restart gives it the
+        # cache's pages.
+        t = made.get(os.path.realpath(x["path"]))
+        x["cached_since_start"] = bool(t and started and t > started)
     return st
+
+
+def process_started(pid):
+    """When process PID started (seconds since the epoch), or None."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            ticks = int(f.read().rsplit(")", 1)[1].split()[19])
+        with open("/proc/uptime") as f:
+            up = float(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+    return time.time() - up + ticks / os.sysconf("SC_CLK_TCK")
+
+
+def cache_entries_made():
+    """{real path of the file: when its entry was put in place} for the
+    entries of the shared cache that ld.so would use ({} without a
+    cache)."""
+    try:
+        top = open_cache()
+    except Exception:
+        return {}
+    if top is None:
+        return {}
+    try:
+        return {os.path.realpath(e.source): e.made for e in scan(top)[0]
+                if e.source and not e.tmp and e.why is None}
+    except OSError:
+        return {}
+    finally:
+        os.close(top)
 
 
 def plan_objects(objs, settings, select):
@@ -367,9 +409,15 @@ def print_status(st):
         print()
         for line in table(rows, right={5}, indent="  "):
             print(line)
+    thp = False
     for o in st["objects"]:
         if any(r["backing"].startswith("thp (page cache") for r in o["ranges"]):
             print("  %s: text %s" % (o["path"], coverage_line(o["text"])))
+            thp = True
+    if thp and st["seccomp_filter"] and st["hugeld"]:
+        print("  (under its seccomp filter ld.so asked the kernel nothing "
+              "about the page cache: it faulted each 2 MiB in at load, "
+              "reading what was not cached)")
     pol = st.get("policy")
     for o in st["objects"]:
         x = o["selected_by"]
@@ -394,6 +442,17 @@ def print_status(st):
         elif st["hugetlb_cgroup_none"]:
             print("        its plan has %s, but its hugetlb cgroup allows no "
                   "huge page" % plural(x["planned_pages"], "page"))
+        elif x["cached_since_start"]:
+            print("        its plan has %s, and the shared cache serves it "
+                  "now, but its entry was made after this process started: "
+                  "a restart maps the cache's pages"
+                  % plural(x["planned_pages"], "page"))
+        elif st.get("pool") and st["pool"]["available"] < x["planned_pages"]:
+            print("        its plan has %s, but the pool has %s free now "
+                  "(too small when it was loaded, most likely: ENOMEM; "
+                  "LD_DEBUG=hugepages tells)"
+                  % (plural(x["planned_pages"], "page"),
+                     plural(max(st["pool"]["available"], 0), "page")))
         elif st["seccomp_filter"]:
             print("        its plan has %s, but the process runs under a "
                   "seccomp filter, which may refuse private copies of code "
