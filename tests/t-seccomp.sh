@@ -22,6 +22,10 @@
 #     reports for libbig.so's text (recorded, not asserted: coverage
 #     under a filter is not promised), and the shared backing still
 #     maps libbig.so's text from the cache.
+#  3. No variable at all, the policy file /etc/hugeld.conf holding only
+#     `libs *' (a machine with hugeld as the system loader, nothing
+#     reserved): under @system-service with the kill action, pool 0,
+#     as root and as nobody, every program as the stock loader.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/cache-lib.sh"
 
@@ -225,5 +229,39 @@ for user in "${USERS[@]}"; do
       done
     done
   done
+done
+
+# 3. The policy file alone selects every object.
+CONF=/etc/hugeld.conf
+if [ -e "$CONF" ] || [ -L "$CONF" ]; then
+  mv "$CONF" "$TEST_TMP/saved.conf"
+  at_exit "rm -f $CONF; mv $TEST_TMP/saved.conf $CONF"
+else
+  at_exit "rm -f $CONF"
+fi
+printf 'libs *\n' > "$CONF"; chmod 644 "$CONF"
+reserve_hugepages 0 || { fail reserve "cannot empty the pool"; finish; }
+prof=system-service-252 act=kill
+for user in "${USERS[@]}"; do
+  bad=() ran=()
+  for p in "${PROGRAMS[@]}"; do
+    IFS='|' read -r name cmd <<< "$p"; read -r -a argv <<< "$cmd"
+    [ -n "${usable[$user-$prof-$act-$name]:-}" ] || continue
+    S0=$TEST_TMP/stock-$user-$prof-$act-$name T=$TEST_TMP/conf-$user-$name
+    sandboxed "$T" "$user" "$prof" "$act" -- "$HUGELD_LDSO" "${argv[@]}"
+    rc=$(cat "$T.rc")
+    ran+=("$name")
+    if [ "$rc" != 0 ]; then
+      bad+=("$name: $(status "$rc"), stock exit 0")
+    elif ! cmp -s "$T.out" "$S0.out"; then
+      bad+=("$name: standard output differs from the stock loader's")
+    fi
+  done
+  sandboxed "$TEST_TMP/conf-$user-dbg" "$user" "$prof" "$act" LD_DEBUG=hugepages -- "$HUGELD_LDSO" "$B/bigcheck-shared"
+  if [ ${#bad[@]} = 0 ] && grep -q 'selected by pattern "\*"' "$TEST_TMP/conf-$user-dbg.err"; then
+    pass "policy file \`libs *' only, $prof $act, pool 0, as $user: ${ran[*]} as the stock loader (every object selected by the file)"
+  else
+    fail "policy file \`libs *' only, $prof $act, pool 0, as $user" "$(printf '%s; ' "${bad[@]}" | sed 's/; $//') $(grep -m1 'hugeld.conf' "$TEST_TMP/conf-$user-dbg.err")"
+  fi
 done
 finish
