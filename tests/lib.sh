@@ -159,19 +159,67 @@ hugetlb_cgroup_root () {
   fi
 }
 
+# Programs as another user.  Services run as their own user, not as
+# root: a test runs the checks of what a program gets a second time as
+# an unprivileged user, with RUN_AS set to that user's name
+# (RUN_AS=nobody; empty, the default: the shell's own user).  The shell
+# stays root and keeps the rest: the pool, cgroups, the cache, the
+# files.  as_user USER sets RUN_AS and AS, the prefix of the check
+# names of that run ("as nobody: "; as_user "" goes back to root, AS
+# "").  A check that holds only for root says why in its name:
+# "(root: WHY)".
+RUN_AS=
+AS=
+as_user () { RUN_AS=$1 AS=${1:+as $1: }; }
+
+# run_as CMD...: CMD as $RUN_AS (setpriv: the user's uid and gid, no
+# supplementary groups, so no capability once CMD is executed), or
+# as the shell's user when RUN_AS is empty.  First run_as_setup.
+run_as () {
+  if [ -z "$RUN_AS" ]; then "$@"; return; fi
+  run_as_setup || return 1
+  setpriv --reuid="$(id -u "$RUN_AS")" --regid="$(id -g "$RUN_AS")" --clear-groups -- "$@"
+}
+
+# run_as_setup: what a program run as another user needs of the test's
+# directory: $TEST_TMP (mktemp's 0700) reachable, but not listable
+# (0711), so that the files the program reads there can be (tests make
+# them with the default umask, readable by all; the fixtures in
+# build/tests are), and RUN_AS_DIR, $TEST_TMP/as, a directory every
+# user may write in (sticky, as /tmp) for what the program writes: its
+# LD_DEBUG_OUTPUT report.  Says why (FAIL) and returns 1 if it cannot.
+RUN_AS_DIR=$TEST_TMP/as
+run_as_setup () {
+  [ -d "$RUN_AS_DIR" ] && return 0
+  command -v setpriv > /dev/null || { fail "run as $RUN_AS" "no setpriv (util-linux)"; return 1; }
+  id -u "$RUN_AS" > /dev/null 2>&1 || { fail "run as $RUN_AS" "no user $RUN_AS"; return 1; }
+  chmod go+x "$TEST_TMP" && mkdir -p "$RUN_AS_DIR" && chmod 1777 "$RUN_AS_DIR" \
+    || { fail "run as $RUN_AS" "cannot make $RUN_AS_DIR"; return 1; }
+}
+
 # run_report PFX ENV... -- CMD...: run CMD with ENV and
-# LD_DEBUG=hugepages; PFX.out, PFX.err, PFX.rc (exit status) and
-# PFX.dbg (the report, from LD_DEBUG_OUTPUT) are what it did.
+# LD_DEBUG=hugepages, as $RUN_AS (run_as); PFX.out, PFX.err, PFX.rc
+# (exit status) and PFX.dbg (the report, from LD_DEBUG_OUTPUT) are
+# what it did.  If the caller has an array RUN_PREFIX (local to it, as
+# a rule), its words run first, as the shell's own user, and must end
+# by executing the rest of their arguments (CMD, as $RUN_AS): a command
+# that moves itself into a cgroup, or enters namespaces, say.
 run_report () {
   local pfx=$1; shift
-  local envs=()
+  local envs=() out=$pfx.dbg as=()
   while [ "$1" != -- ]; do envs+=("$1"); shift; done
   shift
-  rm -f "$pfx".dbg.*
-  env "${envs[@]}" LD_DEBUG=hugepages LD_DEBUG_OUTPUT="$pfx.dbg" "$@" \
-    > "$pfx.out" 2> "$pfx.err"
+  if [ -n "$RUN_AS" ]; then
+    run_as_setup || { echo 127 > "$pfx.rc"; : > "$pfx.out"; : > "$pfx.err"; : > "$pfx.dbg"; return; }
+    out=$(mktemp -u "$RUN_AS_DIR/dbg.XXXXXX")
+    as=(setpriv --reuid="$(id -u "$RUN_AS")" --regid="$(id -g "$RUN_AS")" --clear-groups --)
+  fi
+  rm -f "$out".*
+  env "${envs[@]}" LD_DEBUG=hugepages LD_DEBUG_OUTPUT="$out" ${RUN_PREFIX[@]+"${RUN_PREFIX[@]}"} \
+    ${as[@]+"${as[@]}"} "$@" > "$pfx.out" 2> "$pfx.err"
   echo $? > "$pfx.rc"
-  cat "$pfx".dbg.* > "$pfx.dbg" 2>/dev/null || : > "$pfx.dbg"
+  cat "$out".* > "$pfx.dbg" 2>/dev/null || : > "$pfx.dbg"
+  [ "$out" = "$pfx.dbg" ] || rm -f "$out".*
 }
 
 # link_interp OUT FLAGS...: the big-code checker (tests/fixtures/bigcheck.c)
