@@ -39,81 +39,98 @@ same () {
 free_pages () { meminfo HugePages_Free; }
 total_pages () { meminfo HugePages_Total; }
 
+# Each variant as root, then as nobody (a service's own user) with the
+# stock loader, the default segments and all of them.
 for v in "${variants[@]}"; do
   IFS='|' read -r name cmd libs <<< "$v"
-  T=$TEST_TMP/$name
-  mkdir -p "$T"
   read -r -a argv <<< "$cmd"
+  for who in "" nobody; do
+    as_user "$who"
+    T=$TEST_TMP/$name${who:+-$who}
+    mkdir -p "$T"
 
-  run "$T/stock" -- "$SYSTEM_LDSO" "${argv[@]}" --expect none
-  if [ "$(cat "$T/stock.rc")" != 0 ] || ! grep -q '^result: ' "$T/stock.out"; then
-    fail "$name: stock loader" "$(tail -3 "$T/stock.err" | tr '\n' ' ')"
-    continue
-  fi
+    run "$T/stock" -- "$SYSTEM_LDSO" "${argv[@]}" --expect none
+    if [ "$(cat "$T/stock.rc")" != 0 ] || ! grep -q '^result: ' "$T/stock.out"; then
+      fail "$AS$name: stock loader" "$(tail -3 "$T/stock.err" | tr '\n' ' ')"
+      continue
+    fi
 
-  # Not selected: exactly like the stock loader, no huge pages.
-  run "$T/unsel" LD_HUGEPAGE_LIBS=no-such-object -- "$HUGELD_LDSO" "${argv[@]}" --expect none
-  same "$name: not selected: same result, no huge pages" "$T/unsel"
+    # Not selected: exactly like the stock loader, no huge pages.
+    if [ -z "$who" ]; then
+      run "$T/unsel" LD_HUGEPAGE_LIBS=no-such-object -- "$HUGELD_LDSO" "${argv[@]}" --expect none
+      same "$name: not selected: same result, no huge pages" "$T/unsel"
+    fi
 
-  # Default segments: text, rodata, relro.
-  run "$T/def" LD_HUGEPAGE_LIBS="$libs" -- "$HUGELD_LDSO" "${argv[@]}" \
-    --expect text,rodata,relro --hugetlb-report
-  same "$name: default: text, rodata, relro on 2 MiB pages; checks pass" "$T/def"
-  if grep -q "selected by pattern \"$libs\"" "$T/def.dbg"; then
-    pass "$name: LD_DEBUG reports the pattern"
-  else
-    fail "$name: LD_DEBUG reports the pattern" "$(head -3 "$T/def.dbg" | tr '\n' ' ')"
-  fi
-  # The pages the loader reports are the pages the process holds.
-  used=$(sed -n 's/.* \([0-9]*\) huge pages used.*/\1/p' "$T/def.dbg" | awk '{s+=$1} END {print s+0}')
-  smaps=$(sed -n 's/^hugetlb: smaps_pages=\([0-9]*\).*/\1/p' "$T/def.err")
-  inuse=$(sed -n 's/^hugetlb: .*pool_in_use=\([0-9]*\).*/\1/p' "$T/def.err")
-  if [ -n "$used" ] && [ "$used" -gt 0 ] && [ "$used" = "$smaps" ] && [ "$used" = "$inuse" ]; then
-    pass "$name: pages reported ($used) = smaps = HugePages in use"
-  else
-    fail "$name: pages reported = smaps = HugePages in use" "report=$used smaps=$smaps meminfo=$inuse"
-  fi
-  [ "$(free_pages)" = "$(total_pages)" ] && pass "$name: pool fully free after exit" \
-    || fail "$name: pool fully free after exit" "$(free_pages) of $(total_pages) free"
+    # Default segments: text, rodata, relro.
+    run "$T/def" LD_HUGEPAGE_LIBS="$libs" -- "$HUGELD_LDSO" "${argv[@]}" \
+      --expect text,rodata,relro --hugetlb-report
+    same "$AS$name: default: text, rodata, relro on 2 MiB pages; checks pass" "$T/def"
+    if grep -q "selected by pattern \"$libs\"" "$T/def.dbg"; then
+      pass "$AS$name: LD_DEBUG reports the pattern"
+    else
+      fail "$AS$name: LD_DEBUG reports the pattern" "$(head -3 "$T/def.dbg" | tr '\n' ' ')"
+    fi
+    # The pages the loader reports are the pages the process holds.
+    used=$(sed -n 's/.* \([0-9]*\) huge pages used.*/\1/p' "$T/def.dbg" | awk '{s+=$1} END {print s+0}')
+    smaps=$(sed -n 's/^hugetlb: smaps_pages=\([0-9]*\).*/\1/p' "$T/def.err")
+    inuse=$(sed -n 's/^hugetlb: .*pool_in_use=\([0-9]*\).*/\1/p' "$T/def.err")
+    if [ -n "$used" ] && [ "$used" -gt 0 ] && [ "$used" = "$smaps" ] && [ "$used" = "$inuse" ]; then
+      pass "$AS$name: pages reported ($used) = smaps = HugePages in use"
+    else
+      fail "$AS$name: pages reported = smaps = HugePages in use" "report=$used smaps=$smaps meminfo=$inuse"
+    fi
+    [ "$(free_pages)" = "$(total_pages)" ] && pass "$AS$name: pool fully free after exit" \
+      || fail "$AS$name: pool fully free after exit" "$(free_pages) of $(total_pages) free"
 
-  # Everything, data and bss included.
-  run "$T/all" LD_HUGEPAGE_LIBS="$libs" LD_HUGEPAGE_SEGMENTS=all -- \
-    "$HUGELD_LDSO" "${argv[@]}" --expect text,rodata,relro,data,bss
-  same "$name: all: every kind on 2 MiB pages; fork/COW, threads, brk fine" "$T/all"
+    # Everything, data and bss included.
+    run "$T/all" LD_HUGEPAGE_LIBS="$libs" LD_HUGEPAGE_SEGMENTS=all -- \
+      "$HUGELD_LDSO" "${argv[@]}" --expect text,rodata,relro,data,bss
+    same "$AS$name: all: every kind on 2 MiB pages; fork/COW, threads, brk fine" "$T/all"
 
-  # Text only.
-  run "$T/text" LD_HUGEPAGE_LIBS="$libs" LD_HUGEPAGE_SEGMENTS=text -- \
-    "$HUGELD_LDSO" "${argv[@]}" --expect text
-  same "$name: text only" "$T/text"
+    # Text only.
+    if [ -z "$who" ]; then
+      run "$T/text" LD_HUGEPAGE_LIBS="$libs" LD_HUGEPAGE_SEGMENTS=text -- \
+        "$HUGELD_LDSO" "${argv[@]}" --expect text
+      same "$name: text only" "$T/text"
+    fi
+  done
 done
+as_user ""
 
-T=$TEST_TMP/pool
-mkdir -p "$T"
-run "$T/stock" -- "$SYSTEM_LDSO" "$F/bigcheck-shared" --expect none
+# The pool too small, as root and as nobody.
+for who in "" nobody; do
+  as_user "$who"
+  T=$TEST_TMP/pool${who:+-$who}
+  mkdir -p "$T"
+  run "$T/stock" -- "$SYSTEM_LDSO" "$F/bigcheck-shared" --expect none
 
-# An empty pool: the program runs normally on ordinary pages and the
-# report says why.
-pool_set 0
-run "$T/empty" LD_HUGEPAGE_LIBS='*' LD_HUGEPAGE_SEGMENTS=all -- \
-  "$HUGELD_LDSO" "$F/bigcheck-shared" --expect none
-same "pool of 0 pages: runs on ordinary pages" "$T/empty"
-grep -q 'fallback to ordinary pages: mmap MAP_HUGETLB failed: ENOMEM' "$T/empty.dbg" \
-  && pass "pool of 0 pages: fallback reported" \
-  || fail "pool of 0 pages: fallback reported" "$(grep -m3 hugepages "$T/empty.dbg" | tr '\n' ' ')"
+  # An empty pool: the program runs normally on ordinary pages and the
+  # report says why.
+  pool_set 0
+  run "$T/empty" LD_HUGEPAGE_LIBS='*' LD_HUGEPAGE_SEGMENTS=all -- \
+    "$HUGELD_LDSO" "$F/bigcheck-shared" --expect none
+  same "${AS}pool of 0 pages: runs on ordinary pages" "$T/empty"
+  grep -q 'fallback to ordinary pages: mmap MAP_HUGETLB failed: ENOMEM' "$T/empty.dbg" \
+    && pass "${AS}pool of 0 pages: fallback reported" \
+    || fail "${AS}pool of 0 pages: fallback reported" "$(grep -m3 hugepages "$T/empty.dbg" | tr '\n' ' ')"
 
-# A pool too small for everything: some zones get huge pages, the rest
-# falls back, the result is the same.
-pool_set 5
-run "$T/small" LD_HUGEPAGE_LIBS=libbig.so -- "$HUGELD_LDSO" "$F/bigcheck-shared"
-same "pool of 5 pages: partial, same result" "$T/small"
-if grep -q 'fallback to ordinary pages' "$T/small.dbg" && grep -q 'on [0-9]* huge pages' "$T/small.dbg"; then
-  pass "pool of 5 pages: some zones huge, the rest fell back"
-else
-  fail "pool of 5 pages: some zones huge, the rest fell back" "$(grep -c hugepages "$T/small.dbg") lines"
-fi
+  # A pool too small for everything: some zones get huge pages, the rest
+  # falls back, the result is the same.
+  pool_set 5
+  run "$T/small" LD_HUGEPAGE_LIBS=libbig.so -- "$HUGELD_LDSO" "$F/bigcheck-shared"
+  same "${AS}pool of 5 pages: partial, same result" "$T/small"
+  if grep -q 'fallback to ordinary pages' "$T/small.dbg" && grep -q 'on [0-9]* huge pages' "$T/small.dbg"; then
+    pass "${AS}pool of 5 pages: some zones huge, the rest fell back"
+  else
+    fail "${AS}pool of 5 pages: some zones huge, the rest fell back" "$(grep -c hugepages "$T/small.dbg") lines"
+  fi
+done
+as_user ""
 
 # dlopen/dlclose 100 times with a pool that holds two copies: nothing
-# leaks, the last round is still on huge pages.
+# leaks, the last round is still on huge pages.  (As root only: it
+# takes seconds, and the runs as nobody above get the same pages.)
+T=$TEST_TMP/pool
 need=$(sed -n 's/.* \([0-9]*\) huge pages used.*/\1/p' "$TEST_TMP/dlopen/def.dbg" | head -1)
 need=${need:-20}
 echo $((2 * need)) > /proc/sys/vm/nr_hugepages
