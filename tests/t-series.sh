@@ -42,4 +42,19 @@ if ( PATCHDIR=$bad; series_for 2.36 ) > /dev/null 2>&1; then
 else
   pass "a malformed release range is refused"
 fi
+# The patches name hugeld's files and functions as they are: every
+# dl-hugepage*.c a patch names exists in elf/, and where a patch says
+# "FUNCTION (FILE" (a C name, with an underscore), that file defines or
+# calls it.
+names_ok=yes
+for f in "$HUGELD_TOP"/glibc-patches/*.patch; do
+  for c in $(grep -o 'dl-hugepage[a-z-]*\.c' "$f" | sort -u); do
+    [ -e "$HUGELD_TOP/elf/$c" ] || { names_ok=no; fail "$(basename "$f") names $c" "no elf/$c"; }
+  done
+  while read -r fn c; do
+    grep -qw "$fn" "$HUGELD_TOP/elf/$c" 2> /dev/null \
+      || { names_ok=no; fail "$(basename "$f") says $fn is in $c" "it is in: $(grep -lw "$fn" "$HUGELD_TOP"/elf/*.c | xargs -r -n1 basename | tr '\n' ' ')"; }
+  done < <(grep -oE '\b[a-z]*_[a-z_]+ \(dl-hugepage[a-z-]*\.c' "$f" | tr -d '(' | sort -u)
+done
+[ $names_ok = yes ] && pass "the patches name only files in elf/, and each function where it is"
 finish
