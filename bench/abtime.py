@@ -65,9 +65,17 @@ def main():
     print("%-28s %10s %10s %10s" % ("median of %d runs" % opts.runs, "wall s", "user s", "sys s"))
     for n, label in (("A", la), ("B", lb)):
         print("%-28s %10.3f %10.3f %10.3f" % (label, med[n]["wall"], med[n]["user"], med[n]["sys"]))
-    ratio = {k: (med["B"][k] / med["A"][k] if med["A"][k] else float("nan")) for k in ("wall", "user")}
-    print("%-28s %10.3f %10.3f" % ("ratio %s / %s" % (lb, la), ratio["wall"], ratio["user"]))
-    print("speed-up (wall): %.1f%%" % ((1 / ratio["wall"] - 1) * 100))
+    # A figure that is 0 for A (a start-up's user time, below what the
+    # kernel's accounting resolves) gives no ratio: say so, not "nan".
+    ratio = {k: (med["B"][k] / med["A"][k] if med["A"][k] else None) for k in ("wall", "user")}
+    cell = {k: ("%10.3f" % ratio[k] if ratio[k] is not None else "%10s" % "-") for k in ratio}
+    print("%-28s %s %s" % ("ratio %s / %s" % (lb, la), cell["wall"], cell["user"]))
+    absent = [k for k in ratio if ratio[k] is None]
+    if absent:
+        print("(no %s ratio: the median %s time of %s is 0 s, below what the kernel "
+              "accounts for so short a process)" % (" or ".join(absent), " and ".join(absent), la))
+    if ratio["wall"]:
+        print("speed-up (wall): %.1f%%" % ((1 / ratio["wall"] - 1) * 100))
     if opts.json:
         with open(opts.json, "w") as f:
             json.dump({"a": {"label": la, "cmd": cmd_a, "samples": samples["A"], "median": med["A"]},
