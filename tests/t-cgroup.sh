@@ -24,17 +24,13 @@ at_exit "rmdir '$cg'"
 # The pool has plenty of pages: only the cgroup stands in the way.
 reserve_hugepages 96 || { fail reserve "cannot reserve 96 huge pages"; finish; }
 
-# run PFX CGROUP|- ENV... -- CMD...: run_report, in CGROUP (or not).
+# run PFX CGROUP|- ENV... -- CMD...: run_report, in CGROUP (or not):
+# moved there as root (no other user may), then CMD as $RUN_AS.
 run () {
   local pfx=$1 group=$2; shift 2
-  if [ "$group" = - ]; then
-    run_report "$pfx" "$@"
-    return
-  fi
-  local envs=()
-  while [ "$1" != -- ]; do envs+=("$1"); shift; done
-  shift
-  run_report "$pfx" "${envs[@]}" -- sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$group" "$@"
+  local RUN_PREFIX=()
+  [ "$group" = - ] || RUN_PREFIX=(sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$group")
+  run_report "$pfx" "$@"
 }
 
 # The big-code program with hugeld as PT_INTERP (mapped by the kernel).
@@ -58,18 +54,28 @@ else
   skip "rsvd.max" "this kernel has no hugetlb.2MB.rsvd.max (Linux 5.7)"
 fi
 
+# What the programs get runs as root, then as nobody (a service's own
+# user: the cgroup's limits are the same for it), each against the
+# stock loader run the same way.  As nobody, the selections of data
+# and of bss alone are left to root's run: "all" has both.
+USERS=("" nobody)
+
 # Outside the cgroup the same selection does get huge pages: the limits
 # are what the checks below are about.
 T=$TEST_TMP/control
 mkdir -p "$T"
-run "$T/all" - LD_HUGEPAGE_LIBS=libbig.so:bigcheck-shared LD_HUGEPAGE_SEGMENTS=all -- \
-  "$HUGELD_LDSO" "$F/bigcheck-shared" --expect text,rodata,relro,data,bss
-if [ "$(cat "$T/all.rc")" = 0 ]; then
-  pass "control: outside the cgroup everything is on 2 MiB pages"
-else
-  fail "control: outside the cgroup everything is on 2 MiB pages" \
-    "$(grep FAIL "$T/all.err" | head -3 | tr '\n' ' ')"
-fi
+for who in "${USERS[@]}"; do
+  as_user "$who"
+  run "$T/all$who" - LD_HUGEPAGE_LIBS=libbig.so:bigcheck-shared LD_HUGEPAGE_SEGMENTS=all -- \
+    "$HUGELD_LDSO" "$F/bigcheck-shared" --expect text,rodata,relro,data,bss
+  if [ "$(cat "$T/all$who.rc")" = 0 ]; then
+    pass "${AS}control: outside the cgroup everything is on 2 MiB pages"
+  else
+    fail "${AS}control: outside the cgroup everything is on 2 MiB pages" \
+      "$(grep FAIL "$T/all$who.err" | head -3 | tr '\n' ' ')"
+  fi
+done
+as_user ""
 
 for v in "${variants[@]}"; do
   IFS='|' read -r name cmd libs <<< "$v"
@@ -78,42 +84,49 @@ for v in "${variants[@]}"; do
   read -r -a argv <<< "$cmd"
   [ "$name" = interp ] && stock=("$SYSTEM_LDSO" "${argv[@]}") \
     || stock=("$SYSTEM_LDSO" "${argv[@]:1}")
-  run "$T/stock" - -- "${stock[@]}" --expect none
-  if [ "$(cat "$T/stock.rc")" != 0 ]; then
-    fail "$name: stock loader" "$(tail -3 "$T/stock.err" | tr '\n' ' ')"
-    continue
-  fi
-  for limit in "${limits[@]}"; do
-    echo max > "$cg/hugetlb.2MB.max"
-    [ -e "$cg/hugetlb.2MB.rsvd.max" ] && echo max > "$cg/hugetlb.2MB.rsvd.max"
-    echo 0 > "$cg/hugetlb.2MB.$limit"
-    case $limit in
-      max) why='populating the huge pages failed: EFAULT' ;;
-      rsvd.max) why='mmap MAP_HUGETLB failed: ENOMEM' ;;
-    esac
-    for segs in all bss data; do
-      P=$T/$limit-$segs
-      run "$P" "$cg" LD_HUGEPAGE_LIBS="$libs" LD_HUGEPAGE_SEGMENTS=$segs -- \
-        "${argv[@]}" --expect none
-      check_name="$name: hugetlb.2MB.$limit=0, LD_HUGEPAGE_SEGMENTS=$segs"
-      rc=$(cat "$P.rc")
-      if [ "$rc" != 0 ]; then
-        fail "$check_name: runs to the end" \
-          "exit $rc $(grep -v '^ok:' "$P.err" | head -3 | tr '\n' ' ')"
-      elif ! cmp -s "$P.out" "$T/stock.out"; then
-        fail "$check_name: runs to the end" "output differs from the stock loader"
-      else
-        pass "$check_name: stock result, ordinary pages, fork and writes fine"
-      fi
-      if grep -q "fallback to ordinary pages: $why" "$P.dbg"; then
-        pass "$check_name: LD_DEBUG says why"
-      else
-        fail "$check_name: LD_DEBUG says why" \
-          "no '$why': $(grep -m2 'fallback\|on .* huge pages' "$P.dbg" | tr '\n' ' ')"
-      fi
+  for who in "${USERS[@]}"; do
+    as_user "$who"
+    S=$T/stock${who:+-$who}
+    run "$S" - -- "${stock[@]}" --expect none
+    if [ "$(cat "$S.rc")" != 0 ]; then
+      fail "$AS$name: stock loader" "$(tail -3 "$S.err" | tr '\n' ' ')"
+      continue
+    fi
+    segments=(all bss data)
+    [ -z "$who" ] || segments=(all)
+    for limit in "${limits[@]}"; do
+      echo max > "$cg/hugetlb.2MB.max"
+      [ -e "$cg/hugetlb.2MB.rsvd.max" ] && echo max > "$cg/hugetlb.2MB.rsvd.max"
+      echo 0 > "$cg/hugetlb.2MB.$limit"
+      case $limit in
+        max) why='populating the huge pages failed: EFAULT' ;;
+        rsvd.max) why='mmap MAP_HUGETLB failed: ENOMEM' ;;
+      esac
+      for segs in "${segments[@]}"; do
+        P=$T/$limit-$segs${who:+-$who}
+        run "$P" "$cg" LD_HUGEPAGE_LIBS="$libs" LD_HUGEPAGE_SEGMENTS=$segs -- \
+          "${argv[@]}" --expect none
+        check_name="$AS$name: hugetlb.2MB.$limit=0, LD_HUGEPAGE_SEGMENTS=$segs"
+        rc=$(cat "$P.rc")
+        if [ "$rc" != 0 ]; then
+          fail "$check_name: runs to the end" \
+            "exit $rc $(grep -v '^ok:' "$P.err" | head -3 | tr '\n' ' ')"
+        elif ! cmp -s "$P.out" "$S.out"; then
+          fail "$check_name: runs to the end" "output differs from the stock loader"
+        else
+          pass "$check_name: stock result, ordinary pages, fork and writes fine"
+        fi
+        if grep -q "fallback to ordinary pages: $why" "$P.dbg"; then
+          pass "$check_name: LD_DEBUG says why"
+        else
+          fail "$check_name: LD_DEBUG says why" \
+            "no '$why': $(grep -m2 'fallback\|on .* huge pages' "$P.dbg" | tr '\n' ' ')"
+        fi
+      done
     done
   done
 done
+as_user ""
 
 # The placement.  A cgroup that allows no huge page leaves only thp to
 # the default LD_HUGEPAGE_BACKING, so ld.so places text for it (at its
@@ -129,7 +142,15 @@ mkdir -p "$T"
 L2=$T/lib
 mkdir -p "$L2"
 cp "$F/libbig.so" "$L2/libbig.so"
-run "$T/stock" - -- "$SYSTEM_LDSO" --library-path "$L2" "$F/bigcheck-shared" --expect none
+for who in "${USERS[@]}"; do
+  as_user "$who"
+  run "$T/stock${who:+-$who}" - -- "$SYSTEM_LDSO" --library-path "$L2" "$F/bigcheck-shared" --expect none
+done
+as_user ""
+# The files of the runs as $RUN_AS are named with this suffix ("-nobody";
+# none for root's), their stock loader's output is $(stock).
+sfx () { echo "${RUN_AS:+-$RUN_AS}"; }
+stock () { echo "$T/stock$(sfx).out"; }
 # place NAME LIMIT-FILE VALUE [EXPECT]: run the big-code checker in
 # $inner with LIMIT-FILE of $cg at VALUE (the others at max), libbig.so
 # read cold, expecting EXPECT (default none) on 2 MiB pages.
@@ -143,27 +164,31 @@ place () {
 }
 thp_place='placement: text at its file phase, for thp (costs up to one huge page per zone); the hugetlb cgroup allows no huge page'
 can=$(file_thp_possible "$L2/libbig.so")
-for limit in "${limits[@]}"; do
-  place "$limit" "$limit" 0
-  P=$T/$limit
-  pmd=$(sed -n 's/^info: text: .*; \([0-9]*\) KiB of transparent huge pages.*/\1/p' "$P.err")
-  zone=$(sed -n 's/.*libbig.so: text \[\(0x[0-9a-f]*\), \(0x[0-9a-f]*\)).*thp:.*/\1 \2/p' "$P.dbg" \
-    | head -1 | { read -r a b; [ -n "$a" ] && echo $(( (b - a) / 1024 )); })
-  what="hugetlb.2MB.$limit=0 one level up"
-  if [ "$(cat "$P.rc")" != 0 ] || ! cmp -s "$P.out" "$T/stock.out"; then
-    fail "placement, $what" "rc $(cat "$P.rc"), not the stock loader's result: $(grep -v '^ok' "$P.err" | head -2 | tr '\n' ' ')"
-  elif ! grep -qF "$thp_place" "$P.dbg"; then
-    fail "placement, $what" "$(grep -m1 placement "$P.dbg")"
-  elif [ -z "$zone" ]; then
-    fail "placement, $what: thp asked for the text" "$(grep 'libbig.so: text' "$P.dbg" | tr '\n' ' ')"
-  elif [ "$can" != yes ]; then
-    pass "placement, $what: text at its file phase for thp, thp asked for (this kernel or file system gives no page-cache huge pages)"
-  elif [ "${pmd:-0}" -ge $((zone * 9 / 10)) ]; then
-    pass "placement, $what: text at its file phase for thp, ${pmd} KiB of its ${zone} KiB FilePmdMapped, stock result"
-  else
-    fail "placement, $what: text FilePmdMapped" "${pmd:-?} KiB of ${zone} KiB"
-  fi
+for who in "${USERS[@]}"; do
+  as_user "$who"
+  for limit in "${limits[@]}"; do
+    place "$limit$(sfx)" "$limit" 0
+    P=$T/$limit$(sfx)
+    pmd=$(sed -n 's/^info: text: .*; \([0-9]*\) KiB of transparent huge pages.*/\1/p' "$P.err")
+    zone=$(sed -n 's/.*libbig.so: text \[\(0x[0-9a-f]*\), \(0x[0-9a-f]*\)).*thp:.*/\1 \2/p' "$P.dbg" \
+      | head -1 | { read -r a b; [ -n "$a" ] && echo $(( (b - a) / 1024 )); })
+    what="hugetlb.2MB.$limit=0 one level up"
+    if [ "$(cat "$P.rc")" != 0 ] || ! cmp -s "$P.out" "$(stock)"; then
+      fail "${AS}placement, $what" "rc $(cat "$P.rc"), not the stock loader's result: $(grep -v '^ok' "$P.err" | head -2 | tr '\n' ' ')"
+    elif ! grep -qF "$thp_place" "$P.dbg"; then
+      fail "${AS}placement, $what" "$(grep -m1 placement "$P.dbg")"
+    elif [ -z "$zone" ]; then
+      fail "${AS}placement, $what: thp asked for the text" "$(grep 'libbig.so: text' "$P.dbg" | tr '\n' ' ')"
+    elif [ "$can" != yes ]; then
+      pass "${AS}placement, $what: text at its file phase for thp, thp asked for (this kernel or file system gives no page-cache huge pages)"
+    elif [ "${pmd:-0}" -ge $((zone * 9 / 10)) ]; then
+      pass "${AS}placement, $what: text at its file phase for thp, ${pmd} KiB of its ${zone} KiB FilePmdMapped, stock result"
+    else
+      fail "${AS}placement, $what: text FilePmdMapped" "${pmd:-?} KiB of ${zone} KiB"
+    fi
+  done
 done
+as_user ""
 # A container's view (Kubernetes gives each container a cgroup
 # namespace and the container's cgroup its own hugetlb limit): its
 # cgroup is "0::/" and its hierarchy is mounted at /sys/fs/cgroup.
@@ -184,28 +209,43 @@ shift 2
 echo $$ > "$cg/cgroup.procs" || exit 1
 exec unshare --cgroup --mount --propagation unchanged sh -c 'mount --make-rprivate /sys && mount -t cgroup2 none /sys/fs/cgroup && grep -q "^0::/$" /proc/self/cgroup && : > "$0" && exec "$@"' "$ready" "$@"
 EOF
-  rm -f "$T/ns.ready"
-  run_report "$T/ns" LD_HUGEPAGE_LIBS=libbig.so -- sh "$T/ns.sh" "$inner" "$T/ns.ready" \
-    "$HUGELD_LDSO" --library-path "$L2" "$F/bigcheck-shared" --expect none
-  if [ ! -e "$T/ns.ready" ]; then
-    skip "placement in a cgroup namespace" "cannot set one up here: $(grep -v 'LD_DEBUG' "$T/ns.err" | head -2 | tr '\n' ' ')"
-  elif [ "$(cat "$T/ns.rc")" = 0 ] && cmp -s "$T/ns.out" "$T/stock.out" && grep -qF "$thp_place" "$T/ns.dbg"; then
-    pass "placement in a cgroup namespace (a container: 0::/, limit 0 at /sys/fs/cgroup): text at its file phase for thp, stock result"
-  else
-    fail "placement in a cgroup namespace" "rc $(cat "$T/ns.rc"): $(grep -m1 'placement:' "$T/ns.dbg") $(grep -v '^ok\|LD_DEBUG' "$T/ns.err" | head -2 | tr '\n' ' ')"
-  fi
+  # The namespaces are made as root, then the program runs as $RUN_AS.
+  ns () {
+    local RUN_PREFIX=(sh "$T/ns.sh" "$inner" "$T/ns$(sfx).ready")
+    run_report "$@"
+  }
+  for who in "${USERS[@]}"; do
+    as_user "$who"
+    N=$T/ns$(sfx)
+    rm -f "$N.ready"
+    ns "$N" LD_HUGEPAGE_LIBS=libbig.so -- \
+      "$HUGELD_LDSO" --library-path "$L2" "$F/bigcheck-shared" --expect none
+    if [ ! -e "$N.ready" ]; then
+      skip "${AS}placement in a cgroup namespace" "cannot set one up here: $(grep -v 'LD_DEBUG' "$N.err" | head -2 | tr '\n' ' ')"
+    elif [ "$(cat "$N.rc")" = 0 ] && cmp -s "$N.out" "$(stock)" && grep -qF "$thp_place" "$N.dbg"; then
+      pass "${AS}placement in a cgroup namespace (a container: 0::/, limit 0 at /sys/fs/cgroup): text at its file phase for thp, stock result"
+    else
+      fail "${AS}placement in a cgroup namespace" "rc $(cat "$N.rc"): $(grep -m1 'placement:' "$N.dbg") $(grep -v '^ok\|LD_DEBUG' "$N.err" | head -2 | tr '\n' ' ')"
+    fi
+  done
+  as_user ""
 else
   skip "placement in a cgroup namespace" "no unshare(1)"
 fi
 echo max > "$inner/hugetlb.2MB.max"
 
 # The one page goes to the first zone that fits in it: RELRO.
-place onepage max $((2 * 1024 * 1024)) relro
-if [ "$(cat "$T/onepage.rc")" = 0 ] && cmp -s "$T/onepage.out" "$T/stock.out" && grep -q 'placement: the most huge pages (text at its file phase where that costs none)$' "$T/onepage.dbg"; then
-  pass "placement, hugetlb.2MB.max = one page: the most huge pages, RELRO on the one page, stock result"
-else
-  fail "placement, hugetlb.2MB.max = one page" "rc $(cat "$T/onepage.rc"): $(grep -m1 placement "$T/onepage.dbg")"
-fi
+for who in "${USERS[@]}"; do
+  as_user "$who"
+  P=$T/onepage$(sfx)
+  place "onepage$(sfx)" max $((2 * 1024 * 1024)) relro
+  if [ "$(cat "$P.rc")" = 0 ] && cmp -s "$P.out" "$(stock)" && grep -q 'placement: the most huge pages (text at its file phase where that costs none)$' "$P.dbg"; then
+    pass "${AS}placement, hugetlb.2MB.max = one page: the most huge pages, RELRO on the one page, stock result"
+  else
+    fail "${AS}placement, hugetlb.2MB.max = one page" "rc $(cat "$P.rc"): $(grep -m1 placement "$P.dbg")"
+  fi
+done
+as_user ""
 
 # The node's shared cache in such a cgroup: its pages are already
 # there, charged to whoever made them, so the process maps them all the
@@ -220,29 +260,33 @@ if [ -x "$H" ]; then
   if "$H" cache add "$L2/libbig.so" > "$T/add.out" 2>&1; then
     at_exit 'cleanup_cache "$L2/libbig.so"'
     cached=$(cache_pages "$L2/libbig.so")
-    for limit in "${limits[@]}"; do
-      free0=$(meminfo HugePages_Free)
-      place "cache-$limit" "$limit" 0 text,rodata
-      P=$T/cache-$limit
-      free1=$(meminfo HugePages_Free)
-      used=$(cat "$cg/hugetlb.2MB.current")
-      read -r text_kb huge_kb < <(sed -n 's/^info: text: .*(\([0-9]*\) KiB): \([0-9]*\) KiB on 2 MiB pages.*/\1 \2/p' "$P.err")
-      zone_kb=$(sed -n 's/.*libbig.so: text \[\(0x[0-9a-f]*\), \(0x[0-9a-f]*\)) at .* (shared)$/\1 \2/p' "$P.dbg" \
-        | { read -r a b; [ -n "$a" ] && echo $(( (b - a) / 1024 )); })
-      what="hugetlb.2MB.$limit=0, libbig.so cached, LD_HUGEPAGE_BACKING unset"
-      if [ "$(cat "$P.rc")" != 0 ] || ! cmp -s "$P.out" "$T/stock.out"; then
-        fail "$what" "rc $(cat "$P.rc"), not the stock loader's result: $(grep -v '^ok' "$P.err" | head -2 | tr '\n' ' ')"
-      elif ! grep -q 'libbig.so: placed for its shared cache entry' "$P.dbg" \
-           || ! grep -q "libbig.so: $cached huge pages used, .*($cached shared" "$P.dbg"; then
-        fail "$what" "$(grep -m1 'placement:' "$P.dbg") $(grep -m1 'huge pages used' "$P.dbg")"
-      elif [ -z "$zone_kb" ] || [ "${huge_kb:-0}" -lt "$zone_kb" ]; then
-        fail "$what: text on the cache's pages" "${huge_kb:-?} KiB on 2 MiB pages, the cached text zone ${zone_kb:-?} KiB"
-      elif [ "$free1" != "$free0" ] || [ "$used" != 0 ]; then
-        fail "$what: nothing taken" "HugePages_Free $free0 -> $free1, hugetlb.2MB.current $used"
-      else
-        pass "$what: placed for the entry, $cached pages from the cache, text ${huge_kb} of ${text_kb} KiB on 2 MiB pages (all its zone), none from the pool or charged, stock result"
-      fi
+    for who in "${USERS[@]}"; do
+      as_user "$who"
+      for limit in "${limits[@]}"; do
+        free0=$(meminfo HugePages_Free)
+        place "cache-$limit$(sfx)" "$limit" 0 text,rodata
+        P=$T/cache-$limit$(sfx)
+        free1=$(meminfo HugePages_Free)
+        used=$(cat "$cg/hugetlb.2MB.current")
+        read -r text_kb huge_kb < <(sed -n 's/^info: text: .*(\([0-9]*\) KiB): \([0-9]*\) KiB on 2 MiB pages.*/\1 \2/p' "$P.err")
+        zone_kb=$(sed -n 's/.*libbig.so: text \[\(0x[0-9a-f]*\), \(0x[0-9a-f]*\)) at .* (shared)$/\1 \2/p' "$P.dbg" \
+          | { read -r a b; [ -n "$a" ] && echo $(( (b - a) / 1024 )); })
+        what="${AS}hugetlb.2MB.$limit=0, libbig.so cached, LD_HUGEPAGE_BACKING unset"
+        if [ "$(cat "$P.rc")" != 0 ] || ! cmp -s "$P.out" "$(stock)"; then
+          fail "$what" "rc $(cat "$P.rc"), not the stock loader's result: $(grep -v '^ok' "$P.err" | head -2 | tr '\n' ' ')"
+        elif ! grep -q 'libbig.so: placed for its shared cache entry' "$P.dbg" \
+             || ! grep -q "libbig.so: $cached huge pages used, .*($cached shared" "$P.dbg"; then
+          fail "$what" "$(grep -m1 'placement:' "$P.dbg") $(grep -m1 'huge pages used' "$P.dbg")"
+        elif [ -z "$zone_kb" ] || [ "${huge_kb:-0}" -lt "$zone_kb" ]; then
+          fail "$what: text on the cache's pages" "${huge_kb:-?} KiB on 2 MiB pages, the cached text zone ${zone_kb:-?} KiB"
+        elif [ "$free1" != "$free0" ] || [ "$used" != 0 ]; then
+          fail "$what: nothing taken" "HugePages_Free $free0 -> $free1, hugetlb.2MB.current $used"
+        else
+          pass "$what: placed for the entry, $cached pages from the cache, text ${huge_kb} of ${text_kb} KiB on 2 MiB pages (all its zone), none from the pool or charged, stock result"
+        fi
+      done
     done
+    as_user ""
     # hugeld run, which refuses in such a cgroup without a cache, runs
     # the program and says that only cached objects get huge pages.
     echo 0 > "$cg/hugetlb.2MB.max"
