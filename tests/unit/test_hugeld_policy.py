@@ -13,7 +13,7 @@ import unittest
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(TOP, "tools"))
 
-from hugeld import cli, common, config, openfile, pathglob, plan, planner, procfs, status, sync  # noqa: E402
+from hugeld import common, openfile, pathglob, plan, policy, procfs, settings, status, sync  # noqa: E402
 
 
 def helper():
@@ -51,7 +51,7 @@ class PolicyPaths(unittest.TestCase):
             f = self.conf(d, "libs x\n")
 
             def names(name, cwd=None):
-                return config.read_conf(f, name, cwd)["program_names"]
+                return policy.read_conf(f, name, cwd)["program_names"]
             self.assertEqual(names(os.path.join(d, "a")),
                              [os.path.join(d, "a"), prog])
             self.assertEqual(names("a", cwd=d),
@@ -61,7 +61,7 @@ class PolicyPaths(unittest.TestCase):
             via_dir = os.path.join(d, "dir", "bin", "prog-1")
             self.assertEqual(names(via_dir), [via_dir])
             self.assertEqual(names(prog), [prog])
-            self.assertEqual(config.read_conf(f)["program_names"], [])
+            self.assertEqual(policy.read_conf(f)["program_names"], [])
 
     def test_expand_cache(self):
         if not helper():
@@ -79,7 +79,7 @@ class PolicyPaths(unittest.TestCase):
             f = self.conf(d, "cache %s/lib*.so*\ncache %s/libB.so.2 %s/nothing*\n"
                           "cache %s/libdir.so\ncache %s/*/sub/lib?.so.[0-9]\n"
                           "cache %s/.lib*\n" % (L, L, L, L, d, L))
-            conf = config.read_conf(f, expand=True)
+            conf = policy.read_conf(f, expand=True)
             self.assertEqual([c["paths"] for c in conf["cache"]],
                              [[L + "/libA.so", L + "/libA.so.1", L + "/libB.so.2",
                                L + "/libdir.so", L + "/libhard.so"],
@@ -94,7 +94,7 @@ class PolicyPaths(unittest.TestCase):
             self.assertEqual([c["pattern"] for c in empty],
                              [L + "/nothing*", L + "/libdir.so"])
             with self.assertRaisesRegex(common.Error, "--expand"):
-                pathglob.expand_cache(config.read_conf(f))
+                pathglob.expand_cache(policy.read_conf(f))
 
 
 class PolicyFile(unittest.TestCase):
@@ -114,17 +114,17 @@ class PolicyFile(unittest.TestCase):
             self.skipTest("hugeld-plan not built (make -C tools)")
         f = self.write("libs a:b  # first\nsegments text\n"
                        "program x\n  libs c\n  libs none\n  libs d:e f\n")
-        c = config.read_conf(f, "/usr/bin/x")
-        self.assertEqual(config.pattern_lines(c),
+        c = policy.read_conf(f, "/usr/bin/x")
+        self.assertEqual(policy.pattern_lines(c),
                          [("c", 4), ("d", 6), ("e", 6), ("f", 6)])
         self.assertEqual(c["libs"]["lines"], [4, 6])
-        c = config.read_conf(f, "/usr/bin/y")
-        self.assertEqual(config.pattern_lines(c), [("a", 1), ("b", 1)])
+        c = policy.read_conf(f, "/usr/bin/y")
+        self.assertEqual(policy.pattern_lines(c), [("a", 1), ("b", 1)])
         f = self.write("program x\n  libs none\n")
-        c = config.read_conf(f, "/usr/bin/x")
-        self.assertEqual(config.pattern_lines(c), [])
+        c = policy.read_conf(f, "/usr/bin/x")
+        self.assertEqual(policy.pattern_lines(c), [])
         self.assertEqual(c["libs"]["lines"], [2])
-        self.assertEqual(config.pattern_lines({"file": f, "libs": None}), [])
+        self.assertEqual(policy.pattern_lines({"file": f, "libs": None}), [])
 
     def test_file_policy(self):
         if not helper():
@@ -132,7 +132,7 @@ class PolicyFile(unittest.TestCase):
         f = self.write("libs libA.so\nlibs libB.so*\nsegments text\n"
                        "program /no/such/prog other\n  libs none\n"
                        "program /usr/bin/prog-*\n  backing private\n")
-        pol = config.file_policy("/usr/bin/x", f)
+        pol = policy.file_policy("/usr/bin/x", f)
         if os.geteuid() != 0:
             # Not root's: ld.so ignores it, and says why.
             self.assertIsNone(pol["libs"])
@@ -142,19 +142,19 @@ class PolicyFile(unittest.TestCase):
                           pol["backing"]), (None, "libA.so:libB.so*", "text", None))
         self.assertEqual(pol["lines"], {"libA.so": 1, "libB.so*": 2})
         self.assertEqual(pol["where"]["libs"], "%s lines 1, 2" % f)
-        other = config.file_policy("other", f)
+        other = policy.file_policy("other", f)
         self.assertEqual((other["libs"], other["where"]["program"]),
                          ("", "%s line 4" % f))
-        self.assertEqual(config.nothing_from(other, "other"),
+        self.assertEqual(policy.nothing_from(other, "other"),
                          "%s selects nothing for other (libs none, line 5)" % f)
-        blk = config.file_policy("/usr/bin/prog-2", f)
+        blk = policy.file_policy("/usr/bin/prog-2", f)
         self.assertEqual((blk["libs"], blk["backing"]), ("libA.so:libB.so*", "private"))
-        self.assertIsNone(config.nothing_from(blk, "/usr/bin/prog-2"))
-        bad = config.file_policy(None, self.write("libs a\nlibz b\nsegments\n"))
+        self.assertIsNone(policy.nothing_from(blk, "/usr/bin/prog-2"))
+        bad = policy.file_policy(None, self.write("libs a\nlibz b\nsegments\n"))
         self.assertEqual(bad["why"], "ignored by ld.so: line 2: unknown keyword "
                          "(use libs, segments, backing, cache, pool or program) "
                          "(and 1 other bad line)")
-        self.assertEqual(config.file_policy(None, f + ".none")["why"], "no such file")
+        self.assertEqual(policy.file_policy(None, f + ".none")["why"], "no such file")
 
     def test_settings_come_from_options_variables_then_the_file(self):
         # One setting at a time, as ld.so: a variable that is set (even
@@ -162,18 +162,15 @@ class PolicyFile(unittest.TestCase):
         if not helper() or os.geteuid() != 0:
             self.skipTest("needs hugeld-plan and a file of root's")
         f = self.write("libs libA.so\nsegments text\nbacking private\n")
-        saved = dict(os.environ)
-        self.addCleanup(lambda: (os.environ.clear(), os.environ.update(saved)))
 
         def run(argv, env):
-            for v in ("LD_HUGEPAGE_LIBS", "LD_HUGEPAGE_SEGMENTS",
-                      "LD_HUGEPAGE_BACKING"):
-                os.environ.pop(v, None)
-            os.environ.update(env)
-            args = cli.build_parser().parse_args(["plan", "/bin/true"] + argv)
-            args.conf_file = f
-            libs, segs = planner.settings(args, "plan")
-            return libs, segs, planner.backing_setting(args), planner.sources(args)
+            # The options as `hugeld plan /bin/true ARGV' gives them, the
+            # variables ENV alone: nothing of this process's environment.
+            opts = dict.fromkeys(settings.NAMES)
+            for opt, value in zip(argv[0::2], argv[1::2]):
+                opts[opt[2:]] = value
+            s = settings.resolve("plan", opts, env, "/bin/true", f)
+            return s.libs, s.segments, s.backing, s.sources
 
         libs, segs, back, src = run([], {})
         self.assertEqual((libs, segs, back), ("libA.so", "text", "private"))

@@ -33,10 +33,9 @@ import re
 import stat
 import subprocess
 
-from .common import Error, HUGE
+from .common import CACHE_DIR, Error, HUGE
 from .planner import run_helper
 
-CACHE_DIR = "/dev/hugepages/hugeld"     # ld.so's HP_CACHE_DIR.
 MOUNT = os.path.dirname(CACHE_DIR)
 HUGETLBFS_MAGIC = 0x958458f6
 DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC

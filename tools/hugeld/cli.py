@@ -25,9 +25,8 @@ import re
 import sys
 
 from .cache import cmd_cache
-from .config import CONF_FILE, cmd_config
-from .cachemount import CACHE_DIR
-from .common import DEBUG_DIR, DEFAULT_LDSO, Error, UsageError, VERSION, pid_arg, positive_int
+from .config import cmd_config
+from .common import CACHE_DIR, CONF_FILE, DEBUG_DIR, DEFAULT_LDSO, Error, UsageError, VERSION, pid_arg, positive_int
 from .gdb import cmd_gdb
 from .perfmap import cmd_perf_map
 from .plan import cmd_plan

@@ -17,132 +17,20 @@
 # License along with the GNU C Library; if not, see
 # <https://www.gnu.org/licenses/>.
 
-"""The policy file, /etc/hugeld.conf, as ld.so reads it: the hugeld-conf
-helper is built from ld.so's own parser (elf/dl-hugepage-conf.c) and
-applies the same trust rule, so the command never disagrees with the
-loader.  `hugeld config check' is here too."""
+"""`hugeld config check': the policy file as ld.so reads it (policy.py),
+and what it selects for a program."""
 
 import json
-import os
-import subprocess
 import sys
 
-from .common import Error, UsageError, helper_path, plural
+from .common import Error, UsageError, plural
+from .elf import resolve_program
+from .pathglob import expand_cache
+from .plan import PlanOptions, make_plan
 from .planner import default_setting
-
-CONF_FILE = "/etc/hugeld.conf"      # ld.so's HP_CONF_FILE.
-
-
-def conf_helper():
-    plan = helper_path()
-    return os.path.join(os.path.dirname(plan), "hugeld-conf")
-
-
-def read_conf(path=CONF_FILE, program=None, cwd=None, expand=False):
-    """What the file at PATH says (hugeld-conf's JSON) for PROGRAM (the
-    name a program is run by, relative to CWD, default ours; None: the
-    global settings), or None if there is no such file.  The names the
-    program is known by are ld.so's (hugeld-conf --run: its
-    "program_names").  With EXPAND, each cache item has the "paths" its
-    glob names, found with ld.so's matcher."""
-    if not os.path.lexists(path):
-        return None
-    args = [conf_helper()]
-    if program:
-        args += ["--run", program] + (["--cwd", cwd] if cwd else [])
-    if expand:
-        args.append("--expand")
-    try:
-        p = subprocess.run(args + [path], stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE)
-    except OSError as e:
-        raise Error("cannot run %s: %s" % (args[0], e.strerror))
-    if p.returncode != 0:
-        msg = p.stderr.decode("utf-8", "replace").strip()
-        raise Error(msg.replace("hugeld-conf: ", "") or
-                    "%s failed" % args[0])
-    return json.loads(p.stdout.decode("utf-8", "surrogateescape"))
-
-
-def conf_problems(c):
-    """One line for each reason ld.so ignores the file C."""
-    out = []
-    if not c["trusted"]:
-        out.append("%s: ignored by ld.so: %s" % (c["file"],
-                                                 c["untrusted_why"]))
-    for e in c["errors"]:
-        out.append("%s:%d: %s" % (c["file"], e["line"], e["message"]))
-    return out
-
-
-def pattern_lines(c):
-    """[(pattern, line)] for the libs that the file's document C gives,
-    in order, with the lines hugeld-conf found them on (as ld.so's
-    report does)."""
-    libs = c.get("libs")
-    if not libs:
-        return []
-    return [(x["pattern"], x["line"] or None) for x in libs["patterns"]]
-
-
-def first_problem(c):
-    """Why ld.so ignores the file of document C, in a few words."""
-    if not c["trusted"]:
-        return c["untrusted_why"]
-    e = c["errors"][0]
-    more = len(c["errors"]) - 1
-    return "line %d: %s%s" % (e["line"], e["message"], "" if not more
-                              else " (and %s)" % plural(more, "other bad line"))
-
-
-def file_policy(program, path=CONF_FILE, cwd=None):
-    """What ld.so takes from the policy file at PATH for a program run
-    by the name PROGRAM (None: the global settings): {"file", "conf":
-    hugeld-conf's document or None, "why": why it gives nothing (no
-    file, ignored by ld.so) or None, "libs", "segments", "backing": the
-    values it gives or None, "where": {setting or "program": "FILE line
-    N"}, "lines": {pattern: its line}}."""
-    pol = {"file": path, "conf": None, "why": None, "libs": None,
-           "segments": None, "backing": None, "where": {}, "lines": {}}
-    try:
-        c = read_conf(path, program, cwd)
-    except Error as e:
-        pol["why"] = str(e)
-        return pol
-    if c is None:
-        pol["why"] = "no such file"
-        return pol
-    pol["conf"] = c
-    if not c["applies"]:
-        pol["why"] = "ignored by ld.so: %s" % first_problem(c)
-        return pol
-    for k in ("libs", "segments", "backing"):
-        v = c[k]
-        if v is not None:
-            pol[k] = v["value"]
-            pol["where"][k] = "%s line%s %s" % (
-                path, "s" if len(v.get("lines", ())) > 1 else "",
-                ", ".join(str(x) for x in v.get("lines") or [v["line"]]))
-    if c["program"]:
-        pol["where"]["program"] = "%s line %d" % (path, c["program"]["line"])
-    for x, n in pattern_lines(c):
-        pol["lines"].setdefault(x, n)
-    return pol
-
-
-def nothing_from(pol, program):
-    """Why the policy POL selects nothing for PROGRAM, or None if it
-    does."""
-    if pol is None:
-        return None
-    if pol["why"]:
-        return "%s: %s" % (pol["file"], pol["why"])
-    if pol["libs"] is None:
-        return "%s has no libs line for %s" % (pol["file"], program)
-    if pol["libs"] == "":
-        return "%s selects nothing for %s (libs none, %s)" % (
-            pol["file"], program, pol["where"]["libs"].split(" ", 1)[1])
-    return None
+from .policy import conf_problems, read_conf
+from .pool import pool_info
+from .settings import NAMES, program_path, resolve
 
 
 def object_line(o, conf_file):
@@ -172,8 +60,6 @@ def object_line(o, conf_file):
 
 
 def cmd_config(args):
-    from .elf import resolve_program
-    from .pathglob import expand_cache
     if args.config_cmd != "check":
         raise UsageError("hugeld config: give a command: check")
     path = args.file
@@ -244,7 +130,7 @@ def cmd_config(args):
                    "hugeld run runs it; hugeld plan for the pool):"
                    % prog)
         try:
-            res["selection"] = select(args, prog, path)
+            res["selection"] = select(prog, path)
         except Error as e:
             # The check of the file stands; the plan needs the loader.
             out.append("  (cannot plan it: %s)" % e)
@@ -258,17 +144,15 @@ def cmd_config(args):
     return 0 if not problems else 1
 
 
-def select(args, prog, path):
+def select(prog, path):
     """The objects of the plan of PROG under the file at PATH alone (the
-    variables of this shell are not the file's)."""
-    from .cli import build_parser
-    from .plan import make_plan
-    for v in ("LD_HUGEPAGE_LIBS", "LD_HUGEPAGE_SEGMENTS",
-              "LD_HUGEPAGE_BACKING"):
-        os.environ.pop(v, None)
-    pargs = build_parser().parse_args(["plan", prog])
-    pargs.conf_file = path
-    result, _ = make_plan(pargs)
+    variables of this shell are not the file's): what `hugeld plan PROG'
+    prints with no option and no LD_HUGEPAGE_* variable."""
+    pool = pool_info()
+    settings = resolve("plan", {k: None for k in NAMES}, {},
+                       program_path(prog), path)
+    result = make_plan(PlanOptions(prog, None, False, None, 1), settings,
+                       pool)
     return [{k: o.get(k) for k in ("path", "role", "selected", "pattern",
                                    "matched_by", "conf_line", "error",
                                    "zones", "huge_pages")}

@@ -26,9 +26,10 @@ import sys
 
 from .common import DEFAULT_LDSO, Error, HUGE, UsageError, plural, shlex_quote, warn
 from .elf import Elf, PT_NOTE
-from .planner import backing_setting, parse_backing, plan_each
+from .planner import parse_backing, plan_each
 from .pool import apply_pool, pool_info, read_int
 from .procfs import load_bias, process_objects, read_smaps
+from .settings import checked_backing
 from .status import process_status
 
 
@@ -155,7 +156,7 @@ def gdb_argv_start(gdb_args, args):
     (--backing, else the environment's, else private,thp, so that
     breakpoints can be written into its code)."""
     argv = ["gdb"]
-    backing = backing_setting(args)
+    backing = checked_backing(args.backing, os.environ)
     if backing is None:
         backing = "private,thp"
         print("hugeld: note: LD_HUGEPAGE_BACKING=%s for the program: gdb "

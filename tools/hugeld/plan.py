@@ -19,6 +19,7 @@
 
 """hugeld plan: the huge pages a program would take, and the pool."""
 
+import collections
 import json
 import os
 import sys
@@ -26,8 +27,17 @@ import sys
 from .cachedir import present_zones
 from .common import Error, HUGE, KINDS, NR_HUGEPAGES, SYSFS_HUGE, SYSFS_NODES, UsageError, ldso_path, mib, plural, table
 from .elf import Elf, check_program, is_hugeld_loader, resolve_program
-from .planner import backing_setting, default_setting, ldso_list, run_helper, settings, sources, summarize
+from .pathglob import expand_cache
+from .planner import default_setting, ldso_list, run_helper, summarize
+from .policy import read_conf
 from .pool import apply_pool, pool_info, pool_line
+from .settings import options_of, program_path, resolve
+
+# What a plan is of, besides the settings: the program (or library), the
+# loader (None: $HUGELD_LDSO or the installed one), whether it is
+# started directly, the libraries it dlopens, the processes at once.
+PlanOptions = collections.namedtuple(
+    "PlanOptions", "program ldso direct dlopen copies")
 
 
 def _apply_target(args):
@@ -75,7 +85,7 @@ def _is_loader(name, p, interp, ldso):
     return True
 
 
-def _library_paths(args, ldso, path, interp):
+def _library_paths(dlopen, ldso, path, interp):
     """The libraries ld.so loads for PATH (as `ld.so --list' finds
     them), then those the program dlopens (--dlopen) and what they need
     that is not loaded yet: (paths, the dlopened ones, [(path, why it
@@ -98,7 +108,7 @@ def _library_paths(args, ldso, path, interp):
         if _identity(p) not in seen:
             seen.add(_identity(p))
             libpaths.append(p)
-    for d in args.dlopen or []:
+    for d in dlopen or []:
         if not os.path.isfile(d):
             raise Error("--dlopen %s: no such file" % d)
         Elf(d).close()
@@ -136,23 +146,23 @@ def _plan_objects(common, path, libpaths, kernel):
     return res_main, res_kernel, res_libs
 
 
-def make_plan(args):
-    """The plan `hugeld plan' prints for ARGS (its options), and the NUMA
-    nodes of --node: (result, nodes)."""
-    pool, nodes = _apply_target(args)
-    libs, segs = settings(args, "plan")
-    backing = backing_setting(args) or default_setting("backing")
-    ldso = ldso_path(args)
-    path = resolve_program(args.program)
+def make_plan(opts, settings, pool):
+    """The plan `hugeld plan' prints for OPTS (PlanOptions) under
+    SETTINGS (settings.Settings), POOL the pool now (pool_info)."""
+    libs, segs = settings.libs, settings.segments
+    backing = settings.backing or default_setting("backing")
+    ldso = ldso_path(opts)
+    path = resolve_program(opts.program)
     elf = check_program(path)
     interp = elf.interp
     elf.close()
     direct_ok = bool(interp) and is_hugeld_loader(interp, ldso)
-    if args.direct and not direct_ok:
+    if opts.direct and not direct_ok:
         raise Error("--direct: %s's interpreter is %s, not hugeld's loader"
                     % (path, interp or "none"))
 
-    libpaths, dlopened, skipped = _library_paths(args, ldso, path, interp)
+    libpaths, dlopened, skipped = _library_paths(opts.dlopen, ldso, path,
+                                                 interp)
     # Placed as ld.so places them for these backings on a machine with
     # a pool (what the plan sizes); thp first places text for thp.
     common = ["--libs", libs, "--cache", "--backing", backing] + (
@@ -160,7 +170,7 @@ def make_plan(args):
     res_main, res_kernel, res_libs = _plan_objects(
         common, path, libpaths, direct_ok)
     library = not interp and res_main["soname"] is not None
-    main = res_kernel if args.direct else res_main
+    main = res_kernel if opts.direct else res_main
     main["role"] = "program"
     objects = [main] + res_libs
     for o in res_libs:
@@ -168,18 +178,18 @@ def make_plan(args):
     # Which line of the policy file selected each object, where its libs
     # are the file's.
     conf = None
-    if "libs" in getattr(args, "conf_where", {}):
-        conf = args.conf_policy
+    if "libs" in settings.from_file:
+        conf = settings.policy
         for o in objects:
             if o["selected"]:
                 o["conf_line"] = conf["lines"].get(o["pattern"])
 
-    from .config import CONF_FILE
-    cache_conf = getattr(args, "conf_file", None) or CONF_FILE
+    cache_conf = settings.policy["file"]
     by = place_zones(objects, declared_in_conf(cache_conf))
-    result = _result(args, path, ldso, libs, segs, backing, objects, by)
+    result = _result(opts, settings, path, ldso, libs, segs, backing,
+                     objects, by)
     result.update({
-        "mode": "direct" if args.direct else "library" if library
+        "mode": "direct" if opts.direct else "library" if library
         else "ldso-command",
         "conf_file": conf["file"] if conf else None,
         "skipped": [{"path": p, "why": w} for p, w in skipped],
@@ -192,14 +202,14 @@ def make_plan(args):
     elif res_kernel is not None and res_kernel["selected"]:
         result["direct_start"] = {"min_pages": res_kernel["huge_pages"],
                                   "max_pages": res_kernel["huge_pages"]}
-    return result, nodes
+    return result
 
 
-def _result(args, path, ldso, libs, segs, backing, objects, by):
+def _result(opts, settings, path, ldso, libs, segs, backing, objects, by):
     """The counts of the plan of OBJECTS, whose zones place_zones gave
     the pages of each backing BY."""
     per_process = by["private"]
-    need = per_process * args.copies
+    need = per_process * opts.copies
     # A debugger's software breakpoint in huge-page text of a process
     # with forked children needs a spare huge page for the copy-on-write
     # copy of the page it is in (tests/t-debugger.sh): at most one per
@@ -216,15 +226,15 @@ def _result(args, path, ldso, libs, segs, backing, objects, by):
         "settings": {"libs": libs,
                      "segments": segs or default_setting("segments"),
                      "backing": backing,
-                     "from_file": getattr(args, "conf_where", {}),
-                     "sources": sources(args)},
+                     "from_file": dict(settings.from_file),
+                     "sources": dict(settings.sources)},
         # A policy file that is there but that ld.so ignores.
-        "conf_ignored": None if args.conf_policy["why"] in (
+        "conf_ignored": None if settings.policy["why"] in (
             None, "no such file") else "%s: %s" % (
-                args.conf_policy["file"], args.conf_policy["why"]),
+                settings.policy["file"], settings.policy["why"]),
         "objects": objects,
         "pages_per_process": per_process,
-        "copies": args.copies,
+        "copies": opts.copies,
         "pages_needed": need,
         "pages_in_cache": by["shared"],
         "pages_declared": by["declared"],
@@ -239,7 +249,11 @@ def _result(args, path, ldso, libs, segs, backing, objects, by):
 
 
 def cmd_plan(args):
-    result, nodes = make_plan(args)
+    pool, nodes = _apply_target(args)
+    settings = resolve("plan", options_of(args), os.environ,
+                       program_path(args.program))
+    result = make_plan(PlanOptions(args.program, args.ldso, args.direct,
+                                   args.dlopen, args.copies), settings, pool)
     need = result["pages_to_reserve"]
     applied = None
     if args.apply:
@@ -269,8 +283,6 @@ def declared_in_conf(path):
     """The files the policy file at PATH declares for the shared cache
     (what `hugeld cache sync' will hold), as (device, inode), if ld.so
     uses the file."""
-    from .config import read_conf
-    from .pathglob import expand_cache
     try:
         c = read_conf(path, expand=True)
     except Error:

@@ -17,11 +17,11 @@
 # License along with the GNU C Library; if not, see
 # <https://www.gnu.org/licenses/>.
 
-"""The loader's planner: the hugeld-plan helper and ld.so --list."""
+"""The loader's planner: the hugeld-plan helper (plans, checks of a
+setting, ld.so's defaults) and ld.so --list."""
 
 import json
 import os
-import shutil
 import re
 import subprocess
 
@@ -195,101 +195,6 @@ def default_setting(name):
     return ld_settings()["defaults"][name]
 
 
-def conf_program(args):
-    """The program a plan or run command is about (for the policy
-    file's program blocks), as a path, or None."""
-    prog = getattr(args, "program", None)
-    if prog is None and getattr(args, "command", None):
-        cmd = [c for c in args.command if c != "--"]
-        prog = cmd[0] if cmd else None
-    if prog and "/" not in prog:
-        prog = shutil.which(prog) or prog
-    return prog
-
-
-def file_defaults(args):
-    """Fill args.conf_policy (config.file_policy for the program),
-    args.conf_where (setting -> "FILE line N") and, for the settings
-    that neither an option nor a variable gives, args.libs,
-    args.segments and args.backing from the policy file, as ld.so takes
-    them."""
-    from .config import CONF_FILE, file_policy
-    if getattr(args, "conf_checked", False):
-        return
-    args.conf_checked = True
-    args.conf_where = {}
-    args.conf_policy = pol = file_policy(
-        conf_program(args), getattr(args, "conf_file", None) or CONF_FILE)
-    for k, var in (("libs", "LD_HUGEPAGE_LIBS"),
-                   ("segments", "LD_HUGEPAGE_SEGMENTS"),
-                   ("backing", "LD_HUGEPAGE_BACKING")):
-        if pol[k] is None or getattr(args, k, None) is not None \
-                or var in os.environ:
-            continue
-        setattr(args, k, pol[k])
-        args.conf_where[k] = pol["where"][k]
-    if "program" in pol["where"] and args.conf_where:
-        args.conf_where["program"] = pol["where"]["program"]
-
-
-def settings(args, cmd):
-    """LD_HUGEPAGE_LIBS and LD_HUGEPAGE_SEGMENTS for CMD: the options, else
-    the environment, else the policy file (args.conf_where says which
-    came from it); checked, one clear error if unusable."""
-    from .config import nothing_from
-    file_defaults(args)
-    libs = args.libs if args.libs is not None \
-        else os.environ.get("LD_HUGEPAGE_LIBS")
-    if libs is None or libs == "":
-        why = None
-        if "libs" in args.conf_where or libs is None:
-            why = nothing_from(args.conf_policy, conf_program(args))
-        raise Error("%s: nothing selected: give --libs PATTERNS (or set "
-                    "LD_HUGEPAGE_LIBS, or select it in %s)%s" % (
-                        cmd, args.conf_policy["file"],
-                        "; " + why if why and not why.endswith(
-                            ": no such file") else ""))
-    check_patterns(libs, "libs (%s)" % args.conf_where["libs"]
-                   if "libs" in args.conf_where else "--libs"
-                   if args.libs is not None else "LD_HUGEPAGE_LIBS")
-    segs = args.segments if args.segments is not None \
-        else os.environ.get("LD_HUGEPAGE_SEGMENTS")
-    if segs:
-        check_segments(segs, "--segments" if args.segments is not None
-                       else "LD_HUGEPAGE_SEGMENTS")
-    return libs, segs
-
-
-def sources(args):
-    """Where each of libs, segments and backing comes from for a command
-    whose settings () are made: {setting: "--libs", "LD_HUGEPAGE_LIBS",
-    "FILE line N" or "default"}."""
-    out = {}
-    for k, var in (("libs", "LD_HUGEPAGE_LIBS"),
-                   ("segments", "LD_HUGEPAGE_SEGMENTS"),
-                   ("backing", "LD_HUGEPAGE_BACKING")):
-        if k in getattr(args, "conf_where", {}):
-            out[k] = args.conf_where[k]
-        elif getattr(args, k, None) is not None:
-            out[k] = "--" + k
-        elif os.environ.get(var):
-            out[k] = var
-        else:
-            out[k] = "default"
-    return out
-
-
-def describe(args, values):
-    """One line for the settings VALUES ({setting: value}) and where
-    each comes from, when the policy file gives one; else None."""
-    if not getattr(args, "conf_where", None):
-        return None
-    src = sources(args)
-    return "settings: " + "; ".join(
-        "%s %s (%s)" % (k, values[k], src[k])
-        for k in ("libs", "segments", "backing"))
-
-
 def parse_backing(s, what="--backing"):
     """The backings LD_HUGEPAGE_BACKING S names, in order, as ld.so reads
     it (the helper parses it with elf/dl-hugepage-cache.c); an error for
@@ -298,18 +203,3 @@ def parse_backing(s, what="--backing"):
         return json.loads(helper_check("--check-backing", s, what))
     except ValueError as e:
         raise Error("%s: the helper printed bad JSON: %s" % (what, e))
-
-
-def backing_setting(args):
-    """LD_HUGEPAGE_BACKING for a command: --backing, else the
-    environment's, else the policy file's (after settings ()); None if
-    none is set (ld.so's default)."""
-    b = getattr(args, "backing", None)
-    if b is not None:
-        parse_backing(b, "--backing")
-        return b
-    b = os.environ.get("LD_HUGEPAGE_BACKING")
-    if b:
-        parse_backing(b, "LD_HUGEPAGE_BACKING")
-        return b
-    return None

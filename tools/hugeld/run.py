@@ -28,8 +28,9 @@ from . import cachedir, cachemount
 from .common import Error, SYSFS_HUGE, UsageError, ldso_path, warn
 from .elf import check_program, is_hugeld_loader, resolve_program
 from .perfmap import write_perf_map
-from .planner import backing_setting, default_setting, describe, parse_backing, settings
+from .planner import default_setting, parse_backing
 from .pool import hugetlb_cgroup_none, pool_info
+from .settings import options_of, program_path, resolve
 
 
 def cmd_run(args):
@@ -39,8 +40,10 @@ def cmd_run(args):
     if not cmd:
         raise UsageError("hugeld run: no program given (hugeld run "
                          "[OPTIONS] -- PROG ARGS...)")
-    libs, segs = settings(args, "run")
-    backing = backing_setting(args)
+    settings = resolve("run", options_of(args), os.environ, program_path(
+        next((c for c in args.command if c != "--"), None)))
+    libs, segs, backing = settings.libs, settings.segments, settings.backing
+    from_file = settings.from_file
     ldso = ldso_path(args)
     path = resolve_program(cmd[0])
     elf = check_program(path)
@@ -66,7 +69,7 @@ def cmd_run(args):
                    "Rsvd %d): reserve some first, e.g. hugeld plan %s "
                    "%s--apply (as root); or --no-pool-check"
                    % (p["total"], p["free"], p["reserved"], cmd[0],
-                      "" if "libs" in args.conf_where
+                      "" if "libs" in from_file
                       else "--libs '%s' " % libs))
         elif cg is not None:
             short = "this process's hugetlb cgroup allows no huge page " \
@@ -82,21 +85,21 @@ def cmd_run(args):
                  "huge pages" % (short, cachemount.CACHE_DIR))
     env = dict(os.environ)
     # What comes from /etc/hugeld.conf ld.so reads there itself.
-    if "libs" not in args.conf_where:
+    if "libs" not in from_file:
         env["LD_HUGEPAGE_LIBS"] = libs
-    if segs and "segments" not in args.conf_where:
+    if segs and "segments" not in from_file:
         env["LD_HUGEPAGE_SEGMENTS"] = segs
-    if backing and "backing" not in args.conf_where:
+    if backing and "backing" not in from_file:
         env["LD_HUGEPAGE_BACKING"] = backing
-    note = describe(args, {"libs": libs,
+    note = settings.describe({"libs": libs,
                            "segments": segs or default_setting("segments"),
                            "backing": backing or default_setting("backing")})
     if note:
         # Not a warning: the file is how the system is meant to work.
         print("hugeld: %s%s; ld.so reads %s itself" % (
-            note, ", the program block at " + args.conf_where["program"]
-            if "program" in args.conf_where else "",
-            args.conf_policy["file"]), file=sys.stderr)
+            note, ", the program block at " + from_file["program"]
+            if "program" in from_file else "",
+            settings.policy["file"]), file=sys.stderr)
     if args.debug is not None:
         env["LD_DEBUG"] = "hugepages"
         if args.debug != "-":

@@ -27,9 +27,10 @@ import time
 
 from .cachedir import scan
 from .cachemount import open_cache
-from .common import DEFAULT_LDSO, Error, HUGE, UsageError, helper_path, mib, plural, table
+from .common import CONF_FILE, DEFAULT_LDSO, Error, HUGE, UsageError, helper_path, mib, plural, table
 from .elf import is_hugeld_loader
 from .planner import check_patterns, check_segments, default_setting, plan_each
+from .policy import file_policy
 from .pool import hugetlb_cgroup_none, pool_info, pool_line
 from .cache import cache_summary
 from .procfs import command_of, execfn, ldso_command_program, process_cwd, process_objects, read_environ, read_smaps
@@ -244,11 +245,10 @@ def cache_pages():
 
 
 def process_policy(pid, st):
-    """config.file_policy for the program of process PID, by the name
+    """policy.file_policy for the program of process PID, by the name
     ld.so matched: the file `ld.so PROG' was given (relative to the
     process's directory), else the name the kernel ran it by; without
     the helper's whole document."""
-    from .config import CONF_FILE, file_policy
     name = st["program"] if st["ldso_command"] else None
     name = name or execfn(pid) or st["exe"]
     pol = file_policy(name, CONF_FILE, process_cwd(pid))

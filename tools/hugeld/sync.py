@@ -35,7 +35,7 @@ from . import cachedir, cachemount
 from .cache import need_root, remove_all
 from .cachebuild import NotFitted, add_one
 from .common import Error, HUGE, mib, plural, warn
-from .config import conf_problems, read_conf
+from .policy import conf_problems, read_conf
 from .pathglob import expand_cache
 from .planner import helper_objects
 from .pool import apply_pool, pool_info

@@ -1,0 +1,141 @@
+# hugeld: run programs with hugeld's loader, plan the huge page pool,
+# show what is on huge pages, and keep perf working.
+# Copyright (C) 2026 The hugeld authors.
+# This file is part of hugeld, a patch set for the GNU C Library.
+#
+# The GNU C Library is free software; you can redistribute it and/or
+# modify it under the terms of the GNU Lesser General Public
+# License as published by the Free Software Foundation; either
+# version 2.1 of the License, or (at your option) any later version.
+#
+# The GNU C Library is distributed in the hope that it will be useful,
+# but WITHOUT ANY WARRANTY; without even the implied warranty of
+# MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+# Lesser General Public License for more details.
+#
+# You should have received a copy of the GNU Lesser General Public
+# License along with the GNU C Library; if not, see
+# <https://www.gnu.org/licenses/>.
+
+"""The policy file, /etc/hugeld.conf, as ld.so reads it: the hugeld-conf
+helper is built from ld.so's own parser (elf/dl-hugepage-conf.c) and
+applies the same trust rule, so the command never disagrees with the
+loader."""
+
+import json
+import os
+import subprocess
+
+from .common import CONF_FILE, Error, helper_path, plural
+
+
+def conf_helper():
+    plan = helper_path()
+    return os.path.join(os.path.dirname(plan), "hugeld-conf")
+
+
+def read_conf(path=CONF_FILE, program=None, cwd=None, expand=False):
+    """What the file at PATH says (hugeld-conf's JSON) for PROGRAM (the
+    name a program is run by, relative to CWD, default ours; None: the
+    global settings), or None if there is no such file.  The names the
+    program is known by are ld.so's (hugeld-conf --run: its
+    "program_names").  With EXPAND, each cache item has the "paths" its
+    glob names, found with ld.so's matcher."""
+    if not os.path.lexists(path):
+        return None
+    args = [conf_helper()]
+    if program:
+        args += ["--run", program] + (["--cwd", cwd] if cwd else [])
+    if expand:
+        args.append("--expand")
+    try:
+        p = subprocess.run(args + [path], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE)
+    except OSError as e:
+        raise Error("cannot run %s: %s" % (args[0], e.strerror))
+    if p.returncode != 0:
+        msg = p.stderr.decode("utf-8", "replace").strip()
+        raise Error(msg.replace("hugeld-conf: ", "") or
+                    "%s failed" % args[0])
+    return json.loads(p.stdout.decode("utf-8", "surrogateescape"))
+
+
+def conf_problems(c):
+    """One line for each reason ld.so ignores the file C."""
+    out = []
+    if not c["trusted"]:
+        out.append("%s: ignored by ld.so: %s" % (c["file"],
+                                                 c["untrusted_why"]))
+    for e in c["errors"]:
+        out.append("%s:%d: %s" % (c["file"], e["line"], e["message"]))
+    return out
+
+
+def pattern_lines(c):
+    """[(pattern, line)] for the libs that the file's document C gives,
+    in order, with the lines hugeld-conf found them on (as ld.so's
+    report does)."""
+    libs = c.get("libs")
+    if not libs:
+        return []
+    return [(x["pattern"], x["line"] or None) for x in libs["patterns"]]
+
+
+def first_problem(c):
+    """Why ld.so ignores the file of document C, in a few words."""
+    if not c["trusted"]:
+        return c["untrusted_why"]
+    e = c["errors"][0]
+    more = len(c["errors"]) - 1
+    return "line %d: %s%s" % (e["line"], e["message"], "" if not more
+                              else " (and %s)" % plural(more, "other bad line"))
+
+
+def file_policy(program, path=CONF_FILE, cwd=None):
+    """What ld.so takes from the policy file at PATH for a program run
+    by the name PROGRAM (None: the global settings): {"file", "conf":
+    hugeld-conf's document or None, "why": why it gives nothing (no
+    file, ignored by ld.so) or None, "libs", "segments", "backing": the
+    values it gives or None, "where": {setting or "program": "FILE line
+    N"}, "lines": {pattern: its line}}."""
+    pol = {"file": path, "conf": None, "why": None, "libs": None,
+           "segments": None, "backing": None, "where": {}, "lines": {}}
+    try:
+        c = read_conf(path, program, cwd)
+    except Error as e:
+        pol["why"] = str(e)
+        return pol
+    if c is None:
+        pol["why"] = "no such file"
+        return pol
+    pol["conf"] = c
+    if not c["applies"]:
+        pol["why"] = "ignored by ld.so: %s" % first_problem(c)
+        return pol
+    for k in ("libs", "segments", "backing"):
+        v = c[k]
+        if v is not None:
+            pol[k] = v["value"]
+            pol["where"][k] = "%s line%s %s" % (
+                path, "s" if len(v.get("lines", ())) > 1 else "",
+                ", ".join(str(x) for x in v.get("lines") or [v["line"]]))
+    if c["program"]:
+        pol["where"]["program"] = "%s line %d" % (path, c["program"]["line"])
+    for x, n in pattern_lines(c):
+        pol["lines"].setdefault(x, n)
+    return pol
+
+
+def nothing_from(pol, program):
+    """Why the policy POL selects nothing for PROGRAM, or None if it
+    does."""
+    if pol is None:
+        return None
+    if pol["why"]:
+        return "%s: %s" % (pol["file"], pol["why"])
+    if pol["libs"] is None:
+        return "%s has no libs line for %s" % (pol["file"], program)
+    if pol["libs"] == "":
+        return "%s selects nothing for %s (libs none, %s)" % (
+            pol["file"], program, pol["where"]["libs"].split(" ", 1)[1])
+    return None
