@@ -39,12 +39,12 @@ def fill_by_read(paths):
                 pass
 
 
-def timed(cmd, env):
-    """Run CMD (standard output discarded, must exit 0): (wall, user)
-    seconds."""
+def timed(cmd, env, **kw):
+    """Run CMD (standard output discarded, must exit 0; KW as for
+    subprocess.run, user= say): (wall, user) seconds."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, check=True)
+    subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, check=True, **kw)
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, after.ru_utime - before.ru_utime

@@ -19,12 +19,14 @@ cache's 2 MiB folios (FilePmdMapped).
 
 With --libdir DIR the two libraries are copied into DIR (a mount of
 another file system, say XFS) and every variant loads them from there
-(LD_LIBRARY_PATH).
+(LD_LIBRARY_PATH).  With --user NAME every clang runs as that user (a
+service's own, or nobody): one who may not write the libraries, for
+whom the page cache cannot be asked.
 
-  thprepair.py [--rounds N] [--out DIR] [--libdir DIR]
+  thprepair.py [--rounds N] [--out DIR] [--libdir DIR] [--user NAME]
                                           (root: drops the page cache)
 """
-import argparse, json, os, statistics, subprocess, sys, time
+import argparse, json, os, pwd, statistics, subprocess, sys, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -32,6 +34,8 @@ from benchlib import (HUGELD, STOCK, base_env, drop_page_cache, fill_by_read,  #
                       log, timed)
 
 CLANG = "/usr/lib/llvm-14/bin/clang"
+# subprocess.run's user and group for every clang (--user).
+AS = {}
 LIBS = ["/usr/lib/x86_64-linux-gnu/libLLVM-14.so.1",
         "/usr/lib/x86_64-linux-gnu/libclang-cpp.so.14"]
 SEL = "libLLVM-14.so*:libclang-cpp.so*"
@@ -53,7 +57,7 @@ def coverage(env, rd):
     p = subprocess.Popen([HUGELD, CLANG, "-fintegrated-cc1", "-resource-dir", rd,
                           "-fsyntax-only", "-x", "c", "-"], env=env,
                          stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                         stderr=subprocess.DEVNULL)
+                         stderr=subprocess.DEVNULL, **AS)
     time.sleep(2)
     pmd = size = rss = 0
     on = False
@@ -77,7 +81,11 @@ def main():
     ap.add_argument("--rounds", type=int, default=9)
     ap.add_argument("--out", default=os.path.join(HERE, "results", "thp-repair"))
     ap.add_argument("--libdir")
+    ap.add_argument("--user")
     o = ap.parse_args()
+    if o.user:
+        pw = pwd.getpwnam(o.user)
+        AS.update(user=pw.pw_uid, group=pw.pw_gid, extra_groups=[])
     extra = {}
     if o.libdir:
         for i, l in enumerate(LIBS):
@@ -124,25 +132,25 @@ def run_states(o, rd, cmds, stock_env, thp_env, shared_env):
     fs = subprocess.run(["findmnt", "-n", "-o", "FSTYPE", "--target", LIBS[0]],
                         stdout=subprocess.PIPE, text=True).stdout.strip()
     res = {"id": "thp-repair", "kernel": os.uname().release, "rounds": o.rounds,
-           "libs": LIBS, "fs": fs,
+           "libs": LIBS, "fs": fs, "user": o.user or "root",
            "groups": []}
     for sname, prep in states.items():
         if prep is None:
             # What hugeld left: one hugeld run first.
             fill_by_stock()
             subprocess.run([HUGELD] + cmds["version"], env=thp_env,
-                           stdout=subprocess.DEVNULL, check=True)
+                           stdout=subprocess.DEVNULL, check=True, **AS)
         (prep or (lambda: None))()
         pmd, size, rss = coverage(thp_env, rd)
         for cname, cmd in cmds.items():
             s, h, c = [], [], []
             for r in range(o.rounds):
                 (prep or (lambda: None))()
-                s.append(timed([STOCK] + cmd, stock_env))
+                s.append(timed([STOCK] + cmd, stock_env, **AS))
                 (prep or (lambda: None))()
-                h.append(timed([HUGELD] + cmd, thp_env))
+                h.append(timed([HUGELD] + cmd, thp_env, **AS))
                 (prep or (lambda: None))()
-                c.append(timed([HUGELD] + cmd, shared_env))
+                c.append(timed([HUGELD] + cmd, shared_env, **AS))
             g = {"state": sname, "cmd": cmd, "name": cname,
                  "stock_wall": [x[0] for x in s], "thp_wall": [x[0] for x in h],
                  "shared_wall": [x[0] for x in c],
