@@ -14,7 +14,9 @@ import unittest
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(TOP, "tools"))
 
-from hugeld import cachedir, cachemount, cli, common, elf, plan, planner, pool, status  # noqa: E402
+from hugeld import cli, common, elf, planner, pool  # noqa: E402
+from hugeld.cache import entry, mount  # noqa: E402
+from hugeld.commands import plan, status  # noqa: E402
 
 MAN = os.path.join(TOP, "tools", "hugeld.1")
 COMPLETION = os.path.join(TOP, "tools", "hugeld.bash-completion")
@@ -287,7 +289,7 @@ class CacheStates(unittest.TestCase):
 
     def entry(self, name=None, source="/lib/libbig.so", zones=None, why=None,
               inode=INODE):
-        e = cachedir.Entry(inode, name or self.VERSION)
+        e = entry.Entry(inode, name or self.VERSION)
         e.source = source
         for z in self.ZONES if zones is None else zones:
             e.zones[z["name"]] = (z["size"], z["size"])
@@ -302,7 +304,7 @@ class CacheStates(unittest.TestCase):
                           "zones": self.ZONES if zones is None else zones}}
 
     def test_states(self):
-        state = cachedir.entry_state
+        state = entry.entry_state
         self.assertEqual(state(self.entry(), self.plan()), "current")
         self.assertEqual(state(self.entry(), self.plan(version="2bed548-1")),
                          "stale: file changed")
@@ -332,17 +334,17 @@ class CacheStates(unittest.TestCase):
         self.assertEqual(state(self.entry(name="junk", inode=None), None),
                          "not an entry")
         # Prune keeps only these.
-        self.assertEqual(cachedir.KEEP, ("current", "being added"))
+        self.assertEqual(entry.KEEP, ("current", "being added"))
 
     def test_entry_pages_and_kinds(self):
         e = self.entry()
         e.zones["text-0-2000000-2400000"] = (4 << 20, 2 << 20)   # Half allocated.
         self.assertEqual(e.pages, 14)
         self.assertEqual(list(e.kinds().items()), [("text", 12), ("rodata", 3)])
-        self.assertEqual(e.path, "%s/%s/%s" % (cachemount.CACHE_DIR, self.INODE,
+        self.assertEqual(e.path, "%s/%s/%s" % (mount.CACHE_DIR, self.INODE,
                                                self.VERSION))
-        self.assertEqual(cachedir.tmp_pid(".tmp-x-y-4242"), 4242)
-        self.assertIsNone(cachedir.tmp_pid(".tmp-x-y"))
+        self.assertEqual(entry.tmp_pid(".tmp-x-y-4242"), 4242)
+        self.assertIsNone(entry.tmp_pid(".tmp-x-y"))
 
     def test_mount_type(self):
         import tempfile
@@ -352,9 +354,9 @@ class CacheStates(unittest.TestCase):
                     "43 24 0:40 / /dev/hugepages rw - tmpfs none rw\n"
                     "44 24 0:41 / /mnt/with\\040space rw - hugetlbfs none rw\n")
             f.flush()
-            self.assertEqual(cachemount.mount_type("/dev/hugepages", f.name), "tmpfs")
-            self.assertEqual(cachemount.mount_type("/mnt/with space", f.name), "hugetlbfs")
-            self.assertIsNone(cachemount.mount_type("/dev/shm", f.name))
+            self.assertEqual(mount.mount_type("/dev/hugepages", f.name), "tmpfs")
+            self.assertEqual(mount.mount_type("/mnt/with space", f.name), "hugetlbfs")
+            self.assertIsNone(mount.mount_type("/dev/shm", f.name))
 
     def test_source_round_trip(self):
         # The source path is kept as directories (hugetlbfs has no
@@ -364,10 +366,10 @@ class CacheStates(unittest.TestCase):
             fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY)
             try:
                 p = "/usr/lib/x86_64-linux-gnu/lib with space.so.1"
-                cachedir.write_source(fd, p)
-                self.assertEqual(cachedir.read_source(fd), p)
+                entry.write_source(fd, p)
+                self.assertEqual(entry.read_source(fd), p)
                 os.mkdir(os.path.join(d, "source", "usr", "other"))
-                self.assertIsNone(cachedir.read_source(fd))
+                self.assertIsNone(entry.read_source(fd))
             finally:
                 os.close(fd)
 

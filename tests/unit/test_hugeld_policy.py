@@ -13,7 +13,8 @@ import unittest
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(TOP, "tools"))
 
-from hugeld import common, openfile, pathglob, plan, policy, procfs, settings, status, sync  # noqa: E402
+from hugeld import common, openfile, pathglob, policy, procfs, settings  # noqa: E402
+from hugeld.commands import plan, status, sync  # noqa: E402
 
 
 def helper():

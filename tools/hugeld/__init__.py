@@ -33,13 +33,26 @@ cache     the shared cache on hugetlbfs; cache sync makes it what
 config    config check: /etc/hugeld.conf as ld.so reads it (the
           hugeld-conf helper is built from elf/dl-hugepage-conf.c)
 
-One module per subcommand (run, plan, status, perfmap, gdb, cache,
-sync, config) over shared ones: common (constants, errors, settings),
-elf, procfs, pool, planner (the hugeld-plan helper), cachedir (the
-cache's entries) and pathglob (the files the cache lines name); cli
-parses the command line.  Every rule ld.so applies is asked of the
-helpers, which are built from ld.so's own code; none is written here.  Built into one file with zipapp
-(tools/Makefile).
+Three layers; a module imports only from its own layer's lower
+modules and from the layers below it (tests/unit/test_hugeld_imports.py
+checks that there is no cycle and no import inside a function):
+
+  cli.py        the command line: options, help and dispatch
+  commands/     one module per subcommand: run, plan, status, perfmap,
+                gdb, cache, sync (cache sync), config (config check)
+  cache/        the shared cache: mount (finding and opening it as
+                ld.so trusts it), entry (its entries and their state),
+                build (making one entry), upkeep (what the cache
+                commands and status share)
+  core          common (constants, errors, formatting, the helpers'
+                paths), planner (the hugeld-plan helper and ld.so
+                --list), policy (the policy file, read by hugeld-conf),
+                settings (libs, segments and backing of a command, made
+                once), elf, procfs, pool, openfile, pathglob
+
+Every rule ld.so applies is asked of the helpers, which are built from
+ld.so's own code; none is written here.  Built into one file with
+zipapp (tools/Makefile).
 
 Errors are one line on stderr, "hugeld: ...", with exit status 1 (2 for
 a usage error), and nothing changed.

@@ -24,15 +24,15 @@ import os
 import re
 import sys
 
-from .cache import cmd_cache
-from .config import cmd_config
+from .commands.cache import cmd_cache
+from .commands.config import cmd_config
+from .commands.gdb import cmd_gdb
+from .commands.perfmap import cmd_perf_map
+from .commands.plan import cmd_plan
+from .commands.run import cmd_run
+from .commands.status import cmd_status
 from .common import CACHE_DIR, CONF_FILE, DEBUG_DIR, DEFAULT_LDSO, Error, UsageError, VERSION, pid_arg, positive_int
-from .gdb import cmd_gdb
-from .perfmap import cmd_perf_map
-from .plan import cmd_plan
 from .planner import default_setting
-from .run import cmd_run
-from .status import cmd_status
 
 
 class Parser(argparse.ArgumentParser):

@@ -23,6 +23,7 @@ import os
 import re
 
 from .common import Error, HUGE, SYSFS_HUGE, SYSFS_NODES
+from .planner import run_helper
 
 
 def read_int(path):
@@ -70,7 +71,6 @@ def hugetlb_cgroup_none(pid="self"):
     cgroup, or one above it, have no 2 MiB page, as ld.so finds it (the
     helper walks the cgroups with ld.so's own code); None if there is
     none or it cannot be read."""
-    from .planner import run_helper
     try:
         return run_helper(["--cgroup-none", str(pid)])
     except Error:

@@ -22,8 +22,7 @@
 import errno
 import os
 
-from .cachemount import CACHE_DIR
-from .common import Error, PAGE
+from .common import CACHE_DIR, Error, PAGE
 from .elf import Elf
 
 

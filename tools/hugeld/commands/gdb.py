@@ -24,12 +24,12 @@ import shutil
 import struct
 import sys
 
-from .common import DEFAULT_LDSO, Error, HUGE, UsageError, plural, shlex_quote, warn
-from .elf import Elf, PT_NOTE
-from .planner import parse_backing, plan_each
-from .pool import apply_pool, pool_info, read_int
-from .procfs import load_bias, process_objects, read_smaps
-from .settings import checked_backing
+from ..common import DEFAULT_LDSO, Error, HUGE, UsageError, plural, shlex_quote, warn
+from ..elf import Elf, PT_NOTE
+from ..planner import parse_backing, plan_each
+from ..pool import apply_pool, pool_info, read_int
+from ..procfs import load_bias, process_objects, read_smaps
+from ..settings import checked_backing
 from .status import process_status
 
 

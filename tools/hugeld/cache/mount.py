@@ -21,7 +21,7 @@
 hugetlbfs of 2 MiB pages on /dev/hugepages (mounted by root if need
 be), the cache directory in it checked by ld.so's own rule
 (_dl_hugepage_cache_distrust, asked of the helper), and the line that
-says who made a directory ld.so ignores.  cachedir.py has the entries
+says who made a directory ld.so ignores.  entry.py has the entries
 in it."""
 
 import ctypes
@@ -33,8 +33,8 @@ import re
 import stat
 import subprocess
 
-from .common import CACHE_DIR, Error, HUGE
-from .planner import run_helper
+from ..common import CACHE_DIR, Error, HUGE
+from ..planner import run_helper
 
 MOUNT = os.path.dirname(CACHE_DIR)
 HUGETLBFS_MAGIC = 0x958458f6

@@ -23,14 +23,14 @@ and what it selects for a program."""
 import json
 import sys
 
-from .common import Error, UsageError, plural
-from .elf import resolve_program
-from .pathglob import expand_cache
+from ..common import Error, UsageError, plural
+from ..elf import resolve_program
+from ..pathglob import expand_cache
+from ..planner import default_setting
+from ..policy import conf_problems, read_conf
+from ..pool import pool_info
+from ..settings import NAMES, program_path, resolve
 from .plan import PlanOptions, make_plan
-from .planner import default_setting
-from .policy import conf_problems, read_conf
-from .pool import pool_info
-from .settings import NAMES, program_path, resolve
 
 
 def object_line(o, conf_file):

@@ -19,20 +19,20 @@
 
 """Making one entry of the shared cache: its zones filled on hugetlbfs
 from the file (or taken from an entry of the same bytes), checked, and
-published by rename(2) of the complete directory (see cache.py for the
-subcommands and cachedir.py for the cache's layout)."""
+published by rename(2) of the complete directory (see commands/cache.py
+for the subcommands and entry.py for the cache's layout)."""
 
 import errno
 import fcntl
 import mmap
 import os
 
-from . import cachedir, cachemount
-from .cachedir import TMP
-from .cachemount import CACHE_DIR, open_dir
-from .common import Error, HUGE, plural
-from .openfile import NotOpened, hidden_by, open_regular
-from .pool import pool_info
+from ..common import CACHE_DIR, Error, HUGE, plural
+from ..openfile import NotOpened, hidden_by, open_regular
+from ..pool import pool_info
+from . import entry, mount
+from .entry import TMP
+from .mount import open_dir
 
 CHUNK = 8 << 20
 
@@ -122,7 +122,7 @@ def open_inode_dir(top, name, what):
         st = os.fstat(fd)
         if st.st_uid == 0:
             os.fchmod(fd, 0o755)
-        why = cachemount.untrusted(os.fstat(fd), True)
+        why = mount.untrusted(os.fstat(fd), True)
         if why:
             os.close(fd)
             raise Error("%s: not cached: %s/%s is %s (remove it: hugeld "
@@ -192,14 +192,14 @@ def entry_match(inodefd, c, src):
     except OSError:
         return None
     try:
-        if cachemount.untrusted(os.fstat(fd), True):
+        if mount.untrusted(os.fstat(fd), True):
             return None
         for z in c["zones"]:
             try:
                 st = os.stat(z["name"], dir_fd=fd, follow_symlinks=False)
             except OSError:
                 return None
-            if cachemount.untrusted(st, False) or st.st_size != z["size"]:
+            if mount.untrusted(st, False) or st.st_size != z["size"]:
                 return None
         if not c["overlay"] and c["device"] in os.listdir(fd):
             return "same"
@@ -253,7 +253,7 @@ def add_one(top, name, o):
             os.close(inodefd)
             if not done:
                 # Nothing left behind: not even the directory we made.
-                cachedir.remove_empty_inode(top, c["inode"])
+                entry.remove_empty_inode(top, c["inode"])
     finally:
         f.close()
 
@@ -266,7 +266,7 @@ def version_source(inodefd, version):
     except OSError:
         return None
     try:
-        return cachedir.read_source(fd)
+        return entry.read_source(fd)
     finally:
         os.close(fd)
 
@@ -300,7 +300,7 @@ def build(inodefd, name, src, c):
             if not c["overlay"]:
                 mark_device(tfd, c)
         except PoolTooSmall:
-            cachedir.remove_name(inodefd, tmp)
+            entry.remove_name(inodefd, tmp)
             p = pool_info() or {"free": 0, "total": 0}
             raise NotFitted("%s: not cached: the huge page pool is too small: "
                         "the entry needs %s, HugePages_Free is %d (grow "
@@ -309,8 +309,8 @@ def build(inodefd, name, src, c):
                         if p["free"] < pages else
                         "%s: not cached: no space on the hugetlbfs at %s "
                         "(its size= limit?) for %s" % (
-                            name, cachemount.MOUNT, plural(pages, "huge page")))
-        cachedir.write_source(tfd, os.path.realpath(name))
+                            name, mount.MOUNT, plural(pages, "huge page")))
+        entry.write_source(tfd, os.path.realpath(name))
         if not same_file(os.fstat(src), c["identity"]):
             raise Error("%s: not cached: it changed while it was copied; "
                         "try again" % name)
@@ -319,7 +319,7 @@ def build(inodefd, name, src, c):
         if match is None:
             # An incomplete or untrusted one (another hugeld's): away.
             try:
-                cachedir.remove_name(inodefd, c["version"])
+                entry.remove_name(inodefd, c["version"])
             except FileNotFoundError:
                 pass
         elif match == "other":
@@ -339,7 +339,7 @@ def build(inodefd, name, src, c):
     finally:
         if not published:
             try:
-                cachedir.remove_name(inodefd, tmp)
+                entry.remove_name(inodefd, tmp)
             except OSError:
                 pass
         os.close(tfd)
@@ -355,7 +355,7 @@ def build(inodefd, name, src, c):
            and version_source(inodefd, v) == os.path.realpath(name)]
     for v in old:
         try:
-            cachedir.remove_name(inodefd, v)
+            entry.remove_name(inodefd, v)
         except OSError:
             pass
     if old:

@@ -24,14 +24,14 @@ import json
 import os
 import sys
 
-from .cachedir import present_zones
-from .common import Error, HUGE, KINDS, NR_HUGEPAGES, SYSFS_HUGE, SYSFS_NODES, UsageError, ldso_path, mib, plural, table
-from .elf import Elf, check_program, is_hugeld_loader, resolve_program
-from .pathglob import expand_cache
-from .planner import default_setting, ldso_list, run_helper, summarize
-from .policy import read_conf
-from .pool import apply_pool, pool_info, pool_line
-from .settings import options_of, program_path, resolve
+from ..cache.entry import present_zones
+from ..common import Error, HUGE, KINDS, NR_HUGEPAGES, SYSFS_HUGE, SYSFS_NODES, UsageError, ldso_path, mib, plural, table
+from ..elf import Elf, check_program, is_hugeld_loader, resolve_program
+from ..pathglob import expand_cache
+from ..planner import default_setting, ldso_list, run_helper, summarize
+from ..policy import read_conf
+from ..pool import apply_pool, pool_info, pool_line
+from ..settings import options_of, program_path, resolve
 
 # What a plan is of, besides the settings: the program (or library), the
 # loader (None: $HUGELD_LDSO or the installed one), whether it is

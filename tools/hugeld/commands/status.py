@@ -25,15 +25,15 @@ import re
 import sys
 import time
 
-from .cachedir import scan
-from .cachemount import open_cache
-from .common import CONF_FILE, DEFAULT_LDSO, Error, HUGE, UsageError, helper_path, mib, plural, table
-from .elf import is_hugeld_loader
-from .planner import check_patterns, check_segments, default_setting, plan_each
-from .policy import file_policy
-from .pool import hugetlb_cgroup_none, pool_info, pool_line
-from .cache import cache_summary
-from .procfs import command_of, execfn, ldso_command_program, process_cwd, process_objects, read_environ, read_smaps
+from ..cache.entry import scan
+from ..cache.mount import open_cache
+from ..cache.upkeep import cache_summary
+from ..common import CONF_FILE, DEFAULT_LDSO, Error, HUGE, UsageError, helper_path, mib, plural, table
+from ..elf import is_hugeld_loader
+from ..planner import check_patterns, check_segments, default_setting, plan_each
+from ..policy import file_policy
+from ..pool import hugetlb_cgroup_none, pool_info, pool_line
+from ..procfs import command_of, execfn, ldso_command_program, process_cwd, process_objects, read_environ, read_smaps
 
 
 def process_status(pid, cache, ldso, detail=True):

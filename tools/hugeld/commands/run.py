@@ -24,13 +24,13 @@ import signal
 import sys
 import time
 
-from . import cachedir, cachemount
-from .common import Error, SYSFS_HUGE, UsageError, ldso_path, warn
-from .elf import check_program, is_hugeld_loader, resolve_program
+from ..cache import entry, mount
+from ..common import Error, SYSFS_HUGE, UsageError, ldso_path, warn
+from ..elf import check_program, is_hugeld_loader, resolve_program
+from ..planner import default_setting, parse_backing
+from ..pool import hugetlb_cgroup_none, pool_info
+from ..settings import options_of, program_path, resolve
 from .perfmap import write_perf_map
-from .planner import default_setting, parse_backing
-from .pool import hugetlb_cgroup_none, pool_info
-from .settings import options_of, program_path, resolve
 
 
 def cmd_run(args):
@@ -79,10 +79,10 @@ def cmd_run(args):
         if why is not None:
             # The cache's pages cost the process none: a pod that
             # requested no huge pages still maps them.
-            if "shared" not in order or not cachedir.has_entries():
+            if "shared" not in order or not entry.has_entries():
                 raise Error(why)
             warn("%s: only objects in the shared cache (%s) and thp get "
-                 "huge pages" % (short, cachemount.CACHE_DIR))
+                 "huge pages" % (short, mount.CACHE_DIR))
     env = dict(os.environ)
     # What comes from /etc/hugeld.conf ld.so reads there itself.
     if "libs" not in from_file:

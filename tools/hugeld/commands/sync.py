@@ -31,14 +31,14 @@ import fcntl
 import os
 import sys
 
-from . import cachedir, cachemount
-from .cache import need_root, remove_all
-from .cachebuild import NotFitted, add_one
-from .common import Error, HUGE, mib, plural, warn
-from .policy import conf_problems, read_conf
-from .pathglob import expand_cache
-from .planner import helper_objects
-from .pool import apply_pool, pool_info
+from ..cache import entry, mount
+from ..cache.build import NotFitted, add_one
+from ..cache.upkeep import need_root, remove_all
+from ..common import Error, HUGE, mib, plural, warn
+from ..pathglob import expand_cache
+from ..planner import helper_objects
+from ..policy import conf_problems, read_conf
+from ..pool import apply_pool, pool_info
 
 SYNC_LOCK = "/run/hugeld-sync.lock"
 
@@ -108,7 +108,7 @@ def declared(conf):
                                                     c["pattern"]))
     out = []
     for f, (o, err) in zip(files, helper_objects(
-            cachedir.PLAN_ARGS, [f["real"] for f in files])):
+            entry.PLAN_ARGS, [f["real"] for f in files])):
         why = err if o is None else o["cache"]["why_not"]
         if why:
             warn("%s (%s:%d): nothing to cache: %s" % (
@@ -166,27 +166,27 @@ def reserve(conf, need_now, total_declared, dry_run):
 def scan_cache(top):
     if top is None:
         return [], []
-    entries, empty = cachedir.scan(top)
-    return cachedir.states(entries, helper_objects), empty
+    entries, empty = entry.scan(top)
+    return entry.states(entries, helper_objects), empty
 
 
 def sync(conf, reserve_pool, dry_run):
     want = declared(conf)
     keep = {(o["cache"]["inode"], o["cache"]["version"]) for _, o in want}
-    top = cachemount.open_cache()
+    top = mount.open_cache()
     try:
         entries, emptydirs = scan_cache(top)
         have = {(e.inode, e.name) for e in entries
-                if e.state == cachedir.CURRENT}
+                if e.state == entry.CURRENT}
         add = [(f, o) for f, o in want
                if (o["cache"]["inode"], o["cache"]["version"]) not in have]
         # Everything else goes, except what a `cache add' is making now.
-        gone = [e for e in entries if e.state != cachedir.BUSY
-                and not (e.state == cachedir.CURRENT
+        gone = [e for e in entries if e.state != entry.BUSY
+                and not (e.state == entry.CURRENT
                          and (e.inode, e.name) in keep)]
         pick = [("%s (%s)" % (e.source if e.source and not e.tmp
                               else e.path, e.state
-                              if e.state != cachedir.CURRENT
+                              if e.state != entry.CURRENT
                               else "not declared in %s" % conf["file"]), e)
                 for e in gone]
         if reserve_pool:
@@ -209,10 +209,10 @@ def sync(conf, reserve_pool, dry_run):
             failed = remove_all(top, pick, emptydirs) != 0
         elif top is not None:
             for i in emptydirs:
-                cachedir.remove_empty_inode(top, i)
+                entry.remove_empty_inode(top, i)
         # The marker needs the directory even when nothing is declared.
         if top is None:
-            top = cachemount.open_cache(create=True)
+            top = mount.open_cache(create=True)
         added = short = errors = 0
         for f, o in add:
             try:
@@ -227,7 +227,7 @@ def sync(conf, reserve_pool, dry_run):
                 errors += 1
         # The cache of this boot is filled: from now on ld.so makes
         # private copies again (_dl_hugepage_private_allowed).
-        cachedir.mark_synced(top)
+        entry.mark_synced(top)
         held = sum(entry_pages(o) for _, o in want)
         if not add and not pick:
             print("nothing to do: %s current, %s (%s)" % (

@@ -24,36 +24,28 @@ An entry is published by rename(2) of a complete directory, so ld.so
 (and `cache list') never sees a half-filled one; two adds of the same
 file at once both build one, and the second to finish finds the first's
 and drops its own.  Only root adds: ld.so trusts nothing another user
-could have written (cachemount.py, elf/dl-hugepage-back.c)."""
+could have written (cache/mount.py, elf/dl-hugepage-back.c)."""
 
 import json
 import os
 import sys
 
-from . import cachedir, cachemount
-from .cachebuild import add_one, kinds_text
-from .cachemount import CACHE_DIR
-from .common import Error, UsageError, mib, plural, table
-from .planner import helper_objects
-
-
-def need_root(what):
-    if os.geteuid() != 0:
-        raise Error("cache %s needs root: ld.so trusts only a cache that "
-                    "root made" % what)
-
-
-def say_error(msg):
-    print("hugeld: %s" % msg, file=sys.stderr)
+from ..cache import entry, mount
+from ..cache.build import add_one, kinds_text
+from ..cache.upkeep import (need_root, remove_all, say_error, scan_states,
+                            summarize_entries)
+from ..common import CACHE_DIR, Error, UsageError, mib, plural, table
+from ..planner import helper_objects
+from .sync import cache_sync
 
 
 def cache_add(args):
     need_root("add")
-    top = cachemount.open_cache(create=True)
+    top = mount.open_cache(create=True)
     failed = False
     try:
         for name, (o, err) in zip(args.files, helper_objects(
-                cachedir.PLAN_ARGS, args.files)):
+                entry.PLAN_ARGS, args.files)):
             try:
                 if o is None:
                     raise Error("%s: not cached: %s" % (name, err))
@@ -65,48 +57,6 @@ def cache_add(args):
     finally:
         os.close(top)
     return 1 if failed else 0
-
-
-def scan_states():
-    """(descriptor of the cache directory, entries with their state,
-    empty inode directories), or None if there is no cache."""
-    top = cachemount.open_cache()
-    if top is None:
-        return None
-    try:
-        entries, empty = cachedir.scan(top)
-    except OSError as e:
-        os.close(top)
-        raise Error("cannot read %s: %s" % (CACHE_DIR, e.strerror))
-    return top, cachedir.states(entries, helper_objects), empty
-
-
-def summarize_entries(entries):
-    """{"entries", "pages", "stale", "stale_pages"} of ENTRIES (with
-    their states): stale are those ld.so does not use any more (file
-    changed or gone, untrusted, left over by a crash), which only hold
-    pages until cache sync (or prune) removes them."""
-    stale = [e for e in entries if e.state not in cachedir.KEEP]
-    return {"entries": len([e for e in entries if not e.tmp]),
-            "pages": sum(e.pages for e in entries), "stale": len(stale),
-            "stale_pages": sum(e.pages for e in stale),
-            "unopened": ["%s: %s" % (e.source, e.state[len("missing: "):])
-                         for e in stale if e.state.startswith("missing: ")
-                         and e.state not in ("missing: file gone",
-                                             "missing: no source recorded")]}
-
-
-def cache_summary():
-    """summarize_entries of the shared cache, or None if there is none;
-    {"error": why} if it cannot be read."""
-    try:
-        got = scan_states()
-    except Error as e:
-        return {"error": str(e)}
-    if got is None:
-        return None
-    os.close(got[0])
-    return summarize_entries(got[1])
 
 
 def cache_list(args):
@@ -125,7 +75,7 @@ def cache_list(args):
         json.dump({"dir": CACHE_DIR, "pages": total, "stale": sm["stale"],
                    "stale_pages": sm["stale_pages"], "entries": [
             {"path": e.path, "source": e.source, "state": e.state,
-             "stale": e.state not in cachedir.KEEP,
+             "stale": e.state not in entry.KEEP,
              "pages": e.pages, "zones": e.kinds()} for e in entries]},
                   sys.stdout, indent=1)
         print()
@@ -148,40 +98,6 @@ def cache_list(args):
     return 0
 
 
-def report_removed(removed, users):
-    """Print what was removed ([(what, Entry)]) and the pages freed."""
-    total = sum(e.pages for _, e in removed)
-    still = sum(e.pages for _, e in removed if users.get(e.path))
-    for what, e in removed:
-        n = users.get(e.path, 0)
-        print("removed %s: %s%s" % (what, plural(e.pages, "huge page"),
-                                    ", still mapped by %s" % plural(
-                                        n, "process", "processes")
-                                    if n else ""))
-    print("freed %s (%s)" % (plural(total, "huge page"), mib(total)))
-    if still:
-        print("(%s of them return to the pool only when the processes that "
-              "map them exit)" % plural(still, "page"))
-
-
-def remove_all(top, pick, empty):
-    """Remove the entries PICK [(what, Entry)] and the inode directories
-    that are left empty; report."""
-    users = cachedir.mapped_entries()
-    done = []
-    for what, e in pick:
-        try:
-            cachedir.remove_entry(top, e)
-            done.append((what, e))
-        except OSError as x:
-            say_error("cannot remove %s: %s" % (e.path, x.strerror))
-    for i in sorted(set(empty) | {e.inode for _, e in done if e.inode}):
-        cachedir.remove_empty_inode(top, i)
-    if done or not pick:
-        report_removed(done, users)
-    return 0 if len(done) == len(pick) else 1
-
-
 def cache_prune(args):
     need_root("prune")
     got = scan_states()
@@ -192,10 +108,10 @@ def cache_prune(args):
     try:
         pick = [("%s (%s)" % (e.source if e.source and not e.tmp
                               else e.path, e.state), e)
-                for e in entries if e.state not in cachedir.KEEP]
+                for e in entries if e.state not in entry.KEEP]
         if not pick:
             for i in empty:
-                cachedir.remove_empty_inode(top, i)
+                entry.remove_empty_inode(top, i)
             print("nothing to remove: %s" % (
                 "every entry is current" if entries else "the cache is empty"))
             return 0
@@ -206,11 +122,11 @@ def cache_prune(args):
 
 def cache_remove(args):
     need_root("remove")
-    top = cachemount.open_cache()
+    top = mount.open_cache()
     if top is None:
         raise Error("no cache at %s" % CACHE_DIR)
     try:
-        entries, empty = cachedir.scan(top)
+        entries, empty = entry.scan(top)
         plans = helper_objects(["--cache"], args.files)
         pick, missing = [], []
         for name, (o, _) in zip(args.files, plans):
@@ -234,17 +150,17 @@ def cache_remove(args):
 
 def cache_clear(args):
     need_root("clear")
-    top = cachemount.open_cache()
+    top = mount.open_cache()
     if top is None:
         print("no cache at %s" % CACHE_DIR)
         return 0
     try:
-        entries, empty = cachedir.scan(top)
-        users = cachedir.mapped_entries()
+        entries, empty = entry.scan(top)
+        users = entry.mapped_entries()
         failed = False
         for name in os.listdir(top):
             try:
-                cachedir.remove_name(top, name)
+                entry.remove_name(top, name)
             except OSError as x:
                 say_error("cannot remove %s/%s: %s" % (CACHE_DIR, name,
                                                       x.strerror))
@@ -260,11 +176,6 @@ def cache_clear(args):
         print("(%s of them return to the pool only when the processes that "
               "map them exit)" % plural(still, "page"))
     return 1 if failed else 0
-
-
-def cache_sync(args):
-    from .sync import cache_sync as sync
-    return sync(args)
 
 
 COMMANDS = {"add": cache_add, "list": cache_list, "prune": cache_prune,

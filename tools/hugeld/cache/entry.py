@@ -18,7 +18,7 @@
 # <https://www.gnu.org/licenses/>.
 
 """The shared cache on hugetlbfs (elf/dl-hugepage-cache.h), once
-cachemount.py has opened it: its entries and their state, and removing
+mount.py has opened it: its entries and their state, and removing
 them.
 
   /dev/hugepages/hugeld/<inode>/<version>/<zone>   what ld.so maps
@@ -44,9 +44,9 @@ import shutil
 import stat
 import time
 
-from .cachemount import (CACHE_DIR, DIR_FLAGS, check_hugetlbfs, open_cache,
-                         open_dir, untrusted)
-from .common import Error, HUGE, KINDS
+from ..common import Error, HUGE, KINDS
+from .mount import (CACHE_DIR, DIR_FLAGS, check_hugetlbfs, open_cache,
+                    open_dir, untrusted)
 
 SOURCE = "source"
 # The empty files naming the devices an entry was made on are called

@@ -24,9 +24,9 @@ import stat
 import sys
 import tempfile
 
-from .common import DEBUG_DIR, Error, plural
-from .elf import Elf, SHT_DYNSYM, SHT_SYMTAB
-from .procfs import process_objects, read_smaps
+from ..common import DEBUG_DIR, Error, plural
+from ..elf import Elf, SHT_DYNSYM, SHT_SYMTAB
+from ..procfs import process_objects, read_smaps
 
 
 def find_debug_file(elf, debug_dirs):
