@@ -20,11 +20,14 @@
 #      a MemoryDenyWriteExecute= service (journald) maps a cached
 #      library from the cache; the service's package upgraded with
 #      dpkg -i (daemon-reexec and restart in its postinst): the service
-#      and PID 1 run on hugeld with the cached pages afterwards.  Then
-#      the pool is made smaller than the cache.
+#      and PID 1 run on hugeld with the cached pages afterwards; a
+#      hardened service (SystemCallFilter=@system-service with the
+#      kill action, MemoryDenyWriteExecute=, PrivateDevices=, a system
+#      user) is up, never restarted, and hugeld status says what it
+#      got.  Then the pool is made smaller than the cache.
 #   3. small pool: the machine boots to running, no failed unit; what
-#      does not fit is said in the unit's journal.  Then a bad line in
-#      the policy file.
+#      does not fit is said in the unit's journal; the hardened service
+#      is up as in 2.  Then a bad line in the policy file.
 #   4. bad policy file: the machine boots, the boot unit names the bad
 #      line and is the only failed unit, programs run on ordinary
 #      pages.  Then hugeld-system-loader uninstall: the distribution's
@@ -229,6 +232,30 @@ EOF
 mkdir -p "$ROOT/etc/systemd/system/sysinit.target.wants"
 ln -sf /etc/systemd/system/hpearly.service \
   "$ROOT/etc/systemd/system/sysinit.target.wants/hpearly.service"
+# A service hardened as Debian's and systemd's own units are: its own
+# system user, a seccomp allow-list with the kill action (no
+# SystemCallErrorNumber=), no writable executable memory, a private
+# /dev (no /dev/hugepages: no cache).  With hugeld as the system loader
+# and `libs *' it must start and stay up, whatever backing its library
+# gets (Restart= counts every death).
+cat > "$ROOT/etc/systemd/system/hphard.service" <<'EOF'
+[Unit]
+Description=hugeld check-boot: a hardened service that maps libhpdemo
+[Service]
+User=hphard
+SystemCallFilter=@system-service
+MemoryDenyWriteExecute=yes
+PrivateDevices=yes
+NoNewPrivileges=yes
+Environment=HOLD_UNTIL=/run/hphard.stop
+ExecStart=/usr/bin/hpsvc /usr/lib/hpdemo/libhpdemo.so
+Restart=on-failure
+RestartSec=1
+[Install]
+WantedBy=multi-user.target
+EOF
+ln -sf /etc/systemd/system/hphard.service \
+  "$ROOT/etc/systemd/system/multi-user.target.wants/hphard.service"
 echo '/dev/vda / ext4 rw,errors=remount-ro 0 1' > "$ROOT/etc/fstab"
 echo hugeld-boot > "$ROOT/etc/hostname"
 # Nothing else may run dpkg or apt while the checks do.
@@ -239,6 +266,8 @@ chroot_mounts "$ROOT"
 trap 'umount_root "$ROOT"' EXIT
 in_chroot "$ROOT" dpkg -i /root/libhpdemo_1_amd64.deb /root/hpsvc_1_amd64.deb > "$LOGS/image.log" 2>&1 \
   || die "dpkg -i libhpdemo 1, hpsvc 1 in the image: $(tail -3 "$LOGS/image.log" | tr '\n' ' ')"
+in_chroot "$ROOT" useradd --system --no-create-home --shell /usr/sbin/nologin hphard >> "$LOGS/image.log" 2>&1 \
+  || die "useradd hphard in the image"
 # Phase 1 runs the service through hugeld's ld.so, as a policy-file
 # user would.
 mkdir -p "$ROOT/etc/systemd/system/hpsvc.service.d"

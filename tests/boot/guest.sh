@@ -84,6 +84,23 @@ on_hugeld_maps () {
 on_hugeld () {
   cat "/proc/$1/maps" 2> /dev/null | on_hugeld_maps
 }
+# hard_check WHAT: the hardened unit hphard (check-boot.sh) is up on
+# hugeld under its seccomp filter, was never restarted (a SIGSYS would
+# have restarted it), and hugeld status names what it got.
+hard_check () {
+  local pid n st
+  pid=$(systemctl show -p MainPID --value hphard.service)
+  n=$(systemctl show -p NRestarts --value hphard.service)
+  st=$(timeout 120 "$H" status "$pid" 2>&1)
+  if [ "$(systemctl is-active hphard.service)" = active ] && [ "$n" = 0 ] \
+     && on_hugeld "$pid" && grep -q '^Seccomp:.*2' "/proc/$pid/status" \
+     && [ "$(stat -c %U "/proc/$pid")" = hphard ] && echo "$st" | grep -q libhpdemo; then
+    pass "$1: the hardened unit (@system-service, kill action; MemoryDenyWriteExecute; PrivateDevices; User=hphard) is up on hugeld, 0 restarts; hugeld status: $(echo "$st" | grep -i -m3 'libhpdemo\|note\|seccomp' | tr -s ' ' | tr '\n' ' ' | cut -c1-400)"
+  else
+    fail "$1: the hardened unit" "$(systemctl is-active hphard.service), $n restarts, pid $pid, $(grep ld-linux "/proc/$pid/maps" 2> /dev/null | head -1); $(journalctl -b -u hphard.service -o cat | tail -3 | tr '\n' ' ')"
+  fi
+}
+
 # svc_check WHAT VALUE: hpsvc runs, maps libhpdemo from the cache, and
 # printed VALUE.
 svc_check () {
@@ -229,6 +246,7 @@ EOF
     || fail "PID 1 after daemon-reexec on hugeld" "$(grep ld-linux /proc/1/maps | head -1)"
   grep -q "started while the distribution's loader" /tmp/dpkg3.log \
     && fail "dpkg -i: no process left on the distribution's loader" "$(grep hugeld: /tmp/dpkg3.log | head -2)"
+  hard_check "system loader, libs *"
   # A pool smaller than the cache for the next boot.
   sed -i 's/^pool auto$/pool 2/' /etc/hugeld.conf
   next smallpool
@@ -239,6 +257,7 @@ smallpool)
   journalctl -b -u hugeld-cache.service -o cat | grep -q "not cached" \
     && pass "what does not fit the pool of 2 pages is said in the unit's journal" \
     || fail "the unit says what does not fit" "$(journalctl -b -u hugeld-cache.service -o cat | tail -3 | tr '\n' ' ')"
+  hard_check "a pool of 2 pages"
   printf 'libs *\nthis is not a line\n' > /etc/hugeld.conf
   next badconf
   ;;
