@@ -140,6 +140,20 @@ else
   grep -q "^  $svc (sleep)" "$TEST_TMP/svc-status.log" \
     && pass "hugeld-system-loader status lists the processes not on hugeld" \
     || fail "hugeld-system-loader status lists them" "$(cat "$TEST_TMP/svc-status.log" | tr '\n' ' ')"
+  # The same two archives found by dpkg --recursive behind a symbolic
+  # link to a directory: dpkg follows it, and so must the pre-invoke
+  # hook (tests/t-hooks.sh has every spelling and layout).
+  mkdir -p "$C/tmp/store" "$C/tmp/rdir"
+  cp "$libc_deb" "$C/tmp/hpsvc.deb" "$C/tmp/store/"
+  ln -sfn ../store "$C/tmp/rdir/more"
+  in_root dpkg --recursive -i /tmp/rdir > "$TEST_TMP/svc3.log" 2>&1
+  if grep -q distrib "$C/var/tmp/hpsvc.out" && is_hugeld_loader \
+     && grep -q "^Unpacking libc6" "$TEST_TMP/svc3.log"; then
+    pass "dpkg --recursive -i DIR, libc6 behind a link to a directory: the distribution's loader for the run, hugeld after it"
+  else
+    fail "dpkg --recursive -i DIR, libc6 behind a link" "$(grep ld-linux "$C/var/tmp/hpsvc.out"); $(grep -i 'hugeld\|unpack' "$TEST_TMP/svc3.log" | head -4 | tr '\n' ' ')"
+  fi
+  rm -rf "$C/tmp/store" "$C/tmp/rdir"
 fi
 kill "$(cat "$C/var/tmp/hpsvc.pid")" 2> /dev/null
 in_root dpkg -r hpsvc > /dev/null 2>&1
