@@ -161,24 +161,33 @@ hugetlb_cgroup_root () {
 
 # Programs as another user.  Services run as their own user, not as
 # root: a test runs the checks of what a program gets a second time as
-# an unprivileged user, with RUN_AS set to that user's name
-# (RUN_AS=nobody; empty, the default: the shell's own user).  The shell
-# stays root and keeps the rest: the pool, cgroups, the cache, the
-# files.  as_user USER sets RUN_AS and AS, the prefix of the check
-# names of that run ("as nobody: "; as_user "" goes back to root, AS
-# "").  A check that holds only for root says why in its name:
-# "(root: WHY)".
-RUN_AS=
+# an unprivileged user, with AS_USER set to that user's name
+# (AS_USER=nobody; empty, the default: the shell's own user).  The
+# shell stays root and keeps the rest: the pool, cgroups, the cache,
+# the files.  as_user USER sets AS_USER and AS, the prefix of the
+# check names of that run ("as nobody: "; as_user "" goes back to
+# root, AS "").  A check that holds only for root says why in its
+# name: "(root: WHY)".  (t-thp keeps its own RUN_AS, the words of
+# setpriv.)
+AS_USER=
 AS=
-as_user () { RUN_AS=$1 AS=${1:+as $1: }; }
+as_user () { AS_USER=$1 AS=${1:+as $1: }; }
 
-# run_as CMD...: CMD as $RUN_AS (setpriv: the user's uid and gid, no
-# supplementary groups, so no capability once CMD is executed), or
-# as the shell's user when RUN_AS is empty.  First run_as_setup.
-run_as () {
-  if [ -z "$RUN_AS" ]; then "$@"; return; fi
+# run_as_argv: the array RUN_AS_ARGV, the words that run the rest of a
+# command line as $AS_USER (setpriv: the user's uid and gid, no
+# supplementary groups, so no capability once the command is executed;
+# none when AS_USER is empty), for env, sh -c 'exec "$@"' and such.
+# First run_as_setup; returns 1 if that fails.
+# run_as CMD...: CMD as $AS_USER.
+run_as_argv () {
+  RUN_AS_ARGV=()
+  [ -n "$AS_USER" ] || return 0
   run_as_setup || return 1
-  setpriv --reuid="$(id -u "$RUN_AS")" --regid="$(id -g "$RUN_AS")" --clear-groups -- "$@"
+  RUN_AS_ARGV=(setpriv --reuid="$(id -u "$AS_USER")" --regid="$(id -g "$AS_USER")" --clear-groups --)
+}
+run_as () {
+  run_as_argv || return 1
+  ${RUN_AS_ARGV[@]+"${RUN_AS_ARGV[@]}"} "$@"
 }
 
 # run_as_setup: what a program run as another user needs of the test's
@@ -191,35 +200,58 @@ run_as () {
 RUN_AS_DIR=$TEST_TMP/as
 run_as_setup () {
   [ -d "$RUN_AS_DIR" ] && return 0
-  command -v setpriv > /dev/null || { fail "run as $RUN_AS" "no setpriv (util-linux)"; return 1; }
-  id -u "$RUN_AS" > /dev/null 2>&1 || { fail "run as $RUN_AS" "no user $RUN_AS"; return 1; }
+  command -v setpriv > /dev/null || { fail "run as $AS_USER" "no setpriv (util-linux)"; return 1; }
+  id -u "$AS_USER" > /dev/null 2>&1 || { fail "run as $AS_USER" "no user $AS_USER"; return 1; }
   chmod go+x "$TEST_TMP" && mkdir -p "$RUN_AS_DIR" && chmod 1777 "$RUN_AS_DIR" \
-    || { fail "run as $RUN_AS" "cannot make $RUN_AS_DIR"; return 1; }
+    || { fail "run as $AS_USER" "cannot make $RUN_AS_DIR"; return 1; }
+}
+
+# report_out PFX: the LD_DEBUG_OUTPUT of the run PFX (the loader writes
+# OUT.PID), where $AS_USER may write: PFX.dbg, or for a run as another
+# user a file in RUN_AS_DIR named after PFX; whatever an earlier run
+# left there removed.  report_collect PFX: what the run wrote there,
+# into PFX.dbg (empty if nothing).
+report_out () {
+  local out=$1.dbg
+  if [ -n "$AS_USER" ]; then
+    run_as_setup || return 1
+    out=${1#"$TEST_TMP"/}
+    out=$RUN_AS_DIR/${out//\//_}.dbg
+  fi
+  rm -f "$out".*
+  echo "$out"
+}
+report_collect () {
+  local p out=${1#"$TEST_TMP"/}
+  for p in "$1.dbg" "$RUN_AS_DIR/${out//\//_}.dbg"; do
+    if compgen -G "$p.*" > /dev/null; then
+      cat "$p".* > "$1.dbg"; [ "$p" = "$1.dbg" ] || rm -f "$p".*
+      return
+    fi
+  done
+  : > "$1.dbg"
 }
 
 # run_report PFX ENV... -- CMD...: run CMD with ENV and
-# LD_DEBUG=hugepages, as $RUN_AS (run_as); PFX.out, PFX.err, PFX.rc
-# (exit status) and PFX.dbg (the report, from LD_DEBUG_OUTPUT) are
-# what it did.  If the caller has an array RUN_PREFIX (local to it, as
-# a rule), its words run first, as the shell's own user, and must end
-# by executing the rest of their arguments (CMD, as $RUN_AS): a command
+# LD_DEBUG=hugepages, as $AS_USER; PFX.out, PFX.err, PFX.rc (exit
+# status) and PFX.dbg (the report, from LD_DEBUG_OUTPUT) are what it
+# did.  If the caller has an array RUN_PREFIX (local to it, as a rule),
+# its words run first, as the shell's own user, and must end by
+# executing the rest of their arguments (CMD, as $AS_USER): a command
 # that moves itself into a cgroup, or enters namespaces, say.
 run_report () {
   local pfx=$1; shift
-  local envs=() out=$pfx.dbg as=()
+  local envs=() out
   while [ "$1" != -- ]; do envs+=("$1"); shift; done
   shift
-  if [ -n "$RUN_AS" ]; then
-    run_as_setup || { echo 127 > "$pfx.rc"; : > "$pfx.out"; : > "$pfx.err"; : > "$pfx.dbg"; return; }
-    out=$(mktemp -u "$RUN_AS_DIR/dbg.XXXXXX")
-    as=(setpriv --reuid="$(id -u "$RUN_AS")" --regid="$(id -g "$RUN_AS")" --clear-groups --)
+  if ! run_as_argv || ! out=$(report_out "$pfx"); then
+    echo 127 > "$pfx.rc"; : > "$pfx.out"; : > "$pfx.err"; : > "$pfx.dbg"
+    return
   fi
-  rm -f "$out".*
   env "${envs[@]}" LD_DEBUG=hugepages LD_DEBUG_OUTPUT="$out" ${RUN_PREFIX[@]+"${RUN_PREFIX[@]}"} \
-    ${as[@]+"${as[@]}"} "$@" > "$pfx.out" 2> "$pfx.err"
+    ${RUN_AS_ARGV[@]+"${RUN_AS_ARGV[@]}"} "$@" > "$pfx.out" 2> "$pfx.err"
   echo $? > "$pfx.rc"
-  cat "$out".* > "$pfx.dbg" 2>/dev/null || : > "$pfx.dbg"
-  [ "$out" = "$pfx.dbg" ] || rm -f "$out".*
+  report_collect "$pfx"
 }
 
 # link_interp OUT FLAGS...: the big-code checker (tests/fixtures/bigcheck.c)

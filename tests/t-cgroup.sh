@@ -25,7 +25,7 @@ at_exit "rmdir '$cg'"
 reserve_hugepages 96 || { fail reserve "cannot reserve 96 huge pages"; finish; }
 
 # run PFX CGROUP|- ENV... -- CMD...: run_report, in CGROUP (or not):
-# moved there as root (no other user may), then CMD as $RUN_AS.
+# moved there as root (no other user may), then CMD as $AS_USER.
 run () {
   local pfx=$1 group=$2; shift 2
   local RUN_PREFIX=()
@@ -147,9 +147,9 @@ for who in "${USERS[@]}"; do
   run "$T/stock${who:+-$who}" - -- "$SYSTEM_LDSO" --library-path "$L2" "$F/bigcheck-shared" --expect none
 done
 as_user ""
-# The files of the runs as $RUN_AS are named with this suffix ("-nobody";
+# The files of the runs as $AS_USER are named with this suffix ("-nobody";
 # none for root's), their stock loader's output is $(stock).
-sfx () { echo "${RUN_AS:+-$RUN_AS}"; }
+sfx () { echo "${AS_USER:+-$AS_USER}"; }
 stock () { echo "$T/stock$(sfx).out"; }
 # place NAME LIMIT-FILE VALUE [EXPECT]: run the big-code checker in
 # $inner with LIMIT-FILE of $cg at VALUE (the others at max), libbig.so
@@ -209,7 +209,7 @@ shift 2
 echo $$ > "$cg/cgroup.procs" || exit 1
 exec unshare --cgroup --mount --propagation unchanged sh -c 'mount --make-rprivate /sys && mount -t cgroup2 none /sys/fs/cgroup && grep -q "^0::/$" /proc/self/cgroup && : > "$0" && exec "$@"' "$ready" "$@"
 EOF
-  # The namespaces are made as root, then the program runs as $RUN_AS.
+  # The namespaces are made as root, then the program runs as $AS_USER.
   ns () {
     local RUN_PREFIX=(sh "$T/ns.sh" "$inner" "$T/ns$(sfx).ready")
     run_report "$@"
