@@ -61,14 +61,16 @@ cleanup_cache () {
 }
 
 # hold_start NAME ENV...: run hold on ${HOLD_LIB:-$LIB} through hugeld
-# with ENV in the background, wait for "ready"; its pid in $NAME.pid,
-# output in $NAME.out, the LD_DEBUG=hugepages report in $NAME.dbg;
-# hold_stop NAME ends it.
+# with ENV in the background, as $AS_USER (tests/lib.sh), wait for
+# "ready"; its pid in $NAME.pid, output in $NAME.out, the
+# LD_DEBUG=hugepages report in $NAME.dbg; hold_stop NAME ends it.
 hold_start () {
-  local n=$1; shift
-  rm -f "$n".dbg.* "$n.stop"
-  env "$@" HOLD_UNTIL="$n.stop" LD_DEBUG=hugepages LD_DEBUG_OUTPUT="$n.dbg" \
-    ${HOLD_WRAP:-} "$HUGELD_LDSO" "$B/hold" "${HOLD_LIB:-$LIB}" < /dev/null > "$n.out" 2> "$n.err" &
+  local n=$1 out; shift
+  rm -f "$n.stop"
+  run_as_argv && out=$(report_out "$n") || return 1
+  env "$@" HOLD_UNTIL="$n.stop" LD_DEBUG=hugepages LD_DEBUG_OUTPUT="$out" \
+    ${HOLD_WRAP:-} ${RUN_AS_ARGV[@]+"${RUN_AS_ARGV[@]}"} "$HUGELD_LDSO" "$B/hold" "${HOLD_LIB:-$LIB}" \
+    < /dev/null > "$n.out" 2> "$n.err" &
   echo $! > "$n.pid"
   local i
   for i in $(seq 100); do
@@ -76,7 +78,7 @@ hold_start () {
     kill -0 "$(cat "$n.pid")" 2>/dev/null || break
     sleep 0.1
   done
-  cat "$n".dbg.* > "$n.dbg" 2>/dev/null || : > "$n.dbg"
+  report_collect "$n"
 }
 hold_stop () {
   touch "$1.stop"

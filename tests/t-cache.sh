@@ -5,7 +5,10 @@
 # 2 MiB page) is cached, then used by several processes at once, replaced
 # on disk, tampered with, loaded on a full pool, added concurrently with
 # loads, dlopened in loops and forked from; every run must give the
-# stock loader's answer for the library on disk.
+# stock loader's answer for the library on disk.  What the processes
+# get runs as root and again as nobody (a service's own user), against
+# the stock loader run the same way; the cache itself is root's: only
+# root adds, removes and prunes entries.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/cache-lib.sh"
 
@@ -32,30 +35,35 @@ grep -q "$LIB" "$TEST_TMP/list.out" && grep -qi "out of the pool" "$TEST_TMP/lis
   && pass "cache list names the entry and says its pages are out of the pool" \
   || fail "cache list" "$(head -5 "$TEST_TMP/list.out" | tr '\n' ' ')"
 
-# 2. Sharing: 4 processes use the entry's pages, no more from the pool.
-T=$TEST_TMP/share
-mkdir -p "$T"
-for i in 1 2 3 4; do hold_start "$T/p$i" LD_HUGEPAGE_LIBS=libvalue.so LD_HUGEPAGE_SEGMENTS=text,rodata; done
-free2=$(meminfo HugePages_Free)
-ok=0
-for i in 1 2 3 4; do
-  pid=$(cat "$T/p$i.pid")
-  kb=$(awk '/^[0-9a-f]+-/ { on = index($0, "/hugeld/") > 0 } on && /^KernelPageSize:/ && $2 == 2048 { n++ } END { print n + 0 }' /proc/$pid/smaps)
-  sh=$(smaps_kb "$pid" /hugeld/ Shared_Hugetlb)
-  [ "$(value_of "$T/p$i.out")" = 1 ] && [ "$kb" -ge 2 ] && [ "$sh" -ge 4096 ] \
-    && grep -q "text .* on $TEXTN huge pages (shared)" "$T/p$i.dbg" && ok=$((ok + 1))
-done
-[ $ok = 4 ] && [ "$free2" = "$free1" ] \
-  && pass "4 processes: text and rodata from the cache on KernelPageSize 2048 kB pages, HugePages_Free stays $free2 (no page per process)" \
-  || fail "sharing" "$ok of 4 processes shared; HugePages_Free $free1 -> $free2; $(grep -h 'text' "$T"/p1.dbg | head -2 | tr '\n' ' ')"
-for i in 1 2 3 4; do hold_stop "$T/p$i"; done
+USERS=("" nobody)
+for who in "${USERS[@]}"; do
+  as_user "$who"
+  # 2. Sharing: 4 processes use the entry's pages, no more from the pool.
+  T=$TEST_TMP/share${who:+-$who}
+  mkdir -p "$T"
+  for i in 1 2 3 4; do hold_start "$T/p$i" LD_HUGEPAGE_LIBS=libvalue.so LD_HUGEPAGE_SEGMENTS=text,rodata; done
+  free2=$(meminfo HugePages_Free)
+  ok=0
+  for i in 1 2 3 4; do
+    pid=$(cat "$T/p$i.pid")
+    kb=$(awk '/^[0-9a-f]+-/ { on = index($0, "/hugeld/") > 0 } on && /^KernelPageSize:/ && $2 == 2048 { n++ } END { print n + 0 }' /proc/$pid/smaps)
+    sh=$(smaps_kb "$pid" /hugeld/ Shared_Hugetlb)
+    [ "$(value_of "$T/p$i.out")" = 1 ] && [ "$kb" -ge 2 ] && [ "$sh" -ge 4096 ] \
+      && grep -q "text .* on $TEXTN huge pages (shared)" "$T/p$i.dbg" && ok=$((ok + 1))
+  done
+  [ $ok = 4 ] && [ "$free2" = "$free1" ] \
+    && pass "${AS}4 processes: text and rodata from the cache on KernelPageSize 2048 kB pages, HugePages_Free stays $free2 (no page per process)" \
+    || fail "${AS}sharing" "$ok of 4 processes shared; HugePages_Free $free1 -> $free2; $(grep -h 'text' "$T"/p1.dbg | head -2 | tr '\n' ' ')"
+  for i in 1 2 3 4; do hold_stop "$T/p$i"; done
 
-# 3. Same results as the stock loader.
-stock=$(echo | "$SYSTEM_LDSO" "$B/hold" "$LIB" | head -1)
-got=$(echo | LD_HUGEPAGE_LIBS=libvalue.so "$HUGELD_LDSO" "$B/hold" "$LIB" | head -1)
-[ "$stock" = "value 1" ] && [ "$got" = "$stock" ] \
-  && pass "result with the cache: $got, as the stock loader" \
-  || fail "result with the cache" "stock '$stock', hugeld '$got'"
+  # 3. Same results as the stock loader.
+  stock=$(echo | run_as "$SYSTEM_LDSO" "$B/hold" "$LIB" | head -1)
+  got=$(echo | LD_HUGEPAGE_LIBS=libvalue.so run_as "$HUGELD_LDSO" "$B/hold" "$LIB" | head -1)
+  [ "$stock" = "value 1" ] && [ "$got" = "$stock" ] \
+    && pass "${AS}result with the cache: $got, as the stock loader" \
+    || fail "${AS}result with the cache" "stock '$stock', hugeld '$got'"
+done
+as_user ""
 
 # 4. Trust: a tampered entry is not used (shared only, so nothing else
 # can hide it), and the program still runs from the file.
@@ -64,16 +72,21 @@ zone=$(find "$vdir" -name 'text-*' | head -1)
 tamper () {
   local what=$1 why=$2 undo=$3; shift 3
   "$@"
-  local T=$TEST_TMP/trust-$what
-  hold_start "$T" LD_HUGEPAGE_LIBS=libvalue.so LD_HUGEPAGE_BACKING=shared
-  local hp; hp=$(smaps_kb "$(cat "$T.pid")" /hugeld/ Shared_Hugetlb)
-  hold_stop "$T"
+  local who T hp
+  for who in "${USERS[@]}"; do
+    as_user "$who"
+    T=$TEST_TMP/trust-$what${who:+-$who}
+    hold_start "$T" LD_HUGEPAGE_LIBS=libvalue.so LD_HUGEPAGE_BACKING=shared
+    hp=$(smaps_kb "$(cat "$T.pid")" /hugeld/ Shared_Hugetlb)
+    hold_stop "$T"
+    if [ "$(value_of "$T.out")" = 1 ] && [ "$hp" = 0 ] && grep -q "shared: $why" "$T.dbg"; then
+      pass "${AS}trust: $what: not used (\"$why\"), stock result"
+    else
+      fail "${AS}trust: $what" "value $(value_of "$T.out"), shared kB $hp, $(grep -m1 'shared:' "$T.dbg")"
+    fi
+  done
+  as_user ""
   eval "$undo"
-  if [ "$(value_of "$T.out")" = 1 ] && [ "$hp" = 0 ] && grep -q "shared: $why" "$T.dbg"; then
-    pass "trust: $what: not used (\"$why\"), stock result"
-  else
-    fail "trust: $what" "value $(value_of "$T.out"), shared kB $hp, $(grep -m1 'shared:' "$T.dbg")"
-  fi
 }
 tamper "zone file owned by another user" "not trusted: not owned by root" \
   "chown root \"$zone\"" chown nobody "$zone"
@@ -119,18 +132,22 @@ grep -q "text .* on $TEXTN huge pages (shared)" "$TEST_TMP/trust-back.dbg" \
 # free, loads still share them, and forked children live.
 used=$(( $(meminfo HugePages_Total) - $(meminfo HugePages_Free) ))
 pool_set "$used" || true
-T=$TEST_TMP/full
-hold_start "$T" LD_HUGEPAGE_LIBS=libvalue.so
-hold_stop "$T"
-[ "$(meminfo HugePages_Free)" = 0 ] && [ "$(value_of "$T.out")" = 1 ] \
-  && grep -q "text .* on $TEXTN huge pages (shared)" "$T.dbg" \
-  && pass "pool with 0 free pages: the cached text is still shared, stock result" \
-  || fail "full pool: shared" "free $(meminfo HugePages_Free), value $(value_of "$T.out"), $(grep -m1 text "$T.dbg")"
-out=$(echo | LD_HUGEPAGE_LIBS=libvalue.so LD_HUGEPAGE_SEGMENTS=text,rodata "$HUGELD_LDSO" "$B/hold" "$LIB" 50)
-rc=$?
-[ $rc = 0 ] && echo "$out" | grep -q '^50 children ok' \
-  && pass "fork with shared zones and no spare huge page: 50 children live" \
-  || fail "fork with shared zones and no spare page" "rc=$rc $(echo "$out" | tr '\n' ' ')"
+for who in "${USERS[@]}"; do
+  as_user "$who"
+  T=$TEST_TMP/full${who:+-$who}
+  hold_start "$T" LD_HUGEPAGE_LIBS=libvalue.so
+  hold_stop "$T"
+  [ "$(meminfo HugePages_Free)" = 0 ] && [ "$(value_of "$T.out")" = 1 ] \
+    && grep -q "text .* on $TEXTN huge pages (shared)" "$T.dbg" \
+    && pass "${AS}pool with 0 free pages: the cached text is still shared, stock result" \
+    || fail "${AS}full pool: shared" "free $(meminfo HugePages_Free), value $(value_of "$T.out"), $(grep -m1 text "$T.dbg")"
+  out=$(echo | LD_HUGEPAGE_LIBS=libvalue.so LD_HUGEPAGE_SEGMENTS=text,rodata run_as "$HUGELD_LDSO" "$B/hold" "$LIB" 50)
+  rc=$?
+  [ $rc = 0 ] && echo "$out" | grep -q '^50 children ok' \
+    && pass "${AS}fork with shared zones and no spare huge page: 50 children live" \
+    || fail "${AS}fork with shared zones and no spare page" "rc=$rc $(echo "$out" | tr '\n' ' ')"
+done
+as_user ""
 cp "$B/libvalue-2.so" "$TEST_TMP/libother.so"
 if "$H" cache add "$TEST_TMP/libother.so" > "$T.add" 2>&1; then
   fail "cache add on a full pool" "succeeded: $(cat "$T.add")"
@@ -143,15 +160,19 @@ fi
 pool_set 16
 
 # 6. dlopen/dlclose loops with shared zones leak nothing.
-free_a=$(meminfo HugePages_Free)
-T=$TEST_TMP/loop
-run_report "$T" HOLD_LOOP=100 LD_HUGEPAGE_LIBS=libvalue.so LD_HUGEPAGE_SEGMENTS=text,rodata -- \
-  "$HUGELD_LDSO" "$B/hold" "$LIB" < /dev/null
-n=$(grep -c 'text .* (shared)' "$T.dbg")
-[ "$(cat "$T.rc")" = 0 ] && grep -q '^100 loops ok' "$T.out" && [ "$n" -ge 100 ] \
-  && [ "$(meminfo HugePages_Free)" = "$free_a" ] \
-  && pass "dlopen/dlclose x100 with shared zones: $n loads from the cache, HugePages_Free back at $free_a" \
-  || fail "dlopen/dlclose loop" "rc $(cat "$T.rc"), $n shared loads, free $free_a -> $(meminfo HugePages_Free); $(tail -2 "$T.err" | tr '\n' ' ')"
+for who in "${USERS[@]}"; do
+  as_user "$who"
+  free_a=$(meminfo HugePages_Free)
+  T=$TEST_TMP/loop${who:+-$who}
+  run_report "$T" HOLD_LOOP=100 LD_HUGEPAGE_LIBS=libvalue.so LD_HUGEPAGE_SEGMENTS=text,rodata -- \
+    "$HUGELD_LDSO" "$B/hold" "$LIB" < /dev/null
+  n=$(grep -c 'text .* (shared)' "$T.dbg")
+  [ "$(cat "$T.rc")" = 0 ] && grep -q '^100 loops ok' "$T.out" && [ "$n" -ge 100 ] \
+    && [ "$(meminfo HugePages_Free)" = "$free_a" ] \
+    && pass "${AS}dlopen/dlclose x100 with shared zones: $n loads from the cache, HugePages_Free back at $free_a" \
+    || fail "${AS}dlopen/dlclose loop" "rc $(cat "$T.rc"), $n shared loads, free $free_a -> $(meminfo HugePages_Free); $(tail -2 "$T.err" | tr '\n' ' ')"
+done
+as_user ""
 
 # 7. Concurrent adds and loads: every load gives the right answer, and
 # one complete entry remains.
@@ -161,29 +182,37 @@ mkdir -p "$T"
 for i in 1 2 3; do "$H" cache add "$LIB" > "$T/add$i" 2>&1 & done
 bad=0
 for i in $(seq 20); do
-  v=$(echo | LD_HUGEPAGE_LIBS=libvalue.so "$HUGELD_LDSO" "$B/hold" "$LIB" 2>&1 | head -1)
+  # Every other load as nobody.
+  as_user "$( [ $((i % 2)) = 0 ] && echo nobody)"
+  v=$(echo | LD_HUGEPAGE_LIBS=libvalue.so run_as "$HUGELD_LDSO" "$B/hold" "$LIB" 2>&1 | head -1)
   [ "$v" = "value 1" ] || bad=$((bad + 1))
 done
+as_user ""
 wait
 versions=$(find "$CACHE" -mindepth 2 -maxdepth 2 -type d | wc -l)
 tmps=$(find "$CACHE" -name '.tmp*' | wc -l)
 [ $bad = 0 ] && [ "$versions" -ge 1 ] && [ "$tmps" = 0 ] \
   && [ "$(echo | LD_DEBUG=hugepages LD_HUGEPAGE_LIBS=libvalue.so "$HUGELD_LDSO" "$B/hold" "$LIB" 2>&1 | grep -c '(shared)')" = 2 ] \
-  && pass "3 concurrent cache adds and 20 loads: all loads right, one complete entry, no temporary left" \
+  && pass "3 concurrent cache adds and 20 loads (10 as nobody): all loads right, one complete entry, no temporary left" \
   || fail "concurrent adds and loads" "bad loads $bad, versions $versions, tmps $tmps: $(cat "$T"/add* | tr '\n' ' ')"
 
 # 8. Replaced libraries: by rename (a new inode) and rewritten in place
 # (same inode): new processes get the new library, as the stock loader.
 replaced () {
   local how=$1 why=$2 want=$3
-  local T=$TEST_TMP/replace-${how// /-}
-  run_report "$T" LD_HUGEPAGE_LIBS=libvalue.so -- "$HUGELD_LDSO" "$B/hold" "$LIB" < /dev/null
-  local stock; stock=$(echo | "$SYSTEM_LDSO" "$B/hold" "$LIB" | head -1)
-  if [ "$stock" = "value $want" ] && [ "$(head -1 "$T.out")" = "$stock" ] && grep -q "shared: $why" "$T.dbg"; then
-    pass "library replaced $how after cache add: \"$why\", the new library's result ($stock)"
-  else
-    fail "library replaced $how" "stock '$stock', hugeld '$(head -1 "$T.out")', $(grep -m1 'shared:' "$T.dbg")"
-  fi
+  local who T stock
+  for who in "${USERS[@]}"; do
+    as_user "$who"
+    T=$TEST_TMP/replace-${how// /-}${who:+-$who}
+    run_report "$T" LD_HUGEPAGE_LIBS=libvalue.so -- "$HUGELD_LDSO" "$B/hold" "$LIB" < /dev/null
+    stock=$(echo | run_as "$SYSTEM_LDSO" "$B/hold" "$LIB" | head -1)
+    if [ "$stock" = "value $want" ] && [ "$(head -1 "$T.out")" = "$stock" ] && grep -q "shared: $why" "$T.dbg"; then
+      pass "${AS}library replaced $how after cache add: \"$why\", the new library's result ($stock)"
+    else
+      fail "${AS}library replaced $how" "stock '$stock', hugeld '$(head -1 "$T.out")', $(grep -m1 'shared:' "$T.dbg")"
+    fi
+  done
+  as_user ""
 }
 cp "$B/libvalue-2.so" "$L/libvalue.so.new"
 mv "$L/libvalue.so.new" "$LIB"
@@ -206,18 +235,22 @@ replaced "in place (same inode, same size and mtime)" "stale cache entry" 1
 # no page, where the placement would be for thp, is in t-cgroup.)
 "$H" cache add "$LIB" > /dev/null 2>&1 || fail "cache add before emptying the pool" ""
 pool_set 0
-T=$TEST_TMP/nopool
-hold_start "$T" LD_HUGEPAGE_LIBS=libvalue.so
-pid=$(cat "$T.pid")
-oncache=$(smaps_kb "$pid" "$CACHE/" Size)
-huge=$(smaps_kb "$pid" "$CACHE/" KernelPageSize)
-hold_stop "$T"
-if [ "$(value_of "$T.out")" = 1 ] && [ "$oncache" = $((need * 2048)) ] && [ "$huge" -ge 2048 ] \
-   && grep -q "libvalue.so: $need huge pages used, .*($need shared" "$T.dbg"; then
-  pass "pool emptied, cached library, LD_HUGEPAGE_BACKING unset: all $need pages from the cache"
-else
-  fail "empty pool, cached library" "value $(value_of "$T.out"), $oncache KiB from the cache (want $((need * 2048))): $(grep -m1 'placement:' "$T.dbg") $(grep -m1 'huge pages used' "$T.dbg")"
-fi
+for who in "${USERS[@]}"; do
+  as_user "$who"
+  T=$TEST_TMP/nopool${who:+-$who}
+  hold_start "$T" LD_HUGEPAGE_LIBS=libvalue.so
+  pid=$(cat "$T.pid")
+  oncache=$(smaps_kb "$pid" "$CACHE/" Size)
+  huge=$(smaps_kb "$pid" "$CACHE/" KernelPageSize)
+  hold_stop "$T"
+  if [ "$(value_of "$T.out")" = 1 ] && [ "$oncache" = $((need * 2048)) ] && [ "$huge" -ge 2048 ] \
+     && grep -q "libvalue.so: $need huge pages used, .*($need shared" "$T.dbg"; then
+    pass "${AS}pool emptied, cached library, LD_HUGEPAGE_BACKING unset: all $need pages from the cache"
+  else
+    fail "${AS}empty pool, cached library" "value $(value_of "$T.out"), $oncache KiB from the cache (want $((need * 2048))): $(grep -m1 'placement:' "$T.dbg") $(grep -m1 'huge pages used' "$T.dbg")"
+  fi
+done
+as_user ""
 
 # 10. No pool: thp.  From a cold page cache the text comes up on
 # page-cache huge pages (FilePmdMapped), where the kernel can do it at
@@ -234,25 +267,30 @@ can=$(file_thp_possible "$TEST_TMP/probe.so")
 L2=$TEST_TMP/big
 mkdir -p "$L2"
 cp "$FIXTURES/libbig.so" "$L2/libbig.so"
-drop_page_cache "$L2/libbig.so"
+for who in "${USERS[@]}"; do
+  as_user "$who"
+  drop_page_cache "$L2/libbig.so"
+  T=$TEST_TMP/thp${who:+-$who}
+  run_report "$T.stock" -- "$SYSTEM_LDSO" --library-path "$L2" "$FIXTURES/bigcheck-shared" --expect none
+  drop_page_cache "$L2/libbig.so"
+  run_report "$T" LD_HUGEPAGE_LIBS=libbig.so -- "$HUGELD_LDSO" --library-path "$L2" "$FIXTURES/bigcheck-shared" --expect none
+  pmd=$(sed -n 's/^info: text: .*; \([0-9]*\) KiB of transparent huge pages.*/\1/p' "$T.err")
+  zonekb=$(sed -n 's/.*libbig.so: text \[\(0x[0-9a-f]*\), \(0x[0-9a-f]*\)).*thp:.*/\1 \2/p' "$T.dbg" \
+    | head -1 | { read -r a b; echo $(( (b - a) / 1024 )); })
+  if [ "$(cat "$T.rc")" != 0 ] || ! cmp -s "$T.out" "$T.stock.out"; then
+    fail "${AS}empty pool, thp" "rc $(cat "$T.rc"), output differs from the stock loader: $(grep -v '^ok' "$T.err" | head -2 | tr '\n' ' ')"
+  elif ! grep -q 'text .* thp: page-cache huge pages asked for' "$T.dbg"; then
+    fail "${AS}empty pool, thp" "no thp report: $(grep -m3 text "$T.dbg" | tr '\n' ' ')"
+  elif [ "$can" != yes ]; then
+    skip "${AS}empty pool, thp: text FilePmdMapped" "this kernel or file system gives no page-cache huge pages even without ld.so (report: $(grep -m1 'thp:' "$T.dbg" | sed 's/.*thp: //'))"
+  elif [ "${pmd:-0}" -ge $((zonekb * 9 / 10)) ] && [ "$zonekb" -gt 0 ]; then
+    pass "${AS}empty pool, cold page cache: libbig.so's text ${pmd} KiB FilePmdMapped (zone ${zonekb} KiB), stock result, report says what was asked ($(grep -m1 'libbig.so: text.*thp:' "$T.dbg" | sed 's/.*thp: //'))"
+  else
+    fail "${AS}empty pool, thp: text FilePmdMapped" "${pmd:-?} KiB of ${zonekb} KiB"
+  fi
+done
+as_user ""
 T=$TEST_TMP/thp
-run_report "$T.stock" -- "$SYSTEM_LDSO" --library-path "$L2" "$FIXTURES/bigcheck-shared" --expect none
-drop_page_cache "$L2/libbig.so"
-run_report "$T" LD_HUGEPAGE_LIBS=libbig.so -- "$HUGELD_LDSO" --library-path "$L2" "$FIXTURES/bigcheck-shared" --expect none
-pmd=$(sed -n 's/^info: text: .*; \([0-9]*\) KiB of transparent huge pages.*/\1/p' "$T.err")
-zonekb=$(sed -n 's/.*libbig.so: text \[\(0x[0-9a-f]*\), \(0x[0-9a-f]*\)).*thp:.*/\1 \2/p' "$T.dbg" \
-  | head -1 | { read -r a b; echo $(( (b - a) / 1024 )); })
-if [ "$(cat "$T.rc")" != 0 ] || ! cmp -s "$T.out" "$T.stock.out"; then
-  fail "empty pool, thp" "rc $(cat "$T.rc"), output differs from the stock loader: $(grep -v '^ok' "$T.err" | head -2 | tr '\n' ' ')"
-elif ! grep -q 'text .* thp: page-cache huge pages asked for' "$T.dbg"; then
-  fail "empty pool, thp" "no thp report: $(grep -m3 text "$T.dbg" | tr '\n' ' ')"
-elif [ "$can" != yes ]; then
-  skip "empty pool, thp: text FilePmdMapped" "this kernel or file system gives no page-cache huge pages even without ld.so (report: $(grep -m1 'thp:' "$T.dbg" | sed 's/.*thp: //'))"
-elif [ "${pmd:-0}" -ge $((zonekb * 9 / 10)) ] && [ "$zonekb" -gt 0 ]; then
-  pass "empty pool, cold page cache: libbig.so's text ${pmd} KiB FilePmdMapped (zone ${zonekb} KiB), stock result, report says what was asked ($(grep -m1 'libbig.so: text.*thp:' "$T.dbg" | sed 's/.*thp: //'))"
-else
-  fail "empty pool, thp: text FilePmdMapped" "${pmd:-?} KiB of ${zonekb} KiB"
-fi
 # The placement: for the most huge pages while there is a pool, for thp
 # (text at its file phase) with none, LD_HUGEPAGE_BACKING unset.
 if grep -q 'placement: text at its file phase, for thp (costs up to one huge page per zone); no huge page pool; objects with a shared cache entry are placed for it$' "$T.dbg" \
