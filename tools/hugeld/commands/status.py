@@ -149,16 +149,25 @@ def process_status(pid, cache, ldso, detail=True):
         for o, x in zip(objs, plans)
         if x is not None and x["selected"] and not o.huge
         and (not o.thp or not st["hugeld"]) and o.path != loader]
+    # The cache serves an object now, but its entry was put in place
+    # after the process started (a service that started before the boot
+    # unit filled the cache, or that its postinst restarted before the
+    # trigger's sync): the process has no huge page for it, or a private
+    # copy that holds pool pages; a restart gives it the cache's pages.
     started = process_started(pid)
-    made = cache_entries_made() if st["selected_without_huge_pages"] else {}
+    private = [o for o in olist if o["shared_pages"] == 0 and any(
+        r["backing"] == "private" for r in o["ranges"])]
+    made = cache_entries_made() \
+        if st["selected_without_huge_pages"] or private else {}
+
+    def since_start(path):
+        t = made.get(os.path.realpath(path))
+        return bool(t and started and t > started)
     for x in st["selected_without_huge_pages"]:
-        # The cache serves the object now, but its entry was put in
-        # place after the process started (a service that started
-        # before the boot unit filled the cache, or restarted by its
-        # postinst before the trigger's sync): a restart gives it the
-        # cache's pages.
-        t = made.get(os.path.realpath(x["path"]))
-        x["cached_since_start"] = bool(t and started and t > started)
+        x["cached_since_start"] = since_start(x["path"])
+    st["private_cached_since_start"] = [
+        {"path": o["path"], "pages": o["pages"]}
+        for o in private if since_start(o["path"])]
     return st
 
 
@@ -425,6 +434,11 @@ def print_status(st):
             print('  %s: selected by pattern "%s" (%s, %s line %d)' % (
                 o["path"], x["pattern"], x["matched_by"], pol["file"],
                 x["conf_line"]))
+    for x in st.get("private_cached_since_start", []):
+        print("  note: %s: a private copy (%s) of what the shared cache "
+              "serves now: its entry was made after this process "
+              "started; a restart maps the cache's pages and frees these"
+              % (x["path"], plural(x["pages"], "pool page")))
     for x in st["selected_without_huge_pages"]:
         print("  note: %s is selected by \"%s\" (%s%s) but has no huge "
               "pages:" % (x["path"], x["pattern"], x["matched_by"],
