@@ -21,15 +21,15 @@ at_exit 'cleanup_cache "$LIB"'
 # 1. Add: the entry takes the zones' pages out of the pool once.
 free0=$(meminfo HugePages_Free)
 if ! "$H" cache add "$LIB" > "$TEST_TMP/add.out" 2>&1; then
-  fail "cache add" "$(cat "$TEST_TMP/add.out")"; finish
+  fail "cache add (root: only root writes the cache)" "$(cat "$TEST_TMP/add.out")"; finish
 fi
 # The entry's pages, and its text pages (TEXTN): the loader's own plan.
 need=$(cache_pages "$LIB")
 TEXTN=$(cache_pages "$LIB" text)
 free1=$(meminfo HugePages_Free)
 [ "$need" -ge 2 ] && [ "$TEXTN" -ge 1 ] && [ $((free0 - free1)) = "$need" ] \
-  && pass "cache add: $need huge pages taken from the pool once ($(head -1 "$TEST_TMP/add.out"))" \
-  || fail "cache add" "need=$need free $free0 -> $free1"
+  && pass "cache add (root: only root writes the cache): $need huge pages taken from the pool once ($(head -1 "$TEST_TMP/add.out"))" \
+  || fail "cache add (root: only root writes the cache)" "need=$need free $free0 -> $free1"
 "$H" cache list > "$TEST_TMP/list.out" 2>&1
 grep -q "$LIB" "$TEST_TMP/list.out" && grep -qi "out of the pool" "$TEST_TMP/list.out" \
   && pass "cache list names the entry and says its pages are out of the pool" \
@@ -150,12 +150,12 @@ done
 as_user ""
 cp "$B/libvalue-2.so" "$TEST_TMP/libother.so"
 if "$H" cache add "$TEST_TMP/libother.so" > "$T.add" 2>&1; then
-  fail "cache add on a full pool" "succeeded: $(cat "$T.add")"
+  fail "cache add on a full pool (root: only root writes the cache)" "succeeded: $(cat "$T.add")"
 else
   left=$(find "$CACHE" -name '.tmp*' | wc -l)
   [ "$(wc -l < "$T.add")" -le 2 ] && [ "$left" = 0 ] && [ "$(meminfo HugePages_Free)" = 0 ] \
-    && pass "cache add on a full pool: fails with \"$(head -1 "$T.add")\", nothing left behind" \
-    || fail "cache add on a full pool" "left $left; $(cat "$T.add" | tr '\n' ' ')"
+    && pass "cache add on a full pool (root: only root writes the cache): fails with \"$(head -1 "$T.add")\", nothing left behind" \
+    || fail "cache add on a full pool (root: only root writes the cache)" "left $left; $(cat "$T.add" | tr '\n' ' ')"
 fi
 pool_set 16
 
@@ -193,7 +193,7 @@ versions=$(find "$CACHE" -mindepth 2 -maxdepth 2 -type d | wc -l)
 tmps=$(find "$CACHE" -name '.tmp*' | wc -l)
 [ $bad = 0 ] && [ "$versions" -ge 1 ] && [ "$tmps" = 0 ] \
   && [ "$(echo | LD_DEBUG=hugepages LD_HUGEPAGE_LIBS=libvalue.so "$HUGELD_LDSO" "$B/hold" "$LIB" 2>&1 | grep -c '(shared)')" = 2 ] \
-  && pass "3 concurrent cache adds and 20 loads (10 as nobody): all loads right, one complete entry, no temporary left" \
+  && pass "3 concurrent cache adds (root's) and 20 loads (10 as nobody): all loads right, one complete entry, no temporary left" \
   || fail "concurrent adds and loads" "bad loads $bad, versions $versions, tmps $tmps: $(cat "$T"/add* | tr '\n' ' ')"
 
 # 8. Replaced libraries: by rename (a new inode) and rewritten in place
@@ -226,8 +226,8 @@ touch -r "$TEST_TMP/mtime" "$LIB"
 replaced "in place (same inode, same size and mtime)" "stale cache entry" 1
 "$H" cache prune > "$TEST_TMP/prune.out" 2>&1
 [ "$(find "$CACHE" -mindepth 1 -maxdepth 2 -type d 2>/dev/null | wc -l)" -le 1 ] \
-  && pass "cache prune removes the stale entry ($(head -1 "$TEST_TMP/prune.out"))" \
-  || fail "cache prune" "$(cat "$TEST_TMP/prune.out" | tr '\n' ' ')"
+  && pass "cache prune (root: only root writes the cache) removes the stale entry ($(head -1 "$TEST_TMP/prune.out"))" \
+  || fail "cache prune (root: only root writes the cache)" "$(cat "$TEST_TMP/prune.out" | tr '\n' ' ')"
 
 # 9. The pool emptied (nr_hugepages 0: the entry's pages stay, as
 # surplus pages, and nr_hugepages then counts them): the default
