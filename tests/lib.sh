@@ -99,6 +99,18 @@ reserve_hugepages () {
   pool_set "$1"
 }
 
+# take_policy_file: the test may write /etc/hugeld.conf (CONF): what
+# was there is moved aside and put back when the test exits.
+take_policy_file () {
+  CONF=/etc/hugeld.conf
+  if [ -e "$CONF" ] || [ -L "$CONF" ]; then
+    mv "$CONF" "$TEST_TMP/saved.conf"
+    at_exit "rm -f $CONF; mv $TEST_TMP/saved.conf $CONF"
+  else
+    at_exit "rm -f $CONF"
+  fi
+}
+
 # drop_page_cache FILE: write FILE out and drop its pages from the page
 # cache (those no process maps), so that the next read starts cold.
 drop_page_cache () {

@@ -11,13 +11,7 @@
 . "$(dirname "$0")/cache-lib.sh"
 
 need_root "(writes /etc/hugeld.conf)"
-CONF=/etc/hugeld.conf
-if [ -e "$CONF" ] || [ -L "$CONF" ]; then
-  mv "$CONF" "$TEST_TMP/saved.conf"
-  at_exit "rm -f $CONF; mv $TEST_TMP/saved.conf $CONF"
-else
-  at_exit "rm -f $CONF"
-fi
+take_policy_file
 reserve_hugepages 48 || { fail reserve "cannot reserve 48 huge pages"; finish; }
 cache_test_setup || finish
 at_exit "cleanup_cache $L/libvalue.so"

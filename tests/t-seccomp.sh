@@ -232,13 +232,7 @@ for user in "${USERS[@]}"; do
 done
 
 # 3. The policy file alone selects every object.
-CONF=/etc/hugeld.conf
-if [ -e "$CONF" ] || [ -L "$CONF" ]; then
-  mv "$CONF" "$TEST_TMP/saved.conf"
-  at_exit "rm -f $CONF; mv $TEST_TMP/saved.conf $CONF"
-else
-  at_exit "rm -f $CONF"
-fi
+take_policy_file
 printf 'libs *\n' > "$CONF"; chmod 644 "$CONF"
 reserve_hugepages 0 || { fail reserve "cannot empty the pool"; finish; }
 prof=system-service-252 act=kill

@@ -355,31 +355,30 @@ kill $p 2> /dev/null; wait $p 2> /dev/null
 echo "$out" | grep -qxF "        its plan has 16 pages, but the pool has 0 pages free now (too small when it was loaded, most likely: ENOMEM; LD_DEBUG=hugepages tells)" \
   && pass "status: selected on hugeld with an empty pool: the pool is named" \
   || fail "status: selected with an empty pool" "$(echo "$out" | tr '\n' '|')"
+# status_after_add BACKING: OUT, what hugeld status says of a process
+# that loaded libbig.so with BACKING, once libbig.so's cache entry has
+# been made after it started (ADD: what cache add said).
+status_after_add () {
+  ensure_pool
+  LD_HUGEPAGE_LIBS=libbig.so LD_HUGEPAGE_BACKING=$1 "$HUGELD_LDSO" "$F/bigcheck-shared" --bench --rounds 1000000 > /dev/null 2>&1 &
+  local p=$!
+  sleep 0.3
+  ensure_pool
+  add=$($H cache add "$F/libbig.so" 2>&1)
+  out=$($H status $p)
+  $H cache remove "$F/libbig.so" > /dev/null 2>&1
+  kill $p 2> /dev/null; wait $p 2> /dev/null
+}
 # (2) The shared backing, and the entry made after the process started:
 # a restart gives it the cache's pages.
-LD_HUGEPAGE_LIBS=libbig.so LD_HUGEPAGE_BACKING=shared "$HUGELD_LDSO" "$F/bigcheck-shared" --bench --rounds 1000000 > /dev/null 2>&1 &
-p=$!
-sleep 0.3
-ensure_pool
-add=$($H cache add "$F/libbig.so" 2>&1)
-out=$($H status $p)
-$H cache remove "$F/libbig.so" > /dev/null 2>&1
-kill $p 2> /dev/null; wait $p 2> /dev/null
+status_after_add shared
 echo "$out" | grep -qxF "        its plan has 16 pages, and the shared cache serves it now, but its entry was made after this process started: a restart maps the cache's pages" \
   && pass "status: cached after the process started: a restart is named" \
   || fail "status: cached after the process started" "cache add: $add; $(echo "$out" | tr '\n' '|')"
 # (3) A private copy, and the entry made after the process started (a
 # service its postinst restarted before the trigger's sync): a restart
 # maps the cache's pages and frees the copy's.
-ensure_pool
-LD_HUGEPAGE_LIBS=libbig.so LD_HUGEPAGE_BACKING=shared,private "$HUGELD_LDSO" "$F/bigcheck-shared" --bench --rounds 1000000 > /dev/null 2>&1 &
-p=$!
-sleep 0.3
-ensure_pool
-add=$($H cache add "$F/libbig.so" 2>&1)
-out=$($H status $p)
-$H cache remove "$F/libbig.so" > /dev/null 2>&1
-kill $p 2> /dev/null; wait $p 2> /dev/null
+status_after_add shared,private
 echo "$out" | grep -q "^  note: .*/libbig.so: a private copy ([0-9]* pool pages) of what the shared cache serves now: its entry was made after this process started; a restart maps the cache's pages and frees these$" \
   && pass "status: a private copy of what the cache serves since: a restart is named" \
   || fail "status: a private copy of what the cache serves since" "cache add: $add; $(echo "$out" | tr '\n' '|')"
