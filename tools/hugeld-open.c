@@ -28,7 +28,11 @@
    the policy file) the path is walked a component at a time and a
    symbolic link that neither root nor the caller owns is not
    followed: another user's link must not choose what root caches.
-   tools/hugeld/openfile.py is the same rule for the command.  */
+   tools/hugeld/openfile.py is the same rule for the command, which
+   needs the descriptor, the real path and its directories; a change
+   to one is a change to both: tests/unit/test_hugeld_openrule.py runs
+   both on one table of cases (through hugeld-plan) and requires the
+   same answers.  */
 
 #define _GNU_SOURCE 1
 #include <errno.h>

@@ -28,7 +28,10 @@ all the same, and checked again on the descriptor it is read from.
 With TRUSTED_LINKS the path is walked one component at a time and a
 symbolic link is followed only if root (or the caller) owns it:
 another user's link must not choose what root caches.  The helpers'
-tools/hugeld-open.c is the same rule in C."""
+tools/hugeld-open.c is the same rule in C (for the helpers, which
+need no real path); a change to one is a change to both:
+tests/unit/test_hugeld_openrule.py runs both on one table of cases and
+requires the same answers."""
 
 import errno as _errno
 import os
