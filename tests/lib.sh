@@ -173,6 +173,17 @@ AS_USER=
 AS=
 as_user () { AS_USER=$1 AS=${1:+as $1: }; }
 
+# as_users: AS_USERS, the users a test that does not need root runs its
+# checks as: the shell's own user (""), and nobody where the shell may
+# become another user (root).  Run by another user, the runs as nobody
+# are skipped, once, saying why.
+as_users () {
+  AS_USERS=("")
+  if [ "$(id -u)" = 0 ]; then AS_USERS+=(nobody)
+  else skip "as nobody" "only root may run programs as another user (setpriv)"
+  fi
+}
+
 # run_as_argv: the array RUN_AS_ARGV, the words that run the rest of a
 # command line as $AS_USER (setpriv: the user's uid and gid, no
 # supplementary groups, so no capability once the command is executed;
