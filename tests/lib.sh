@@ -187,14 +187,15 @@ as_users () {
 # run_as_argv: the array RUN_AS_ARGV, the words that run the rest of a
 # command line as $AS_USER (setpriv: the user's uid and gid, no
 # supplementary groups, so no capability once the command is executed;
-# none when AS_USER is empty), for env, sh -c 'exec "$@"' and such.
+# none when AS_USER is empty), for env, sh -c 'exec "$@"' and such
+# (setpriv by its full path: for wrappers that execv, as wxdeny).
 # First run_as_setup; returns 1 if that fails.
 # run_as CMD...: CMD as $AS_USER.
 run_as_argv () {
   RUN_AS_ARGV=()
   [ -n "$AS_USER" ] || return 0
   run_as_setup || return 1
-  RUN_AS_ARGV=(setpriv --reuid="$(id -u "$AS_USER")" --regid="$(id -g "$AS_USER")" --clear-groups --)
+  RUN_AS_ARGV=("$(command -v setpriv)" --reuid="$(id -u "$AS_USER")" --regid="$(id -g "$AS_USER")" --clear-groups --)
 }
 run_as () {
   run_as_argv || return 1
