@@ -185,17 +185,29 @@ AS_USER=
 AS=
 as_user () { AS_USER=$1 AS=${1:+as $1: }; }
 
+# as_users: AS_USERS, the users a test that does not need root runs its
+# checks as: the shell's own user (""), and nobody where the shell may
+# become another user (root).  Run by another user, the runs as nobody
+# are skipped, once, saying why.
+as_users () {
+  AS_USERS=("")
+  if [ "$(id -u)" = 0 ]; then AS_USERS+=(nobody)
+  else skip "as nobody" "only root may run programs as another user (setpriv)"
+  fi
+}
+
 # run_as_argv: the array RUN_AS_ARGV, the words that run the rest of a
 # command line as $AS_USER (setpriv: the user's uid and gid, no
 # supplementary groups, so no capability once the command is executed;
-# none when AS_USER is empty), for env, sh -c 'exec "$@"' and such.
+# none when AS_USER is empty), for env, sh -c 'exec "$@"' and such
+# (setpriv by its full path: for wrappers that execv, as wxdeny).
 # First run_as_setup; returns 1 if that fails.
 # run_as CMD...: CMD as $AS_USER.
 run_as_argv () {
   RUN_AS_ARGV=()
   [ -n "$AS_USER" ] || return 0
   run_as_setup || return 1
-  RUN_AS_ARGV=(setpriv --reuid="$(id -u "$AS_USER")" --regid="$(id -g "$AS_USER")" --clear-groups --)
+  RUN_AS_ARGV=("$(command -v setpriv)" --reuid="$(id -u "$AS_USER")" --regid="$(id -g "$AS_USER")" --clear-groups --)
 }
 run_as () {
   run_as_argv || return 1

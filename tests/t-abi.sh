@@ -13,7 +13,15 @@
 #                    the unstripped build ($HUGELD_OBJDIR/elf/ld.so) and in
 #                    the system loader with Debian's libc6-dbg
 #   version          --version names hugeld and the same glibc release
+#
+# Any user: the dynamic symbols, the data object sizes and the struct
+# layouts are read from the files (objdump, gdb on the unstripped build),
+# and --version prints a string built into the loader: the same for
+# every user, so checked once.  --list-tunables is the loader's answer
+# from a process of its own: it runs as root and as nobody ("as
+# nobody: "), each against the system loader run as the same user.
 . "$(dirname "$0")/lib.sh"
+as_users
 
 need_loaders
 
@@ -80,20 +88,26 @@ fi
 
 # Tunable IDs are indices into ld.so's tunable list; the system's
 # libc.so.6 was compiled with them.  Values as printed (no GLIBC_TUNABLES:
-# tests/clean-env.sh): both run here, on the same machine.
-"$SYSTEM_LDSO" --list-tunables > "$TEST_TMP/tun.sys" 2>&1
-rc_sys=$?
-"$HUGELD_LDSO" --list-tunables > "$TEST_TMP/tun.hug" 2>&1
-rc_hug=$?
-if [ $rc_sys != 0 ] || ! grep -q '^glibc\.rtld\.nns: ' "$TEST_TMP/tun.sys"; then
-  fail "--list-tunables" "the system loader did not list its tunables (exit $rc_sys): $(head -3 "$TEST_TMP/tun.sys" | tr '\n' ' ')"
-elif [ $rc_hug != 0 ]; then
-  fail "--list-tunables" "hugeld exited $rc_hug: $(head -3 "$TEST_TMP/tun.hug" | tr '\n' ' ')"
-else
-  echo "  $(wc -l < "$TEST_TMP/tun.sys") tunables in $SYSTEM_LDSO"
-  same_output "--list-tunables" \
-    "$TEST_TMP/tun.sys" "$TEST_TMP/tun.hug" "$SYSTEM_LDSO" "$HUGELD_LDSO"
-fi
+# tests/clean-env.sh): both run here, on the same machine, as root and
+# as nobody.
+for who in "${AS_USERS[@]}"; do
+  as_user "$who"
+  tun=$TEST_TMP/tun${who:+-$who}
+  run_as "$SYSTEM_LDSO" --list-tunables > "$tun.sys" 2>&1
+  rc_sys=$?
+  run_as "$HUGELD_LDSO" --list-tunables > "$tun.hug" 2>&1
+  rc_hug=$?
+  if [ $rc_sys != 0 ] || ! grep -q '^glibc\.rtld\.nns: ' "$tun.sys"; then
+    fail "${AS}--list-tunables" "the system loader did not list its tunables (exit $rc_sys): $(head -3 "$tun.sys" | tr '\n' ' ')"
+  elif [ $rc_hug != 0 ]; then
+    fail "${AS}--list-tunables" "hugeld exited $rc_hug: $(head -3 "$tun.hug" | tr '\n' ' ')"
+  else
+    echo "  $(wc -l < "$tun.sys") tunables in $SYSTEM_LDSO${who:+ (as $who)}"
+    same_output "${AS}--list-tunables" \
+      "$tun.sys" "$tun.hug" "$SYSTEM_LDSO" "$HUGELD_LDSO"
+  fi
+done
+as_user ""
 
 # ---------------------------------------------------------------- struct layouts
 

@@ -30,6 +30,13 @@
 #   - uprobes on the same function (tracefs): they never fire in the
 #     huge copy, make no copy and hurt nobody, registered before or after
 #     the process started.
+# Scenarios 1 and 5 run a second time as nobody (a service's own user,
+# debugged by that user: textfork, gdb and hugeld gdb all run as nobody;
+# "as nobody: "): the kill case, and a copy that comes from a spare page.
+# The others are not repeated for time (3 and 4 wait for textfork's 20 s
+# to end), and do not depend on the user any more than these.
+# --grow-pool and the uprobes are root's (the pool, tracefs), and so
+# named.
 # Other processes that take or give back huge pages, or resize the pool,
 # while a scenario runs (another test at the same time) change what it
 # measures: a sampler notices that, and such a scenario is run again
@@ -127,13 +134,13 @@ scenario () {
   for try in 1 2 3; do
     : > "$DISTURBED"
     OK= WHY=
-    if "$1"; then reap; pass "$OK"; return 0; fi
+    if "$1"; then reap; pass "$AS$OK"; return 0; fi
     reap
     [ -s "$DISTURBED" ] || break
-    echo "note: $NAME: the pool changed under the test ($(head -1 "$DISTURBED")); again"
+    echo "note: $AS$NAME: the pool changed under the test ($(head -1 "$DISTURBED")); again"
     WHY="$WHY (the pool changed under the test in each of 3 tries)"
   done
-  fail "$NAME" "$WHY"
+  fail "$AS$NAME" "$WHY"
 }
 
 # huge_addr PID FILE SYMBOL: "ADDRESS KERNELPAGE_KB PERMS SHARED_HUGETLB_KB"
@@ -172,7 +179,7 @@ PY
 # program does not start or the pool cannot be made so.
 start () {
   local name=$1 spare=$2 n=$3 i; shift 3
-  OUT=$TEST_TMP/$name.out
+  OUT=$TEST_TMP/$name${AS_USER:+-$AS_USER}.out
   PARENT= KIDS=()
   stop_sampler
   pool_set $(( $(pool_size) - $(avail) + 24 )) || { WHY="cannot grow the pool"; return 1; }
@@ -188,7 +195,12 @@ start () {
   start_sampler "${PIDS[@]}"
   [ "$(avail)" = "$spare" ] || { WHY="pool: $(avail) spare pages, not $spare"; echo "$WHY" >> "$DISTURBED"; return 1; }
 }
-libfork () { start "$@" env LD_HUGEPAGE_LIBS=libbig.so "$HUGELD_LDSO" "$B/textfork"; }
+# libfork NAME SPARE NCHILDREN: start textfork with libbig.so selected,
+# as $AS_USER.
+libfork () {
+  run_as_argv || { WHY="cannot run as $AS_USER"; return 1; }
+  start "$@" env LD_HUGEPAGE_LIBS=libbig.so ${RUN_AS_ARGV[@]+"${RUN_AS_ARGV[@]}"} "$HUGELD_LDSO" "$B/textfork"
+}
 
 # stop_run [PARENT BG KID...]: let the processes go on for LIVE seconds
 # (less once every child has died: a child whose text page a breakpoint's
@@ -237,13 +249,14 @@ text_pages () {
        /^KernelPageSize: +2048 kB/ && x { t += n } END { print t + 0 }' "/proc/$1/smaps"
 }
 
-# debug NAME PID BREAK: gdb attaches to PID, sets BREAK (break or hbreak)
-# on big_fn_3000, continues, deletes it and detaches; then stop_run.
-# Sets G (gdb's output) and RC (the program's status).
+# debug NAME PID BREAK: gdb, as $AS_USER, attaches to PID, sets BREAK
+# (break or hbreak) on big_fn_3000, continues, deletes it and detaches;
+# then stop_run.  Sets G (gdb's output) and RC (the program's status).
 debug () {
   local name=$1 pid=$2 bp=$3
-  G=$TEST_TMP/$name.gdb
-  timeout 20 "${GDB[@]}" -p "$pid" -ex "$bp big_fn_3000" -ex continue -ex delete -ex detach > "$G" 2>&1
+  G=$TEST_TMP/$name${AS_USER:+-$AS_USER}.gdb
+  run_as_argv
+  timeout 20 ${RUN_AS_ARGV[@]+"${RUN_AS_ARGV[@]}"} "${GDB[@]}" -p "$pid" -ex "$bp big_fn_3000" -ex continue -ex delete -ex detach > "$G" 2>&1
   stop_run
 }
 stopped () { grep -q "^Breakpoint 1, $(printf '0x%016x' "$ADDR") in big_fn_3000 " "$G"; }
@@ -264,7 +277,7 @@ show () { echo "rc=$RC $(tr '\n' ' ' < "$OUT")| gdb: $(grep -E '^(Breakpoint|Har
 parent_nospare () {
   libfork p0 0 2 && on_huge "$PARENT" || return 1
   local n; n=$(text_pages "$PARENT")
-  $H gdb --print-command "$PARENT" > /dev/null 2> "$TEST_TMP/warn"
+  run_as "$H" gdb --print-command "$PARENT" > /dev/null 2> "$TEST_TMP/warn"
   debug p0 "$PARENT" break
   local c k=0
   for c in "${KIDS[@]}"; do page_lost "$c" && k=$((k + 1)); done
@@ -350,14 +363,20 @@ grow_pool () {
   timeout 20 $H gdb --grow-pool "$PARENT" -- "${GDB[@]:1}" -ex 'break big_fn_3000' -ex continue \
     -ex delete -ex detach > "$G" 2>&1
   stop_run
-  OK="hugeld gdb --grow-pool on the parent, no spare page: pool $before -> $((before + n)), the parent stops at the breakpoint, children live"
+  OK="hugeld gdb --grow-pool (root: it resizes the pool) on the parent, no spare page: pool $before -> $((before + n)), the parent stops at the breakpoint, children live"
   WHY="$(show) $(grep '^hugeld' "$G")"
   stopped && [ "$RC" = 0 ] && kids_ok 2 \
     && grep -q "^hugeld: grew the huge page pool from $before to $((before + n)) pages .* process $PARENT shares can be copied; when done: echo $before > /proc/sys/vm/nr_hugepages$" "$G"
 }
 TRACK_POOL=no
-NAME="hugeld gdb --grow-pool"; scenario grow_pool
+NAME="hugeld gdb --grow-pool (root: it resizes the pool)"; scenario grow_pool
 TRACK_POOL=yes
+
+# As nobody: the kill case (1) and the child's copy from a spare page (5).
+as_user nobody
+NAME="breakpoint in the parent, no spare page"; scenario parent_nospare
+NAME="breakpoint in a child, one spare page"; scenario child_spare
+as_user ""
 
 # 9. uprobes on big_fn_3000 (the same file offset) through tracefs.
 T=/sys/kernel/tracing
@@ -367,9 +386,9 @@ if [ ! -e $T/uprobe_events ] && [ -d $T ] && grep -qw tracefs /proc/filesystems 
 fi
 EV=hugeld_dbg$$
 if [ ! -w $T/uprobe_events ]; then
-  skip uprobes "no tracefs with uprobe_events here (CONFIG_UPROBE_EVENTS, or tracefs cannot be mounted)"
+  skip "uprobes (root: tracefs)" "no tracefs with uprobe_events here (CONFIG_UPROBE_EVENTS, or tracefs cannot be mounted)"
 elif ! echo "p:$EV/big_fn_3000 $LIB:0x$(nm "$LIB" | awk '$3 == "big_fn_3000" { print $1 }')" >> $T/uprobe_events 2> /dev/null; then
-  skip uprobes "cannot add a uprobe event"
+  skip "uprobes (root: tracefs)" "cannot add a uprobe event"
 else
   at_exit "echo '-:$EV/big_fn_3000' >> $T/uprobe_events"
   mkdir $T/instances/$EV && at_exit "rmdir $T/instances/$EV"
@@ -397,10 +416,10 @@ else
     echo 0 > "$en"
     hc=$(( $(hits) - h0 - h ))
     ok=$(cat "$outa" "$OUT" | grep -c '^child [0-9]*: ok$')
-    OK="uprobe on big_fn_3000, registered before and after start, children, no spare page: never fires in the huge copy, no copy, all live (control on ordinary pages: $hc hits)"
+    OK="uprobe (root: tracefs) on big_fn_3000, registered before and after start, children, no spare page: never fires in the huge copy, no copy, all live (control on ordinary pages: $hc hits)"
     WHY="hits $h (control $hc), rc $rca $rcb, $ok children ok, $left spare pages left"
     [ "$h" = 0 ] && [ "$hc" -gt 0 ] && [ "$rca$rcb" = 00 ] && [ "$ok" = 4 ] && [ "$left" = 0 ]
   }
-  NAME="uprobes"; scenario uprobes
+  NAME="uprobes (root: tracefs)"; scenario uprobes
 fi
 finish

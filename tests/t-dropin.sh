@@ -9,7 +9,12 @@
 # The only normalisation is of what legitimately names the loader itself:
 # the (0x...) load addresses and the loader's own path in --list, and the
 # loader's own path in --help.  Everything else must match byte for byte.
+#
+# Every check runs as the shell's user (root in make check), then as
+# nobody (a service's own user: "as nobody: "), both loaders as that
+# user, in a working directory that user owns.
 . "$(dirname "$0")/lib.sh"
+as_users
 
 need_loaders
 
@@ -44,18 +49,21 @@ norm_help () {
 }
 
 # run_both TAG CMD...: run "LDSO CMD..." under each loader (sys = system,
-# hug = hugeld) in a fresh working directory $TEST_TMP/TAG.WHICH.d, with
-# stdin from $RUN_STDIN (default /dev/null).  Keeps stdout, stderr and the
-# exit status in $TEST_TMP/TAG.WHICH.{out,err,rc}; if $RUN_NORM names a
-# normaliser, stdout and stderr are passed through it.
+# hug = hugeld), as $AS_USER, in a fresh working directory
+# $TEST_TMP/TAG.WHICH.d (that user's), with stdin from $RUN_STDIN
+# (default /dev/null).  Keeps stdout, stderr and the exit status in
+# $TEST_TMP/TAG.WHICH.{out,err,rc}; if $RUN_NORM names a normaliser,
+# stdout and stderr are passed through it.
 run_both () {
   local tag=$1; shift
   local which ldso base part
+  run_as_argv || return 1
   for which in sys hug; do
     if [ $which = sys ]; then ldso=$SYSTEM_LDSO; else ldso=$HUGELD_LDSO; fi
     base=$TEST_TMP/$tag.$which
     rm -rf "$base.d"; mkdir -p "$base.d"
-    ( cd "$base.d" && exec "$ldso" "$@" ) \
+    [ -z "$AS_USER" ] || chown "$AS_USER" "$base.d"
+    ( cd "$base.d" && exec ${RUN_AS_ARGV[@]+"${RUN_AS_ARGV[@]}"} "$ldso" "$@" ) \
       < "${RUN_STDIN:-/dev/null}" > "$base.out" 2> "$base.err"
     echo $? > "$base.rc"
     if [ -n "${RUN_NORM:-}" ]; then
@@ -115,20 +123,26 @@ compare_both () {
   pass "$name"
 }
 
-# same NAME RC REGEX CMD...: run_both + compare_both; $LAST.{sys,hug}.* are
-# the outputs afterwards.
+# same NAME RC REGEX CMD...: run_both + compare_both as each of
+# AS_USERS ("as nobody: NAME"); $L.{sys,hug}.* are the outputs
+# afterwards, for each L in LASTS (one per user).
 same () {
   local name=$1 rc=$2 re=$3; shift 3
-  local tag=${name//[^A-Za-z0-9]/_} a
-  LAST=$TEST_TMP/$tag
+  local tag a who
   for a in "$@"; do
     if [ -z "$a" ]; then
       fail "$name" "a program it needs was not found (empty argument in: $*)"
       return 1
     fi
   done
-  run_both "$tag" "$@"
-  compare_both "$name" "$tag" "$rc" "$re"
+  LASTS=()
+  for who in "${AS_USERS[@]}"; do
+    as_user "$who"
+    tag=$AS$name; tag=${tag//[^A-Za-z0-9]/_}
+    LASTS+=("$TEST_TMP/$tag")
+    run_both "$tag" "$@" && compare_both "$AS$name" "$tag" "$rc" "$re"
+  done
+  as_user ""
 }
 
 # build NAME CC-ARGS...: compile a test binary with the system toolchain
@@ -205,32 +219,36 @@ int main (int argc, char **argv)
   return 3;
 }
 EOF
-  name="gcc compile+link"
-  run_both gcc "$gcc" -O2 -Wall -o hello "$SRC/hello.c" -lm
-  if compare_both "$name" gcc 0 ""; then
-    for w in sys hug; do
-      if [ -x "$TEST_TMP/gcc.$w.d/hello" ]; then
-        "$TEST_TMP/gcc.$w.d/hello" > "$TEST_TMP/gcc.$w.run" 2>&1
-        echo "rc=$?" >> "$TEST_TMP/gcc.$w.run"
+  for who in "${AS_USERS[@]}"; do
+    as_user "$who"
+    name="${AS}gcc compile+link" G=$TEST_TMP/gcc${who:+-$who}
+    run_both "${G##*/}" "$gcc" -O2 -Wall -o hello "$SRC/hello.c" -lm
+    if compare_both "$name" "${G##*/}" 0 ""; then
+      for w in sys hug; do
+        if [ -x "$G.$w.d/hello" ]; then
+          run_as "$G.$w.d/hello" > "$G.$w.run" 2>&1
+          echo "rc=$?" >> "$G.$w.run"
+        else
+          echo "no program produced" > "$G.$w.run"
+        fi
+      done
+      if ! cmp -s "$G.sys.run" "$G.hug.run"; then
+        fail "$name: produced programs" "behave differently (diff follows)"
+        show_diff "$G.sys.run" "$G.hug.run"
+      elif [ "$(tail -1 "$G.sys.run")" != rc=3 ] \
+           || ! grep -q '^dynamic huge loader pages$' "$G.sys.run"; then
+        fail "$name: produced programs" "agree, but not with what the program should print: $(tr '\n' ' ' < "$G.sys.run")"
       else
-        echo "no program produced" > "$TEST_TMP/gcc.$w.run"
+        pass "$name: produced programs"
+        cmp -s "$G.sys.d/hello" "$G.hug.d/hello" \
+          && echo "  note: the two binaries are also byte-identical" \
+          || echo "  note: the two binaries differ in bytes (not checked)"
       fi
-    done
-    if ! cmp -s "$TEST_TMP/gcc.sys.run" "$TEST_TMP/gcc.hug.run"; then
-      fail "$name: produced programs" "behave differently (diff follows)"
-      show_diff "$TEST_TMP/gcc.sys.run" "$TEST_TMP/gcc.hug.run"
-    elif [ "$(tail -1 "$TEST_TMP/gcc.sys.run")" != rc=3 ] \
-         || ! grep -q '^dynamic huge loader pages$' "$TEST_TMP/gcc.sys.run"; then
-      fail "$name: produced programs" "agree, but not with what the program should print: $(tr '\n' ' ' < "$TEST_TMP/gcc.sys.run")"
     else
-      pass "$name: produced programs"
-      cmp -s "$TEST_TMP/gcc.sys.d/hello" "$TEST_TMP/gcc.hug.d/hello" \
-        && echo "  note: the two binaries are also byte-identical" \
-        || echo "  note: the two binaries differ in bytes (not checked)"
+      fail "$name: produced programs" "not compared: the compile itself did not match"
     fi
-  else
-    fail "$name: produced programs" "not compared: the compile itself did not match"
-  fi
+  done
+  as_user ""
 else
   fail "gcc compile+link" "no ELF gcc found (apt-get install gcc)"
 fi
@@ -265,19 +283,27 @@ if iconv=$(elf_prog iconv); then
   # The expected bytes (ü is 0xfc in ISO-8859-1; H is 0xc8 in EBCDIC) are
   # checked on the reference output by the regex on its od dump below.
   same "iconv UTF-8 to ISO-8859-1" 0 '' "$iconv" -f UTF-8 -t ISO-8859-1 "$SRC/latin.in"
-  od -An -tx1 "$LAST.sys.out" | grep -q 'fc' \
-    || fail "iconv UTF-8 to ISO-8859-1" "reference output is not ISO-8859-1"
+  for l in "${LASTS[@]}"; do
+    od -An -tx1 "$l.sys.out" | grep -q 'fc' \
+      || fail "iconv UTF-8 to ISO-8859-1" "reference output ($l) is not ISO-8859-1"
+  done
   same "iconv UTF-8 to EBCDIC-US" 0 '' "$iconv" -f UTF-8 -t EBCDIC-US "$SRC/ascii.in"
-  od -An -tx1 "$LAST.hug.out" | grep -q '^ c8 c5 d3 d3 d6' \
-    || fail "iconv UTF-8 to EBCDIC-US" "output is not EBCDIC: $(od -An -tx1 "$LAST.hug.out" | head -1)"
+  for l in "${LASTS[@]}"; do
+    od -An -tx1 "$l.hug.out" | grep -q '^ c8 c5 d3 d3 d6' \
+      || fail "iconv UTF-8 to EBCDIC-US" "output ($l) is not EBCDIC: $(od -An -tx1 "$l.hug.out" | head -1)"
+  done
   # And the modules really were dlopened by hugeld.
-  LD_DEBUG=files "$HUGELD_LDSO" "$iconv" -f UTF-8 -t EBCDIC-US "$SRC/ascii.in" \
-    > /dev/null 2> "$TEST_TMP/iconv.debug"
-  if grep -q 'file=.*EBCDIC-US\.so' "$TEST_TMP/iconv.debug"; then
-    pass "iconv: hugeld dlopened the EBCDIC-US gconv module"
-  else
-    fail "iconv: hugeld dlopened the EBCDIC-US gconv module" "LD_DEBUG=files shows no EBCDIC-US.so"
-  fi
+  for who in "${AS_USERS[@]}"; do
+    as_user "$who"
+    run_as env LD_DEBUG=files "$HUGELD_LDSO" "$iconv" -f UTF-8 -t EBCDIC-US "$SRC/ascii.in" \
+      > /dev/null 2> "$TEST_TMP/iconv.debug"
+    if grep -q 'file=.*EBCDIC-US\.so' "$TEST_TMP/iconv.debug"; then
+      pass "${AS}iconv: hugeld dlopened the EBCDIC-US gconv module"
+    else
+      fail "${AS}iconv: hugeld dlopened the EBCDIC-US gconv module" "LD_DEBUG=files shows no EBCDIC-US.so"
+    fi
+  done
+  as_user ""
 else
   fail "iconv" "no ELF iconv found (apt-get install libc-bin)"
 fi
@@ -328,8 +354,10 @@ if build "dlopen libm + failing dlopen" -o "$TEST_TMP/dl" "$SRC/dl.c"; then
   for want in '^cos\(0\.5\) = 0\.87758256189037276$' \
       '^missing library: libhugeld-no-such-library\.so\.1: cannot open shared object file: No such file or directory$' \
       '^missing symbol: .*: undefined symbol: hugeld_no_such_symbol$'; do
-    grep -E -q "$want" "$LAST.sys.out" \
-      || fail "dlopen libm + failing dlopen" "the output has no line matching /$want/"
+    for l in "${LASTS[@]}"; do
+      grep -E -q "$want" "$l.sys.out" \
+        || fail "dlopen libm + failing dlopen" "the output ($l) has no line matching /$want/"
+    done
   done
 fi
 

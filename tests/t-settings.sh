@@ -2,64 +2,77 @@
 # The user interface: LD_DEBUG=help lists the category, bad
 # LD_HUGEPAGE_SEGMENTS values are reported in one line, the feature is
 # off in --list/--verify/ldd modes, and AT_SECURE programs ignore every
-# hugeld variable.
+# hugeld variable.  What a program makes of the variables runs as root
+# and as nobody (a service's own user: "as nobody: ").
 . "$(dirname "$0")/lib.sh"
+as_users
 
 F=$FIXTURES
 
+# Any user: LD_DEBUG=help prints the loader's fixed list of categories
+# (and exits), the same for every user; checked once.
 out=$(LD_DEBUG=help "$HUGELD_LDSO" /bin/true 2>&1)
 echo "$out" | grep -q '^  hugepages  *display objects put on huge pages' \
   && pass "LD_DEBUG=help lists hugepages" \
   || fail "LD_DEBUG=help lists hugepages" "$out"
 
-# A typo in LD_HUGEPAGE_SEGMENTS: one line on stderr, default used,
-# program output unchanged.
-err=$(LD_HUGEPAGE_LIBS=nothing LD_HUGEPAGE_SEGMENTS=txt "$HUGELD_LDSO" /bin/echo hi 2>&1 >/dev/null)
-if [ "$(echo "$err" | wc -l)" = 1 ] && echo "$err" | grep -q 'LD_HUGEPAGE_SEGMENTS=txt ignored'; then
-  pass "bad LD_HUGEPAGE_SEGMENTS: one clear line"
-else
-  fail "bad LD_HUGEPAGE_SEGMENTS: one clear line" "$err"
-fi
-out=$(LD_HUGEPAGE_LIBS=nothing LD_HUGEPAGE_SEGMENTS=txt "$HUGELD_LDSO" /bin/echo hi 2>/dev/null)
-[ "$out" = hi ] && pass "bad LD_HUGEPAGE_SEGMENTS: program runs" \
-  || fail "bad LD_HUGEPAGE_SEGMENTS: program runs" "$out"
+# What a program gets from the variables, as root and as nobody (a
+# service's own user: "as nobody: ").
+for who in "${AS_USERS[@]}"; do
+  as_user "$who"
 
-# Garbage and huge values never break a program.
-long=$(head -c 100000 /dev/zero | tr '\0' '*')
-for val in '' ':' '::::' '[' '[[[' '\' '***' "$long" $'\x01\x02' '/' '//x'; do
-  out=$(LD_HUGEPAGE_LIBS="$val" "$HUGELD_LDSO" /bin/echo ok 2>&1)
-  [ "$out" = ok ] || fail "LD_HUGEPAGE_LIBS=$(printf %q "${val:0:20}")" "$out"
-done
-pass "garbage LD_HUGEPAGE_LIBS values: programs run"
-for val in ',' ',,,' 'all,all' "$(head -c 50000 /dev/zero | tr '\0' 't')"; do
-  out=$(LD_HUGEPAGE_LIBS='*' LD_HUGEPAGE_SEGMENTS="$val" "$HUGELD_LDSO" /bin/echo ok 2>/dev/null)
-  [ "$out" = ok ] || fail "LD_HUGEPAGE_SEGMENTS=$(printf %q "${val:0:20}")" "$out"
-done
-pass "garbage LD_HUGEPAGE_SEGMENTS values: programs run"
-
-# --list, --verify and ldd mode never plan or map huge pages.
-for mode in --list --verify; do
-  rm -f "$TEST_TMP"/dbg.*
-  LD_HUGEPAGE_LIBS='*' LD_DEBUG=hugepages LD_DEBUG_OUTPUT="$TEST_TMP/dbg" \
-    "$HUGELD_LDSO" $mode "$F/bigcheck-shared" >/dev/null 2>&1
-  if cat "$TEST_TMP"/dbg.* 2>/dev/null | grep -q 'hugepages:'; then
-    fail "$mode: feature off" "$(cat "$TEST_TMP"/dbg.* | head -2)"
+  # A typo in LD_HUGEPAGE_SEGMENTS: one line on stderr, default used,
+  # program output unchanged.
+  err=$(LD_HUGEPAGE_LIBS=nothing LD_HUGEPAGE_SEGMENTS=txt run_as "$HUGELD_LDSO" /bin/echo hi 2>&1 >/dev/null)
+  if [ "$(echo "$err" | wc -l)" = 1 ] && echo "$err" | grep -q 'LD_HUGEPAGE_SEGMENTS=txt ignored'; then
+    pass "${AS}bad LD_HUGEPAGE_SEGMENTS: one clear line"
   else
-    pass "$mode: feature off"
+    fail "${AS}bad LD_HUGEPAGE_SEGMENTS: one clear line" "$err"
+  fi
+  out=$(LD_HUGEPAGE_LIBS=nothing LD_HUGEPAGE_SEGMENTS=txt run_as "$HUGELD_LDSO" /bin/echo hi 2>/dev/null)
+  [ "$out" = hi ] && pass "${AS}bad LD_HUGEPAGE_SEGMENTS: program runs" \
+    || fail "${AS}bad LD_HUGEPAGE_SEGMENTS: program runs" "$out"
+
+  # Garbage and huge values never break a program.
+  long=$(head -c 100000 /dev/zero | tr '\0' '*')
+  bad=0
+  for val in '' ':' '::::' '[' '[[[' '\' '***' "$long" $'\x01\x02' '/' '//x'; do
+    out=$(LD_HUGEPAGE_LIBS="$val" run_as "$HUGELD_LDSO" /bin/echo ok 2>&1)
+    [ "$out" = ok ] || { fail "${AS}LD_HUGEPAGE_LIBS=$(printf %q "${val:0:20}")" "$out"; bad=1; }
+  done
+  [ $bad = 1 ] || pass "${AS}garbage LD_HUGEPAGE_LIBS values: programs run"
+  bad=0
+  for val in ',' ',,,' 'all,all' "$(head -c 50000 /dev/zero | tr '\0' 't')"; do
+    out=$(LD_HUGEPAGE_LIBS='*' LD_HUGEPAGE_SEGMENTS="$val" run_as "$HUGELD_LDSO" /bin/echo ok 2>/dev/null)
+    [ "$out" = ok ] || { fail "${AS}LD_HUGEPAGE_SEGMENTS=$(printf %q "${val:0:20}")" "$out"; bad=1; }
+  done
+  [ $bad = 1 ] || pass "${AS}garbage LD_HUGEPAGE_SEGMENTS values: programs run"
+
+  # --list, --verify and ldd mode never plan or map huge pages.
+  for mode in --list --verify; do
+    run_report "$TEST_TMP/mode$mode${who:+-$who}" LD_HUGEPAGE_LIBS='*' -- \
+      "$HUGELD_LDSO" $mode "$F/bigcheck-shared"
+    if grep -q 'hugepages:' "$TEST_TMP/mode$mode${who:+-$who}.dbg"; then
+      fail "${AS}$mode: feature off" "$(head -2 "$TEST_TMP/mode$mode${who:+-$who}.dbg")"
+    else
+      pass "${AS}$mode: feature off"
+    fi
+  done
+  run_report "$TEST_TMP/ldd${who:+-$who}" LD_TRACE_LOADED_OBJECTS=1 LD_HUGEPAGE_LIBS='*' -- \
+    "$HUGELD_LDSO" "$F/bigcheck-shared"
+  if grep -q 'hugepages:' "$TEST_TMP/ldd${who:+-$who}.dbg"; then
+    fail "${AS}ldd mode (LD_TRACE_LOADED_OBJECTS): feature off" "$(head -2 "$TEST_TMP/ldd${who:+-$who}.dbg")"
+  else
+    pass "${AS}ldd mode (LD_TRACE_LOADED_OBJECTS): feature off"
   fi
 done
-rm -f "$TEST_TMP"/dbg.*
-LD_TRACE_LOADED_OBJECTS=1 LD_HUGEPAGE_LIBS='*' LD_DEBUG=hugepages LD_DEBUG_OUTPUT="$TEST_TMP/dbg" \
-  "$HUGELD_LDSO" "$F/bigcheck-shared" >/dev/null 2>&1
-if cat "$TEST_TMP"/dbg.* 2>/dev/null | grep -q 'hugepages:'; then
-  fail "ldd mode (LD_TRACE_LOADED_OBJECTS): feature off" "$(cat "$TEST_TMP"/dbg.* | head -2)"
-else
-  pass "ldd mode (LD_TRACE_LOADED_OBJECTS): feature off"
-fi
+as_user ""
 
 # AT_SECURE: a real setuid-root program (its interpreter is hugeld) run
 # by an unprivileged user ignores LD_HUGEPAGE_LIBS, and does not pass
-# the variables on to its children.
+# the variables on to its children.  Root's: only root makes the
+# set-user-ID-root, set-group-ID-root and file-capability copies (the
+# programs themselves run as nobody).
 if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null; then
   skip "setuid program ignores the variables" "needs root and setpriv"
 else
@@ -90,27 +103,27 @@ else
   if run_as_nobody env LD_HUGEPAGE_LIBS=libbig.so LD_HUGEPAGE_SEGMENTS=all \
        "$d/suid-bigcheck" --dlopen "$d/libbig.so" --expect none \
        > /dev/null 2> "$TEST_TMP/suid.err"; then
-    pass "setuid program ignores LD_HUGEPAGE_LIBS"
+    pass "setuid program ignores LD_HUGEPAGE_LIBS (root: only root makes a set-user-ID-root binary)"
   else
-    fail "setuid program ignores LD_HUGEPAGE_LIBS" "$(grep FAIL "$TEST_TMP/suid.err" | head -3 | tr '\n' ' ')"
+    fail "setuid program ignores LD_HUGEPAGE_LIBS (root: only root makes a set-user-ID-root binary)" "$(grep FAIL "$TEST_TMP/suid.err" | head -3 | tr '\n' ' ')"
   fi
   # setgid, and file capabilities: AT_SECURE too.
   cp "$d/plain-bigcheck" "$d/sgid-bigcheck"
   chgrp root "$d/sgid-bigcheck"; chmod 2755 "$d/sgid-bigcheck"
   if run_as_nobody env LD_HUGEPAGE_LIBS=libbig.so "$d/sgid-bigcheck" \
        --dlopen "$d/libbig.so" --expect none > /dev/null 2> "$TEST_TMP/sgid.err"; then
-    pass "setgid program ignores LD_HUGEPAGE_LIBS"
+    pass "setgid program ignores LD_HUGEPAGE_LIBS (root: only root makes a set-group-ID-root binary)"
   else
-    fail "setgid program ignores LD_HUGEPAGE_LIBS" "$(grep FAIL "$TEST_TMP/sgid.err" | head -3 | tr '\n' ' ')"
+    fail "setgid program ignores LD_HUGEPAGE_LIBS (root: only root makes a set-group-ID-root binary)" "$(grep FAIL "$TEST_TMP/sgid.err" | head -3 | tr '\n' ' ')"
   fi
   if command -v setcap > /dev/null; then
     cp "$d/plain-bigcheck" "$d/cap-bigcheck"
     setcap cap_net_bind_service+ep "$d/cap-bigcheck"
     if run_as_nobody env LD_HUGEPAGE_LIBS=libbig.so "$d/cap-bigcheck" \
          --dlopen "$d/libbig.so" --expect none > /dev/null 2> "$TEST_TMP/cap.err"; then
-      pass "file-capability program ignores LD_HUGEPAGE_LIBS"
+      pass "file-capability program ignores LD_HUGEPAGE_LIBS (root: only root sets file capabilities)"
     else
-      fail "file-capability program ignores LD_HUGEPAGE_LIBS" "$(grep FAIL "$TEST_TMP/cap.err" | head -3 | tr '\n' ' ')"
+      fail "file-capability program ignores LD_HUGEPAGE_LIBS (root: only root sets file capabilities)" "$(grep FAIL "$TEST_TMP/cap.err" | head -3 | tr '\n' ' ')"
     fi
   else
     fail "file-capability program" "setcap not installed (apt-get install libcap2-bin)"
@@ -132,19 +145,24 @@ EOF
   chmod 4755 "$d/suid-env"
   envout=$(run_as_nobody env LD_HUGEPAGE_LIBS=x LD_HUGEPAGE_SEGMENTS=all "$d/suid-env")
   if echo "$envout" | grep -q '^LD_HUGEPAGE'; then
-    fail "setuid program: variables erased for children" "$(echo "$envout" | grep LD_HUGEPAGE)"
+    fail "setuid program: variables erased for children (root: only root makes a set-user-ID-root binary)" "$(echo "$envout" | grep LD_HUGEPAGE)"
   else
-    pass "setuid program: variables erased for children"
+    pass "setuid program: variables erased for children (root: only root makes a set-user-ID-root binary)"
   fi
 fi
 # The variables are read once: a program that writes its process title
 # over the environment block (PostgreSQL, nginx) and dlopens afterwards
-# still gets what it was started with.
+# still gets what it was started with; as root and as nobody (the
+# service's own user).
 if [ "$(id -u)" = 0 ] && reserve_hugepages 32; then
   gcc -O1 -o "$TEST_TMP/retitle" "$HUGELD_TOP/tests/pressure/retitle.c"
-  out=$(LD_HUGEPAGE_LIBS=libbig.so "$HUGELD_LDSO" "$TEST_TMP/retitle" "$F/libbig.so" 2>&1)
-  [ "$out" = "huge: yes" ] && pass "environment overwritten before dlopen: still selected" \
-    || fail "environment overwritten before dlopen: still selected" "$out"
+  for who in "${AS_USERS[@]}"; do
+    as_user "$who"
+    out=$(LD_HUGEPAGE_LIBS=libbig.so run_as "$HUGELD_LDSO" "$TEST_TMP/retitle" "$F/libbig.so" 2>&1)
+    [ "$out" = "huge: yes" ] && pass "${AS}environment overwritten before dlopen: still selected" \
+      || fail "${AS}environment overwritten before dlopen: still selected" "$out"
+  done
+  as_user ""
 else
   skip "environment overwritten before dlopen" "needs root and 32 huge pages"
 fi
