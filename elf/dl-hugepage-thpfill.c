@@ -222,6 +222,18 @@ hp_file_thp_seen (void)
   return false;
 }
 
+/* hp_cached for the chunk at file offset OFF of the zone whose fill N
+   records: once the page cache could not be asked about one chunk of
+   the zone, it is not asked about the others (cachestat refuses every
+   chunk of a file the caller may not write).  */
+static ssize_t
+hp_chunk_cached (int fd, off64_t off, struct hp_thp_fill *n)
+{
+  if (n->unasked != NULL)
+    return -1;
+  return hp_cached (fd, off, HP_HUGEPAGE_SIZE, &n->unasked);
+}
+
 /* Map the 2 MiB chunks of [DST, DST + LEN), the part of a read-only
    zone at file offset OFF of FD, with the page cache's huge pages, in
    order:
@@ -296,7 +308,7 @@ _dl_hugepage_thp_fill (uintptr_t dst, size_t len, int prot, int fd,
 	continue;
       if (mapped == 0)
 	{
-	  if (hp_cached (fd, coff, HP_HUGEPAGE_SIZE, &n->unasked) == 0)
+	  if (hp_chunk_cached (fd, coff, n) == 0)
 	    {
 	      if (reads_huge)
 		{
@@ -352,7 +364,7 @@ _dl_hugepage_thp_fill (uintptr_t dst, size_t len, int prot, int fd,
 	}
       INTERNAL_SYSCALL_CALL (fadvise64, fd, coff, HP_HUGEPAGE_SIZE,
 			     POSIX_FADV_DONTNEED);
-      ssize_t left = hp_cached (fd, coff, HP_HUGEPAGE_SIZE, &n->unasked);
+      ssize_t left = hp_chunk_cached (fd, coff, n);
       if (left > 0)
 	{
 	  n->held = (len - done) / HP_HUGEPAGE_SIZE;
