@@ -269,6 +269,9 @@ hp_entry_matches (const void *entry, const struct hp_zone *z,
   return true;
 }
 
+/* The shared backing (hp_zone_fn): put zone Z on the shared cache's
+   pages, looking the entry up into LS->cache first.  HP_FALLBACK with
+   *ERR 0 means there is no usable entry and *WHAT says why.  */
 enum hp_outcome
 _dl_hugepage_shared_zone (struct hp_load_state *ls, const struct hp_zone *z,
 			  uint64_t bias, ElfW(Addr) l_addr, int fd, bool verify,

@@ -21,14 +21,21 @@
 #include <sys/stat.h>
 #include "dl-hugepage-cache.h"
 
+/* HP_BACKING_TABLE's names and flags, indexed by HP_B_* - 1.  */
+#define HP_BACKING_NAME(id, name, flags) #name,
+static const char hp_backing_names[][HP_WORD_MAX] =
+  { HP_BACKING_TABLE (HP_BACKING_NAME) };
+#define HP_BACKING_FLAGS(id, name, flags) flags,
+static const unsigned char hp_backing_flag_table[] =
+  { HP_BACKING_TABLE (HP_BACKING_FLAGS) };
+
 int
 _dl_hugepage_parse_backing (const char *s, unsigned char order[HP_NBACKINGS])
 {
-  /* In enum hp_backing's order, from 1.  */
-  static const char names[][HP_WORD_MAX] = { "shared", "private", "thp" };
   int n = 0;
   int i;
-  while ((i = _dl_hugepage_list_next (&s, names, HP_NBACKINGS)) != -2)
+  while ((i = _dl_hugepage_list_next (&s, hp_backing_names, HP_NBACKINGS))
+	 != -2)
     {
       if (i < 0)
 	return -1;
@@ -44,17 +51,17 @@ _dl_hugepage_parse_backing (const char *s, unsigned char order[HP_NBACKINGS])
 const char *
 _dl_hugepage_backing_name (int backing)
 {
-  switch (backing)
-    {
-    case HP_B_SHARED:
-      return "shared";
-    case HP_B_PRIVATE:
-      return "private";
-    case HP_B_THP:
-      return "thp";
-    default:
-      return "?";
-    }
+  if (backing < 1 || backing > HP_NBACKINGS)
+    return "?";
+  return hp_backing_names[backing - 1];
+}
+
+unsigned int
+_dl_hugepage_backing_flags (int b)
+{
+  if (b < 1 || b > HP_NBACKINGS)
+    return 0;
+  return hp_backing_flag_table[b - 1];
 }
 
 char *
@@ -73,21 +80,20 @@ _dl_hugepage_backings_string (const unsigned char *order, int n, char *buf,
 bool
 _dl_hugepage_backing_tried (int b, const struct hp_zone *z, bool textrel)
 {
-  return b != HP_B_SHARED || _dl_hugepage_zone_shareable (z, textrel);
+  return ((_dl_hugepage_backing_flags (b) & HP_BF_SHAREABLE) == 0
+	  || _dl_hugepage_zone_shareable (z, textrel));
 }
 
 int
 _dl_hugepage_expected_backing (const unsigned char *order, int n,
 			       const struct hp_zone *z, bool textrel,
-			       bool cached, bool thp)
+			       unsigned int available)
 {
   for (int k = 0; k < n; ++k)
     {
       int b = order[k];
-      if (!_dl_hugepage_backing_tried (b, z, textrel))
-	continue;
-      if (b == HP_B_PRIVATE || (b == HP_B_SHARED && cached)
-	  || (b == HP_B_THP && thp))
+      if (_dl_hugepage_backing_tried (b, z, textrel)
+	  && (available & (1u << b)) != 0)
 	return b;
     }
   return 0;
@@ -108,7 +114,7 @@ int
 _dl_hugepage_phase_mode (const unsigned char *order, int n, bool no_pool)
 {
   for (int k = 0; k < n; ++k)
-    if (order[k] == HP_B_THP)
+    if ((_dl_hugepage_backing_flags (order[k]) & HP_BF_FILE_PHASE) != 0)
       return k == 0 || no_pool ? HP_PHASE_ALWAYS : HP_PHASE_FREE;
   return HP_PHASE_FREE;
 }
@@ -117,10 +123,13 @@ bool
 _dl_hugepage_cache_placement (const unsigned char *order, int n)
 {
   for (int k = 0; k < n; ++k)
-    if (order[k] == HP_B_SHARED)
-      return true;
-    else if (order[k] == HP_B_THP)
-      return false;
+    {
+      unsigned int f = _dl_hugepage_backing_flags (order[k]);
+      if ((f & HP_BF_CACHED) != 0)
+	return true;
+      if ((f & HP_BF_FILE_PHASE) != 0)
+	return false;
+    }
   return false;
 }
 

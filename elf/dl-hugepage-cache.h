@@ -80,18 +80,56 @@
    takes a private copy (_dl_hugepage_private_allowed).  */
 #define HP_CACHE_SYNCED ".synced"
 
-/* The backings of LD_HUGEPAGE_BACKING.  */
+/* The backings of LD_HUGEPAGE_BACKING, one table: for each backing,
+   in the order ld.so tries them where no setting names one,
+   X (ID, NAME, FLAGS).  HP_B_ID is its number (from 1; 0 means
+   ordinary pages), NAME its word in the settings and the report, and
+   _dl_hugepage_NAME_zone (dl-hugepage-int.h: hp_zone_fn) the function
+   that puts a zone on it.  FLAGS (HP_BF_*) say what ld.so does
+   differently for it:
+
+   HP_BF_SHAREABLE  tried only for a zone _dl_hugepage_zone_shareable
+		    allows (written memory is never shared); its pages
+		    are counted as shared in the report.
+   HP_BF_CACHED     its pages are a shared cache entry's, made for the
+		    object at HP_PHASE_FREE: listed before any
+		    HP_BF_FILE_PHASE backing, the object is placed for it
+		    (_dl_hugepage_cache_placement).
+   HP_BF_FILE_PHASE it wants relocatable text at its file phase
+		    (_dl_hugepage_phase_mode).
+   HP_BF_PLAIN      the report of a zone it placed is the original
+		    report's words, with no "(NAME)"; a failure with an
+		    errno is reported as a fallback to ordinary pages.
+
+   Adding a backing is a line here, its zone function in a file of its
+   own, and its test (docs/backings.md lists the places).  */
+#define HP_BACKING_TABLE(X)					\
+  X (SHARED, shared, HP_BF_SHAREABLE | HP_BF_CACHED)		\
+  X (PRIVATE, private, HP_BF_PLAIN)				\
+  X (THP, thp, HP_BF_FILE_PHASE)
+
+#define HP_BF_SHAREABLE		0x1
+#define HP_BF_CACHED		0x2
+#define HP_BF_FILE_PHASE	0x4
+#define HP_BF_PLAIN		0x8
+
 enum hp_backing
 {
-  HP_B_SHARED = 1,	/* Read-only zones from the hugetlbfs cache.  */
-  HP_B_PRIVATE,		/* A private MAP_HUGETLB copy.  */
-  HP_B_THP,		/* Page-cache or anonymous transparent huge pages.  */
+#define HP_BACKING_ENUM(id, name, flags) HP_B_##id,
+  HP_B_NONE = 0,
+  HP_BACKING_TABLE (HP_BACKING_ENUM)
+  HP_B_END
+#undef HP_BACKING_ENUM
 };
-#define HP_NBACKINGS 3
+#define HP_NBACKINGS (HP_B_END - 1)
 
-/* The backings ld.so tries where no setting names them, in order: an
-   initializer for an array of HP_NBACKINGS.  */
-#define HP_BACKINGS_DEFAULT { HP_B_SHARED, HP_B_PRIVATE, HP_B_THP }
+/* The backings ld.so tries where no setting names them, in the
+   table's order: an initializer for an array of HP_NBACKINGS.  */
+#define HP_BACKING_ID(id, name, flags) HP_B_##id,
+#define HP_BACKINGS_DEFAULT { HP_BACKING_TABLE (HP_BACKING_ID) }
+
+/* The HP_BF_* flags of backing B (0 for anything else).  */
+unsigned int _dl_hugepage_backing_flags (int b);
 
 /* Parse LD_HUGEPAGE_BACKING, a comma list of shared, private and thp,
    into ORDER.  Returns the number of backings (a backing named twice
@@ -100,7 +138,7 @@ enum hp_backing
 int _dl_hugepage_parse_backing (const char *s,
 				unsigned char order[HP_NBACKINGS]);
 
-/* "shared", "private" or "thp".  */
+/* The NAME of backing B in HP_BACKING_TABLE ("shared"), or "?".  */
 const char *_dl_hugepage_backing_name (int backing);
 
 /* The backings ORDER[0..N) as a comma list ("shared,private,thp"),
@@ -118,13 +156,14 @@ bool _dl_hugepage_backing_tried (int b, const struct hp_zone *z,
 
 /* The backing ld.so ends up with for zone Z (of an object with text
    relocations if TEXTREL) trying ORDER[0..N) as its loop does, where
-   the shared cache holds the zone if CACHED and the kernel gives
-   transparent huge pages if THP, and taking the private copy to work
-   (a pool large enough): HP_B_*, or 0 for ordinary pages.  ld.so
-   finds out by trying; `hugeld plan' predicts with this.  */
+   the backings whose bit (1 << HP_B_*) is set in AVAILABLE work (the
+   shared backing: the cache holds the zone; thp: the kernel gives
+   transparent huge pages; private: a pool large enough): HP_B_*, or 0
+   for ordinary pages.  ld.so finds out by trying; `hugeld plan'
+   predicts with this.  */
 int _dl_hugepage_expected_backing (const unsigned char *order, int n,
 				   const struct hp_zone *z, bool textrel,
-				   bool cached, bool thp);
+				   unsigned int available);
 
 /* Where the kernel says whether transparent huge pages are enabled.  */
 #define HP_THP_ENABLED_FILE "/sys/kernel/mm/transparent_hugepage/enabled"
@@ -135,8 +174,8 @@ int _dl_hugepage_expected_backing (const unsigned char *order, int n,
 bool _dl_hugepage_thp_enabled_text (const char *text, size_t len);
 
 /* When ld.so puts a relocatable object's text at its file phase (enum
-   hp_phase) for the backings ORDER[0..N-1]: always when thp comes
-   first, or when thp is listed and the process can have no pool page
+   hp_phase) for the backings ORDER[0..N-1]: always when an
+   HP_BF_FILE_PHASE backing (thp) comes first, or when one is listed and the process can have no pool page
    (NO_POOL: no persistent or surplus pages configured, or a hugetlb
    cgroup that allows none), so that
    nothing else can give huge pages; otherwise only where that costs no
@@ -152,7 +191,9 @@ int _dl_hugepage_phase_mode (const unsigned char *order, int n,
    ORDER[0..N-1].  The cache's pages are already there and charged to
    whoever faulted them in, so a process with no pool page of its own
    (a Kubernetes pod that requested none) maps them all the same;
-   placing the object for thp instead would make every entry miss.  */
+   placing the object for thp instead would make every entry miss.
+   In terms of the table: an HP_BF_CACHED backing comes before any
+   HP_BF_FILE_PHASE one.  */
 bool _dl_hugepage_cache_placement (const unsigned char *order, int n);
 
 /* The path of the process's cgroup in the text of /proc/self/cgroup,

@@ -213,18 +213,32 @@ enum hp_outcome _dl_hugepage_move_zone (const struct hp_load_state *ls,
 					ElfW(Addr) l_addr, int fd, int *err,
 					const char **what) attribute_hidden;
 
-/* The shared cache backing (dl-hugepage-back.c).  */
+/* The backings (HP_BACKING_TABLE in dl-hugepage-cache.h).  */
 
-/* Put zone Z (planned for load bias BIAS) of LS's object, with load
-   bias L_ADDR, open as FD, on the shared cache's pages, looking the
-   entry up into LS->cache first.  With VERIFY, the bytes mapped now
-   must be the entry's.  HP_FALLBACK with *ERR 0 means there is no
-   usable entry and *WHAT says why.  */
-enum hp_outcome _dl_hugepage_shared_zone (struct hp_load_state *ls,
-					  const struct hp_zone *z,
-					  uint64_t bias, ElfW(Addr) l_addr,
-					  int fd, bool verify, int *err,
-					  const char **what) attribute_hidden;
+/* A backing's zone function, _dl_hugepage_NAME_zone: put zone Z
+   (planned for load bias BIAS) of LS's object, now at load bias
+   L_ADDR and open as FD, on the backing's pages.  With VERIFY, the
+   bytes mapped now must be what it puts there (see
+   _dl_hugepage_apply_plan).  Returns HP_DONE (on huge pages), HP_THP
+   (transparent huge pages asked for), HP_FALLBACK (the ordinary pages
+   are still there, all of them), HP_RESTORED (they were mapped again
+   from the file) or HP_LOST; sets *ERR to an errno value, 0 where the
+   backing was not tried or has nothing (then *WHAT says why), and
+   *WHAT to the step that failed or what was done.  The zone functions
+   are: _dl_hugepage_shared_zone (dl-hugepage-back.c: the hugetlbfs
+   cache's read-only entry), _dl_hugepage_private_zone
+   (dl-hugepage-map.c: a private MAP_HUGETLB copy from the pool) and
+   _dl_hugepage_thp_zone (dl-hugepage-thp.c: page-cache huge pages for
+   a read-only zone, an anonymous MADV_HUGEPAGE copy for a writable
+   one).  */
+typedef enum hp_outcome hp_zone_fn (struct hp_load_state *ls,
+				    const struct hp_zone *z, uint64_t bias,
+				    ElfW(Addr) l_addr, int fd, bool verify,
+				    int *err, const char **what);
+#define HP_BACKING_ZONE_FN(id, name, flags) \
+  extern hp_zone_fn _dl_hugepage_##name##_zone attribute_hidden;
+HP_BACKING_TABLE (HP_BACKING_ZONE_FN)
+#undef HP_BACKING_ZONE_FN
 
 /* Whether the shared cache has a trusted entry for LS's object, open
    as FD, with a file for at least one of PLAN's shareable zones,
@@ -236,17 +250,6 @@ bool _dl_hugepage_cache_has_zone (struct hp_load_state *ls,
 
 /* Close what *C holds and forget it.  */
 void _dl_hugepage_cache_done (struct hp_object_state *c) attribute_hidden;
-
-/* The transparent huge page backing (dl-hugepage-thp.c).  */
-
-/* Ask for transparent huge pages for zone Z of LS's object: page-cache
-   huge pages for a read-only zone (left mapped from the file), an
-   anonymous copy marked MADV_HUGEPAGE for a writable one.  HP_THP
-   means asked for, with *WHAT saying how.  */
-enum hp_outcome _dl_hugepage_thp_zone (struct hp_load_state *ls,
-				       const struct hp_zone *z,
-				       ElfW(Addr) l_addr, int fd, int *err,
-				       const char **what) attribute_hidden;
 
 /* The pool (dl-hugepage-pool.c).  */
 

@@ -364,16 +364,14 @@ _dl_hugepage_fill_and_move (const struct hp_load_state *ls, void *tmp,
   return HP_FALLBACK;
 }
 
-/* The private backing: put zone Z of LS's object, with load bias
-   L_ADDR, on a private copy in huge pages of the pool, filled from FD
-   (VERIFY: see _dl_hugepage_apply_plan), where the pool may be used
-   now (_dl_hugepage_private_allowed).  Sets *ERR to an errno value (0
-   where the backing was not tried) and *WHAT to the step that failed
-   or why.  */
-static enum hp_outcome
-hp_private_zone (const struct hp_load_state *ls, const struct hp_zone *z,
-		 ElfW(Addr) l_addr, int fd, bool verify, int *err,
-		 const char **what)
+/* The private backing (hp_zone_fn): put zone Z on a private copy in
+   huge pages of the pool, filled from FD, where the pool may be used
+   now (_dl_hugepage_private_allowed).  BIAS is not used: the copy is
+   made from the file wherever the object is.  */
+enum hp_outcome
+_dl_hugepage_private_zone (struct hp_load_state *ls, const struct hp_zone *z,
+			   uint64_t bias, ElfW(Addr) l_addr, int fd,
+			   bool verify, int *err, const char **what)
 {
   size_t len = z->end - z->start;
   if (!_dl_hugepage_private_allowed (what)
@@ -418,18 +416,18 @@ hp_report_zone (const struct hp_load_state *ls, const struct hp_zone *z,
   const char *obj = ls->objname;
   const char *kind = _dl_hugepage_kind_name (z->kind);
   const char *bname = _dl_hugepage_backing_name (b);
+  bool plain = (_dl_hugepage_backing_flags (b) & HP_BF_PLAIN) != 0;
   unsigned long int s = z->start, e = z->end;
   unsigned long int at = l_addr + z->start;
   switch (o)
     {
     case HP_DONE:
-      /* The private copy is the original report; other backings say
-	 which they are.  */
+      /* A plain backing (the private copy) has the original report;
+	 other backings say which they are.  */
       _dl_debug_printf ("hugepages: %s: %s [0x%lx, 0x%lx) at 0x%lx on %lu "
 			"huge pages%s%s%s\n", obj, kind, s, e, at,
-			(unsigned long int) n, b == HP_B_PRIVATE ? "" : " (",
-			b == HP_B_PRIVATE ? "" : bname,
-			b == HP_B_PRIVATE ? "" : ")");
+			(unsigned long int) n, plain ? "" : " (",
+			plain ? "" : bname, plain ? "" : ")");
       return;
     case HP_THP:
       _dl_debug_printf ("hugepages: %s: %s [0x%lx, 0x%lx) at 0x%lx: thp: "
@@ -444,7 +442,7 @@ hp_report_zone (const struct hp_load_state *ls, const struct hp_zone *z,
       break;
     }
   const char *again = o == HP_RESTORED ? " (mapped again from the file)" : "";
-  if (b == HP_B_PRIVATE && err != 0)
+  if (plain && err != 0)
     _dl_debug_printf ("hugepages: %s: %s [0x%lx, 0x%lx) fallback to ordinary "
 		      "pages%s: %s failed: %s (errno %d)\n", obj, kind, s, e,
 		      again, what, _dl_hugepage_errno_name (err), err);
@@ -456,6 +454,12 @@ hp_report_zone (const struct hp_load_state *ls, const struct hp_zone *z,
 		      "(errno %d)%s\n", obj, kind, s, e, bname, what,
 		      _dl_hugepage_errno_name (err), err, again);
 }
+
+/* The zone functions of HP_BACKING_TABLE, indexed by HP_B_* - 1.  */
+#define HP_BACKING_ZONE_FN(id, name, flags) _dl_hugepage_##name##_zone,
+static hp_zone_fn *const hp_zone_fns[HP_NBACKINGS] =
+  { HP_BACKING_TABLE (HP_BACKING_ZONE_FN) };
+#undef HP_BACKING_ZONE_FN
 
 const char *
 _dl_hugepage_apply_plan (struct hp_load_state *ls, struct link_map *l,
@@ -495,13 +499,8 @@ _dl_hugepage_apply_plan (struct hp_load_state *ls, struct link_map *l,
 	  int err = 0;
 	  if (!_dl_hugepage_backing_tried (b, z, ls->textrel))
 	    continue;
-	  if (b == HP_B_SHARED)
-	    o = _dl_hugepage_shared_zone (ls, z, plan->bias, l->l_addr, fd,
-					  verify, &err, &what);
-	  else if (b == HP_B_PRIVATE)
-	    o = hp_private_zone (ls, z, l->l_addr, fd, verify, &err, &what);
-	  else
-	    o = _dl_hugepage_thp_zone (ls, z, l->l_addr, fd, &err, &what);
+	  o = hp_zone_fns[b - 1] (ls, z, plan->bias, l->l_addr, fd, verify,
+				  &err, &what);
 	  hp_report_zone (ls, z, l->l_addr, b, o, what, err, n);
 	  if (o == HP_LOST)
 	    {
@@ -518,7 +517,7 @@ _dl_hugepage_apply_plan (struct hp_load_state *ls, struct link_map *l,
       if (o == HP_DONE)
 	{
 	  pages += n;
-	  if (got == HP_B_SHARED)
+	  if ((_dl_hugepage_backing_flags (got) & HP_BF_SHAREABLE) != 0)
 	    shared += n;
 	}
       else

@@ -202,9 +202,17 @@ hp_put_count (char *p, size_t v, const char *text)
   return __stpcpy (p, text);
 }
 
+/* The thp backing (hp_zone_fn): ask for transparent huge pages for
+   zone Z, page-cache huge pages for a read-only zone (left mapped from
+   the file), an anonymous copy marked MADV_HUGEPAGE for a writable
+   one.  HP_THP means asked for, with *WHAT saying how.  BIAS and
+   VERIFY are not used: read-only zones stay mapped from the file as
+   they are, and the copy of a writable one is not compared, as
+   before the backings were one table.  */
 enum hp_outcome
 _dl_hugepage_thp_zone (struct hp_load_state *ls, const struct hp_zone *z,
-		       ElfW(Addr) l_addr, int fd, int *err, const char **what)
+		       uint64_t bias, ElfW(Addr) l_addr, int fd, bool verify,
+		       int *err, const char **what)
 {
   *err = 0;
   if (!hp_thp_enabled ())

@@ -61,6 +61,11 @@ static void
 print_plan (const struct hp_plan *plan, bool textrel,
 	    const struct options *opt)
 {
+  /* Which backings work here (a pool is assumed large enough), and the
+     one that works only where the cache holds the zone.  */
+  unsigned int available = ((1u << HP_B_PRIVATE)
+			    | (opt->thp ? 1u << HP_B_THP : 0));
+  unsigned int cached = 1u << HP_B_SHARED;
   printf ("\"error\": ");
   if (plan->error != HP_E_NONE)
     json_string (_dl_hugepage_error_name (plan->error));
@@ -83,12 +88,11 @@ print_plan (const struct hp_plan *plan, bool textrel,
       print_prot (z->prot);
       printf (", \"backing_cached\": ");
       print_backing (_dl_hugepage_expected_backing (opt->order, opt->norder,
-						    z, textrel, true,
-						    opt->thp));
+						    z, textrel,
+						    available | cached));
       printf (", \"backing_uncached\": ");
       print_backing (_dl_hugepage_expected_backing (opt->order, opt->norder,
-						    z, textrel, false,
-						    opt->thp));
+						    z, textrel, available));
       printf ("}");
     }
   printf ("],\n   \"small\": [");

@@ -30,6 +30,20 @@ test_backing (void)
   CHECK (_dl_hugepage_parse_backing ("shared,THP", o) == -1, "case");
   CHECK (_dl_hugepage_parse_backing ("hugetlb", o) == -1, "unknown");
   CHECK (strcmp (_dl_hugepage_backing_name (HP_B_THP), "thp") == 0, "name");
+  CHECK (strcmp (_dl_hugepage_backing_name (HP_B_NONE), "?") == 0
+	 && strcmp (_dl_hugepage_backing_name (HP_B_END), "?") == 0
+	 && _dl_hugepage_backing_flags (HP_B_NONE) == 0
+	 && _dl_hugepage_backing_flags (HP_B_END) == 0, "outside the table");
+  /* Every backing of the table: its name parses back to it, and the
+     flags ld.so acts on are the ones the design gives it.  */
+  for (int b = 1; b <= HP_NBACKINGS; ++b)
+    CHECK (_dl_hugepage_parse_backing (_dl_hugepage_backing_name (b), o) == 1
+	   && o[0] == b, "name of backing %d parses back", b);
+  CHECK (_dl_hugepage_backing_flags (HP_B_SHARED)
+	 == (HP_BF_SHAREABLE | HP_BF_CACHED)
+	 && _dl_hugepage_backing_flags (HP_B_PRIVATE) == HP_BF_PLAIN
+	 && _dl_hugepage_backing_flags (HP_B_THP) == HP_BF_FILE_PHASE,
+	 "flags");
 
   static const unsigned char dflt[HP_NBACKINGS] = HP_BACKINGS_DEFAULT;
   char list[HP_LIST_STRING_MAX];
@@ -85,10 +99,15 @@ test_expected_backing (void)
 	"thp disabled: shared" },
     };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
-    CHECK (_dl_hugepage_expected_backing (cases[i].order, cases[i].n,
-					  cases[i].z, cases[i].textrel,
-					  cases[i].cached, cases[i].thp)
-	   == cases[i].want, "%s", cases[i].what);
+    {
+      unsigned int available = ((1u << HP_B_PRIVATE)
+				| (cases[i].cached ? 1u << HP_B_SHARED : 0)
+				| (cases[i].thp ? 1u << HP_B_THP : 0));
+      CHECK (_dl_hugepage_expected_backing (cases[i].order, cases[i].n,
+					    cases[i].z, cases[i].textrel,
+					    available)
+	     == cases[i].want, "%s", cases[i].what);
+    }
   CHECK (!_dl_hugepage_backing_tried (HP_B_SHARED, &relro, false)
 	 && _dl_hugepage_backing_tried (HP_B_THP, &relro, false),
 	 "tried");
