@@ -319,4 +319,38 @@ const char *_dl_hugepage_select (const char *patterns, const char *path,
 				 const char *soname, const char *alias,
 				 size_t *len, const char **how);
 
+/* hugeld's settings as tunables in GLIBC_TUNABLES
+   (dl-hugepage-tunables.c): glibc.elf.hugepage.libs, .segments and
+   .backing, with the meaning of LD_HUGEPAGE_LIBS, _SEGMENTS and
+   _BACKING.  GLIBC_TUNABLES separates its entries with `:', so the
+   libs tunable separates its patterns with `,'.  */
+#define HP_TUNABLE_NAMESPACE "glibc.elf.hugepage."
+enum hp_tunable
+{
+  HP_TUN_LIBS,
+  HP_TUN_SEGMENTS,
+  HP_TUN_BACKING,
+  HP_NTUNABLES
+};
+
+/* The name of tunable T after HP_TUNABLE_NAMESPACE ("libs"), or "?".  */
+const char *_dl_hugepage_tunable_name (int t);
+
+/* Find hugeld's tunables in S, a GLIBC_TUNABLES value
+   ("NAME=VALUE:NAME=VALUE..."): for each, VALUE[T] points at its value
+   in S and LEN[T] is its length (the last entry of a name wins), or
+   VALUE[T] is NULL where S does not name it.  Returns false, and sets
+   nothing, if S has an entry glibc 2.41 and later reject, which makes
+   them ignore the whole string (a name without `=', or a second `='
+   in a value): hugeld then takes none of its tunables either, in
+   every release.  Other names are glibc's and are not looked at.  */
+bool _dl_hugepage_tunables_find (const char *s,
+				 const char *value[HP_NTUNABLES],
+				 size_t len[HP_NTUNABLES]);
+
+/* Write tunable T's value VALUE[0..LEN) into BUF (LEN + 1 bytes) as
+   the variable spells it, with a NUL: for libs, `,' becomes `:'.  */
+void _dl_hugepage_tunable_value (int t, const char *value, size_t len,
+				 char *buf);
+
 #endif /* dl-hugepage-plan.h */

@@ -92,11 +92,67 @@ hp_strdup (const char *s)
   return copy;
 }
 
-/* Where the settings came from, for the reports: a variable (line 0)
-   or a line of the policy file.  */
+/* Where the settings came from, for the reports: a variable or a
+   tunable (line 0; the tunables' bits 1 << HP_TUN_* in
+   hp_from_tunables) or a line of the policy file.  */
 unsigned int _dl_hugepage_libs_line;
 static unsigned int hp_segments_line;
 static unsigned int hp_backing_line;
+static unsigned int hp_from_tunables;
+
+extern char **_environ attribute_hidden;
+
+/* Take each of glibc.elf.hugepage.libs, .segments and .backing from
+   GLIBC_TUNABLES where its variable is not set (a variable that is
+   set, even empty, wins).  Every GLIBC_TUNABLES in the environment is
+   read, in order, as glibc reads them: the last value of a name wins.
+   A value that cannot be copied is not taken.  */
+static void
+hp_take_tunables (void)
+{
+  const char *value[HP_NTUNABLES] = { NULL };
+  size_t len[HP_NTUNABLES] = { 0 };
+  for (char **e = _environ; e != NULL && *e != NULL; ++e)
+    {
+      static const char var[] = "GLIBC_TUNABLES=";
+      const char *v[HP_NTUNABLES];
+      size_t l[HP_NTUNABLES];
+      if (strncmp (*e, var, sizeof var - 1) != 0
+	  || !_dl_hugepage_tunables_find (*e + sizeof var - 1, v, l))
+	continue;
+      for (int t = 0; t < HP_NTUNABLES; ++t)
+	if (v[t] != NULL)
+	  {
+	    value[t] = v[t];
+	    len[t] = l[t];
+	  }
+    }
+  const char **setting[HP_NTUNABLES] =
+    { &_dl_hugepage_libs, &_dl_hugepage_segments, &_dl_hugepage_backing };
+  for (int t = 0; t < HP_NTUNABLES; ++t)
+    {
+      if (value[t] == NULL || *setting[t] != NULL)
+	continue;
+      char *copy = malloc (len[t] + 1);
+      if (copy == NULL)
+	continue;
+      _dl_hugepage_tunable_value (t, value[t], len[t], copy);
+      *setting[t] = copy;
+      hp_from_tunables |= 1u << t;
+    }
+}
+
+/* The name the setting T's value was given by, for a warning.  */
+static const char *
+hp_setting_name (int t)
+{
+  static const char *const vars[HP_NTUNABLES] =
+    { "LD_HUGEPAGE_LIBS", "LD_HUGEPAGE_SEGMENTS", "LD_HUGEPAGE_BACKING" };
+  static const char *const tunables[HP_NTUNABLES] =
+    { HP_TUNABLE_NAMESPACE "libs", HP_TUNABLE_NAMESPACE "segments",
+      HP_TUNABLE_NAMESPACE "backing" };
+  return (hp_from_tunables & (1u << t)) != 0 ? tunables[t] : vars[t];
+}
 
 /* Take LD_HUGEPAGE_SEGMENTS and LD_HUGEPAGE_BACKING from the variables
    where they are set, else from the policy file's settings CONF (if
@@ -109,8 +165,9 @@ hp_init_kinds_and_backing (const struct hp_conf_settings *conf)
       int kinds = _dl_hugepage_parse_kinds (_dl_hugepage_segments);
       if (kinds < 0)
 	_dl_error_printf ("\
-%s: warning: LD_HUGEPAGE_SEGMENTS=%s ignored: use a comma list of text, \
-rodata, relro, data, bss or all\n", RTLD_PROGNAME, _dl_hugepage_segments);
+%s: warning: %s=%s ignored: use a comma list of text, rodata, relro, \
+data, bss or all\n", RTLD_PROGNAME, hp_setting_name (HP_TUN_SEGMENTS),
+			  _dl_hugepage_segments);
       else
 	_dl_hugepage_kinds = kinds;
     }
@@ -127,8 +184,9 @@ rodata, relro, data, bss or all\n", RTLD_PROGNAME, _dl_hugepage_segments);
       int n = _dl_hugepage_parse_backing (_dl_hugepage_backing, order);
       if (n < 0)
 	_dl_error_printf ("\
-%s: warning: LD_HUGEPAGE_BACKING=%s ignored: use a comma list of shared, \
-private or thp\n", RTLD_PROGNAME, _dl_hugepage_backing);
+%s: warning: %s=%s ignored: use a comma list of shared, private or thp\n",
+			  RTLD_PROGNAME, hp_setting_name (HP_TUN_BACKING),
+			  _dl_hugepage_backing);
       else
 	{
 	  memcpy (_dl_hugepage_backings, order, n);
@@ -144,6 +202,13 @@ private or thp\n", RTLD_PROGNAME, _dl_hugepage_backing);
     }
 }
 
+/* " (GLIBC_TUNABLES)" if setting T came from a tunable, else "".  */
+static const char *
+hp_tunable_from (int t)
+{
+  return (hp_from_tunables & (1u << t)) != 0 ? " (GLIBC_TUNABLES)" : "";
+}
+
 /* Report the settings under LD_DEBUG=hugepages, each with where it
    came from.  */
 static void
@@ -151,24 +216,27 @@ hp_report_settings (void)
 {
   char from[64];
   if (_dl_hugepage_libs_line == 0)
-    _dl_debug_printf ("hugepages: LD_HUGEPAGE_LIBS=%s\n", _dl_hugepage_libs);
+    _dl_debug_printf ("hugepages: %s=%s\n", hp_setting_name (HP_TUN_LIBS),
+		      _dl_hugepage_libs);
   else
     _dl_debug_printf ("hugepages: libs%s: %s\n",
 		      _dl_hugepage_policy_from (_dl_hugepage_libs_line, from,
 						sizeof from),
 		      _dl_hugepage_libs);
   char list[HP_LIST_STRING_MAX];
-  _dl_debug_printf ("hugepages: segments: %s%s\n",
+  _dl_debug_printf ("hugepages: segments: %s%s%s\n",
 		    _dl_hugepage_kinds == 0 ? "none"
 		    : _dl_hugepage_kinds_string (_dl_hugepage_kinds, ' ', list,
 						 sizeof list),
 		    _dl_hugepage_policy_from (hp_segments_line, from,
-					      sizeof from));
+					      sizeof from),
+		    hp_tunable_from (HP_TUN_SEGMENTS));
   _dl_hugepage_backings_string (_dl_hugepage_backings,
 				_dl_hugepage_nbackings, list, sizeof list);
-  _dl_debug_printf ("hugepages: backing: %s%s\n", list,
+  _dl_debug_printf ("hugepages: backing: %s%s%s\n", list,
 		    _dl_hugepage_policy_from (hp_backing_line, from,
-					      sizeof from));
+					      sizeof from),
+		    hp_tunable_from (HP_TUN_BACKING));
 }
 
 static void hp_init (bool normal_mode, const char *program);
@@ -190,17 +258,22 @@ hp_init (bool normal_mode, const char *program)
 {
   if (!normal_mode)
     return;
-  /* The variables never apply to AT_SECURE programs (the policy file,
-     root's own, does).  glibc 2.40 and later do not even parse them
-     for such programs; 2.36 does, so they are dropped here.  */
+  /* Neither the variables nor the tunables apply to AT_SECURE
+     programs (the policy file, root's own, does).  glibc 2.40 and
+     later do not even parse the variables for such programs; 2.36
+     does, so they are dropped here.  Otherwise each tunable stands in
+     for its variable where that is not set.  */
   if (__libc_enable_secure)
     _dl_hugepage_libs = _dl_hugepage_segments = _dl_hugepage_backing = NULL;
+  else
+    hp_take_tunables ();
   /* LD_HUGEPAGE_LIBS= (set, empty) turns hugeld off for the process:
      not even the policy file is read.  */
   if (_dl_hugepage_libs != NULL && _dl_hugepage_libs[0] == '\0')
     return;
 
-  /* A variable that is set overrides the policy file's setting.  */
+  /* A variable (or tunable) that is set overrides the policy file's
+     setting.  */
   struct hp_conf_settings conf;
   bool have_conf = false;
   if (_dl_hugepage_libs == NULL || _dl_hugepage_segments == NULL

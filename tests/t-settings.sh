@@ -2,7 +2,7 @@
 # The user interface: LD_DEBUG=help lists the category, bad
 # LD_HUGEPAGE_SEGMENTS values are reported in one line, the feature is
 # off in --list/--verify/ldd modes, and AT_SECURE programs ignore every
-# hugeld variable.  What a program makes of the variables runs as root
+# hugeld variable and tunable.  What a program makes of the variables runs as root
 # and as nobody (a service's own user: "as nobody: ").
 . "$(dirname "$0")/lib.sh"
 as_users
@@ -107,14 +107,32 @@ else
   else
     fail "setuid program ignores LD_HUGEPAGE_LIBS (root: only root makes a set-user-ID-root binary)" "$(grep FAIL "$TEST_TMP/suid.err" | head -3 | tr '\n' ' ')"
   fi
+  # The tunables too: the control honours glibc.elf.hugepage.libs, the
+  # setuid program does not.
+  run_as_nobody env GLIBC_TUNABLES=glibc.elf.hugepage.libs=libbig.so "$d/plain-bigcheck" \
+    --dlopen "$d/libbig.so" --expect none > /dev/null 2> "$TEST_TMP/plain-tun.err"
+  if grep -q '^FAIL: text not on 2 MiB pages' "$TEST_TMP/plain-tun.err"; then
+    pass "control: non-setuid program honours glibc.elf.hugepage.libs"
+  else
+    fail "control: non-setuid program honours glibc.elf.hugepage.libs" \
+      "$(grep -m3 'FAIL\|error' "$TEST_TMP/plain-tun.err" | tr '\n' ' ')"
+  fi
+  if run_as_nobody env GLIBC_TUNABLES=glibc.elf.hugepage.libs=libbig.so:glibc.elf.hugepage.segments=all \
+       "$d/suid-bigcheck" --dlopen "$d/libbig.so" --expect none \
+       > /dev/null 2> "$TEST_TMP/suid-tun.err"; then
+    pass "setuid program ignores glibc.elf.hugepage.* tunables (root: only root makes a set-user-ID-root binary)"
+  else
+    fail "setuid program ignores glibc.elf.hugepage.* tunables (root: only root makes a set-user-ID-root binary)" "$(grep FAIL "$TEST_TMP/suid-tun.err" | head -3 | tr '\n' ' ')"
+  fi
   # setgid, and file capabilities: AT_SECURE too.
   cp "$d/plain-bigcheck" "$d/sgid-bigcheck"
   chgrp root "$d/sgid-bigcheck"; chmod 2755 "$d/sgid-bigcheck"
-  if run_as_nobody env LD_HUGEPAGE_LIBS=libbig.so "$d/sgid-bigcheck" \
+  if run_as_nobody env LD_HUGEPAGE_LIBS=libbig.so GLIBC_TUNABLES=glibc.elf.hugepage.libs=libbig.so \
+       "$d/sgid-bigcheck" \
        --dlopen "$d/libbig.so" --expect none > /dev/null 2> "$TEST_TMP/sgid.err"; then
-    pass "setgid program ignores LD_HUGEPAGE_LIBS (root: only root makes a set-group-ID-root binary)"
+    pass "setgid program ignores LD_HUGEPAGE_LIBS and its tunable (root: only root makes a set-group-ID-root binary)"
   else
-    fail "setgid program ignores LD_HUGEPAGE_LIBS (root: only root makes a set-group-ID-root binary)" "$(grep FAIL "$TEST_TMP/sgid.err" | head -3 | tr '\n' ' ')"
+    fail "setgid program ignores LD_HUGEPAGE_LIBS and its tunable (root: only root makes a set-group-ID-root binary)" "$(grep FAIL "$TEST_TMP/sgid.err" | head -3 | tr '\n' ' ')"
   fi
   if command -v setcap > /dev/null; then
     cp "$d/plain-bigcheck" "$d/cap-bigcheck"

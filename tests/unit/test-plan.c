@@ -585,6 +585,7 @@ test_read_dynamic (void)
 
 void test_cache (void);
 void test_conf (void);
+void test_tunables (void);
 
 int
 main (void)
@@ -606,6 +607,7 @@ main (void)
   test_read_dynamic ();
   test_cache ();
   test_conf ();
+  test_tunables ();
   printf ("%d passed, %d failed\n", checks - failures, failures);
   return failures != 0;
 }
