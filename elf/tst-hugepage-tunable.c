@@ -1,0 +1,23 @@
+/* hugeld: glibc.elf.hugepage.libs selects as LD_HUGEPAGE_LIBS does.
+   Copyright (C) 2026 The hugeld authors.
+   This file is part of hugeld, a patch set for the GNU C Library.
+
+   The GNU C Library is free software; you can redistribute it and/or
+   modify it under the terms of the GNU Lesser General Public
+   License as published by the Free Software Foundation; either
+   version 2.1 of the License, or (at your option) any later version.
+
+   The GNU C Library is distributed in the hope that it will be useful,
+   but WITHOUT ANY WARRANTY; without even the implied warranty of
+   MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+   Lesser General Public License for more details.
+
+   You should have received a copy of the GNU Lesser General Public
+   License along with the GNU C Library; if not, see
+   <https://www.gnu.org/licenses/>.  */
+
+/* Run with GLIBC_TUNABLES=glibc.elf.hugepage.libs=tst-hugepage-mod.so
+   and no LD_HUGEPAGE_ variable (see elf/Makefile): the same checks as
+   tst-hugepage-dlopen.  */
+
+#include "tst-hugepage-dlopen.c"
