@@ -3,9 +3,11 @@ loader, the stock loader with GLIBC_TUNABLES=glibc.elf.thp=1, and hugeld
 with each backing (private, shared, thp), on the same programs, in one
 round-robin run per group.
 
-Objects: the big-code fixtures as Debian builds code (-z separate-code,
-4 KiB max-page-size: segments not 2 MiB-aligned, so glibc.elf.thp does
-nothing for them) and the same code relinked 2 MiB-aligned
+Objects: the big-code fixtures as most Debian objects are built
+(-z separate-code, 4 KiB max-page-size: segments not 2 MiB-aligned, so
+glibc.elf.thp does nothing for them; Debian 12's libLLVM-14 and
+libclang-cpp 14 are not built so, and glibc.elf.thp does apply to them:
+bench/loadercov.py) and the same code relinked 2 MiB-aligned
 (-z max-page-size=0x200000 -z separate-code: the text segment's address
 and file offset are 0 modulo 2 MiB, so glibc.elf.thp applies), plus the
 start-up of the system's clang with its libLLVM/libclang-cpp.
