@@ -13,7 +13,10 @@
 #   make check-boot     the .deb on a whole Debian machine, from PID 1 on, booted five times (qemu)
 #   make deb        a Debian package of the build: build/hugeld_VERSION+LIBC6VERSION_amd64.deb
 #   make check-distro DIST=trixie   build and `make check' in a debootstrapped chroot (bookworm, trixie, sid, experimental)
-#   make check-series  apply the patch series to the glibc source of every supported release (no build)
+#   make check-series  apply the patch series to the glibc source of every supported release, and
+#                   make each release's series for upstream and apply it with git am (no build)
+#   make series RELEASE=R  hugeld as a git format-patch series against the pristine glibc R: build/series-out/R
+#   make check-series-build  every commit of the host release's series builds ld.so (incremental; ~25 min)
 
 PREFIX ?= /opt/hugeld
 DESTDIR ?=
@@ -27,7 +30,7 @@ PLAN_SRCS = elf/dl-hugepage-plan.c elf/dl-hugepage-kinds.c elf/dl-hugepage-dynam
   elf/dl-hugepage-conf-program.c elf/dl-hugepage-tunables.c
 PLAN_HDRS = elf/dl-hugepage-plan.h elf/dl-hugepage-cache.h elf/dl-hugepage-conf.h
 
-.PHONY: deb check-series check-distro bench bench-quick tools install-tools uninstall-tools all build install install-system uninstall-system check-system check-glibc check-kernels check-boot check check-installed unit unit-build fuzz fixtures demo clean distclean
+.PHONY: deb check-series series check-series-build check-distro bench bench-quick tools install-tools uninstall-tools all build install install-system uninstall-system check-system check-glibc check-kernels check-boot check check-installed unit unit-build fuzz fixtures demo clean distclean
 
 all: build tools
 
@@ -145,6 +148,16 @@ check-distro:
 # (glibc-patches/releases; see scripts/check-series.sh).
 check-series:
 	scripts/check-series.sh
+
+# The series for upstream glibc, generated from glibc-patches/ and elf/
+# (glibc-patches/upstream/series; scripts/series.sh), and the check that
+# each of its commits builds.
+RELEASE ?=
+series:
+	scripts/series.sh $(or $(RELEASE),$(shell . scripts/config.sh && echo $$GLIBC_RELEASE))
+
+check-series-build:
+	scripts/check-series-build.sh
 
 # Benchmarks (bench/): the full set for the README and a CI-sized one.
 bench: install fixtures

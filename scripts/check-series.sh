@@ -4,7 +4,11 @@
 # glibc-patches/releases, and check that each patch applies and that the
 # hugeld files would not overwrite a glibc file.  No build: this is the
 # quick check that a change to a hook (or a new Debian upload) still
-# fits every release.
+# fits every release.  It also makes the series for upstream of every
+# release (make series; scripts/series.sh), applies it with git am to
+# the pristine tree, and checks that the tree it makes has the files the
+# build makes.  That each of its commits builds is checked by the
+# longer make check-series-build (scripts/check-series-build.sh).
 #
 # The sources are the glibc-source packages of the releases' Debian
 # suites (whatever version the suite has now; the version the series
@@ -63,9 +67,38 @@ while read -r rel suite _; do
     [ -z "$why" ] || break
     [ ! -e "$src/elf/$(basename "$f")" ] || why="elf/$(basename "$f") would overwrite a glibc $rel file"
   done
+  # The series for upstream (make series): generated, applied with git
+  # am to the pristine tree, and the tree it makes is the one the build
+  # makes (the same patches and files): every file it changes is the
+  # patched one in the scratch copy, or ours under elf/.
+  if [ -z "$why" ]; then
+    repo=$d/git
+    if ! out=$("$HUGELD_TOP/scripts/series.sh" "$rel" "$src" 2>&1); then
+      why="make series: $(echo "$out" | tail -1)"
+    elif ! am=$(git -C "$repo" checkout -q -f -B am pristine 2>&1 \
+                && git -C "$repo" -c user.name=check -c user.email=check@invalid \
+                     am -q "$BUILDDIR/series-out/$rel"/*.patch 2>&1); then
+      why="git am of the series failed: $(echo "$am" | head -2 | tr '\n' ' ')"
+      git -C "$repo" am --abort > /dev/null 2>&1 || true
+    elif ! git -C "$repo" diff --quiet series am; then
+      why="git am of the series gives another tree than the series branch"
+    else
+      while read -r f; do
+        case $f in
+          elf/dl-hugepage*|elf/tst-hugepage*) want=$HUGELD_TOP/$f ;;
+          NEWS) continue ;;
+          *) want=$work/$f ;;
+        esac
+        git -C "$repo" show "am:$f" | cmp -s - "$want" \
+          || { why="the series' $f is not the one the build makes"; break; }
+      done < <(git -C "$repo" diff --name-only pristine am)
+      [ -n "$why" ] || nseries=$(ls "$BUILDDIR/series-out/$rel" | wc -l)
+    fi
+    git -C "$repo" checkout -q -f series 2> /dev/null || true
+  fi
   rm -rf "$work"
   if [ -z "$why" ]; then
-    echo "PASS: series-$rel (glibc-source $ver, $(series_for "$rel" | wc -l) patches)"; pass=$((pass + 1))
+    echo "PASS: series-$rel (glibc-source $ver, $(series_for "$rel" | wc -l) patches; make series: $nseries, git am applies them, the same files as the build)"; pass=$((pass + 1))
   else
     echo "FAIL: series-$rel (glibc-source $ver): $why"; fail=$((fail + 1))
   fi

@@ -1,0 +1,130 @@
+#!/bin/bash
+# make series RELEASE=R: hugeld as a `git format-patch' series against
+# the pristine glibc R (the tarball inside R's glibc-source), written to
+# build/series-out/R/.  Generated from glibc-patches/ (the hooks and
+# their messages) and elf/ (hugeld's own files), in the order and
+# grouping of glibc-patches/upstream/series; the series carries every
+# line ld.so builds (no copy step), and applies with `git am'.
+#
+#   scripts/series.sh RELEASE [SRC]
+#
+# SRC is the pristine source tree of RELEASE; by default the one
+# `make check-series' keeps in build/series/RELEASE/glibc-RELEASE, or
+# for the host's release the installed glibc-source's tarball.  The git
+# repository the series is made in is kept in build/series/RELEASE/git:
+# its tag `pristine' is SRC, its branch `series' the series.
+set -euo pipefail
+. "$(dirname "$0")/config.sh"
+
+rel=${1:?usage: scripts/series.sh RELEASE [SRC]}
+release_supported "$rel" || die "glibc $rel is not a supported release (glibc-patches/releases)"
+UP=$PATCHDIR/upstream
+src=${2:-$BUILDDIR/series/$rel/glibc-$rel}
+if [ ! -d "$src" ] && [ "$rel" = "$GLIBC_RELEASE" ]; then
+  src=$BUILDDIR/series/$rel/glibc-$rel
+  mkdir -p "$BUILDDIR/series/$rel"
+  tar -C "$BUILDDIR/series/$rel" -xf "$GLIBC_TARBALL"
+fi
+[ -d "$src" ] || die "no glibc $rel source in $src: run make check-series first (it downloads each release's glibc-source)"
+out=$BUILDDIR/series-out/$rel
+repo=$BUILDDIR/series/$rel/git
+
+# The patch of glibc-patches/series numbered NNNN for this release.
+patch_for () {
+  local p
+  p=$(series_for "$rel" | grep "^$1-" || true)
+  [ -n "$p" ] || die "glibc-patches/series has no patch $1 for glibc $rel"
+  echo "$PATCHDIR/$p"
+}
+# The message of a glibc-patches patch: its subject without "[PATCH
+# N/M]", a blank line, and its text up to the "---" line.
+patch_message () {
+  sed -n '1,/^---$/p' "$1" | sed -e '/^---$/d' -e '/^From: /d' \
+    -e 's/^Subject: \(\[PATCH[^]]*\] \)\{0,1\}//'
+}
+apply () { patch -s -p1 -F0 -d "$repo" --no-backup-if-mismatch -r - < "$1" \
+  || die "$(basename "$1") does not apply to glibc $rel"; }
+
+# Git, with the same author, committer and date for every commit: the
+# series is a function of this tree and the release's source.
+date=$(git -C "$HUGELD_TOP" log -1 --format=%cI 2>/dev/null || echo 2026-01-01T00:00:00Z)
+g () {
+  GIT_AUTHOR_NAME="The hugeld authors" GIT_AUTHOR_EMAIL="hugeld@invalid" \
+  GIT_COMMITTER_NAME="The hugeld authors" GIT_COMMITTER_EMAIL="hugeld@invalid" \
+  GIT_AUTHOR_DATE=$date GIT_COMMITTER_DATE=$date \
+    git -C "$repo" -c core.autocrlf=false -c gc.auto=0 "$@"
+}
+commit () { g add -A . && g commit -q --no-verify -F "$1"; }
+
+# The repository: the pristine tree, once; the series branch made anew.
+if ! g rev-parse -q --verify refs/tags/pristine > /dev/null 2>&1; then
+  rm -rf "$repo"
+  mkdir -p "$repo"
+  cp -a "$src/." "$repo/"
+  g init -q
+  printf 'glibc %s, pristine (%s)\n' "$rel" "$src" > "$BUILDDIR/series/$rel/pristine.msg"
+  commit "$BUILDDIR/series/$rel/pristine.msg"
+  g tag pristine
+fi
+g checkout -q -f -B series pristine
+g clean -q -fdx
+
+added=" "
+msg=$(mktemp)
+trap 'rm -f "$msg"' EXIT
+grep -v -e '^#' -e '^[[:space:]]*$' "$UP/series" | while read -r kind a b rest; do
+  case $kind in
+    patch)
+      p=$(patch_for "$a")
+      apply "$p"
+      patch_message "$p" > "$msg"
+      ;;
+    files)
+      files=$b${rest:+ $rest}
+      if [ "$files" = rest ]; then
+        files=$(cd "$HUGELD_TOP/elf" && ls dl-hugepage* | while read -r f; do
+                  case $added in *" $f "*) ;; *) echo "$f" ;; esac; done | tr '\n' ' ')
+      fi
+      for f in $files; do
+        [ -f "$HUGELD_TOP/elf/$f" ] || die "glibc-patches/upstream/series names elf/$f, which does not exist"
+        [ ! -e "$src/elf/$f" ] || die "elf/$f would overwrite a glibc $rel file"
+        cp "$HUGELD_TOP/elf/$f" "$repo/elf/$f"
+        added="$added$f "
+      done
+      # rtld-routines: patch 0004's list, cut to the files added so far.
+      g show pristine:elf/Makefile > "$repo/elf/Makefile"
+      apply "$(patch_for 0004)"
+      awk -v have="$added" '
+        /^  dl-hugepage[a-z-]* \\$/ { f = $1 ".c"; if (index(have, " " f " ") == 0) next }
+        { print }' "$repo/elf/Makefile" > "$repo/elf/Makefile.new"
+      mv "$repo/elf/Makefile.new" "$repo/elf/Makefile"
+      cp "$UP/$a" "$msg"
+      ;;
+    tests)
+      p=$(patch_for "$a")
+      apply "$p"
+      cp "$HUGELD_TOP"/elf/tst-hugepage* "$repo/elf/"
+      patch_message "$p" > "$msg"
+      ;;
+    news)
+      awk -v text="$UP/$b" '
+        !done && /^Major new features:/ { print; getline; print
+          while ((getline line < text) > 0) print line
+          print ""; done = 1; next }
+        { print }
+        END { if (!done) exit 3 }' "$repo/NEWS" > "$repo/NEWS.new" \
+        || die "NEWS of glibc $rel has no \"Major new features:\" line"
+      mv "$repo/NEWS.new" "$repo/NEWS"
+      cp "$UP/$a" "$msg"
+      ;;
+    *) die "glibc-patches/upstream/series: unknown line: $kind $a $b $rest" ;;
+  esac
+  commit "$msg"
+  # The files the rest of the loop sees.
+  echo "$added" > "$repo/.git/hugeld-added"
+done
+
+rm -rf "$out"
+mkdir -p "$out"
+g format-patch -q --no-signature --zero-commit -o "$out" pristine..series
+echo "hugeld: the series for glibc $rel: $out ($(ls "$out" | wc -l) patches)"
