@@ -55,6 +55,7 @@
 #include "dl-hugepage-plan.h"
 #include "dl-hugepage-cache.h"
 #include "dl-hugepage-conf.h"
+#include "hugeld-check.h"
 #include "hugeld-plan.h"
 #include "hugeld-json.h"
 
@@ -116,16 +117,14 @@ The planning code is the loader's own (elf/dl-hugepage-plan.c).\n\
 
 /* LD_HUGEPAGE_BACKING LIST parsed into ORDER as ld.so parses it: the
    number of backings.  The loader ignores a list it cannot use; here
-   it is an error.  */
+   it is an error (hugeld-check.c).  */
 static int
 parse_backing (const char *list, unsigned char order[HP_NBACKINGS])
 {
-  int n = _dl_hugepage_parse_backing (list, order);
-  if (n < 0)
-    die ("unknown backing in \"%s\": use a comma list of shared, private "
-	 "or thp", list);
-  if (n == 0)
-    die (list[0] == '\0' ? "empty list" : "\"%s\" selects nothing", list);
+  char msg[HUGELD_CHECK_MSG_MAX];
+  int n;
+  if (hugeld_check_backing (list, order, &n, msg, sizeof msg) != NULL)
+    die ("%s", msg);
   return n;
 }
 
@@ -239,25 +238,16 @@ main (int argc, char **argv)
 	break;
       case OPT_CHECK_LIBS:
 	{
-	  const char *pat;
-	  size_t len;
-	  const char *why = _dl_hugepage_pattern_problem (optarg, &pat, &len);
-	  if (why == NULL)
-	    return 0;
-	  if (len > 0)
-	    die ("pattern \"%.*s\": %s", (int) len, pat, why);
-	  die ("\"%s\": %s", optarg, why);
+	  char msg[HUGELD_CHECK_MSG_MAX];
+	  if (hugeld_check_libs (optarg, msg, sizeof msg) != NULL)
+	    die ("%s", msg);
+	  return 0;
 	}
       case OPT_CHECK_SEGMENTS:
 	{
-	  int kinds = _dl_hugepage_parse_kinds (optarg);
-	  if (optarg[0] == '\0')
-	    die ("empty list");
-	  if (kinds < 0)
-	    die ("unknown segment kind in \"%s\": use a comma list of text, "
-		 "rodata, relro, data, bss or all", optarg);
-	  if (kinds == 0)
-	    die ("\"%s\" selects nothing", optarg);
+	  char msg[HUGELD_CHECK_MSG_MAX];
+	  if (hugeld_check_segments (optarg, msg, sizeof msg) != NULL)
+	    die ("%s", msg);
 	  return 0;
 	}
       case OPT_CHECK_BACKING:

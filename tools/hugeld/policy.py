@@ -34,6 +34,35 @@ def conf_helper():
     return os.path.join(os.path.dirname(plan), "hugeld-conf")
 
 
+def effective(cmd, options, environ, program, path=CONF_FILE):
+    """hugeld-conf --effective's document: the settings the program
+    PROGRAM (a path, or None) gets from OPTIONS ({setting: the option's
+    value or None}), else the LD_HUGEPAGE_* variables of ENVIRON (a
+    mapping: the helper runs with it as its environment), else the
+    policy file at PATH, decided by ld.so's own code.  An Error of one
+    line if they are unusable: "CMD: nothing selected: ...", or what
+    is wrong with which setting."""
+    args = [conf_helper(), "--effective"]
+    for k in ("libs", "segments", "backing"):
+        if options.get(k) is not None:
+            if "\0" in options[k]:
+                raise Error("--%s: contains a NUL byte" % k)
+            args += ["--" + k, options[k]]
+    if program:
+        args += ["--run", program]
+    try:
+        p = subprocess.run(args + [path], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, env=environ)
+    except OSError as e:
+        raise Error("cannot run %s: %s" % (args[0], e.strerror))
+    if p.returncode != 0:
+        msg = p.stderr.decode("utf-8", "replace").strip().replace(
+            "hugeld-conf: ", "", 1) or "%s failed" % args[0]
+        # Status 3: nothing selected, said of the command.
+        raise Error("%s: %s" % (cmd, msg) if p.returncode == 3 else msg)
+    return json.loads(p.stdout.decode("utf-8", "surrogateescape"))
+
+
 def read_conf(path=CONF_FILE, program=None, cwd=None, expand=False):
     """What the file at PATH says (hugeld-conf's JSON) for PROGRAM (the
     name a program is run by, relative to CWD, default ours; None: the
@@ -124,18 +153,3 @@ def file_policy(program, path=CONF_FILE, cwd=None):
     for x, n in pattern_lines(c):
         pol["lines"].setdefault(x, n)
     return pol
-
-
-def nothing_from(pol, program):
-    """Why the policy POL selects nothing for PROGRAM, or None if it
-    does."""
-    if pol is None:
-        return None
-    if pol["why"]:
-        return "%s: %s" % (pol["file"], pol["why"])
-    if pol["libs"] is None:
-        return "%s has no libs line for %s" % (pol["file"], program)
-    if pol["libs"] == "":
-        return "%s selects nothing for %s (libs none, %s)" % (
-            pol["file"], program, pol["where"]["libs"].split(" ", 1)[1])
-    return None
