@@ -90,8 +90,8 @@ The planning code is the loader's own (elf/dl-hugepage-plan.c).\n\
                       directory or file of the shared cache with this\n\
                       st_mode (octal) and owner ({\"why\"}; no FILE)\n\
   --settings          print only the settings: the values used, ld.so's\n\
-                      defaults and limits, and whether the kernel gives\n\
-                      transparent huge pages (no FILE)\n\
+                      defaults, backings, paths and limits, and whether\n\
+                      the kernel gives transparent huge pages (no FILE)\n\
   --kernel            plan FILE as a main program the kernel mapped (its\n\
                       PT_INTERP is hugeld): fixed base, gaps not its own\n\
   --bias ADDR         with --kernel: the load bias; without it every\n\
@@ -129,8 +129,10 @@ parse_backing (const char *list, unsigned char order[HP_NBACKINGS])
 }
 
 /* The "settings" member: what the objects are planned with, ld.so's
-   defaults where nothing is set, and the limits of ld.so's hooks and
-   policy file.  */
+   defaults where nothing is set, the backings it knows (in
+   enum hp_backing's order), the paths compiled into it (the policy
+   file, the shared cache and the file a sync leaves there), and the
+   limits of ld.so's hooks and policy file.  */
 static void
 print_settings (const struct options *opt)
 {
@@ -156,6 +158,15 @@ print_settings (const struct options *opt)
   printf (", \"backing\": ");
   json_string (_dl_hugepage_backings_string (default_order, HP_NBACKINGS,
 					     list, sizeof list));
+  printf ("},\n  \"backings\": [");
+  for (int b = 1; b <= HP_NBACKINGS; ++b)
+    printf ("%s\"%s\"", b > 1 ? ", " : "", _dl_hugepage_backing_name (b));
+  printf ("],\n  \"paths\": {\"conf_file\": ");
+  json_string (HP_CONF_FILE);
+  printf (", \"cache_dir\": ");
+  json_string (HP_CACHE_DIR);
+  printf (", \"cache_synced\": ");
+  json_string (HP_CACHE_SYNCED);
   printf ("},\n  \"limits\": {\"program_headers\": %d, \"load_segments\": %d, "
 	  "\"dynamic_entries\": %d, \"soname_bytes\": %d, "
 	  "\"policy_file_bytes\": %d, \"policy_word_bytes\": %d, "

@@ -30,7 +30,6 @@ import collections
 import shutil
 import types
 
-from .common import CONF_FILE
 from .planner import parse_backing
 from .policy import effective
 
@@ -91,14 +90,14 @@ def checked_backing(option, environ):
     return None
 
 
-def resolve(cmd, options, environ, program, conf_file=CONF_FILE):
+def resolve(cmd, options, environ, program, path=None):
     """The Settings of the command CMD ("run", "plan"): OPTIONS
     ({setting: the option's value or None}), else the LD_HUGEPAGE_*
-    variables of ENVIRON, else what the policy file at CONF_FILE gives
-    PROGRAM (a path, or None), as ld.so takes them (hugeld-conf
+    variables of ENVIRON, else what the policy file at PATH (default
+    ld.so's) gives PROGRAM (a path, or None), as ld.so takes them (hugeld-conf
     --effective).  One clear error if a setting is unusable (libs
     first, then segments, then backing)."""
-    d = effective(cmd, options, environ, program, conf_file)
+    d = effective(cmd, options, environ, program, path)
     pol = d["policy"]
     lines = {}
     for x in pol["patterns"]:

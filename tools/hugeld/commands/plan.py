@@ -28,7 +28,7 @@ from ..cache.entry import present_zones
 from ..common import Error, HUGE, KINDS, NR_HUGEPAGES, SYSFS_HUGE, SYSFS_NODES, UsageError, ldso_path, mib, plural, table
 from ..elf import Elf, check_program, is_hugeld_loader, resolve_program
 from ..pathglob import expand_cache
-from ..planner import default_setting, ldso_list, run_helper, summarize
+from ..planner import backing_names, default_setting, ldso_list, run_helper, summarize
 from ..policy import read_conf
 from ..pool import apply_pool, pool_info, pool_line
 from ..settings import options_of, program_path, resolve
@@ -309,7 +309,7 @@ def place_zones(objects, declared=frozenset()):
     the policy file declares for the cache) count as cached even
     before `cache sync' made them; "declared" in the result says how
     many pages that is."""
-    by = {"shared": 0, "private": 0, "thp": 0, None: 0, "declared": 0}
+    by = dict.fromkeys(backing_names() + (None, "declared"), 0)
     for o in objects:
         if not o["selected"]:
             continue
