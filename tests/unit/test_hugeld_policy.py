@@ -239,7 +239,8 @@ class PolicyCounts(unittest.TestCase):
                 "cache": {"bias": 0, "dir": "/nonexistent", "inode": "i1",
                           "version": "v1", "why_not": None,
                           "zones": [{"kind": "text", "start": 0, "end": 4 * M,
-                                     "name": "text-0", "size": 4 * M}]},
+                                     "name": "text-0", "size": 4 * M,
+                                     "present": False}]},
                 "zones": [{"kind": "text", "start": 0, "end": 4 * M, "pages": 4,
                            "backing_cached": "shared",
                            "backing_uncached": "private"},
@@ -259,6 +260,12 @@ class PolicyCounts(unittest.TestCase):
         # Not declared, no entry: everything private.
         by = plan.place_zones([self.obj(exe)], set())
         self.assertEqual((by["shared"], by["private"], by["declared"]), (0, 5, 0))
+        # The helper says the entry is there (present): shared, not
+        # declared.
+        o = self.obj(exe)
+        o["cache"]["zones"][0]["present"] = True
+        by = plan.place_zones([o], set())
+        self.assertEqual((by["shared"], by["private"], by["declared"]), (4, 1, 0))
         # private first (the helper says private even where cached): the
         # cache is not used.
         o = self.obj(exe)

@@ -46,8 +46,7 @@ import time
 
 from ..common import Error, HUGE, KINDS
 from ..planner import cache_dir, synced_name
-from .mount import (DIR_FLAGS, check_hugetlbfs, open_cache, open_dir,
-                    untrusted)
+from .mount import open_cache, open_dir, untrusted
 
 SOURCE = "source"
 # The empty files naming the devices an entry was made on are called
@@ -400,37 +399,3 @@ def mapped_entries():
         for p in seen:
             users[p] = users.get(p, 0) + 1
     return users
-
-
-def present_zones(c):
-    """The zones of the helper's cache member C that ld.so would map
-    from the cache now: {zone name} of those whose files are there,
-    trusted, on a hugetlbfs of 2 MiB pages, and of the zone's size."""
-    got = set()
-    if not c or c.get("why_not") or not c.get("zones"):
-        return got
-    fds = []
-    try:
-        fd = os.open(c["dir"], DIR_FLAGS)
-        fds.append(fd)
-        check_hugetlbfs(fd, c["dir"])
-        for name in (c["inode"], c["version"]):
-            if untrusted(os.fstat(fds[-1]), True):
-                return got
-            fds.append(open_dir(fds[-1], name))
-        if untrusted(os.fstat(fds[-1]), True):
-            return got
-        for z in c["zones"]:
-            try:
-                st = os.stat(z["name"], dir_fd=fds[-1],
-                             follow_symlinks=False)
-            except OSError:
-                continue
-            if untrusted(st, False) is None and st.st_size == z["size"]:
-                got.add(z["name"])
-    except (OSError, Error):
-        pass
-    finally:
-        for fd in fds:
-            os.close(fd)
-    return got

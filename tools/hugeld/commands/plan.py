@@ -24,7 +24,6 @@ import json
 import os
 import sys
 
-from ..cache.entry import present_zones
 from ..common import Error, HUGE, KINDS, NR_HUGEPAGES, SYSFS_HUGE, SYSFS_NODES, UsageError, ldso_path, mib, plural, table
 from ..elf import Elf, check_program, is_hugeld_loader, resolve_program
 from ..pathglob import expand_cache
@@ -304,11 +303,12 @@ def place_zones(objects, declared=frozenset()):
     """Set the "backing" of each zone of the selected OBJECTS (their plans
     made with --cache), and return the pages of each backing.  The
     helper says which backing ld.so ends up with for a zone where the
-    shared cache holds it and where it does not; which of the two
-    holds is read here.  The zones of objects in DECLARED (the files
-    the policy file declares for the cache) count as cached even
-    before `cache sync' made them; "declared" in the result says how
-    many pages that is."""
+    shared cache holds it and where it does not, and which of the two
+    holds now (the zones of its "cache" member that are "present": the
+    entry ld.so would open is there and trusted).  The zones of objects
+    in DECLARED (the files the policy file declares for the cache)
+    count as cached even before `cache sync' made them; "declared" in
+    the result says how many pages that is."""
     by = dict.fromkeys(backing_names() + (None, "declared"), 0)
     for o in objects:
         if not o["selected"]:
@@ -317,7 +317,8 @@ def place_zones(objects, declared=frozenset()):
         c = o.get("cache") or {}
         present = coming = set()
         if any(z["backing_cached"] == "shared" for z in zones):
-            present = present_zones(c)
+            present = {z["name"] for z in c.get("zones") or []
+                       if z["present"]}
             if file_id(o["file"]) in declared:
                 coming = {z["name"] for z in c.get("zones") or []} - present
                 present = present | coming
