@@ -602,47 +602,60 @@ print_effective (const struct effective_request *req,
   "[--run NAME [--cwd DIR]] FILE\n" \
   "       hugeld-conf --check FILE"
 
-int
-main (int argc, char **argv)
+/* The command line, parsed.  */
+struct conf_command
 {
-  const char *names[3];
-  size_t nnames = 0;
-  bool secure = false, by_kernel = false, do_expand = false;
-  bool check = false, effective = false;
-  struct effective_request req = { { NULL, NULL, NULL }, NULL };
-  struct run run = { NULL, NULL };
+  const char *file;		/* FILE.  */
+  bool check;			/* --check.  */
+  bool effective;		/* --effective.  */
+  bool secure;			/* --secure.  */
+  bool by_kernel;		/* --kernel.  */
+  bool expand;			/* --expand.  */
+  struct run run;		/* --run NAME --cwd DIR.  */
+  const char *programs[3];	/* --program NAME...  */
+  size_t nprograms;
+  struct effective_request req;	/* --libs, --segments, --backing.  */
+};
+
+/* Parse ARGV (ARGC strings) into *CMD.  Returns -1 if the command is
+   to run, else the exit status to end with: 0 after --help (the usage
+   on stdout), 2 after a usage error (said on stderr).  */
+static int
+parse_command (int argc, char **argv, struct conf_command *cmd)
+{
+  memset (cmd, 0, sizeof *cmd);
   int i = 1;
   for (; i < argc; ++i)
     {
       if (strcmp (argv[i], "--run") == 0 && i + 1 < argc)
-	run.name = argv[++i];
+	cmd->run.name = argv[++i];
       else if (strcmp (argv[i], "--cwd") == 0 && i + 1 < argc)
-	run.cwd = argv[++i];
+	cmd->run.cwd = argv[++i];
       else if (strcmp (argv[i], "--kernel") == 0)
-	by_kernel = true;
+	cmd->by_kernel = true;
       else if (strcmp (argv[i], "--expand") == 0)
-	do_expand = true;
+	cmd->expand = true;
       else if (strcmp (argv[i], "--program") == 0 && i + 1 < argc)
 	{
-	  if (nnames == 3)
+	  if (cmd->nprograms == 3)
 	    {
 	      fputs ("hugeld-conf: at most three --program names\n", stderr);
 	      return 2;
 	    }
-	  names[nnames++] = argv[++i];
+	  cmd->programs[cmd->nprograms++] = argv[++i];
 	}
       else if (strcmp (argv[i], "--secure") == 0)
-	secure = true;
+	cmd->secure = true;
       else if (strcmp (argv[i], "--check") == 0)
-	check = true;
+	cmd->check = true;
       else if (strcmp (argv[i], "--effective") == 0)
-	effective = true;
+	cmd->effective = true;
       else if (strcmp (argv[i], "--libs") == 0 && i + 1 < argc)
-	req.option[0] = argv[++i];
+	cmd->req.option[0] = argv[++i];
       else if (strcmp (argv[i], "--segments") == 0 && i + 1 < argc)
-	req.option[1] = argv[++i];
+	cmd->req.option[1] = argv[++i];
       else if (strcmp (argv[i], "--backing") == 0 && i + 1 < argc)
-	req.option[2] = argv[++i];
+	cmd->req.option[2] = argv[++i];
       else if (strcmp (argv[i], "--help") == 0)
 	{
 	  puts (USAGE);
@@ -651,84 +664,83 @@ main (int argc, char **argv)
       else
 	break;
     }
-  if (i != argc - 1 || (run.name != NULL && nnames > 0)
-      || ((run.cwd != NULL || by_kernel) && run.name == NULL)
-      || (!effective && (req.option[0] != NULL || req.option[1] != NULL
-			 || req.option[2] != NULL)))
+  const struct effective_request *req = &cmd->req;
+  if (i != argc - 1 || (cmd->run.name != NULL && cmd->nprograms > 0)
+      || ((cmd->run.cwd != NULL || cmd->by_kernel) && cmd->run.name == NULL)
+      || (!cmd->effective && (req->option[0] != NULL
+			      || req->option[1] != NULL
+			      || req->option[2] != NULL)))
     {
       fputs (USAGE "\n", stderr);
       return 2;
     }
-  const char *file = argv[i];
-  static char runbuf[3][HP_PATH_MAX];
-  if (run.name != NULL)
-    {
-      const struct hp_names_io io = { run_readlink, run_getcwd, run_exe,
-				      &run };
-      nnames = _dl_hugepage_program_names (run.name, by_kernel, secure, &io,
-					   names, runbuf);
-    }
-  if (effective)
-    {
-      struct conf_file cf;
-      req.program = run.name;
-      read_conf_file (file, &cf);
-      print_effective (&req, &cf, names, nnames);
-      free (cf.buf);
-      return 0;
-    }
+  cmd->file = argv[i];
+  cmd->req.program = cmd->run.name;
+  return -1;
+}
 
-  /* Only a regular file is opened (a FIFO would block root's tools),
-     through no other user's symbolic link (hugeld-open.c).  */
-  struct stat st;
-  char openwhy[HUGELD_OPEN_WHY_MAX];
-  int fd = hugeld_open_regular (file, true, &st, openwhy);
-  if (fd < 0)
+/* The names of the program CMD is about, into NAMES (pointing into the
+   command line and BUF): those --program gives, or for --run those
+   ld.so derives (_dl_hugepage_program_names), looking at the file
+   system as ld.so would from --cwd.  Returns how many.  */
+static size_t
+read_program_names (const struct conf_command *cmd, const char *names[3],
+		    char buf[3][HP_PATH_MAX])
+{
+  if (cmd->run.name == NULL)
     {
-      fprintf (stderr, "hugeld-conf: %s: %s\n", file, openwhy);
-      return 1;
+      memcpy (names, cmd->programs, cmd->nprograms * sizeof *names);
+      return cmd->nprograms;
     }
-  /* The rule ld.so applies (dl-hugepage-policy.c).  */
-  const char *why = _dl_hugepage_conf_distrust (S_ISREG (st.st_mode),
-						st.st_uid, st.st_mode,
-						st.st_size);
-  size_t cap = st.st_size + 1;
-  char *buf = malloc (cap);
-  size_t len = 0;
-  ssize_t n;
-  while (buf != NULL && (n = read (fd, buf + len, cap - len)) > 0)
-    {
-      len += n;
-      if (len == cap)
-	buf = realloc (buf, cap *= 2);
-    }
-  close (fd);
-  if (buf == NULL)
-    {
-      fputs ("hugeld-conf: out of memory\n", stderr);
-      return 1;
-    }
-  /* It may have grown since the fstat.  */
-  if (why == NULL)
-    why = _dl_hugepage_conf_distrust (true, st.st_uid, st.st_mode, len);
+  const struct hp_names_io io = { run_readlink, run_getcwd, run_exe,
+				  (void *) &cmd->run };
+  return _dl_hugepage_program_names (cmd->run.name, cmd->by_kernel,
+				     cmd->secure, &io, names, buf);
+}
 
-  struct hp_conf_summary sum;
-  _dl_hugepage_conf_check (buf, len, &sum);
-  if (check)
-    {
-      if (why != NULL)
-	fprintf (stderr, "hugeld: %s: ld.so ignores it: %s\n", file, why);
-      struct hp_conf_reader cr;
-      struct hp_conf_line cl;
-      _dl_hugepage_conf_start (&cr, buf, len);
-      while (_dl_hugepage_conf_next (&cr, &cl))
-	if (cl.key == HP_CONF_BAD)
-	  fprintf (stderr, "hugeld: %s:%u: %s (ld.so ignores the whole "
-		   "file)\n", file, cl.lineno, cl.error);
-      return why == NULL && sum.error_line == 0 ? 0 : 1;
-    }
-  printf ("{\"file\": ");
-  json_cstring (file);
+/* Whether the file CF could be read: if not, say why on stderr and
+   return false.  */
+static bool
+conf_readable (const struct conf_file *cf)
+{
+  if (!cf->exists)
+    fprintf (stderr, "hugeld-conf: %s: %s\n", cf->path, strerror (ENOENT));
+  else if (cf->openwhy[0] != '\0')
+    fprintf (stderr, "hugeld-conf: %s: %s\n", cf->path, cf->openwhy);
+  else
+    return true;
+  return false;
+}
+
+/* --check: say on stderr each reason ld.so would not use the file CF
+   (distrust, each bad line as FILE:LINE: message), nothing if it
+   would.  Returns the exit status: 0 if it would, else 1.  */
+static int
+print_check (const struct conf_file *cf)
+{
+  if (cf->distrust != NULL)
+    fprintf (stderr, "hugeld: %s: ld.so ignores it: %s\n", cf->path,
+	     cf->distrust);
+  struct hp_conf_reader r;
+  struct hp_conf_line line;
+  _dl_hugepage_conf_start (&r, cf->buf, cf->len);
+  while (_dl_hugepage_conf_next (&r, &line))
+    if (line.key == HP_CONF_BAD)
+      fprintf (stderr, "hugeld: %s:%u: %s (ld.so ignores the whole file)\n",
+	       cf->path, line.lineno, line.error);
+  return cf->distrust == NULL && cf->sum.error_line == 0 ? 0 : 1;
+}
+
+/* The document's "file", "program_names", "trusted", "untrusted_why",
+   "errors" (every bad line), "applies" and "rules" members of the file
+   CF for the program known by NAMES[0..NNAMES), after its opening
+   brace.  */
+static void
+print_file_state (const struct conf_file *cf, const char *const *names,
+		  size_t nnames)
+{
+  printf ("\"file\": ");
+  json_cstring (cf->path);
   printf (", \"program_names\": [");
   for (size_t j = 0; j < nnames; ++j)
     {
@@ -736,13 +748,13 @@ main (int argc, char **argv)
       json_string (names[j]);
     }
   printf ("], \"trusted\": %s, \"untrusted_why\": ",
-	  why == NULL ? "true" : "false");
-  json_cstring (why);
+	  cf->distrust == NULL ? "true" : "false");
+  json_cstring (cf->distrust);
   printf (", \"errors\": [");
   struct hp_conf_reader r;
   struct hp_conf_line line;
   int k = 0;
-  _dl_hugepage_conf_start (&r, buf, len);
+  _dl_hugepage_conf_start (&r, cf->buf, cf->len);
   while (_dl_hugepage_conf_next (&r, &line))
     if (line.key == HP_CONF_BAD)
       {
@@ -752,89 +764,90 @@ main (int argc, char **argv)
 	putchar ('}');
       }
   printf ("], \"applies\": %s, \"rules\": %u",
-	  why == NULL && sum.error_line == 0 ? "true" : "false", sum.rules);
+	  cf->distrust == NULL && cf->sum.error_line == 0 ? "true" : "false",
+	  cf->sum.rules);
+}
 
-  /* The settings are shown as the file would give them, even if it does
-     not apply.  */
-  struct hp_conf_settings s;
-  char *libs = malloc (2 * len + 2);
-  if (libs == NULL)
-    return 1;
-  _dl_hugepage_conf_resolve (buf, len, names, nnames, secure, &s, libs);
+/* The document's ", \"program\": ..." member: the `program' line of the
+   file CF whose block S applies, {"line", "patterns"}, or null.  */
+static void
+print_program_block (const struct conf_file *cf,
+		     const struct hp_conf_settings *s)
+{
   printf (", \"program\": ");
-  if (s.block_line == 0)
-    fputs ("null", stdout);
-  else
+  if (s->block_line == 0)
     {
-      printf ("{\"line\": %u, \"patterns\": [", s.block_line);
-      _dl_hugepage_conf_start (&r, buf, len);
-      while (_dl_hugepage_conf_next (&r, &line))
-	if (line.lineno == s.block_line)
+      fputs ("null", stdout);
+      return;
+    }
+  printf ("{\"line\": %u, \"patterns\": [", s->block_line);
+  struct hp_conf_reader r;
+  struct hp_conf_line line;
+  _dl_hugepage_conf_start (&r, cf->buf, cf->len);
+  while (_dl_hugepage_conf_next (&r, &line))
+    if (line.lineno == s->block_line)
+      {
+	const char *p = line.args, *end = line.args + line.argslen, *w;
+	size_t wlen;
+	int k = 0;
+	while (_dl_hugepage_conf_word (&p, end, &w, &wlen))
 	  {
-	    const char *p = line.args, *end = line.args + line.argslen, *w;
-	    size_t wlen;
-	    k = 0;
-	    while (_dl_hugepage_conf_word (&p, end, &w, &wlen))
-	      {
-		printf ("%s", k++ ? ", " : "");
-		json_strn (w, wlen);
-	      }
+	    printf ("%s", k++ ? ", " : "");
+	    json_strn (w, wlen);
 	  }
-      printf ("]}");
-    }
+      }
+  printf ("]}");
+}
 
+/* The document's ", \"libs\": ..." member: the joined list LIBS that
+   the file CF gives with S, {"value", "patterns": [{"pattern",
+   "line"}], "lines"}, or null if it gives none.  */
+static void
+print_libs (const struct conf_file *cf, const struct hp_conf_settings *s,
+	    const char *libs)
+{
   printf (", \"libs\": ");
-  if (s.libs_line == 0)
-    fputs ("null", stdout);
-  else
+  if (s->libs_line == 0)
     {
-      /* Each pattern with the line it came from, found as ld.so's
-	 LD_DEBUG report finds it.  */
-      printf ("{\"value\": ");
-      json_strn (libs, s.libslen);
-      printf (", \"patterns\": [");
-      unsigned int lines[64];
-      size_t nlines = 0;
-      k = 0;
-      for (size_t off = 0; off < s.libslen; )
-	{
-	  size_t end = off;
-	  while (end < s.libslen && libs[end] != ':')
-	    ++end;
-	  unsigned int l = _dl_hugepage_conf_libs_line (buf, len,
-							s.block_line, off);
-	  printf ("%s{\"pattern\": ", k++ ? ", " : "");
-	  json_strn (libs + off, end - off);
-	  printf (", \"line\": %u}", l);
-	  if (l != 0 && (nlines == 0 || lines[nlines - 1] != l)
-	      && nlines < sizeof lines / sizeof lines[0])
-	    lines[nlines++] = l;
-	  off = end + 1;
-	}
-      /* The libs lines used (one if they select nothing: libs none).  */
-      printf ("], \"lines\": [");
-      if (nlines == 0)
-	lines[nlines++] = s.libs_line;
-      for (size_t i = 0; i < nlines; ++i)
-	printf ("%s%u", i ? ", " : "", lines[i]);
-      printf ("]}");
+      fputs ("null", stdout);
+      return;
     }
+  struct libs_pattern *pats;
+  size_t npats = libs_patterns (cf->buf, cf->len, s, libs, &pats);
+  printf ("{\"value\": ");
+  json_strn (libs, s->libslen);
+  printf (", \"patterns\": [");
+  for (size_t i = 0; i < npats; ++i)
+    {
+      printf ("%s{\"pattern\": ", i > 0 ? ", " : "");
+      json_strn (pats[i].pattern, pats[i].len);
+      printf (", \"line\": %u}", pats[i].line);
+    }
+  /* The libs lines used (one if they select nothing: libs none).  */
+  unsigned int lines[64];
+  size_t nlines = libs_lines (s, pats, npats, lines,
+			      sizeof lines / sizeof lines[0]);
+  printf ("], \"lines\": [");
+  for (size_t i = 0; i < nlines; ++i)
+    printf ("%s%u", i ? ", " : "", lines[i]);
+  printf ("]}");
+  free (pats);
+}
 
-  char kinds[HP_LIST_STRING_MAX], order[HP_LIST_STRING_MAX];
-  print_setting ("segments", s.segments_line,
-		 _dl_hugepage_kinds_string (s.kinds, ',', kinds,
-					    sizeof kinds));
-  print_setting ("backing", s.backing_line,
-		 _dl_hugepage_backings_string (s.backings, s.nbackings, order,
-					       sizeof order));
-
-  /* cache and pool: global lines of the file.  */
+/* The document's ", \"cache\": [...], \"pool\": ..." members: the
+   global cache lines of the file CF, each word {"line", "pattern"[,
+   "paths"]} (with EXPAND the paths its glob names), and its pool line
+   {"line", "value"} or null.  */
+static void
+print_cache_and_pool (const struct conf_file *cf, bool expand_globs)
+{
   printf (", \"cache\": [");
-  k = 0;
-  const char *pool = NULL;
+  int k = 0;
   long int pool_pages = 0;
   unsigned int pool_line = 0;
-  _dl_hugepage_conf_start (&r, buf, len);
+  struct hp_conf_reader r;
+  struct hp_conf_line line;
+  _dl_hugepage_conf_start (&r, cf->buf, cf->len);
   while (_dl_hugepage_conf_next (&r, &line))
     if (line.key == HP_CONF_CACHE)
       {
@@ -845,7 +858,7 @@ main (int argc, char **argv)
 	    printf ("%s{\"line\": %u, \"pattern\": ", k++ ? ", " : "",
 		    line.lineno);
 	    json_strn (w, wlen);
-	    if (do_expand)
+	    if (expand_globs)
 	      {
 		bool first = true;
 		printf (", \"paths\": [");
@@ -857,19 +870,70 @@ main (int argc, char **argv)
       }
     else if (line.key == HP_CONF_POOL)
       {
-	pool = line.pool < 0 ? "auto" : "";
 	pool_pages = line.pool;
 	pool_line = line.lineno;
       }
   printf ("], \"pool\": ");
-  if (pool == NULL)
+  if (pool_line == 0)
     fputs ("null", stdout);
   else if (pool_pages < 0)
     printf ("{\"line\": %u, \"value\": \"auto\"}", pool_line);
   else
     printf ("{\"line\": %u, \"value\": %ld}", pool_line, pool_pages);
+}
+
+/* Print the document of the file CF for the program known by
+   NAMES[0..NNAMES) (SECURE: an AT_SECURE one), with EXPAND the paths
+   of its cache globs (see the top of this file).  The settings are
+   shown as the file would give them, even if it does not apply.
+   Returns the exit status (1 if out of memory).  */
+static int
+print_document (const struct conf_file *cf, const char *const *names,
+		size_t nnames, bool secure, bool expand_globs)
+{
+  char *libs = malloc (2 * cf->len + 2);
+  if (libs == NULL)
+    return 1;
+  struct hp_conf_settings s;
+  _dl_hugepage_conf_resolve (cf->buf, cf->len, names, nnames, secure, &s,
+			     libs);
+  printf ("{");
+  print_file_state (cf, names, nnames);
+  print_program_block (cf, &s);
+  print_libs (cf, &s, libs);
+  char kinds[HP_LIST_STRING_MAX], order[HP_LIST_STRING_MAX];
+  print_setting ("segments", s.segments_line,
+		 _dl_hugepage_kinds_string (s.kinds, ',', kinds,
+					    sizeof kinds));
+  print_setting ("backing", s.backing_line,
+		 _dl_hugepage_backings_string (s.backings, s.nbackings, order,
+					       sizeof order));
+  print_cache_and_pool (cf, expand_globs);
   printf ("}\n");
   free (libs);
-  free (buf);
   return 0;
+}
+
+int
+main (int argc, char **argv)
+{
+  struct conf_command cmd;
+  int status = parse_command (argc, argv, &cmd);
+  if (status >= 0)
+    return status;
+  const char *names[3];
+  static char namebuf[3][HP_PATH_MAX];
+  size_t nnames = read_program_names (&cmd, names, namebuf);
+  struct conf_file cf;
+  read_conf_file (cmd.file, &cf);
+  if (cmd.effective)
+    status = print_effective (&cmd.req, &cf, names, nnames);
+  else if (!conf_readable (&cf))
+    status = 1;
+  else if (cmd.check)
+    status = print_check (&cf);
+  else
+    status = print_document (&cf, names, nnames, cmd.secure, cmd.expand);
+  free (cf.buf);
+  return status;
 }
