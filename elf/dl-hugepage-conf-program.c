@@ -19,7 +19,9 @@
 /* The policy file (dl-hugepage-conf.h) for one program: the names it
    is known by, whether a `program' line names it, and the libraries
    its lines give it.  The file has been checked
-   (_dl_hugepage_conf_check) before any of this reads it.  */
+   (_dl_hugepage_conf_check) before any of this reads it.  Last, what
+   the process runs with: the file's settings and the LD_HUGEPAGE_*
+   variables, in ld.so's order.  */
 
 #include <string.h>
 #include "dl-hugepage-conf.h"
@@ -279,4 +281,77 @@ _dl_hugepage_conf_libs_line (const char *buf, size_t len,
   hp_walk_libs (buf, len, block, true, 0, &first);
   return hp_walk_libs (buf, len, block, block != 0 && first != 0, offset,
 		       &first);
+}
+
+bool
+_dl_hugepage_conf_wanted (const struct hp_variables *v)
+{
+  if (v->libs != NULL && v->libs[0] == '\0')
+    return false;
+  return v->libs == NULL || v->segments == NULL || v->backing == NULL;
+}
+
+void
+_dl_hugepage_effective (const struct hp_variables *v,
+			const struct hp_conf_settings *conf,
+			const char *conf_libs, struct hp_effective *e)
+{
+  static const unsigned char default_order[HP_NBACKINGS] =
+    HP_BACKINGS_DEFAULT;
+  memset (e, 0, sizeof *e);
+  e->libs_source = e->segments_source = e->backing_source
+    = HP_SOURCE_DEFAULT;
+
+  if (v->libs != NULL)
+    {
+      e->libs_source = HP_SOURCE_VARIABLE;
+      e->libs = v->libs[0] != '\0' ? v->libs : NULL;
+    }
+  else if (conf != NULL && conf->libs_line != 0)
+    {
+      /* `libs none' selects nothing, from its line.  */
+      e->libs_source = HP_SOURCE_FILE;
+      e->libs_line = conf->libs_line;
+      e->libs = conf->libslen > 0 ? conf_libs : NULL;
+    }
+
+  e->kinds = HP_KIND_DEFAULT;
+  if (v->segments != NULL && v->segments[0] != '\0')
+    {
+      int kinds = _dl_hugepage_parse_kinds (v->segments);
+      e->segments_bad = kinds < 0;
+      if (kinds >= 0)
+	{
+	  e->kinds = kinds;
+	  e->segments_source = HP_SOURCE_VARIABLE;
+	}
+    }
+  else if (v->segments == NULL && conf != NULL && conf->segments_line != 0)
+    {
+      e->kinds = conf->kinds;
+      e->segments_source = HP_SOURCE_FILE;
+      e->segments_line = conf->segments_line;
+    }
+
+  memcpy (e->backings, default_order, HP_NBACKINGS);
+  e->nbackings = HP_NBACKINGS;
+  if (v->backing != NULL && v->backing[0] != '\0')
+    {
+      unsigned char order[HP_NBACKINGS];
+      int n = _dl_hugepage_parse_backing (v->backing, order);
+      e->backing_bad = n < 0;
+      if (n >= 0)
+	{
+	  memcpy (e->backings, order, n);
+	  e->nbackings = n;
+	  e->backing_source = HP_SOURCE_VARIABLE;
+	}
+    }
+  else if (v->backing == NULL && conf != NULL && conf->backing_line != 0)
+    {
+      memcpy (e->backings, conf->backings, conf->nbackings);
+      e->nbackings = conf->nbackings;
+      e->backing_source = HP_SOURCE_FILE;
+      e->backing_line = conf->backing_line;
+    }
 }

@@ -244,4 +244,62 @@ void _dl_hugepage_conf_resolve (const char *buf, size_t len,
 unsigned int _dl_hugepage_conf_libs_line (const char *buf, size_t len,
 					  unsigned int block, size_t offset);
 
+/* Where a setting of a process comes from.  */
+enum hp_setting_source
+{
+  HP_SOURCE_DEFAULT,		/* ld.so's default (for libs: nothing).  */
+  HP_SOURCE_VARIABLE,		/* Its LD_HUGEPAGE_* variable.  */
+  HP_SOURCE_FILE		/* A line of the policy file.  */
+};
+
+/* The LD_HUGEPAGE_* variables of a process as it has them: NULL where
+   one is not set.  (ld.so drops them for an AT_SECURE program before
+   it asks.)  */
+struct hp_variables
+{
+  const char *libs;
+  const char *segments;
+  const char *backing;
+};
+
+/* The settings a process runs with, each with where it comes from.  */
+struct hp_effective
+{
+  /* The patterns: the variable's, or the policy file's joined list; or
+     NULL: nothing is selected (LD_HUGEPAGE_LIBS set empty, the file's
+     `libs none', or neither gives any).  */
+  const char *libs;
+  enum hp_setting_source libs_source;
+  unsigned int libs_line;	/* HP_SOURCE_FILE: the first libs line.  */
+  unsigned int kinds;		/* HP_KIND_*.  */
+  enum hp_setting_source segments_source;
+  unsigned int segments_line;	/* HP_SOURCE_FILE: its line.  */
+  bool segments_bad;		/* LD_HUGEPAGE_SEGMENTS does not parse and
+				   is ignored (ld.so warns).  */
+  unsigned char backings[HP_NBACKINGS];
+  int nbackings;
+  enum hp_setting_source backing_source;
+  unsigned int backing_line;	/* HP_SOURCE_FILE: its line.  */
+  bool backing_bad;		/* LD_HUGEPAGE_BACKING does not parse and
+				   is ignored (ld.so warns).  */
+};
+
+/* Whether the policy file is read at all for a process with the
+   variables V: not if LD_HUGEPAGE_LIBS is set empty (that turns
+   hugeld off for the process), nor if every variable is set.  */
+bool _dl_hugepage_conf_wanted (const struct hp_variables *v);
+
+/* The settings of a process with the variables V, where the policy
+   file gives it CONF (NULL: no file, or one ld.so ignores; else what
+   _dl_hugepage_conf_resolve made, with its joined libs list
+   CONF_LIBS), into *E.  A variable that is set keeps the file's
+   setting away, even empty: LD_HUGEPAGE_LIBS= then selects nothing,
+   and an empty LD_HUGEPAGE_SEGMENTS or LD_HUGEPAGE_BACKING is ld.so's
+   default.  A variable that does not parse is ignored (ld.so's
+   default, *_bad set).  ld.so (dl-hugepage.c) and hugeld-conf
+   --effective both decide with this.  */
+void _dl_hugepage_effective (const struct hp_variables *v,
+			     const struct hp_conf_settings *conf,
+			     const char *conf_libs, struct hp_effective *e);
+
 #endif /* dl-hugepage-conf.h */

@@ -154,52 +154,21 @@ hp_setting_name (int t)
   return (hp_from_tunables & (1u << t)) != 0 ? tunables[t] : vars[t];
 }
 
-/* Take LD_HUGEPAGE_SEGMENTS and LD_HUGEPAGE_BACKING from the variables
-   where they are set, else from the policy file's settings CONF (if
-   not NULL).  */
+/* Warn about the variables (or tunables) E says are set but do not
+   parse: ld.so uses its default instead.  */
 static void
-hp_init_kinds_and_backing (const struct hp_conf_settings *conf)
+hp_warn_ignored (const struct hp_effective *e)
 {
-  if (_dl_hugepage_segments != NULL && _dl_hugepage_segments[0] != '\0')
-    {
-      int kinds = _dl_hugepage_parse_kinds (_dl_hugepage_segments);
-      if (kinds < 0)
-	_dl_error_printf ("\
+  if (e->segments_bad)
+    _dl_error_printf ("\
 %s: warning: %s=%s ignored: use a comma list of text, rodata, relro, \
 data, bss or all\n", RTLD_PROGNAME, hp_setting_name (HP_TUN_SEGMENTS),
-			  _dl_hugepage_segments);
-      else
-	_dl_hugepage_kinds = kinds;
-    }
-  else if (_dl_hugepage_segments == NULL && conf != NULL
-	   && conf->segments_line != 0)
-    {
-      _dl_hugepage_kinds = conf->kinds;
-      hp_segments_line = conf->segments_line;
-    }
-
-  if (_dl_hugepage_backing != NULL && _dl_hugepage_backing[0] != '\0')
-    {
-      unsigned char order[HP_NBACKINGS];
-      int n = _dl_hugepage_parse_backing (_dl_hugepage_backing, order);
-      if (n < 0)
-	_dl_error_printf ("\
+		      _dl_hugepage_segments);
+  if (e->backing_bad)
+    _dl_error_printf ("\
 %s: warning: %s=%s ignored: use a comma list of shared, private or thp\n",
-			  RTLD_PROGNAME, hp_setting_name (HP_TUN_BACKING),
-			  _dl_hugepage_backing);
-      else
-	{
-	  memcpy (_dl_hugepage_backings, order, n);
-	  _dl_hugepage_nbackings = n;
-	}
-    }
-  else if (_dl_hugepage_backing == NULL && conf != NULL
-	   && conf->backing_line != 0)
-    {
-      memcpy (_dl_hugepage_backings, conf->backings, conf->nbackings);
-      _dl_hugepage_nbackings = conf->nbackings;
-      hp_backing_line = conf->backing_line;
-    }
+		      RTLD_PROGNAME, hp_setting_name (HP_TUN_BACKING),
+		      _dl_hugepage_backing);
 }
 
 /* " (GLIBC_TUNABLES)" if setting T came from a tunable, else "".  */
@@ -267,30 +236,29 @@ hp_init (bool normal_mode, const char *program)
     _dl_hugepage_libs = _dl_hugepage_segments = _dl_hugepage_backing = NULL;
   else
     hp_take_tunables ();
-  /* LD_HUGEPAGE_LIBS= (set, empty) turns hugeld off for the process:
-     not even the policy file is read.  */
-  if (_dl_hugepage_libs != NULL && _dl_hugepage_libs[0] == '\0')
-    return;
-
   /* A variable (or tunable) that is set overrides the policy file's
-     setting.  */
+     setting, and LD_HUGEPAGE_LIBS= (set, empty) turns hugeld off for
+     the process: not even the policy file is read
+     (_dl_hugepage_effective).  */
+  const struct hp_variables vars =
+    { _dl_hugepage_libs, _dl_hugepage_segments, _dl_hugepage_backing };
   struct hp_conf_settings conf;
-  bool have_conf = false;
-  if (_dl_hugepage_libs == NULL || _dl_hugepage_segments == NULL
-      || _dl_hugepage_backing == NULL)
-    have_conf = _dl_hugepage_policy_load (program, &conf);
-
-  if (_dl_hugepage_libs == NULL)
+  bool have_conf = (_dl_hugepage_conf_wanted (&vars)
+		    && _dl_hugepage_policy_load (program, &conf));
+  struct hp_effective e;
+  _dl_hugepage_effective (&vars, have_conf ? &conf : NULL,
+			  _dl_hugepage_policy_file.libs, &e);
+  if (e.libs == NULL)
     {
-      if (!have_conf || conf.libslen == 0)
-	{
-	  if (hp_debug () && have_conf)
-	    _dl_debug_printf ("hugepages: %s selects nothing for this "
-			      "program\n", HP_CONF_FILE);
-	  return;
-	}
-      _dl_hugepage_libs = _dl_hugepage_policy_file.libs;
-      _dl_hugepage_libs_line = conf.libs_line;
+      if (hp_debug () && have_conf)
+	_dl_debug_printf ("hugepages: %s selects nothing for this "
+			  "program\n", HP_CONF_FILE);
+      return;
+    }
+  if (e.libs_source == HP_SOURCE_FILE)
+    {
+      _dl_hugepage_libs = e.libs;
+      _dl_hugepage_libs_line = e.libs_line;
     }
   else
     {
@@ -298,11 +266,16 @@ hp_init (bool normal_mode, const char *program)
 	 that set their process title (PostgreSQL, nginx) overwrite
 	 later; later dlopens must still see what the program was
 	 started with.  */
-      _dl_hugepage_libs = hp_strdup (_dl_hugepage_libs);
+      _dl_hugepage_libs = hp_strdup (e.libs);
       if (_dl_hugepage_libs == NULL)
 	return;
     }
-  hp_init_kinds_and_backing (have_conf ? &conf : NULL);
+  hp_warn_ignored (&e);
+  _dl_hugepage_kinds = e.kinds;
+  hp_segments_line = e.segments_line;
+  memcpy (_dl_hugepage_backings, e.backings, e.nbackings);
+  _dl_hugepage_nbackings = e.nbackings;
+  hp_backing_line = e.backing_line;
 
   _dl_hugepage_active = (_dl_hugepage_kinds != 0
 			 && _dl_hugepage_nbackings > 0);

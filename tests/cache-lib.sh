@@ -12,6 +12,22 @@ CACHE=/dev/hugepages/hugeld
 B=$TEST_TMP/bin
 L=$TEST_TMP/lib
 
+# cache_present LIB [FIELD]: what ld.so would find of LIB's entry now,
+# by the helper (hugeld-plan --cache): the lookup's failure (or None),
+# then KIND:True or KIND:why not for each zone; with FIELD, that field
+# of the cache member (a zone's with zone.N.FIELD).
+cache_present () {
+  "$HUGELD_TOP/build/tools/hugeld-plan" --cache "$1" | python3 -c '
+import json, sys
+c = json.load(sys.stdin)["objects"][0]["cache"]
+if len(sys.argv) > 1:
+    f = sys.argv[1].split(".")
+    print(c["zones"][int(f[1])][f[2]] if f[0] == "zone" else c[f[0]])
+else:
+    print(c["lookup"], " ".join("%s:%s" % (z["kind"], z["present"] or z["absent_why"])
+                                for z in c["zones"]))' ${2:+"$2"}
+}
+
 cache_test_setup () {
   mkdir -p "$B" "$L"
   # cache add caches only what others can read through its path (the

@@ -35,6 +35,29 @@ grep -q "$LIB" "$TEST_TMP/list.out" && grep -qi "out of the pool" "$TEST_TMP/lis
   && pass "cache list names the entry and says its pages are out of the pool" \
   || fail "cache list" "$(head -5 "$TEST_TMP/list.out" | tr '\n' ' ')"
 
+# Which zones ld.so would map from the entry now, as the helper says
+# (hp_cache_open and hp_open_zone's checks): all of them; one made
+# writable by others is not trusted; another file has no entry.
+out=$(cache_present "$LIB")
+notpresent=$(echo "${out#None }" | tr ' ' '\n' | grep -v ':True$')
+[ "${out%% *}" = None ] && [ -z "$notpresent" ] && echo "$out" | grep -q ' text:True' \
+  && pass "hugeld-plan --cache: every zone of the entry present, as ld.so would find it ($out)" \
+  || fail "hugeld-plan --cache: zones present" "$out"
+zone=$(cache_present "$LIB" dir)/$(cache_present "$LIB" inode)/$(cache_present "$LIB" version)/$(cache_present "$LIB" zone.0.name)
+mode=$(stat -c %a "$zone")
+chmod o+w "$zone"
+out=$(cache_present "$LIB")
+chmod "$mode" "$zone"
+case $out in
+  "None "*":not trusted: writable by group or others"*) pass "hugeld-plan --cache: a zone file writable by others is not present (\"$out\")" ;;
+  *) fail "hugeld-plan --cache: a zone writable by others" "$out" ;;
+esac
+out=$(cache_present "$B/libvalue-2.so")
+case $out in
+  "no cache entry for this file "*) pass "hugeld-plan --cache: a file without an entry: \"no cache entry for this file\"" ;;
+  *) fail "hugeld-plan --cache: a file without an entry" "$out" ;;
+esac
+
 USERS=("" nobody)
 for who in "${USERS[@]}"; do
   as_user "$who"

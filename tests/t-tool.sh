@@ -37,6 +37,44 @@ else
   fail "hugeld-plan links the loader's planner" "$(nm "$HELPER" 2>&1 | grep -c _dl_hugepage)"
 fi
 
+# The settings a command runs a program with: decided by the loader's
+# own _dl_hugepage_effective (hugeld-conf --effective), an option over
+# a variable (set, even empty) over the policy file over the default.
+CONF_HELPER=$(dirname "$HELPER")/hugeld-conf
+E=$TEST_TMP/effective.conf
+printf 'libs libA.so\nlibs libB.so\nsegments text\nprogram /bin/tru*\n  backing private\n' > "$E"
+chmod 0644 "$E"
+# eff [VAR=VALUE...] [-- OPTION VALUE...]: "setting=value(source)..."
+# with the file's name as E.
+eff () {
+  local vars=()
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do vars+=("$1"); shift; done
+  shift
+  env -i "${vars[@]}" "$CONF_HELPER" --effective "$@" --run /bin/true "$E" 2>&1 \
+    | $PY -c 'import json, sys
+d = json.load(sys.stdin)
+print((" ".join("%s=%s(%s)" % (k, d[k]["value"], d[k]["source"])
+                for k in ("libs", "segments", "backing"))
+       + " program %s" % d["policy"]["program"]).replace(sys.argv[1], "E"))' "$E"
+}
+out=$(eff)
+[ "$out" = "libs=libA.so:libB.so(E lines 1, 2) segments=text(E line 3) backing=private(E line 5) program E line 4" ] \
+  && pass "hugeld-conf --effective: all from the policy file, with their lines" \
+  || fail "hugeld-conf --effective: from the file" "$out"
+out=$(eff LD_HUGEPAGE_LIBS=x LD_HUGEPAGE_SEGMENTS= LD_HUGEPAGE_BACKING=private -- --backing thp)
+[ "$out" = "libs=x(LD_HUGEPAGE_LIBS) segments=None(default) backing=thp(--backing) program E line 4" ] \
+  && pass "hugeld-conf --effective: option over variable, an empty variable keeps the file's value away" \
+  || fail "hugeld-conf --effective: option, variable" "$out"
+env -i LD_HUGEPAGE_LIBS= "$CONF_HELPER" --effective --run /bin/true "$E" > "$TEST_TMP/e.out" 2> "$TEST_TMP/e.err"
+rc=$?
+[ $rc = 3 ] && [ ! -s "$TEST_TMP/e.out" ] && [ "$(wc -l < "$TEST_TMP/e.err")" = 1 ] \
+  && grep -q '^hugeld-conf: nothing selected: ' "$TEST_TMP/e.err" \
+  && pass "hugeld-conf --effective: LD_HUGEPAGE_LIBS= selects nothing (exit 3, one line)" \
+  || fail "hugeld-conf --effective: LD_HUGEPAGE_LIBS=" "exit $rc: $(cat "$TEST_TMP/e.err")"
+nm "$CONF_HELPER" 2> /dev/null | grep -q ' T _dl_hugepage_effective$' \
+  && pass "hugeld-conf is linked with the loader's _dl_hugepage_effective" \
+  || fail "hugeld-conf links _dl_hugepage_effective" "$(nm "$CONF_HELPER" 2>&1 | head -1)"
+
 D=$TEST_TMP/dest
 if make -C "$HUGELD_TOP/tools" OUT="$TEST_TMP/tools-out" DESTDIR="$D" \
      install > "$TEST_TMP/install.log" 2>&1; then

@@ -45,6 +45,24 @@
    line is listed, not only the first.  Exit status 0 if the file
    could be read, else 1 with one line on stderr.
 
+   hugeld-conf --effective [--libs V] [--segments V] [--backing V]
+   [--run NAME [--cwd DIR]] FILE prints the settings a program run as
+   NAME gets, with ld.so's precedence (_dl_hugepage_effective): an
+   option, else the LD_HUGEPAGE_* variable of the environment (set,
+   even empty, it keeps the file's value away), else what FILE gives
+   it (if ld.so would use FILE), else ld.so's default:
+     {"libs", "segments", "backing": {"value", "source", "from"},
+      "policy": {"file", "why", "program", "patterns": [{"pattern",
+      "line"}]}}
+   where "from" is option, variable, file or default, "source" says
+   which ("--libs", "LD_HUGEPAGE_LIBS", "FILE line N" or "FILE lines
+   N, M", "default"), "value" is null for ld.so's default, and
+   "policy" says why FILE gives nothing ("why": "no such file",
+   "ignored by ld.so: ...") and which block and lines it used.  A
+   setting the hugeld command refuses (nothing selected, a bad pattern,
+   an unknown segment kind or backing) prints one line on stderr and
+   nothing on stdout: exit status 3 if nothing is selected, else 1.
+
    hugeld-conf --check FILE prints nothing if ld.so would use FILE;
    else one line on stderr for each reason it would not (distrust, each
    bad line, as FILE:LINE: message) and exit status 1.  For the boot
@@ -63,6 +81,7 @@
 
 #include "dl-hugepage-conf.h"
 #include "dl-hugepage-plan.h"
+#include "hugeld-check.h"
 #include "hugeld-json.h"
 #include "hugeld-open.h"
 
@@ -221,80 +240,112 @@ expand (const char *dir, const char *p, const char *end, bool *first)
   free (names);
 }
 
-#define USAGE "usage: hugeld-conf [--run NAME [--cwd DIR] [--kernel] | " \
-  "--program NAME...] [--secure] [--expand] FILE\n" \
-  "       hugeld-conf --check FILE"
-
-int
-main (int argc, char **argv)
+/* The patterns of the libs list the file gives a program, each with
+   the line it came from.  */
+struct libs_pattern
 {
-  const char *names[3];
-  size_t nnames = 0;
-  bool secure = false, by_kernel = false, do_expand = false;
-  bool check = false;
-  struct run run = { NULL, NULL };
-  int i = 1;
-  for (; i < argc; ++i)
-    {
-      if (strcmp (argv[i], "--run") == 0 && i + 1 < argc)
-	run.name = argv[++i];
-      else if (strcmp (argv[i], "--cwd") == 0 && i + 1 < argc)
-	run.cwd = argv[++i];
-      else if (strcmp (argv[i], "--kernel") == 0)
-	by_kernel = true;
-      else if (strcmp (argv[i], "--expand") == 0)
-	do_expand = true;
-      else if (strcmp (argv[i], "--program") == 0 && i + 1 < argc)
-	{
-	  if (nnames == 3)
-	    {
-	      fputs ("hugeld-conf: at most three --program names\n", stderr);
-	      return 2;
-	    }
-	  names[nnames++] = argv[++i];
-	}
-      else if (strcmp (argv[i], "--secure") == 0)
-	secure = true;
-      else if (strcmp (argv[i], "--check") == 0)
-	check = true;
-      else if (strcmp (argv[i], "--help") == 0)
-	{
-	  puts (USAGE);
-	  return 0;
-	}
-      else
-	break;
-    }
-  if (i != argc - 1 || (run.name != NULL && nnames > 0)
-      || ((run.cwd != NULL || by_kernel) && run.name == NULL))
-    {
-      fputs (USAGE "\n", stderr);
-      return 2;
-    }
-  const char *file = argv[i];
-  static char runbuf[3][HP_PATH_MAX];
-  if (run.name != NULL)
-    {
-      const struct hp_names_io io = { run_readlink, run_getcwd, run_exe,
-				      &run };
-      nnames = _dl_hugepage_program_names (run.name, by_kernel, secure, &io,
-					   names, runbuf);
-    }
+  const char *pattern;		/* In the joined list.  */
+  size_t len;
+  unsigned int line;		/* 0 if not found.  */
+};
 
-  /* Only a regular file is opened (a FIFO would block root's tools),
-     through no other user's symbolic link (hugeld-open.c).  */
-  struct stat st;
-  char openwhy[HUGELD_OPEN_WHY_MAX];
-  int fd = hugeld_open_regular (file, true, &st, openwhy);
-  if (fd < 0)
+/* The patterns of the joined list LIBS (S->libslen bytes) that the
+   checked file BUF (LEN bytes) gives with S, each with the line it
+   came from, found as ld.so's LD_DEBUG report finds it, into *PATS
+   (malloc'ed; NULL if there are none): how many.  Exits on lack of
+   memory.  */
+static size_t
+libs_patterns (const char *buf, size_t len, const struct hp_conf_settings *s,
+	       const char *libs, struct libs_pattern **pats)
+{
+  *pats = NULL;
+  size_t n = 0;
+  for (size_t off = 0; off < s->libslen; )
     {
-      fprintf (stderr, "hugeld-conf: %s: %s\n", file, openwhy);
-      return 1;
+      size_t end = off;
+      while (end < s->libslen && libs[end] != ':')
+	++end;
+      struct libs_pattern *p = realloc (*pats, (n + 1) * sizeof **pats);
+      if (p == NULL)
+	{
+	  fputs ("hugeld-conf: out of memory\n", stderr);
+	  exit (1);
+	}
+      *pats = p;
+      p[n].pattern = libs + off;
+      p[n].len = end - off;
+      p[n++].line = _dl_hugepage_conf_libs_line (buf, len, s->block_line,
+						 off);
+      off = end + 1;
     }
-  /* The rule ld.so applies (dl-hugepage-policy.c).  */
-  const char *why = _dl_hugepage_conf_distrust (S_ISREG (st.st_mode),
-						st.st_uid, st.st_mode,
-						st.st_size);
+  return n;
+}
+
+/* The lines the libs list of S came from, in order, from the N
+   patterns PATS, into LINES (room for MAX): those of the patterns,
+   each once, or the first libs line if the list selects nothing (libs
+   none).  Returns how many.  */
+static size_t
+libs_lines (const struct hp_conf_settings *s, const struct libs_pattern *pats,
+	    size_t n, unsigned int *lines, size_t max)
+{
+  size_t nlines = 0;
+  for (size_t i = 0; i < n; ++i)
+    if (pats[i].line != 0
+	&& (nlines == 0 || lines[nlines - 1] != pats[i].line)
+	&& nlines < max)
+      lines[nlines++] = pats[i].line;
+  if (nlines == 0 && max > 0)
+    lines[nlines++] = s->libs_line;
+  return nlines;
+}
+
+/* "FILE line N" or "FILE lines N, M" for the N LINES, into BUF (SIZE
+   bytes).  Returns BUF.  */
+static char *
+lines_source (const char *file, const unsigned int *lines, size_t n,
+	      char *buf, size_t size)
+{
+  size_t used = snprintf (buf, size, "%s line%s ", file, n > 1 ? "s" : "");
+  for (size_t i = 0; i < n && used < size; ++i)
+    used += snprintf (buf + used, size - used, "%s%u", i > 0 ? ", " : "",
+		      lines[i]);
+  return buf;
+}
+
+/* A policy file as the command sees it.  */
+struct conf_file
+{
+  const char *path;
+  bool exists;			/* False: nothing else is set.  */
+  char openwhy[HUGELD_OPEN_WHY_MAX];	/* Not "": it cannot be opened.  */
+  const char *distrust;		/* Why ld.so would not use it, or NULL.  */
+  char *buf;			/* What it holds (malloc'ed).  */
+  size_t len;
+  struct hp_conf_summary sum;	/* _dl_hugepage_conf_check's.  */
+};
+
+/* Read the file PATH into *CF, as ld.so's hp_policy_open and the
+   trust rule of dl-hugepage-policy.c would see it: only a regular file
+   is opened (a FIFO would block root's tools), through no other user's
+   symbolic link (hugeld-open.c).  A file that is not there, or cannot
+   be opened, is not an error (CF says so); exits on lack of
+   memory.  */
+static void
+read_conf_file (const char *path, struct conf_file *cf)
+{
+  memset (cf, 0, sizeof *cf);
+  cf->path = path;
+  struct stat st;
+  if (lstat (path, &st) != 0 && errno == ENOENT)
+    return;
+  cf->exists = true;
+  int fd = hugeld_open_regular (path, true, &st, cf->openwhy);
+  if (fd < 0)
+    return;
+  cf->distrust = _dl_hugepage_conf_distrust (S_ISREG (st.st_mode),
+					     st.st_uid, st.st_mode,
+					     st.st_size);
   size_t cap = st.st_size + 1;
   char *buf = malloc (cap);
   size_t len = 0;
@@ -309,29 +360,387 @@ main (int argc, char **argv)
   if (buf == NULL)
     {
       fputs ("hugeld-conf: out of memory\n", stderr);
-      return 1;
+      exit (1);
     }
   /* It may have grown since the fstat.  */
-  if (why == NULL)
-    why = _dl_hugepage_conf_distrust (true, st.st_uid, st.st_mode, len);
+  if (cf->distrust == NULL)
+    cf->distrust = _dl_hugepage_conf_distrust (true, st.st_uid, st.st_mode,
+					       len);
+  cf->buf = buf;
+  cf->len = len;
+  _dl_hugepage_conf_check (buf, len, &cf->sum);
+}
 
-  struct hp_conf_summary sum;
-  _dl_hugepage_conf_check (buf, len, &sum);
-  if (check)
+/* Why ld.so takes nothing from the file CF, into BUF (SIZE bytes), or
+   NULL if it uses it: "no such file", why it cannot be opened, or
+   "ignored by ld.so: " and the first reason (distrust, else the first
+   bad line and how many others there are).  */
+static const char *
+conf_unused_why (const struct conf_file *cf, char *buf, size_t size)
+{
+  if (!cf->exists)
+    return "no such file";
+  if (cf->openwhy[0] != '\0')
+    return cf->openwhy;
+  if (cf->distrust != NULL)
+    snprintf (buf, size, "ignored by ld.so: %s", cf->distrust);
+  else if (cf->sum.error_line != 0)
     {
-      if (why != NULL)
-	fprintf (stderr, "hugeld: %s: ld.so ignores it: %s\n", file, why);
-      struct hp_conf_reader cr;
-      struct hp_conf_line cl;
-      _dl_hugepage_conf_start (&cr, buf, len);
-      while (_dl_hugepage_conf_next (&cr, &cl))
-	if (cl.key == HP_CONF_BAD)
-	  fprintf (stderr, "hugeld: %s:%u: %s (ld.so ignores the whole "
-		   "file)\n", file, cl.lineno, cl.error);
-      return why == NULL && sum.error_line == 0 ? 0 : 1;
+      struct hp_conf_reader r;
+      struct hp_conf_line line;
+      unsigned int others = 0;
+      _dl_hugepage_conf_start (&r, cf->buf, cf->len);
+      while (_dl_hugepage_conf_next (&r, &line))
+	if (line.key == HP_CONF_BAD)
+	  ++others;
+      --others;
+      int n = snprintf (buf, size, "ignored by ld.so: line %u: %s",
+			cf->sum.error_line, cf->sum.error);
+      if (others > 0 && n >= 0 && (size_t) n < size)
+	snprintf (buf + n, size - n, " (and %u other bad line%s)", others,
+		  others > 1 ? "s" : "");
     }
-  printf ("{\"file\": ");
-  json_cstring (file);
+  else
+    return NULL;
+  return buf;
+}
+
+/* --effective: the options given, the settings' variables.  */
+struct effective_request
+{
+  const char *option[3];	/* --libs, --segments, --backing, or NULL.  */
+  const char *program;		/* --run NAME, or NULL.  */
+};
+
+/* The names of the three settings, their options and variables.  */
+static const char *const setting_name[3] = { "libs", "segments", "backing" };
+static const char *const setting_var[3] =
+  { "LD_HUGEPAGE_LIBS", "LD_HUGEPAGE_SEGMENTS", "LD_HUGEPAGE_BACKING" };
+
+/* Say MSG on stderr and exit with STATUS.  */
+static void __attribute__ ((noreturn))
+refuse (int status, const char *msg)
+{
+  fprintf (stderr, "hugeld-conf: %s\n", msg);
+  exit (status);
+}
+
+/* Where the setting K (0 libs, 1 segments, 2 backing) comes from, by
+   its SOURCE: "option", "variable", "file" or "default".  */
+static const char *
+effective_from (const struct effective_request *req,
+		enum hp_setting_source source, int k)
+{
+  switch (source)
+    {
+    case HP_SOURCE_VARIABLE:
+      return req->option[k] != NULL ? "option" : "variable";
+    case HP_SOURCE_FILE:
+      return "file";
+    default:
+      return "default";
+    }
+}
+
+/* Print the member K of --effective's document: {"value", "source",
+   "from"}: VALUE (NULL: null), the option, variable or FILE_SOURCE it
+   came from.  */
+static void
+print_effective_setting (const struct effective_request *req, int k,
+			 enum hp_setting_source source, const char *value,
+			 const char *file_source)
+{
+  const char *from = effective_from (req, source, k);
+  printf ("%s\"%s\": {\"value\": ", k > 0 ? ", " : "", setting_name[k]);
+  json_cstring (value);
+  printf (", \"source\": ");
+  if (source == HP_SOURCE_FILE)
+    json_string (file_source);
+  else if (source == HP_SOURCE_VARIABLE)
+    {
+      if (req->option[k] != NULL)
+	printf ("\"--%s\"", setting_name[k]);
+      else
+	printf ("\"%s\"", setting_var[k]);
+    }
+  else
+    printf ("\"default\"");
+  printf (", \"from\": \"%s\"}", from);
+}
+
+/* hugeld-conf --effective: print the settings REQ's program runs with
+   under the file CF and this process's environment, or refuse them
+   (exit status 3: nothing selected; 1: a bad value).  NAMES[0..NNAMES)
+   are the program's names for the file's blocks.  Returns 0.  */
+static int
+print_effective (const struct effective_request *req,
+		 const struct conf_file *cf, const char *const *names,
+		 size_t nnames)
+{
+  const char *value[3];
+  for (int k = 0; k < 3; ++k)
+    value[k] = req->option[k] != NULL ? req->option[k]
+	       : getenv (setting_var[k]);
+  const struct hp_variables vars = { value[0], value[1], value[2] };
+
+  char whybuf[HUGELD_OPEN_WHY_MAX + 256];
+  const char *unused = conf_unused_why (cf, whybuf, sizeof whybuf);
+  struct hp_conf_settings s;
+  char *libs = NULL;
+  struct libs_pattern *pats = NULL;
+  size_t npats = 0;
+  unsigned int lines[64];
+  size_t nlines = 0;
+  if (unused == NULL)
+    {
+      libs = malloc (2 * cf->len + 2);
+      if (libs == NULL)
+	refuse (1, "out of memory");
+      _dl_hugepage_conf_resolve (cf->buf, cf->len, names, nnames, false, &s,
+				 libs);
+      npats = libs_patterns (cf->buf, cf->len, &s, libs, &pats);
+      nlines = libs_lines (&s, pats, npats, lines,
+			   sizeof lines / sizeof lines[0]);
+    }
+  struct hp_effective e;
+  _dl_hugepage_effective (&vars, unused == NULL ? &s : NULL, libs, &e);
+
+  char libs_source[HP_PATH_MAX + 256];
+  lines_source (cf->path, lines, nlines, libs_source, sizeof libs_source);
+  char msg[HP_PATH_MAX * 2 + HUGELD_CHECK_MSG_MAX];
+  if (e.libs == NULL)
+    {
+      /* Why the file gives nothing, where it was asked.  */
+      char why[HP_PATH_MAX * 2 + HUGELD_OPEN_WHY_MAX + 256];
+      why[0] = '\0';
+      const char *prog = req->program != NULL ? req->program : "the program";
+      if (e.libs_source == HP_SOURCE_VARIABLE)
+	;
+      else if (unused != NULL && strcmp (unused, "no such file") != 0)
+	snprintf (why, sizeof why, "; %s: %s", cf->path, unused);
+      else if (e.libs_source == HP_SOURCE_FILE)
+	snprintf (why, sizeof why, "; %s selects nothing for %s (libs none, "
+		  "%s)", cf->path, prog, libs_source + strlen (cf->path) + 1);
+      else if (unused == NULL)
+	snprintf (why, sizeof why, "; %s has no libs line for %s", cf->path,
+		  prog);
+      snprintf (msg, sizeof msg, "nothing selected: give --libs PATTERNS (or "
+		"set LD_HUGEPAGE_LIBS, or select it in %s)%s", cf->path, why);
+      refuse (3, msg);
+    }
+
+  /* The checks, libs first, then segments, then backing.  */
+  char check[HUGELD_CHECK_MSG_MAX];
+  char label[sizeof libs_source + 16];
+  if (e.libs_source == HP_SOURCE_FILE)
+    snprintf (label, sizeof label, "libs (%s)", libs_source);
+  else
+    snprintf (label, sizeof label, "%s", req->option[0] != NULL ? "--libs"
+	      : setting_var[0]);
+  if (hugeld_check_libs (e.libs, check, sizeof check) != NULL)
+    {
+      snprintf (msg, sizeof msg, "%s: %s", label, check);
+      refuse (1, msg);
+    }
+  unsigned char order[HP_NBACKINGS];
+  int norder;
+  for (int k = 1; k < 3; ++k)
+    if (value[k] != NULL && value[k][0] != '\0'
+	&& (k == 1 ? hugeld_check_segments (value[k], check, sizeof check)
+	    : hugeld_check_backing (value[k], order, &norder, check,
+				    sizeof check)) != NULL)
+      {
+	snprintf (msg, sizeof msg, "%s%s: %s", req->option[k] != NULL
+		  ? "--" : "", req->option[k] != NULL ? setting_name[k]
+		  : setting_var[k], check);
+	refuse (1, msg);
+      }
+
+  char list[HP_LIST_STRING_MAX], source[HP_PATH_MAX + 32];
+  printf ("{");
+  print_effective_setting (req, 0, e.libs_source, e.libs, libs_source);
+  snprintf (source, sizeof source, "%s line %u", cf->path, e.segments_line);
+  print_effective_setting (req, 1, e.segments_source,
+			   e.segments_source == HP_SOURCE_VARIABLE ? value[1]
+			   : e.segments_source == HP_SOURCE_FILE
+			   ? _dl_hugepage_kinds_string (e.kinds, ',', list,
+							sizeof list)
+			   : NULL, source);
+  snprintf (source, sizeof source, "%s line %u", cf->path, e.backing_line);
+  print_effective_setting (req, 2, e.backing_source,
+			   e.backing_source == HP_SOURCE_VARIABLE ? value[2]
+			   : e.backing_source == HP_SOURCE_FILE
+			   ? _dl_hugepage_backings_string (e.backings,
+							   e.nbackings, list,
+							   sizeof list)
+			   : NULL, source);
+  printf (",\n \"policy\": {\"file\": ");
+  json_string (cf->path);
+  printf (", \"why\": ");
+  json_cstring (unused);
+  printf (", \"program\": ");
+  if (unused == NULL && s.block_line != 0)
+    printf ("\"%s line %u\"", cf->path, s.block_line);
+  else
+    printf ("null");
+  printf (", \"patterns\": [");
+  for (size_t i = 0; i < npats; ++i)
+    {
+      printf ("%s{\"pattern\": ", i > 0 ? ", " : "");
+      json_strn (pats[i].pattern, pats[i].len);
+      printf (", \"line\": %u}", pats[i].line);
+    }
+  printf ("]}}\n");
+  free (pats);
+  free (libs);
+  return 0;
+}
+
+#define USAGE "usage: hugeld-conf [--run NAME [--cwd DIR] [--kernel] | " \
+  "--program NAME...] [--secure] [--expand] FILE\n" \
+  "       hugeld-conf --effective [--libs V] [--segments V] [--backing V] " \
+  "[--run NAME [--cwd DIR]] FILE\n" \
+  "       hugeld-conf --check FILE"
+
+/* The command line, parsed.  */
+struct conf_command
+{
+  const char *file;		/* FILE.  */
+  bool check;			/* --check.  */
+  bool effective;		/* --effective.  */
+  bool secure;			/* --secure.  */
+  bool by_kernel;		/* --kernel.  */
+  bool expand;			/* --expand.  */
+  struct run run;		/* --run NAME --cwd DIR.  */
+  const char *programs[3];	/* --program NAME...  */
+  size_t nprograms;
+  struct effective_request req;	/* --libs, --segments, --backing.  */
+};
+
+/* Parse ARGV (ARGC strings) into *CMD.  Returns -1 if the command is
+   to run, else the exit status to end with: 0 after --help (the usage
+   on stdout), 2 after a usage error (said on stderr).  */
+static int
+parse_command (int argc, char **argv, struct conf_command *cmd)
+{
+  memset (cmd, 0, sizeof *cmd);
+  int i = 1;
+  for (; i < argc; ++i)
+    {
+      if (strcmp (argv[i], "--run") == 0 && i + 1 < argc)
+	cmd->run.name = argv[++i];
+      else if (strcmp (argv[i], "--cwd") == 0 && i + 1 < argc)
+	cmd->run.cwd = argv[++i];
+      else if (strcmp (argv[i], "--kernel") == 0)
+	cmd->by_kernel = true;
+      else if (strcmp (argv[i], "--expand") == 0)
+	cmd->expand = true;
+      else if (strcmp (argv[i], "--program") == 0 && i + 1 < argc)
+	{
+	  if (cmd->nprograms == 3)
+	    {
+	      fputs ("hugeld-conf: at most three --program names\n", stderr);
+	      return 2;
+	    }
+	  cmd->programs[cmd->nprograms++] = argv[++i];
+	}
+      else if (strcmp (argv[i], "--secure") == 0)
+	cmd->secure = true;
+      else if (strcmp (argv[i], "--check") == 0)
+	cmd->check = true;
+      else if (strcmp (argv[i], "--effective") == 0)
+	cmd->effective = true;
+      else if (strcmp (argv[i], "--libs") == 0 && i + 1 < argc)
+	cmd->req.option[0] = argv[++i];
+      else if (strcmp (argv[i], "--segments") == 0 && i + 1 < argc)
+	cmd->req.option[1] = argv[++i];
+      else if (strcmp (argv[i], "--backing") == 0 && i + 1 < argc)
+	cmd->req.option[2] = argv[++i];
+      else if (strcmp (argv[i], "--help") == 0)
+	{
+	  puts (USAGE);
+	  return 0;
+	}
+      else
+	break;
+    }
+  const struct effective_request *req = &cmd->req;
+  if (i != argc - 1 || (cmd->run.name != NULL && cmd->nprograms > 0)
+      || ((cmd->run.cwd != NULL || cmd->by_kernel) && cmd->run.name == NULL)
+      || (!cmd->effective && (req->option[0] != NULL
+			      || req->option[1] != NULL
+			      || req->option[2] != NULL)))
+    {
+      fputs (USAGE "\n", stderr);
+      return 2;
+    }
+  cmd->file = argv[i];
+  cmd->req.program = cmd->run.name;
+  return -1;
+}
+
+/* The names of the program CMD is about, into NAMES (pointing into the
+   command line and BUF): those --program gives, or for --run those
+   ld.so derives (_dl_hugepage_program_names), looking at the file
+   system as ld.so would from --cwd.  Returns how many.  */
+static size_t
+read_program_names (const struct conf_command *cmd, const char *names[3],
+		    char buf[3][HP_PATH_MAX])
+{
+  if (cmd->run.name == NULL)
+    {
+      memcpy (names, cmd->programs, cmd->nprograms * sizeof *names);
+      return cmd->nprograms;
+    }
+  const struct hp_names_io io = { run_readlink, run_getcwd, run_exe,
+				  (void *) &cmd->run };
+  return _dl_hugepage_program_names (cmd->run.name, cmd->by_kernel,
+				     cmd->secure, &io, names, buf);
+}
+
+/* Whether the file CF could be read: if not, say why on stderr and
+   return false.  */
+static bool
+conf_readable (const struct conf_file *cf)
+{
+  if (!cf->exists)
+    fprintf (stderr, "hugeld-conf: %s: %s\n", cf->path, strerror (ENOENT));
+  else if (cf->openwhy[0] != '\0')
+    fprintf (stderr, "hugeld-conf: %s: %s\n", cf->path, cf->openwhy);
+  else
+    return true;
+  return false;
+}
+
+/* --check: say on stderr each reason ld.so would not use the file CF
+   (distrust, each bad line as FILE:LINE: message), nothing if it
+   would.  Returns the exit status: 0 if it would, else 1.  */
+static int
+print_check (const struct conf_file *cf)
+{
+  if (cf->distrust != NULL)
+    fprintf (stderr, "hugeld: %s: ld.so ignores it: %s\n", cf->path,
+	     cf->distrust);
+  struct hp_conf_reader r;
+  struct hp_conf_line line;
+  _dl_hugepage_conf_start (&r, cf->buf, cf->len);
+  while (_dl_hugepage_conf_next (&r, &line))
+    if (line.key == HP_CONF_BAD)
+      fprintf (stderr, "hugeld: %s:%u: %s (ld.so ignores the whole file)\n",
+	       cf->path, line.lineno, line.error);
+  return cf->distrust == NULL && cf->sum.error_line == 0 ? 0 : 1;
+}
+
+/* The document's "file", "program_names", "trusted", "untrusted_why",
+   "errors" (every bad line), "applies" and "rules" members of the file
+   CF for the program known by NAMES[0..NNAMES), after its opening
+   brace.  */
+static void
+print_file_state (const struct conf_file *cf, const char *const *names,
+		  size_t nnames)
+{
+  printf ("\"file\": ");
+  json_cstring (cf->path);
   printf (", \"program_names\": [");
   for (size_t j = 0; j < nnames; ++j)
     {
@@ -339,13 +748,13 @@ main (int argc, char **argv)
       json_string (names[j]);
     }
   printf ("], \"trusted\": %s, \"untrusted_why\": ",
-	  why == NULL ? "true" : "false");
-  json_cstring (why);
+	  cf->distrust == NULL ? "true" : "false");
+  json_cstring (cf->distrust);
   printf (", \"errors\": [");
   struct hp_conf_reader r;
   struct hp_conf_line line;
   int k = 0;
-  _dl_hugepage_conf_start (&r, buf, len);
+  _dl_hugepage_conf_start (&r, cf->buf, cf->len);
   while (_dl_hugepage_conf_next (&r, &line))
     if (line.key == HP_CONF_BAD)
       {
@@ -355,89 +764,90 @@ main (int argc, char **argv)
 	putchar ('}');
       }
   printf ("], \"applies\": %s, \"rules\": %u",
-	  why == NULL && sum.error_line == 0 ? "true" : "false", sum.rules);
+	  cf->distrust == NULL && cf->sum.error_line == 0 ? "true" : "false",
+	  cf->sum.rules);
+}
 
-  /* The settings are shown as the file would give them, even if it does
-     not apply.  */
-  struct hp_conf_settings s;
-  char *libs = malloc (2 * len + 2);
-  if (libs == NULL)
-    return 1;
-  _dl_hugepage_conf_resolve (buf, len, names, nnames, secure, &s, libs);
+/* The document's ", \"program\": ..." member: the `program' line of the
+   file CF whose block S applies, {"line", "patterns"}, or null.  */
+static void
+print_program_block (const struct conf_file *cf,
+		     const struct hp_conf_settings *s)
+{
   printf (", \"program\": ");
-  if (s.block_line == 0)
-    fputs ("null", stdout);
-  else
+  if (s->block_line == 0)
     {
-      printf ("{\"line\": %u, \"patterns\": [", s.block_line);
-      _dl_hugepage_conf_start (&r, buf, len);
-      while (_dl_hugepage_conf_next (&r, &line))
-	if (line.lineno == s.block_line)
+      fputs ("null", stdout);
+      return;
+    }
+  printf ("{\"line\": %u, \"patterns\": [", s->block_line);
+  struct hp_conf_reader r;
+  struct hp_conf_line line;
+  _dl_hugepage_conf_start (&r, cf->buf, cf->len);
+  while (_dl_hugepage_conf_next (&r, &line))
+    if (line.lineno == s->block_line)
+      {
+	const char *p = line.args, *end = line.args + line.argslen, *w;
+	size_t wlen;
+	int k = 0;
+	while (_dl_hugepage_conf_word (&p, end, &w, &wlen))
 	  {
-	    const char *p = line.args, *end = line.args + line.argslen, *w;
-	    size_t wlen;
-	    k = 0;
-	    while (_dl_hugepage_conf_word (&p, end, &w, &wlen))
-	      {
-		printf ("%s", k++ ? ", " : "");
-		json_strn (w, wlen);
-	      }
+	    printf ("%s", k++ ? ", " : "");
+	    json_strn (w, wlen);
 	  }
-      printf ("]}");
-    }
+      }
+  printf ("]}");
+}
 
+/* The document's ", \"libs\": ..." member: the joined list LIBS that
+   the file CF gives with S, {"value", "patterns": [{"pattern",
+   "line"}], "lines"}, or null if it gives none.  */
+static void
+print_libs (const struct conf_file *cf, const struct hp_conf_settings *s,
+	    const char *libs)
+{
   printf (", \"libs\": ");
-  if (s.libs_line == 0)
-    fputs ("null", stdout);
-  else
+  if (s->libs_line == 0)
     {
-      /* Each pattern with the line it came from, found as ld.so's
-	 LD_DEBUG report finds it.  */
-      printf ("{\"value\": ");
-      json_strn (libs, s.libslen);
-      printf (", \"patterns\": [");
-      unsigned int lines[64];
-      size_t nlines = 0;
-      k = 0;
-      for (size_t off = 0; off < s.libslen; )
-	{
-	  size_t end = off;
-	  while (end < s.libslen && libs[end] != ':')
-	    ++end;
-	  unsigned int l = _dl_hugepage_conf_libs_line (buf, len,
-							s.block_line, off);
-	  printf ("%s{\"pattern\": ", k++ ? ", " : "");
-	  json_strn (libs + off, end - off);
-	  printf (", \"line\": %u}", l);
-	  if (l != 0 && (nlines == 0 || lines[nlines - 1] != l)
-	      && nlines < sizeof lines / sizeof lines[0])
-	    lines[nlines++] = l;
-	  off = end + 1;
-	}
-      /* The libs lines used (one if they select nothing: libs none).  */
-      printf ("], \"lines\": [");
-      if (nlines == 0)
-	lines[nlines++] = s.libs_line;
-      for (size_t i = 0; i < nlines; ++i)
-	printf ("%s%u", i ? ", " : "", lines[i]);
-      printf ("]}");
+      fputs ("null", stdout);
+      return;
     }
+  struct libs_pattern *pats;
+  size_t npats = libs_patterns (cf->buf, cf->len, s, libs, &pats);
+  printf ("{\"value\": ");
+  json_strn (libs, s->libslen);
+  printf (", \"patterns\": [");
+  for (size_t i = 0; i < npats; ++i)
+    {
+      printf ("%s{\"pattern\": ", i > 0 ? ", " : "");
+      json_strn (pats[i].pattern, pats[i].len);
+      printf (", \"line\": %u}", pats[i].line);
+    }
+  /* The libs lines used (one if they select nothing: libs none).  */
+  unsigned int lines[64];
+  size_t nlines = libs_lines (s, pats, npats, lines,
+			      sizeof lines / sizeof lines[0]);
+  printf ("], \"lines\": [");
+  for (size_t i = 0; i < nlines; ++i)
+    printf ("%s%u", i ? ", " : "", lines[i]);
+  printf ("]}");
+  free (pats);
+}
 
-  char kinds[HP_LIST_STRING_MAX], order[HP_LIST_STRING_MAX];
-  print_setting ("segments", s.segments_line,
-		 _dl_hugepage_kinds_string (s.kinds, ',', kinds,
-					    sizeof kinds));
-  print_setting ("backing", s.backing_line,
-		 _dl_hugepage_backings_string (s.backings, s.nbackings, order,
-					       sizeof order));
-
-  /* cache and pool: global lines of the file.  */
+/* The document's ", \"cache\": [...], \"pool\": ..." members: the
+   global cache lines of the file CF, each word {"line", "pattern"[,
+   "paths"]} (with EXPAND the paths its glob names), and its pool line
+   {"line", "value"} or null.  */
+static void
+print_cache_and_pool (const struct conf_file *cf, bool expand_globs)
+{
   printf (", \"cache\": [");
-  k = 0;
-  const char *pool = NULL;
+  int k = 0;
   long int pool_pages = 0;
   unsigned int pool_line = 0;
-  _dl_hugepage_conf_start (&r, buf, len);
+  struct hp_conf_reader r;
+  struct hp_conf_line line;
+  _dl_hugepage_conf_start (&r, cf->buf, cf->len);
   while (_dl_hugepage_conf_next (&r, &line))
     if (line.key == HP_CONF_CACHE)
       {
@@ -448,7 +858,7 @@ main (int argc, char **argv)
 	    printf ("%s{\"line\": %u, \"pattern\": ", k++ ? ", " : "",
 		    line.lineno);
 	    json_strn (w, wlen);
-	    if (do_expand)
+	    if (expand_globs)
 	      {
 		bool first = true;
 		printf (", \"paths\": [");
@@ -460,19 +870,70 @@ main (int argc, char **argv)
       }
     else if (line.key == HP_CONF_POOL)
       {
-	pool = line.pool < 0 ? "auto" : "";
 	pool_pages = line.pool;
 	pool_line = line.lineno;
       }
   printf ("], \"pool\": ");
-  if (pool == NULL)
+  if (pool_line == 0)
     fputs ("null", stdout);
   else if (pool_pages < 0)
     printf ("{\"line\": %u, \"value\": \"auto\"}", pool_line);
   else
     printf ("{\"line\": %u, \"value\": %ld}", pool_line, pool_pages);
+}
+
+/* Print the document of the file CF for the program known by
+   NAMES[0..NNAMES) (SECURE: an AT_SECURE one), with EXPAND the paths
+   of its cache globs (see the top of this file).  The settings are
+   shown as the file would give them, even if it does not apply.
+   Returns the exit status (1 if out of memory).  */
+static int
+print_document (const struct conf_file *cf, const char *const *names,
+		size_t nnames, bool secure, bool expand_globs)
+{
+  char *libs = malloc (2 * cf->len + 2);
+  if (libs == NULL)
+    return 1;
+  struct hp_conf_settings s;
+  _dl_hugepage_conf_resolve (cf->buf, cf->len, names, nnames, secure, &s,
+			     libs);
+  printf ("{");
+  print_file_state (cf, names, nnames);
+  print_program_block (cf, &s);
+  print_libs (cf, &s, libs);
+  char kinds[HP_LIST_STRING_MAX], order[HP_LIST_STRING_MAX];
+  print_setting ("segments", s.segments_line,
+		 _dl_hugepage_kinds_string (s.kinds, ',', kinds,
+					    sizeof kinds));
+  print_setting ("backing", s.backing_line,
+		 _dl_hugepage_backings_string (s.backings, s.nbackings, order,
+					       sizeof order));
+  print_cache_and_pool (cf, expand_globs);
   printf ("}\n");
   free (libs);
-  free (buf);
   return 0;
+}
+
+int
+main (int argc, char **argv)
+{
+  struct conf_command cmd;
+  int status = parse_command (argc, argv, &cmd);
+  if (status >= 0)
+    return status;
+  const char *names[3];
+  static char namebuf[3][HP_PATH_MAX];
+  size_t nnames = read_program_names (&cmd, names, namebuf);
+  struct conf_file cf;
+  read_conf_file (cmd.file, &cf);
+  if (cmd.effective)
+    status = print_effective (&cmd.req, &cf, names, nnames);
+  else if (!conf_readable (&cf))
+    status = 1;
+  else if (cmd.check)
+    status = print_check (&cf);
+  else
+    status = print_document (&cf, names, nnames, cmd.secure, cmd.expand);
+  free (cf.buf);
+  return status;
 }

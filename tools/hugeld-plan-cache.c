@@ -18,16 +18,145 @@
 
 /* The names come from the loader's own elf/dl-hugepage-cache.c and the
    zones from its planner, with the settings ld.so uses for an object
-   it maps itself, so that ld.so finds exactly what is made here.  */
+   it maps itself, so that ld.so finds exactly what is made here.  And
+   whether ld.so would map each zone from the cache now: the entry
+   looked up as hp_cache_open and hp_open_zone do
+   (elf/dl-hugepage-back.c), with the same checks of what is found.  */
 
+#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
 #include "dl-hugepage-cache.h"
+#include "hugeld-json.h"
 #include "hugeld-plan.h"
+
+/* statfs's f_type of hugetlbfs.  TODO: dl-hugepage-back.c's
+   HP_HUGETLBFS_MAGIC, to come from dl-hugepage-cache.h.  */
+#define HUGELD_HUGETLBFS_MAGIC 0x958458f6
+
+/* Why ld.so would not map a zone of ZONE_SIZE bytes from a cache file
+   whose fstat gives MODE, UID and SIZE and whose fstatfs gives F_TYPE
+   and F_BSIZE, or NULL: hp_open_zone's checks, in its order.
+   TODO: a copy of the decision in hp_open_zone (dl-hugepage-back.c),
+   to be replaced by the pure function dl-hugepage-cache.c is to export
+   for both (_dl_hugepage_cache_zone_distrust).  */
+static const char *
+zone_file_distrust (unsigned int mode, unsigned int uid, uint64_t size,
+		    uint64_t zone_size, unsigned long int f_type,
+		    unsigned long int f_bsize)
+{
+  const char *why = _dl_hugepage_cache_distrust (false, mode, uid);
+  if (why == NULL && size != zone_size)
+    why = "cache file of the wrong size";
+  if (why == NULL
+      && (f_type != HUGELD_HUGETLBFS_MAGIC || f_bsize != HP_HUGEPAGE_SIZE))
+    why = "not trusted: not on a hugetlbfs of 2 MiB pages";
+  return why;
+}
+
+/* Open NAME in DIRFD as ld.so's hp_openat does: read-only, never
+   through a symbolic link, never blocking.  */
+static int
+cache_openat (int dirfd, const char *name, int flags)
+{
+  return openat (dirfd, name, flags | O_RDONLY | O_NOFOLLOW | O_NONBLOCK
+		 | O_NOCTTY | O_CLOEXEC);
+}
+
+/* Open the directory NAME in DIRFD and check it as ld.so's hp_open_dir
+   does: the descriptor, or -1 with why not in *WHY (MISSING if it is
+   not there; the error's text in BUF, SIZE bytes, for others).  */
+static int
+cache_open_dir (int dirfd, const char *name, const char *missing,
+		const char **why, char *buf, size_t size)
+{
+  int fd = cache_openat (dirfd, name, O_DIRECTORY);
+  if (fd < 0)
+    {
+      if (errno == ENOENT)
+	*why = missing;
+      else if (errno == ELOOP || errno == ENOTDIR)
+	*why = "not trusted: a symbolic link or not a directory";
+      else
+	{
+	  snprintf (buf, size, "opening the cache: %s", strerror (errno));
+	  *why = buf;
+	}
+      return -1;
+    }
+  struct stat st;
+  *why = (fstat (fd, &st) != 0 ? "not trusted: fstat failed"
+	  : _dl_hugepage_cache_distrust (true, st.st_mode, st.st_uid));
+  if (*why != NULL)
+    {
+      close (fd);
+      return -1;
+    }
+  return fd;
+}
+
+/* The version directory of the entry named INODE and VERSION, opened
+   as ld.so's hp_cache_open opens it: the descriptor, or -1 with why
+   not in *WHY (BUF, SIZE bytes, may hold it).  */
+static int
+cache_open_entry (const char *inode, const char *version, const char **why,
+		  char *buf, size_t size)
+{
+  int top = cache_open_dir (AT_FDCWD, HP_CACHE_DIR,
+			    "no cache (" HP_CACHE_DIR " does not exist)", why,
+			    buf, size);
+  if (top < 0)
+    return -1;
+  int ino = cache_open_dir (top, inode, "no cache entry for this file", why,
+			    buf, size);
+  close (top);
+  if (ino < 0)
+    return -1;
+  int dir = cache_open_dir (ino, version, "stale cache entry (the file "
+			    "changed after `hugeld cache add')", why, buf,
+			    size);
+  close (ino);
+  return dir;
+}
+
+/* Why ld.so would not map zone Z (for bias BIAS, named NAME) from the
+   entry open as DIRFD, or NULL if it would (hp_open_zone); BUF (SIZE
+   bytes) may hold the reason.  */
+static const char *
+zone_absent_why (int dirfd, const struct hp_zone *z, const char *name,
+		 char *buf, size_t size)
+{
+  int zfd = cache_openat (dirfd, name, 0);
+  if (zfd < 0)
+    {
+      if (errno == ENOENT)
+	return "no cache entry for this zone (made for other segments or "
+	       "another placement)";
+      if (errno == ELOOP)
+	return "not trusted: a symbolic link";
+      snprintf (buf, size, "opening the zone's cache file: %s",
+		strerror (errno));
+      return buf;
+    }
+  struct stat st;
+  struct statfs sfs;
+  const char *why = "not trusted: fstat failed";
+  if (fstat (zfd, &st) == 0)
+    {
+      memset (&sfs, 0, sizeof sfs);
+      if (fstatfs (zfd, &sfs) != 0)
+	sfs.f_type = 0;
+      why = zone_file_distrust (st.st_mode, st.st_uid, st.st_size,
+				z->end - z->start, sfs.f_type, sfs.f_bsize);
+    }
+  close (zfd);
+  return why;
+}
 
 /* statfs's f_type of overlayfs: its files' device is the mount's, not
    that of the file system that holds their bytes, so an entry made
@@ -91,7 +220,19 @@ print_cache (const struct object *o, uint64_t pagesize)
 	printf ("%02x", id.build_id[i]);
       putchar ('"');
     }
-  printf ("},\n    \"bias\": %" PRIu64 ", \"zones\": [", plan.bias);
+  /* What ld.so finds of the entry now.  */
+  char lookbuf[256];
+  const char *lookup = NULL;
+  int dirfd = -1;
+  if (why == NULL && plan.nzones > 0)
+    dirfd = cache_open_entry (inode, version, &lookup, lookbuf,
+			      sizeof lookbuf);
+  printf ("},\n    \"lookup\": ");
+  if (lookup == NULL)
+    printf ("null");
+  else
+    json_string (lookup);
+  printf (",\n    \"bias\": %" PRIu64 ", \"zones\": [", plan.bias);
   size_t n = 0;
   for (size_t i = 0; why == NULL && i < plan.nzones; ++i)
     {
@@ -103,11 +244,24 @@ print_cache (const struct object *o, uint64_t pagesize)
       printf ("%s\n     {\"name\": \"%s\", \"kind\": \"%s\", \"start\": %"
 	      PRIu64 ", \"end\": %" PRIu64 ", \"size\": %" PRIu64
 	      ", \"copy_offset\": %" PRIu64 ", \"copy_len\": %" PRIu64
-	      ", \"copy_need\": %" PRIu64 ", \"fileoff\": %" PRIu64 "}",
+	      ", \"copy_need\": %" PRIu64 ", \"fileoff\": %" PRIu64 ",\n"
+	      "      \"present\": ",
 	      n++ > 0 ? "," : "", name, _dl_hugepage_kind_name (z->kind),
 	      z->start, z->end, z->end - z->start, z->copy_start - z->start,
 	      z->copy_len, z->copy_need, z->fileoff);
+      char absbuf[256];
+      const char *absent = (dirfd < 0 ? lookup
+			    : zone_absent_why (dirfd, z, name, absbuf,
+					       sizeof absbuf));
+      printf ("%s, \"absent_why\": ", absent == NULL ? "true" : "false");
+      if (absent == NULL)
+	printf ("null");
+      else
+	json_string (absent);
+      printf ("}");
     }
+  if (dirfd >= 0)
+    close (dirfd);
   if (why == NULL && n == 0)
     why = "no read-only zone fills a whole huge page";
   printf ("],\n    \"why_not\": ");

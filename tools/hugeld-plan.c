@@ -55,12 +55,14 @@
 #include "dl-hugepage-plan.h"
 #include "dl-hugepage-cache.h"
 #include "dl-hugepage-conf.h"
+#include "hugeld-check.h"
 #include "hugeld-plan.h"
 #include "hugeld-json.h"
 
 const char *progname = "hugeld-plan";
 
 
+/* Print the usage text on OUT.  */
 static void
 usage (FILE *out)
 {
@@ -89,8 +91,8 @@ The planning code is the loader's own (elf/dl-hugepage-plan.c).\n\
                       directory or file of the shared cache with this\n\
                       st_mode (octal) and owner ({\"why\"}; no FILE)\n\
   --settings          print only the settings: the values used, ld.so's\n\
-                      defaults and limits, and whether the kernel gives\n\
-                      transparent huge pages (no FILE)\n\
+                      defaults, backings, paths and limits, and whether\n\
+                      the kernel gives transparent huge pages (no FILE)\n\
   --kernel            plan FILE as a main program the kernel mapped (its\n\
                       PT_INTERP is hugeld): fixed base, gaps not its own\n\
   --bias ADDR         with --kernel: the load bias; without it every\n\
@@ -100,7 +102,8 @@ The planning code is the loader's own (elf/dl-hugepage-plan.c).\n\
   --layout            also print each object's \"layout\": the kind of\n\
                       every page range of its PT_LOAD segments\n\
   --cache             also print each object's \"cache\": the names of its\n\
-                      shared cache entry and the zones it holds\n\
+                      shared cache entry, the zones it holds, and which\n\
+                      of them ld.so would map from the cache now\n\
   --backing LIST      LD_HUGEPAGE_BACKING (default: the environment's, or\n\
                       ld.so's default): with thp first, text is placed\n\
                       at its file phase\n\
@@ -116,22 +119,22 @@ The planning code is the loader's own (elf/dl-hugepage-plan.c).\n\
 
 /* LD_HUGEPAGE_BACKING LIST parsed into ORDER as ld.so parses it: the
    number of backings.  The loader ignores a list it cannot use; here
-   it is an error.  */
+   it is an error (hugeld-check.c).  */
 static int
 parse_backing (const char *list, unsigned char order[HP_NBACKINGS])
 {
-  int n = _dl_hugepage_parse_backing (list, order);
-  if (n < 0)
-    die ("unknown backing in \"%s\": use a comma list of shared, private "
-	 "or thp", list);
-  if (n == 0)
-    die (list[0] == '\0' ? "empty list" : "\"%s\" selects nothing", list);
+  char msg[HUGELD_CHECK_MSG_MAX];
+  int n;
+  if (hugeld_check_backing (list, order, &n, msg, sizeof msg) != NULL)
+    die ("%s", msg);
   return n;
 }
 
 /* The "settings" member: what the objects are planned with, ld.so's
-   defaults where nothing is set, and the limits of ld.so's hooks and
-   policy file.  */
+   defaults where nothing is set, the backings it knows (in
+   enum hp_backing's order), the paths compiled into it (the policy
+   file, the shared cache and the file a sync leaves there), and the
+   limits of ld.so's hooks and policy file.  */
 static void
 print_settings (const struct options *opt)
 {
@@ -157,6 +160,15 @@ print_settings (const struct options *opt)
   printf (", \"backing\": ");
   json_string (_dl_hugepage_backings_string (default_order, HP_NBACKINGS,
 					     list, sizeof list));
+  printf ("},\n  \"backings\": [");
+  for (int b = 1; b <= HP_NBACKINGS; ++b)
+    printf ("%s\"%s\"", b > 1 ? ", " : "", _dl_hugepage_backing_name (b));
+  printf ("],\n  \"paths\": {\"conf_file\": ");
+  json_string (HP_CONF_FILE);
+  printf (", \"cache_dir\": ");
+  json_string (HP_CACHE_DIR);
+  printf (", \"cache_synced\": ");
+  json_string (HP_CACHE_SYNCED);
   printf ("},\n  \"limits\": {\"program_headers\": %d, \"load_segments\": %d, "
 	  "\"dynamic_entries\": %d, \"soname_bytes\": %d, "
 	  "\"policy_file_bytes\": %d, \"policy_word_bytes\": %d, "
@@ -174,6 +186,8 @@ finish (void)
   return 0;
 }
 
+/* The number S (decimal, or 0x hex, or 0 octal) given to the option
+   OPT; dies if it is not one.  */
 static uint64_t
 parse_number (const char *opt, const char *s)
 {
@@ -185,8 +199,42 @@ parse_number (const char *opt, const char *s)
   return v;
 }
 
-int
-main (int argc, char **argv)
+/* What a run of hugeld-plan is asked for.  */
+enum request
+{
+  REQ_PLAN,			/* The plans of the FILEs (or --settings).  */
+  REQ_HELP,			/* --help.  */
+  REQ_CHECK_LIBS,		/* --check-libs PATTERNS.  */
+  REQ_CHECK_SEGMENTS,		/* --check-segments LIST.  */
+  REQ_CHECK_BACKING,		/* --check-backing LIST.  */
+  REQ_CGROUP_NONE,		/* --cgroup-none PID.  */
+  REQ_CACHE_DISTRUST		/* --cache-distrust dir|file:MODE:UID.  */
+};
+
+/* The command line, parsed.  */
+struct command
+{
+  enum request request;
+  const char *arg;		/* The argument of a one-answer request.  */
+  bool settings_only;		/* --settings.  */
+  bool strict_links;		/* --strict-links.  */
+  struct options opt;		/* The options of the plans.  */
+  /* The FILEs in command-line order, and the name each is matched as
+     (--name PATH before it; NULL: its own).  */
+  const char **files;
+  const char **names;
+  size_t nfiles;
+};
+
+/* Parse ARGV (ARGC strings) into *CMD.  A one-answer request (--help,
+   --check-*, --cgroup-none, --cache-distrust) ends the parsing where
+   it stands: what follows it is not looked at.  --name PATH applies to
+   the FILE after it, or with a single FILE wherever it stands.
+   Returns 0, or 2 after a usage error is said on stderr; dies on a
+   bad --bias or a misplaced --name, --bias or --alias.  The settings
+   are left as the options give them (NULL where none does).  */
+static int
+parse_command (int argc, char **argv, struct command *cmd)
 {
   enum { OPT_LIBS = 256, OPT_SEGMENTS, OPT_KERNEL, OPT_BIAS, OPT_ALIAS,
 	 OPT_NAME, OPT_CHECK_LIBS, OPT_CHECK_SEGMENTS, OPT_LAYOUT, OPT_CACHE,
@@ -214,164 +262,217 @@ main (int argc, char **argv)
       { "help", no_argument, NULL, OPT_HELP },
       { NULL, 0, NULL, 0 }
     };
-  struct options opt = { 0 };
-  opt.libs = getenv ("LD_HUGEPAGE_LIBS");
-  opt.segments = getenv ("LD_HUGEPAGE_SEGMENTS");
-  opt.backing = getenv ("LD_HUGEPAGE_BACKING");
-
-  /* FILEs in command-line order; --name PATH applies to the FILE after
-     it (or, with a single FILE, wherever it stands).  */
-  const char **files = calloc (argc, sizeof *files);
-  const char **names = calloc (argc, sizeof *names);
-  if (files == NULL || names == NULL)
+  memset (cmd, 0, sizeof *cmd);
+  cmd->request = REQ_PLAN;
+  cmd->files = calloc (argc, sizeof *cmd->files);
+  cmd->names = calloc (argc, sizeof *cmd->names);
+  if (cmd->files == NULL || cmd->names == NULL)
     die ("out of memory");
-  size_t n = 0;
+  struct options *opt = &cmd->opt;
   const char *pending_name = NULL;
-  bool settings_only = false;
   int c;
-  while ((c = getopt_long (argc, argv, "-", longopts, NULL)) != -1)
+  while (cmd->request == REQ_PLAN
+	 && (c = getopt_long (argc, argv, "-", longopts, NULL)) != -1)
     switch (c)
       {
       case 1:
-	names[n] = pending_name;
-	files[n++] = optarg;
+	cmd->names[cmd->nfiles] = pending_name;
+	cmd->files[cmd->nfiles++] = optarg;
 	pending_name = NULL;
 	break;
       case OPT_CHECK_LIBS:
-	{
-	  const char *pat;
-	  size_t len;
-	  const char *why = _dl_hugepage_pattern_problem (optarg, &pat, &len);
-	  if (why == NULL)
-	    return 0;
-	  if (len > 0)
-	    die ("pattern \"%.*s\": %s", (int) len, pat, why);
-	  die ("\"%s\": %s", optarg, why);
-	}
+	cmd->request = REQ_CHECK_LIBS;
+	cmd->arg = optarg;
+	break;
       case OPT_CHECK_SEGMENTS:
-	{
-	  int kinds = _dl_hugepage_parse_kinds (optarg);
-	  if (optarg[0] == '\0')
-	    die ("empty list");
-	  if (kinds < 0)
-	    die ("unknown segment kind in \"%s\": use a comma list of text, "
-		 "rodata, relro, data, bss or all", optarg);
-	  if (kinds == 0)
-	    die ("\"%s\" selects nothing", optarg);
-	  return 0;
-	}
+	cmd->request = REQ_CHECK_SEGMENTS;
+	cmd->arg = optarg;
+	break;
       case OPT_CHECK_BACKING:
-	{
-	  unsigned char order[HP_NBACKINGS];
-	  int norder = parse_backing (optarg, order);
-	  printf ("[");
-	  for (int k = 0; k < norder; ++k)
-	    printf ("%s\"%s\"", k > 0 ? ", " : "",
-		    _dl_hugepage_backing_name (order[k]));
-	  printf ("]\n");
-	  return 0;
-	}
-      case OPT_SETTINGS:
-	settings_only = true;
+	cmd->request = REQ_CHECK_BACKING;
+	cmd->arg = optarg;
 	break;
       case OPT_CGROUP_NONE:
-	print_cgroup_none (optarg);
-	return finish ();
+	cmd->request = REQ_CGROUP_NONE;
+	cmd->arg = optarg;
+	break;
       case OPT_CACHE_DISTRUST:
-	print_cache_distrust (optarg);
-	return finish ();
+	cmd->request = REQ_CACHE_DISTRUST;
+	cmd->arg = optarg;
+	break;
+      case OPT_HELP:
+	cmd->request = REQ_HELP;
+	break;
+      case OPT_SETTINGS:
+	cmd->settings_only = true;
+	break;
       case OPT_LIBS:
-	opt.libs = optarg;
+	opt->libs = optarg;
 	break;
       case OPT_SEGMENTS:
-	opt.segments = optarg;
+	opt->segments = optarg;
 	break;
       case OPT_KERNEL:
-	opt.kernel = true;
+	opt->kernel = true;
 	break;
       case OPT_BIAS:
-	opt.bias = parse_number ("--bias", optarg);
-	opt.have_bias = true;
+	opt->bias = parse_number ("--bias", optarg);
+	opt->have_bias = true;
 	break;
       case OPT_ALIAS:
-	opt.alias = optarg;
+	opt->alias = optarg;
 	break;
       case OPT_LAYOUT:
-	opt.layout = true;
+	opt->layout = true;
 	break;
       case OPT_CACHE:
-	opt.cache = true;
+	opt->cache = true;
 	break;
       case OPT_BACKING:
-	opt.backing = optarg;
+	opt->backing = optarg;
 	break;
       case OPT_NO_POOL:
-	opt.no_pool = true;
+	opt->no_pool = true;
 	break;
       case OPT_STRICT_LINKS:
-	strict_links = true;
+	cmd->strict_links = true;
 	break;
       case OPT_NAME:
 	if (pending_name != NULL)
 	  die ("--name given twice for one FILE");
 	pending_name = optarg;
 	break;
-      case OPT_HELP:
-	usage (stdout);
-	return 0;
       default:
 	usage (stderr);
 	return 2;
       }
-  if (n == 0 && !settings_only)
+  if (cmd->request != REQ_PLAN)
+    return 0;
+  if (cmd->nfiles == 0 && !cmd->settings_only)
     {
       fprintf (stderr, "%s: no file given (try --help)\n", progname);
       return 2;
     }
   if (pending_name != NULL)
     {
-      if (n != 1 || names[0] != NULL)
+      if (cmd->nfiles != 1 || cmd->names[0] != NULL)
 	die ("--name goes before the FILE it names");
-      names[0] = pending_name;
+      cmd->names[0] = pending_name;
     }
-  if ((opt.have_bias || opt.alias != NULL) && !opt.kernel)
+  if ((opt->have_bias || opt->alias != NULL) && !opt->kernel)
     die ("--bias and --alias need --kernel");
+  return 0;
+}
 
-  /* As _dl_hugepage_init: an empty or unset LD_HUGEPAGE_LIBS selects
-     nothing, an empty LD_HUGEPAGE_SEGMENTS is the default.  The loader
-     warns about and ignores a bad list; here it is an error.  */
-  if (opt.libs != NULL && opt.libs[0] == '\0')
-    opt.libs = NULL;
-  opt.kinds = HP_KIND_DEFAULT;
-  if (opt.segments != NULL && opt.segments[0] != '\0')
+/* Answer the one-answer request of CMD (not REQ_PLAN): print it and
+   return the exit status, or die with one line (a setting the command
+   refuses, hugeld-check.c).  */
+static int
+answer (const struct command *cmd)
+{
+  char msg[HUGELD_CHECK_MSG_MAX];
+  switch (cmd->request)
     {
-      int k = _dl_hugepage_parse_kinds (opt.segments);
+    case REQ_HELP:
+      usage (stdout);
+      return 0;
+    case REQ_CHECK_LIBS:
+      if (hugeld_check_libs (cmd->arg, msg, sizeof msg) != NULL)
+	die ("%s", msg);
+      return 0;
+    case REQ_CHECK_SEGMENTS:
+      if (hugeld_check_segments (cmd->arg, msg, sizeof msg) != NULL)
+	die ("%s", msg);
+      return 0;
+    case REQ_CHECK_BACKING:
+      {
+	unsigned char order[HP_NBACKINGS];
+	int norder = parse_backing (cmd->arg, order);
+	printf ("[");
+	for (int k = 0; k < norder; ++k)
+	  printf ("%s\"%s\"", k > 0 ? ", " : "",
+		  _dl_hugepage_backing_name (order[k]));
+	printf ("]\n");
+	return finish ();
+      }
+    case REQ_CGROUP_NONE:
+      print_cgroup_none (cmd->arg);
+      return finish ();
+    case REQ_CACHE_DISTRUST:
+      print_cache_distrust (cmd->arg);
+      return finish ();
+    default:
+      return 2;
+    }
+}
+
+/* Read what the plans need besides the command line into *OPT: the
+   LD_HUGEPAGE_* variables where no option gives the setting, and
+   whether the kernel gives transparent huge pages.  Then settle the
+   settings as _dl_hugepage_init does: an empty or unset
+   LD_HUGEPAGE_LIBS selects nothing, an empty LD_HUGEPAGE_SEGMENTS or
+   LD_HUGEPAGE_BACKING is ld.so's default.  The loader warns about and
+   ignores a bad list; here it is an error (dies).  */
+static void
+read_settings (struct options *opt)
+{
+  if (opt->libs == NULL)
+    opt->libs = getenv ("LD_HUGEPAGE_LIBS");
+  if (opt->segments == NULL)
+    opt->segments = getenv ("LD_HUGEPAGE_SEGMENTS");
+  if (opt->backing == NULL)
+    opt->backing = getenv ("LD_HUGEPAGE_BACKING");
+
+  if (opt->libs != NULL && opt->libs[0] == '\0')
+    opt->libs = NULL;
+  opt->kinds = HP_KIND_DEFAULT;
+  if (opt->segments != NULL && opt->segments[0] != '\0')
+    {
+      int k = _dl_hugepage_parse_kinds (opt->segments);
       if (k < 0)
 	die ("bad segment list \"%s\": use a comma list of text, rodata, "
-	     "relro, data, bss or all", opt.segments);
-      opt.kinds = k;
+	     "relro, data, bss or all", opt->segments);
+      opt->kinds = k;
     }
   static const unsigned char default_order[HP_NBACKINGS] =
     HP_BACKINGS_DEFAULT;
-  memcpy (opt.order, default_order, HP_NBACKINGS);
-  opt.norder = HP_NBACKINGS;
-  if (opt.backing != NULL && opt.backing[0] != '\0')
-    opt.norder = parse_backing (opt.backing, opt.order);
-  opt.phase = _dl_hugepage_phase_mode (opt.order, opt.norder, opt.no_pool);
-  opt.thp = thp_enabled ();
+  memcpy (opt->order, default_order, HP_NBACKINGS);
+  opt->norder = HP_NBACKINGS;
+  if (opt->backing != NULL && opt->backing[0] != '\0')
+    opt->norder = parse_backing (opt->backing, opt->order);
+  opt->phase = _dl_hugepage_phase_mode (opt->order, opt->norder,
+					opt->no_pool);
+  opt->thp = thp_enabled ();
+}
 
-  /* Read everything first: an error prints nothing on stdout.  */
-  struct object *objs = calloc (n, sizeof *objs);
+/* Read every FILE of CMD as ld.so would see it, matched as its --name
+   if it has one: the objects, in order (malloc'ed).  Dies with one
+   line for the first that cannot be read, so that an error prints
+   nothing on stdout.  */
+static struct object *
+read_objects (const struct command *cmd)
+{
+  struct object *objs = calloc (cmd->nfiles, sizeof *objs);
   if (objs == NULL)
     die ("out of memory");
-  for (size_t i = 0; i < n; ++i)
+  for (size_t i = 0; i < cmd->nfiles; ++i)
     {
-      read_object (files[i], &objs[i]);
-      if (names[i] != NULL)
-	objs[i].path = names[i];
+      read_object (cmd->files[i], &objs[i]);
+      if (cmd->names[i] != NULL)
+	objs[i].path = cmd->names[i];
     }
+  return objs;
+}
 
-  print_settings (&opt);
+/* Print the document of the plans: {"settings": ..., "objects": [the
+   N objects OBJS planned with OPT]}, or with SETTINGS_ONLY
+   {"settings": ...}.  Returns the exit status (dies if the output
+   cannot be written).  */
+static int
+print_plans (const struct options *opt, const struct object *objs, size_t n,
+	     bool settings_only)
+{
+  print_settings (opt);
   if (settings_only)
     {
       printf ("}\n");
@@ -379,8 +480,26 @@ main (int argc, char **argv)
     }
   printf (",\n \"objects\": [");
   for (size_t i = 0; i < n; ++i)
-    print_object (&objs[i], &opt, i == 0);
+    print_object (&objs[i], opt, i == 0);
   printf ("]}\n");
-  free (objs);
   return finish ();
+}
+
+int
+main (int argc, char **argv)
+{
+  struct command cmd;
+  int status = parse_command (argc, argv, &cmd);
+  if (status != 0)
+    return status;
+  if (cmd.request != REQ_PLAN)
+    return answer (&cmd);
+  strict_links = cmd.strict_links;
+  read_settings (&cmd.opt);
+  struct object *objs = read_objects (&cmd);
+  status = print_plans (&cmd.opt, objs, cmd.nfiles, cmd.settings_only);
+  free (objs);
+  free (cmd.files);
+  free (cmd.names);
+  return status;
 }

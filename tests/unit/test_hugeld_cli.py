@@ -265,6 +265,21 @@ class Helpers(unittest.TestCase):
         self.assertEqual(planner.default_setting("segments"), "text,rodata,relro")
         self.assertEqual(planner.default_setting("backing"), "shared,private,thp")
 
+    def test_paths_and_backings_are_the_loaders(self):
+        # What ld.so has compiled in (elf/dl-hugepage-conf.h and
+        # dl-hugepage-cache.h), as hugeld-plan --settings says it.
+        defines = {}
+        for h in ("dl-hugepage-conf.h", "dl-hugepage-cache.h"):
+            with open(os.path.join(TOP, "elf", h)) as f:
+                defines.update(re.findall(r'^#define (HP_\w+) "([^"]*)"$',
+                                          f.read(), re.M))
+        self.assertEqual(planner.conf_file(), defines["HP_CONF_FILE"])
+        self.assertEqual(planner.cache_dir(), defines["HP_CACHE_DIR"])
+        self.assertEqual(planner.synced_name(), defines["HP_CACHE_SYNCED"])
+        self.assertEqual(planner.mount_dir(),
+                         os.path.dirname(defines["HP_CACHE_DIR"]))
+        self.assertEqual(planner.backing_names(), ("shared", "private", "thp"))
+
     def test_pool_line(self):
         p = {"total": 20, "free": 10, "reserved": 2, "surplus": 0,
              "in_use": 10, "available": 8, "nodes": []}
@@ -341,7 +356,7 @@ class CacheStates(unittest.TestCase):
         e.zones["text-0-2000000-2400000"] = (4 << 20, 2 << 20)   # Half allocated.
         self.assertEqual(e.pages, 14)
         self.assertEqual(list(e.kinds().items()), [("text", 12), ("rodata", 3)])
-        self.assertEqual(e.path, "%s/%s/%s" % (mount.CACHE_DIR, self.INODE,
+        self.assertEqual(e.path, "%s/%s/%s" % (planner.cache_dir(), self.INODE,
                                                self.VERSION))
         self.assertEqual(entry.tmp_pid(".tmp-x-y-4242"), 4242)
         self.assertIsNone(entry.tmp_pid(".tmp-x-y"))

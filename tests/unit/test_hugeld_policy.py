@@ -146,11 +146,22 @@ class PolicyFile(unittest.TestCase):
         other = policy.file_policy("other", f)
         self.assertEqual((other["libs"], other["where"]["program"]),
                          ("", "%s line 4" % f))
-        self.assertEqual(policy.nothing_from(other, "other"),
-                         "%s selects nothing for other (libs none, line 5)" % f)
+        # Why nothing is selected: said by hugeld-conf --effective.
+        none = dict.fromkeys(settings.NAMES)
+        with self.assertRaises(common.Error) as cm:
+            settings.resolve("plan", none, {}, "other", f)
+        self.assertEqual(str(cm.exception), "plan: nothing selected: give --libs "
+                         "PATTERNS (or set LD_HUGEPAGE_LIBS, or select it in %s); "
+                         "%s selects nothing for other (libs none, line 5)" % (f, f))
         blk = policy.file_policy("/usr/bin/prog-2", f)
         self.assertEqual((blk["libs"], blk["backing"]), ("libA.so:libB.so*", "private"))
-        self.assertIsNone(policy.nothing_from(blk, "/usr/bin/prog-2"))
+        s = settings.resolve("plan", none, {}, "/usr/bin/prog-2", f)
+        self.assertEqual((s.libs, s.segments, s.backing),
+                         ("libA.so:libB.so*", "text", "private"))
+        self.assertEqual(dict(s.from_file), {
+            "libs": "%s lines 1, 2" % f, "segments": "%s line 3" % f,
+            "backing": "%s line 7" % f, "program": "%s line 6" % f})
+        self.assertEqual(dict(s.policy["lines"]), {"libA.so": 1, "libB.so*": 2})
         bad = policy.file_policy(None, self.write("libs a\nlibz b\nsegments\n"))
         self.assertEqual(bad["why"], "ignored by ld.so: line 2: unknown keyword "
                          "(use libs, segments, backing, cache, pool or program) "
@@ -177,12 +188,26 @@ class PolicyFile(unittest.TestCase):
         self.assertEqual((libs, segs, back), ("libA.so", "text", "private"))
         self.assertEqual(src["libs"], "%s line 1" % f)
         libs, segs, back, src = run(["--libs", "x"], {"LD_HUGEPAGE_SEGMENTS": ""})
-        self.assertEqual((libs, segs, back), ("x", "", "private"))
+        self.assertEqual((libs, segs, back), ("x", None, "private"))
         self.assertEqual((src["libs"], src["segments"]), ("--libs", "default"))
         libs, segs, back, src = run([], {"LD_HUGEPAGE_LIBS": "y", "LD_HUGEPAGE_BACKING": "thp"})
         self.assertEqual((libs, segs, back), ("y", "text", "thp"))
-        with self.assertRaisesRegex(common.Error, "nothing selected"):
+        with self.assertRaisesRegex(common.Error, "^plan: nothing selected: "
+                                    r"[^;]*\)$"):
             run([], {"LD_HUGEPAGE_LIBS": ""})
+        # The checks, in order: libs, then segments, then backing; each
+        # names where the bad value came from.
+        for argv, env, msg in (
+                (["--libs", "a::b"], {"LD_HUGEPAGE_SEGMENTS": "txt"},
+                 '--libs: "a::b": empty pattern'),
+                ([], {"LD_HUGEPAGE_LIBS": "[x"}, "LD_HUGEPAGE_LIBS: pattern"),
+                (["--segments", ","], {"LD_HUGEPAGE_BACKING": "huge"},
+                 '--segments: "," selects nothing'),
+                ([], {"LD_HUGEPAGE_BACKING": "shared,huge"},
+                 'LD_HUGEPAGE_BACKING: unknown backing in "shared,huge"')):
+            with self.assertRaises(common.Error, msg=msg) as cm:
+                run(argv, env)
+            self.assertTrue(str(cm.exception).startswith(msg), str(cm.exception))
 
 
 class PolicyCounts(unittest.TestCase):
@@ -214,7 +239,8 @@ class PolicyCounts(unittest.TestCase):
                 "cache": {"bias": 0, "dir": "/nonexistent", "inode": "i1",
                           "version": "v1", "why_not": None,
                           "zones": [{"kind": "text", "start": 0, "end": 4 * M,
-                                     "name": "text-0", "size": 4 * M}]},
+                                     "name": "text-0", "size": 4 * M,
+                                     "present": False}]},
                 "zones": [{"kind": "text", "start": 0, "end": 4 * M, "pages": 4,
                            "backing_cached": "shared",
                            "backing_uncached": "private"},
@@ -234,6 +260,12 @@ class PolicyCounts(unittest.TestCase):
         # Not declared, no entry: everything private.
         by = plan.place_zones([self.obj(exe)], set())
         self.assertEqual((by["shared"], by["private"], by["declared"]), (0, 5, 0))
+        # The helper says the entry is there (present): shared, not
+        # declared.
+        o = self.obj(exe)
+        o["cache"]["zones"][0]["present"] = True
+        by = plan.place_zones([o], set())
+        self.assertEqual((by["shared"], by["private"], by["declared"]), (4, 1, 0))
         # private first (the helper says private even where cached): the
         # cache is not used.
         o = self.obj(exe)

@@ -20,7 +20,6 @@
 """The command line: options, help and dispatch."""
 
 import argparse
-import os
 import re
 import sys
 
@@ -31,8 +30,8 @@ from .commands.perfmap import cmd_perf_map
 from .commands.plan import cmd_plan
 from .commands.run import cmd_run
 from .commands.status import cmd_status
-from .common import CACHE_DIR, CONF_FILE, DEBUG_DIR, DEFAULT_LDSO, Error, UsageError, VERSION, pid_arg, positive_int
-from .planner import default_setting
+from .common import DEBUG_DIR, DEFAULT_LDSO, Error, UsageError, VERSION, pid_arg, positive_int
+from .planner import backing_names, cache_dir, conf_file, default_setting, mount_dir
 
 
 class Parser(argparse.ArgumentParser):
@@ -79,12 +78,22 @@ commands:
 shell globs matched against object file names (or paths, with a /) and
 DT_SONAME, like LD_HUGEPAGE_LIBS; LIST a comma list of text, rodata,
 relro, data, bss, all (default %s).  --backing LIST: a
-comma list of shared, private, thp, the order in which the loader tries
+comma list of %s, the order in which the loader tries
 them for each zone, as LD_HUGEPAGE_BACKING (default %s).
 
 environment: HUGELD_LDSO (the loader, default %s), HUGELD_PLAN (the
 planning helper).  See hugeld(1).
 """
+
+
+def ld_said(what, otherwise):
+    """WHAT () (a question to the helper about ld.so: its paths, its
+    backings) for a help text, or OTHERWISE where the helper is missing:
+    --help still works."""
+    try:
+        return what()
+    except Error:
+        return otherwise
 
 
 def help_text():
@@ -95,7 +104,8 @@ def help_text():
                          default_setting("backing"))
     except Error:
         segs = backing = "ld.so's"
-    return HELP % (segs, backing, DEFAULT_LDSO)
+    return HELP % (segs, ld_said(lambda: ", ".join(backing_names()),
+                                 "the backings"), backing, DEFAULT_LDSO)
 
 
 def _add_common(p):
@@ -109,10 +119,11 @@ def _add_common(p):
                    "all, as LD_HUGEPAGE_SEGMENTS (default: "
                    "$LD_HUGEPAGE_SEGMENTS or ld.so's default)")
     p.add_argument("--backing", metavar="LIST",
-                   help="comma list of shared, private, thp: how the "
+                   help="comma list of %s: how the "
                    "loader tries to back each zone, in order, as "
                    "LD_HUGEPAGE_BACKING (default: $LD_HUGEPAGE_BACKING "
-                   "or ld.so's default)")
+                   "or ld.so's default)" % ld_said(
+                       lambda: ", ".join(backing_names()), "ld.so's backings"))
     p.add_argument("--ldso", metavar="PATH",
                    help="hugeld's loader (default: $HUGELD_LDSO or %s)"
                    % DEFAULT_LDSO)
@@ -294,7 +305,8 @@ def _add_cache(sub):
         "ld.so maps MAP_SHARED when LD_HUGEPAGE_BACKING tries shared: "
         "every process maps the same huge pages, none is copied per "
         "process.  The pages an entry holds are out of the pool until "
-        "it is removed.  Root only, except list." % CACHE_DIR,
+        "it is removed.  Root only, except list."
+        % ld_said(cache_dir, "ld.so's cache directory"),
         epilog="example: hugeld cache add /usr/lib/x86_64-linux-gnu/"
         "libLLVM-14.so.1; hugeld cache list")
     csub = p.add_subparsers(dest="cache_cmd", parser_class=Parser,
@@ -305,7 +317,7 @@ def _add_cache(sub):
         "ld.so plans them) into the cache, mounting a hugetlbfs on "
         "%s first if none is mounted there.  FILE must be readable by "
         "everybody.  Older entries of the same file are removed."
-        % os.path.dirname(CACHE_DIR))
+        % ld_said(mount_dir, "ld.so's cache mount"))
     c.add_argument("files", nargs="+", metavar="FILE")
     c = csub.add_parser(
         "list", prog="hugeld cache list", usage="hugeld cache list [--json]",
@@ -325,7 +337,7 @@ def _add_cache(sub):
     csub.add_parser(
         "clear", prog="hugeld cache clear", usage="hugeld cache clear",
         description="Remove every entry (%s stays, and so does the "
-        "mount)." % CACHE_DIR)
+        "mount)." % ld_said(cache_dir, "the cache directory"))
     c = csub.add_parser(
         "sync", prog="hugeld cache sync",
         usage="hugeld cache sync [--file FILE] [--reserve-pool] [--dry-run]",
@@ -336,8 +348,9 @@ def _add_cache(sub):
         "that map a replaced entry keep its pages until they exit.  "
         "Changes nothing if ld.so would ignore the file.  Run at boot and "
         "after package changes by the Debian package's unit and trigger.")
-    c.add_argument("--file", default=CONF_FILE, metavar="FILE",
-                   help="the policy file (default %s)" % CONF_FILE)
+    c.add_argument("--file", metavar="FILE",
+                   help="the policy file (default %s)"
+                   % ld_said(conf_file, "the one ld.so reads"))
     c.add_argument("--reserve-pool", action="store_true",
                    help="first grow nr_hugepages (never shrink it) to the "
                    "file's `pool N', or for `pool auto' to the declared "
@@ -366,8 +379,9 @@ def _add_config(sub):
         usage="hugeld config check [--file FILE] [--program PROG] [--json]",
         description="Validate the policy file; with --program, what it "
         "selects for PROG.")
-    c.add_argument("--file", default=CONF_FILE, metavar="FILE",
-                   help="the policy file (default %s)" % CONF_FILE)
+    c.add_argument("--file", metavar="FILE",
+                   help="the policy file (default %s)"
+                   % ld_said(conf_file, "the one ld.so reads"))
     c.add_argument("--program", metavar="PROG",
                    help="a program (searched in PATH if it has no slash)")
     c.add_argument("--json", action="store_true",

@@ -40,8 +40,8 @@ SYSFS_NODES = "/sys/devices/system/node"
 NR_HUGEPAGES = "/proc/sys/vm/nr_hugepages"
 DEBUG_DIR = "/usr/lib/debug"
 KINDS = ("text", "rodata", "relro", "data", "bss")
-CONF_FILE = "/etc/hugeld.conf"          # ld.so's HP_CONF_FILE.
-CACHE_DIR = "/dev/hugepages/hugeld"     # ld.so's HP_CACHE_DIR.
+# ld.so's paths (the policy file, the shared cache) are the helper's:
+# planner.conf_file (), cache_dir (), mount_dir (), synced_name ().
 
 
 class Error(Exception):

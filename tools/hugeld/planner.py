@@ -183,8 +183,10 @@ _SETTINGS = []
 
 def ld_settings():
     """What the helper says of ld.so itself (hugeld-plan --settings):
-    {"defaults": {"segments", "backing"}, "limits": {...},
-    "thp_enabled"}; asked once."""
+    {"defaults": {"segments", "backing"}, "backings": [...], "paths":
+    {"conf_file", "cache_dir", "cache_synced"}, "limits": {...},
+    "thp_enabled"}; asked once per run of the command, when first
+    needed (so that --help works without the helper)."""
     if not _SETTINGS:
         _SETTINGS.append(run_helper(["--settings"])["settings"])
     return _SETTINGS[0]
@@ -193,6 +195,34 @@ def ld_settings():
 def default_setting(name):
     """ld.so's value of "segments" or "backing" where nothing sets it."""
     return ld_settings()["defaults"][name]
+
+
+def conf_file():
+    """The policy file ld.so reads (its HP_CONF_FILE)."""
+    return ld_settings()["paths"]["conf_file"]
+
+
+def cache_dir():
+    """The shared cache's directory (ld.so's HP_CACHE_DIR)."""
+    return ld_settings()["paths"]["cache_dir"]
+
+
+def mount_dir():
+    """Where the hugetlbfs of the shared cache is mounted: the cache
+    directory's parent."""
+    return os.path.dirname(cache_dir())
+
+
+def synced_name():
+    """The file a sync leaves in the cache directory (ld.so's
+    HP_CACHE_SYNCED)."""
+    return ld_settings()["paths"]["cache_synced"]
+
+
+def backing_names():
+    """The backings ld.so knows, in the order of its enum hp_backing:
+    ("shared", "private", "thp")."""
+    return tuple(ld_settings()["backings"])
 
 
 def parse_backing(s, what="--backing"):

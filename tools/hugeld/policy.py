@@ -26,7 +26,8 @@ import json
 import os
 import subprocess
 
-from .common import CONF_FILE, Error, helper_path, plural
+from .common import Error, helper_path, plural
+from .planner import conf_file
 
 
 def conf_helper():
@@ -34,13 +35,44 @@ def conf_helper():
     return os.path.join(os.path.dirname(plan), "hugeld-conf")
 
 
-def read_conf(path=CONF_FILE, program=None, cwd=None, expand=False):
-    """What the file at PATH says (hugeld-conf's JSON) for PROGRAM (the
-    name a program is run by, relative to CWD, default ours; None: the
-    global settings), or None if there is no such file.  The names the
+def effective(cmd, options, environ, program, path=None):
+    """hugeld-conf --effective's document: the settings the program
+    PROGRAM (a path, or None) gets from OPTIONS ({setting: the option's
+    value or None}), else the LD_HUGEPAGE_* variables of ENVIRON (a
+    mapping: the helper runs with it as its environment), else the
+    policy file at PATH (default ld.so's), decided by ld.so's own code.  An Error of one
+    line if they are unusable: "CMD: nothing selected: ...", or what
+    is wrong with which setting."""
+    path = path or conf_file()
+    args = [conf_helper(), "--effective"]
+    for k in ("libs", "segments", "backing"):
+        if options.get(k) is not None:
+            if "\0" in options[k]:
+                raise Error("--%s: contains a NUL byte" % k)
+            args += ["--" + k, options[k]]
+    if program:
+        args += ["--run", program]
+    try:
+        p = subprocess.run(args + [path], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, env=environ)
+    except OSError as e:
+        raise Error("cannot run %s: %s" % (args[0], e.strerror))
+    if p.returncode != 0:
+        msg = p.stderr.decode("utf-8", "replace").strip().replace(
+            "hugeld-conf: ", "", 1) or "%s failed" % args[0]
+        # Status 3: nothing selected, said of the command.
+        raise Error("%s: %s" % (cmd, msg) if p.returncode == 3 else msg)
+    return json.loads(p.stdout.decode("utf-8", "surrogateescape"))
+
+
+def read_conf(path=None, program=None, cwd=None, expand=False):
+    """What the file at PATH (default ld.so's) says (hugeld-conf's JSON)
+    for PROGRAM (the name a program is run by, relative to CWD, default
+    ours; None: the global settings), or None if there is no such file.  The names the
     program is known by are ld.so's (hugeld-conf --run: its
     "program_names").  With EXPAND, each cache item has the "paths" its
     glob names, found with ld.so's matcher."""
+    path = path or conf_file()
     if not os.path.lexists(path):
         return None
     args = [conf_helper()]
@@ -91,13 +123,15 @@ def first_problem(c):
                               else " (and %s)" % plural(more, "other bad line"))
 
 
-def file_policy(program, path=CONF_FILE, cwd=None):
-    """What ld.so takes from the policy file at PATH for a program run
-    by the name PROGRAM (None: the global settings): {"file", "conf":
-    hugeld-conf's document or None, "why": why it gives nothing (no
-    file, ignored by ld.so) or None, "libs", "segments", "backing": the
-    values it gives or None, "where": {setting or "program": "FILE line
-    N"}, "lines": {pattern: its line}}."""
+def file_policy(program, path=None, cwd=None):
+    """What ld.so takes from the policy file at PATH (default ld.so's)
+    for a program run by the name PROGRAM (None: the global settings):
+    {"file", "conf": hugeld-conf's document or None, "why": why it
+    gives nothing (no file, ignored by ld.so) or None, "libs",
+    "segments", "backing": the values it gives or None, "where":
+    {setting or "program": "FILE line N"}, "lines": {pattern: its
+    line}}."""
+    path = path or conf_file()
     pol = {"file": path, "conf": None, "why": None, "libs": None,
            "segments": None, "backing": None, "where": {}, "lines": {}}
     try:
@@ -124,18 +158,3 @@ def file_policy(program, path=CONF_FILE, cwd=None):
     for x, n in pattern_lines(c):
         pol["lines"].setdefault(x, n)
     return pol
-
-
-def nothing_from(pol, program):
-    """Why the policy POL selects nothing for PROGRAM, or None if it
-    does."""
-    if pol is None:
-        return None
-    if pol["why"]:
-        return "%s: %s" % (pol["file"], pol["why"])
-    if pol["libs"] is None:
-        return "%s has no libs line for %s" % (pol["file"], program)
-    if pol["libs"] == "":
-        return "%s selects nothing for %s (libs none, %s)" % (
-            pol["file"], program, pol["where"]["libs"].split(" ", 1)[1])
-    return None

@@ -22,8 +22,9 @@
 import errno
 import os
 
-from .common import CACHE_DIR, Error, PAGE
+from .common import Error, PAGE
 from .elf import Elf
+from .planner import cache_dir
 
 
 class Mapping(object):
@@ -59,7 +60,7 @@ class Mapping(object):
         """Mapped from a file of the shared cache (LD_HUGEPAGE_BACKING
         shared): the same huge pages in every process, not the pool's
         per process."""
-        return self.huge and self.path.startswith(CACHE_DIR + "/")
+        return self.huge and self.path.startswith(cache_dir() + "/")
 
     def backing(self):
         """How the loader backed this mapping of an object: shared,

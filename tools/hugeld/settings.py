@@ -21,20 +21,19 @@
 and backing, each with where it comes from (an option, a variable, a
 line of the policy file, ld.so's default).  Made once, by resolve (),
 from explicit values (the options, the variables, the program, the
-policy file), in ld.so's order: option, else variable, else the file;
-then handed to the command as one value that nothing changes."""
+policy file): the hugeld-conf helper decides with ld.so's own code
+(_dl_hugepage_effective: option, else variable, else the file, else
+the default) and checks them; the result is handed to the command as
+one value that nothing changes."""
 
 import collections
 import shutil
 import types
 
-from .common import CONF_FILE, Error
-from .planner import check_patterns, check_segments, parse_backing
-from .policy import file_policy, nothing_from
+from .planner import parse_backing
+from .policy import effective
 
 NAMES = ("libs", "segments", "backing")
-VARS = {"libs": "LD_HUGEPAGE_LIBS", "segments": "LD_HUGEPAGE_SEGMENTS",
-        "backing": "LD_HUGEPAGE_BACKING"}
 
 
 class Settings(collections.namedtuple(
@@ -42,17 +41,20 @@ class Settings(collections.namedtuple(
     """The settings of one command, checked.
 
     libs       the patterns (never empty)
-    segments   LD_HUGEPAGE_SEGMENTS's value, or None/"" for ld.so's default
+    segments   LD_HUGEPAGE_SEGMENTS's value, or None for ld.so's default
     backing    LD_HUGEPAGE_BACKING's value, or None for ld.so's default
     sources    {setting: "--libs", "LD_HUGEPAGE_LIBS", "FILE line N" or
                "default"}: where each of the three comes from
     from_file  {setting or "program": "FILE line N"} for the settings
                the policy file gives (and its program block, if it
                gives any)
-    policy     policy.file_policy for the program (read, not changed)
+    policy     the policy file as it was read for the program: {"file",
+               "why": why it gives nothing (no file, ignored by ld.so)
+               or None, "program": "FILE line N" of the block that
+               applies or None, "lines": {pattern: the line it is on}}
 
-    sources and from_file are read-only mappings (dict () of them for
-    JSON)."""
+    sources, from_file and policy are read-only mappings (dict () of
+    them for JSON)."""
 
     __slots__ = ()
 
@@ -75,9 +77,9 @@ def program_path(prog):
 
 
 def checked_backing(option, environ):
-    """LD_HUGEPAGE_BACKING for a command: OPTION (--backing, or the
-    policy file's), else ENVIRON's if set and not empty, checked; None
-    if neither gives one (ld.so's default)."""
+    """LD_HUGEPAGE_BACKING for a command: OPTION (--backing), else
+    ENVIRON's if set and not empty, checked; None if neither gives one
+    (ld.so's default)."""
     if option is not None:
         parse_backing(option, "--backing")
         return option
@@ -88,56 +90,29 @@ def checked_backing(option, environ):
     return None
 
 
-def resolve(cmd, options, environ, program, conf_file=CONF_FILE):
+def resolve(cmd, options, environ, program, path=None):
     """The Settings of the command CMD ("run", "plan"): OPTIONS
-    ({setting: the option's value or None}), else the variables of
-    ENVIRON, else what the policy file at CONF_FILE gives PROGRAM (a
-    path, or None), as ld.so takes them: a variable that is set, even
-    empty, keeps the file's value away.  One clear error if a setting
-    is unusable (libs first, then segments, then backing)."""
-    pol = file_policy(program, conf_file)
-    values, where = dict(options), {}
-    for k in NAMES:
-        if pol[k] is None or options[k] is not None or VARS[k] in environ:
-            continue
-        values[k] = pol[k]
-        where[k] = pol["where"][k]
-    if "program" in pol["where"] and where:
-        where["program"] = pol["where"]["program"]
-
-    libs = values["libs"] if values["libs"] is not None \
-        else environ.get("LD_HUGEPAGE_LIBS")
-    if libs is None or libs == "":
-        why = None
-        if "libs" in where or libs is None:
-            why = nothing_from(pol, program)
-        raise Error("%s: nothing selected: give --libs PATTERNS (or set "
-                    "LD_HUGEPAGE_LIBS, or select it in %s)%s" % (
-                        cmd, pol["file"],
-                        "; " + why if why and not why.endswith(
-                            ": no such file") else ""))
-    check_patterns(libs, "libs (%s)" % where["libs"] if "libs" in where
-                   else "--libs" if values["libs"] is not None
-                   else "LD_HUGEPAGE_LIBS")
-    segs = values["segments"] if values["segments"] is not None \
-        else environ.get("LD_HUGEPAGE_SEGMENTS")
-    if segs:
-        check_segments(segs, "--segments" if values["segments"] is not None
-                       else "LD_HUGEPAGE_SEGMENTS")
-    backing = checked_backing(values["backing"], environ)
-
-    sources = {}
-    for k in NAMES:
-        if k in where:
-            sources[k] = where[k]
-        elif values[k] is not None:
-            sources[k] = "--" + k
-        elif environ.get(VARS[k]):
-            sources[k] = VARS[k]
-        else:
-            sources[k] = "default"
-    return Settings(libs, segs, backing, types.MappingProxyType(sources),
-                    types.MappingProxyType(where), pol)
+    ({setting: the option's value or None}), else the LD_HUGEPAGE_*
+    variables of ENVIRON, else what the policy file at PATH (default
+    ld.so's) gives PROGRAM (a path, or None), as ld.so takes them (hugeld-conf
+    --effective).  One clear error if a setting is unusable (libs
+    first, then segments, then backing)."""
+    d = effective(cmd, options, environ, program, path)
+    pol = d["policy"]
+    lines = {}
+    for x in pol["patterns"]:
+        lines.setdefault(x["pattern"], x["line"] or None)
+    where = {k: d[k]["source"] for k in NAMES if d[k]["from"] == "file"}
+    if pol["program"] and where:
+        where["program"] = pol["program"]
+    return Settings(d["libs"]["value"], d["segments"]["value"],
+                    d["backing"]["value"],
+                    types.MappingProxyType({k: d[k]["source"] for k in NAMES}),
+                    types.MappingProxyType(where),
+                    types.MappingProxyType({
+                        "file": pol["file"], "why": pol["why"],
+                        "program": pol["program"],
+                        "lines": types.MappingProxyType(lines)}))
 
 
 def options_of(args):

@@ -27,8 +27,9 @@ import fcntl
 import mmap
 import os
 
-from ..common import CACHE_DIR, Error, HUGE, plural
+from ..common import Error, HUGE, plural
 from ..openfile import NotOpened, hidden_by, open_regular
+from ..planner import cache_dir, mount_dir
 from ..pool import pool_info
 from . import entry, mount
 from .entry import TMP
@@ -117,7 +118,7 @@ def open_inode_dir(top, name, what):
             continue
         except OSError as e:
             raise Error("%s: not cached: %s/%s: %s" % (
-                what, CACHE_DIR, name, e.strerror if e.errno != errno.ELOOP
+                what, cache_dir(), name, e.strerror if e.errno != errno.ELOOP
                 else "a symbolic link (remove it: hugeld cache prune)"))
         st = os.fstat(fd)
         if st.st_uid == 0:
@@ -126,7 +127,7 @@ def open_inode_dir(top, name, what):
         if why:
             os.close(fd)
             raise Error("%s: not cached: %s/%s is %s (remove it: hugeld "
-                        "cache prune)" % (what, CACHE_DIR, name, why))
+                        "cache prune)" % (what, cache_dir(), name, why))
         fcntl.flock(fd, fcntl.LOCK_SH)
         try:
             now = os.stat(name, dir_fd=top, follow_symlinks=False)
@@ -136,7 +137,7 @@ def open_inode_dir(top, name, what):
             pass
         os.close(fd)
     raise Error("%s: not cached: %s/%s keeps being removed" % (
-        what, CACHE_DIR, name))
+        what, cache_dir(), name))
 
 
 def same_bytes(fd, c, src):
@@ -217,7 +218,7 @@ def collision(name, inodefd, c):
                  "with the same inode number, size, times and build ID, on "
                  "another file system; ld.so serves it only to that file "
                  "(remove it first: hugeld cache remove)" % (
-                     name, CACHE_DIR, c["inode"], c["version"],
+                     name, cache_dir(), c["inode"], c["version"],
                      version_source(inodefd, c["version"]) or "unknown"))
 
 
@@ -276,7 +277,7 @@ def build(inodefd, name, src, c):
     for z in c["zones"]:
         by[z["kind"]] = by.get(z["kind"], 0) + z["size"] // HUGE
     pages = sum(by.values())
-    where = "%s/%s/%s" % (CACHE_DIR, c["inode"], c["version"])
+    where = "%s/%s/%s" % (cache_dir(), c["inode"], c["version"])
     match = entry_match(inodefd, c, src)
     if match == "same":
         return "%s: already cached" % name
@@ -287,7 +288,7 @@ def build(inodefd, name, src, c):
         os.mkdir(tmp, 0o700, dir_fd=inodefd)
     except OSError as e:
         raise Error("%s: not cached: cannot make %s/%s/%s: %s" % (
-            name, CACHE_DIR, c["inode"], tmp, e.strerror))
+            name, cache_dir(), c["inode"], tmp, e.strerror))
     published = False
     tfd = open_dir(inodefd, tmp)
     try:
@@ -309,7 +310,7 @@ def build(inodefd, name, src, c):
                         if p["free"] < pages else
                         "%s: not cached: no space on the hugetlbfs at %s "
                         "(its size= limit?) for %s" % (
-                            name, mount.MOUNT, plural(pages, "huge page")))
+                            name, mount_dir(), plural(pages, "huge page")))
         entry.write_source(tfd, os.path.realpath(name))
         if not same_file(os.fstat(src), c["identity"]):
             raise Error("%s: not cached: it changed while it was copied; "

@@ -45,8 +45,8 @@ import stat
 import time
 
 from ..common import Error, HUGE, KINDS
-from .mount import (CACHE_DIR, DIR_FLAGS, check_hugetlbfs, open_cache,
-                    open_dir, untrusted)
+from ..planner import cache_dir, synced_name
+from .mount import open_cache, open_dir, untrusted
 
 SOURCE = "source"
 # The empty files naming the devices an entry was made on are called
@@ -183,7 +183,7 @@ class Entry(object):
 
     @property
     def path(self):
-        return "/".join(x for x in (CACHE_DIR, self.inode, self.name) if x)
+        return "/".join(x for x in (cache_dir(), self.inode, self.name) if x)
 
     @property
     def pages(self):
@@ -234,14 +234,11 @@ def read_entry(parent, inode, name, st):
     return e
 
 
-# ld.so's HP_CACHE_SYNCED (elf/dl-hugepage-cache.h): left by a sync.
-SYNCED = ".synced"
-
-
 def mark_synced(top):
-    """Leave SYNCED in the cache directory TOP: the cache of this boot
-    has been made what the policy file declares."""
-    fd = os.open(SYNCED, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW |
+    """Leave synced_name () (ld.so's HP_CACHE_SYNCED) in the cache
+    directory TOP: the cache of this boot has been made what the policy
+    file declares."""
+    fd = os.open(synced_name(), os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW |
                  os.O_CLOEXEC, 0o644, dir_fd=top)
     os.close(fd)
 
@@ -250,8 +247,9 @@ def scan(top):
     """Every entry under the cache directory TOP (a descriptor), and the
     inode directories that hold none: ([Entry], [name])."""
     entries, empty = [], []
+    synced = synced_name()
     for iname in sorted(os.listdir(top)):
-        if iname == SYNCED:
+        if iname == synced:
             continue
         try:
             st = os.stat(iname, dir_fd=top, follow_symlinks=False)
@@ -382,6 +380,7 @@ def mapped_entries():
     """{entry directory: number of processes} of the cache's zone files
     mapped by running processes (that root, or this user, can see)."""
     users = {}
+    top = cache_dir() + "/"
     for d in os.listdir("/proc"):
         if not d.isdigit():
             continue
@@ -389,7 +388,7 @@ def mapped_entries():
         try:
             with open("/proc/%s/maps" % d) as f:
                 for line in f:
-                    i = line.find(CACHE_DIR + "/")
+                    i = line.find(top)
                     if i >= 0:
                         p = line[i:].rstrip("\n")
                         if p.endswith(" (deleted)"):
@@ -400,37 +399,3 @@ def mapped_entries():
         for p in seen:
             users[p] = users.get(p, 0) + 1
     return users
-
-
-def present_zones(c):
-    """The zones of the helper's cache member C that ld.so would map
-    from the cache now: {zone name} of those whose files are there,
-    trusted, on a hugetlbfs of 2 MiB pages, and of the zone's size."""
-    got = set()
-    if not c or c.get("why_not") or not c.get("zones"):
-        return got
-    fds = []
-    try:
-        fd = os.open(c["dir"], DIR_FLAGS)
-        fds.append(fd)
-        check_hugetlbfs(fd, c["dir"])
-        for name in (c["inode"], c["version"]):
-            if untrusted(os.fstat(fds[-1]), True):
-                return got
-            fds.append(open_dir(fds[-1], name))
-        if untrusted(os.fstat(fds[-1]), True):
-            return got
-        for z in c["zones"]:
-            try:
-                st = os.stat(z["name"], dir_fd=fds[-1],
-                             follow_symlinks=False)
-            except OSError:
-                continue
-            if untrusted(st, False) is None and st.st_size == z["size"]:
-                got.add(z["name"])
-    except (OSError, Error):
-        pass
-    finally:
-        for fd in fds:
-            os.close(fd)
-    return got

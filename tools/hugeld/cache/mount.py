@@ -33,10 +33,9 @@ import re
 import stat
 import subprocess
 
-from ..common import CACHE_DIR, Error, HUGE
-from ..planner import run_helper
+from ..common import Error, HUGE
+from ..planner import cache_dir, mount_dir, run_helper
 
-MOUNT = os.path.dirname(CACHE_DIR)
 HUGETLBFS_MAGIC = 0x958458f6
 DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
@@ -86,7 +85,7 @@ def check_hugetlbfs(fd, path):
     if bsize != HUGE:
         raise Error("%s is a hugetlbfs of %d kB pages; ld.so's cache needs "
                     "2 MiB pages (mount -t hugetlbfs -o pagesize=2M none %s)"
-                    % (path, bsize // 1024, MOUNT))
+                    % (path, bsize // 1024, mount_dir()))
 
 
 _DISTRUST = {}
@@ -114,42 +113,43 @@ def open_dir(parent, name):
 
 
 def open_mount(mount=True):
-    """A descriptor of MOUNT, a hugetlbfs of 2 MiB pages.  With MOUNT
-    (root), mount one there if nothing is mounted (saying so); else
-    None if there is none."""
-    fs = mount_type(MOUNT)
+    """A descriptor of mount_dir (), a hugetlbfs of 2 MiB pages.  With
+    MOUNT (root), mount one there if nothing is mounted (saying so);
+    else None if there is none."""
+    where = mount_dir()
+    fs = mount_type(where)
     if fs is None and mount:
-        os.makedirs(MOUNT, exist_ok=True)
+        os.makedirs(where, exist_ok=True)
         # Two `cache add' at once must not mount two file systems over
         # each other: one at a time, and look again once it is ours.
-        lock = os.open(MOUNT, DIR_FLAGS)
+        lock = os.open(where, DIR_FLAGS)
         try:
             fcntl.flock(lock, fcntl.LOCK_EX)
-            if mount_type(MOUNT) is None:
+            if mount_type(where) is None:
                 p = subprocess.run(["mount", "-t", "hugetlbfs", "-o",
-                                    "pagesize=2M", "none", MOUNT],
+                                    "pagesize=2M", "none", where],
                                    stdout=subprocess.PIPE,
                                    stderr=subprocess.STDOUT)
                 if p.returncode != 0:
                     msg = p.stdout.decode("utf-8", "replace").strip()
                     raise Error("cannot mount a hugetlbfs on %s: %s" % (
-                        MOUNT, msg.splitlines()[-1] if msg
+                        where, msg.splitlines()[-1] if msg
                         else "mount failed"))
-                print("mounted a hugetlbfs of 2 MiB pages on %s" % MOUNT)
+                print("mounted a hugetlbfs of 2 MiB pages on %s" % where)
         finally:
             os.close(lock)
-        fs = mount_type(MOUNT)
+        fs = mount_type(where)
     if fs is None:
         return None
     if fs != "hugetlbfs":
         raise Error("%s is a %s, not a hugetlbfs (ld.so looks for its cache "
-                    "at %s)" % (MOUNT, fs, CACHE_DIR))
+                    "at %s)" % (where, fs, cache_dir()))
     try:
-        fd = os.open(MOUNT, DIR_FLAGS)
+        fd = os.open(where, DIR_FLAGS)
     except OSError as e:
-        raise Error("cannot open %s: %s" % (MOUNT, e.strerror))
+        raise Error("cannot open %s: %s" % (where, e.strerror))
     try:
-        check_hugetlbfs(fd, MOUNT)
+        check_hugetlbfs(fd, where)
     except Error:
         os.close(fd)
         raise
@@ -157,13 +157,13 @@ def open_mount(mount=True):
 
 
 def open_cache(create=False):
-    """A descriptor of CACHE_DIR, checked as ld.so checks it; with CREATE
+    """A descriptor of cache_dir (), checked as ld.so checks it; with CREATE
     (root), the hugetlbfs mounted and the directory made if need be.
     None if there is no cache."""
     mnt = open_mount(mount=create)
     if mnt is None:
         return None
-    name = os.path.basename(CACHE_DIR)
+    name = os.path.basename(cache_dir())
     try:
         if create:
             try:
@@ -182,7 +182,7 @@ def open_cache(create=False):
                 except OSError:
                     st = None
                 raise Error(squatted(st, mst, "not a directory"))
-            raise Error("cannot open %s: %s" % (CACHE_DIR, e.strerror))
+            raise Error("cannot open %s: %s" % (cache_dir(), e.strerror))
     finally:
         os.close(mnt)
     st = os.fstat(fd)
@@ -199,7 +199,7 @@ def open_cache(create=False):
 
 
 def squatted(st, mst, why):
-    """The line for a CACHE_DIR (with lstat ST, or None) that is WHY,
+    """The line for a cache_dir () (with lstat ST, or None) that is WHY,
     on the mount with stat MST: who owns it, and the fix."""
     owner = ""
     if st is not None and st.st_uid != 0:
@@ -208,10 +208,10 @@ def squatted(st, mst, why):
         except KeyError:
             user = "nobody known"
         owner = " (owned by %s, uid %d)" % (user, st.st_uid)
-    fix = "remove it: rm -rf %s" % CACHE_DIR
+    fix = "remove it: rm -rf %s" % cache_dir()
     if mst.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
         fix += (", and mount the hugetlbfs with mode=0755 so that no other "
                 "user can make it (mount -o remount,mode=0755 %s; it is "
-                "mode %04o)" % (MOUNT, stat.S_IMODE(mst.st_mode)))
+                "mode %04o)" % (mount_dir(), stat.S_IMODE(mst.st_mode)))
     return "%s is %s%s: ld.so ignores it and hugeld does not use it; %s" % (
-        CACHE_DIR, why, owner, fix)
+        cache_dir(), why, owner, fix)

@@ -23,8 +23,8 @@ root check, the entries with their states, and removing them."""
 import os
 import sys
 
-from ..common import CACHE_DIR, Error, mib, plural
-from ..planner import helper_objects
+from ..common import Error, mib, plural
+from ..planner import cache_dir, helper_objects
 from . import entry, mount
 
 
@@ -48,7 +48,7 @@ def scan_states():
         entries, empty = entry.scan(top)
     except OSError as e:
         os.close(top)
-        raise Error("cannot read %s: %s" % (CACHE_DIR, e.strerror))
+        raise Error("cannot read %s: %s" % (cache_dir(), e.strerror))
     return top, entry.states(entries, helper_objects), empty
 
 

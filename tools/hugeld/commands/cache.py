@@ -34,8 +34,8 @@ from ..cache import entry, mount
 from ..cache.build import add_one, kinds_text
 from ..cache.upkeep import (need_root, remove_all, say_error, scan_states,
                             summarize_entries)
-from ..common import CACHE_DIR, Error, UsageError, mib, plural, table
-from ..planner import helper_objects
+from ..common import Error, UsageError, mib, plural, table
+from ..planner import cache_dir, helper_objects
 from .sync import cache_sync
 
 
@@ -63,16 +63,16 @@ def cache_list(args):
     got = scan_states()
     if got is None:
         if args.json:
-            print(json.dumps({"dir": CACHE_DIR, "entries": [], "pages": 0}))
+            print(json.dumps({"dir": cache_dir(), "entries": [], "pages": 0}))
         else:
-            print("no cache at %s" % CACHE_DIR)
+            print("no cache at %s" % cache_dir())
         return 0
     top, entries, _ = got
     os.close(top)
     total = sum(e.pages for e in entries)
     sm = summarize_entries(entries)
     if args.json:
-        json.dump({"dir": CACHE_DIR, "pages": total, "stale": sm["stale"],
+        json.dump({"dir": cache_dir(), "pages": total, "stale": sm["stale"],
                    "stale_pages": sm["stale_pages"], "entries": [
             {"path": e.path, "source": e.source, "state": e.state,
              "stale": e.state not in entry.KEEP,
@@ -102,7 +102,7 @@ def cache_prune(args):
     need_root("prune")
     got = scan_states()
     if got is None:
-        print("no cache at %s" % CACHE_DIR)
+        print("no cache at %s" % cache_dir())
         return 0
     top, entries, empty = got
     try:
@@ -124,7 +124,7 @@ def cache_remove(args):
     need_root("remove")
     top = mount.open_cache()
     if top is None:
-        raise Error("no cache at %s" % CACHE_DIR)
+        raise Error("no cache at %s" % cache_dir())
     try:
         entries, empty = entry.scan(top)
         plans = helper_objects(["--cache"], args.files)
@@ -152,7 +152,7 @@ def cache_clear(args):
     need_root("clear")
     top = mount.open_cache()
     if top is None:
-        print("no cache at %s" % CACHE_DIR)
+        print("no cache at %s" % cache_dir())
         return 0
     try:
         entries, empty = entry.scan(top)
@@ -162,7 +162,7 @@ def cache_clear(args):
             try:
                 entry.remove_name(top, name)
             except OSError as x:
-                say_error("cannot remove %s/%s: %s" % (CACHE_DIR, name,
+                say_error("cannot remove %s/%s: %s" % (cache_dir(), name,
                                                       x.strerror))
                 failed = True
     finally:

@@ -26,7 +26,7 @@ import sys
 from ..common import Error, UsageError, plural
 from ..elf import resolve_program
 from ..pathglob import expand_cache
-from ..planner import default_setting
+from ..planner import conf_file, default_setting
 from ..policy import conf_problems, read_conf
 from ..pool import pool_info
 from ..settings import NAMES, program_path, resolve
@@ -62,7 +62,7 @@ def object_line(o, conf_file):
 def cmd_config(args):
     if args.config_cmd != "check":
         raise UsageError("hugeld config: give a command: check")
-    path = args.file
+    path = args.file or conf_file()
     prog = resolve_program(args.program) if args.program else None
     c = read_conf(path, prog, expand=True)
     if c is None:

@@ -24,11 +24,10 @@ import json
 import os
 import sys
 
-from ..cache.entry import present_zones
 from ..common import Error, HUGE, KINDS, NR_HUGEPAGES, SYSFS_HUGE, SYSFS_NODES, UsageError, ldso_path, mib, plural, table
 from ..elf import Elf, check_program, is_hugeld_loader, resolve_program
 from ..pathglob import expand_cache
-from ..planner import default_setting, ldso_list, run_helper, summarize
+from ..planner import backing_names, default_setting, ldso_list, run_helper, summarize
 from ..policy import read_conf
 from ..pool import apply_pool, pool_info, pool_line
 from ..settings import options_of, program_path, resolve
@@ -304,12 +303,13 @@ def place_zones(objects, declared=frozenset()):
     """Set the "backing" of each zone of the selected OBJECTS (their plans
     made with --cache), and return the pages of each backing.  The
     helper says which backing ld.so ends up with for a zone where the
-    shared cache holds it and where it does not; which of the two
-    holds is read here.  The zones of objects in DECLARED (the files
-    the policy file declares for the cache) count as cached even
-    before `cache sync' made them; "declared" in the result says how
-    many pages that is."""
-    by = {"shared": 0, "private": 0, "thp": 0, None: 0, "declared": 0}
+    shared cache holds it and where it does not, and which of the two
+    holds now (the zones of its "cache" member that are "present": the
+    entry ld.so would open is there and trusted).  The zones of objects
+    in DECLARED (the files the policy file declares for the cache)
+    count as cached even before `cache sync' made them; "declared" in
+    the result says how many pages that is."""
+    by = dict.fromkeys(backing_names() + (None, "declared"), 0)
     for o in objects:
         if not o["selected"]:
             continue
@@ -317,7 +317,8 @@ def place_zones(objects, declared=frozenset()):
         c = o.get("cache") or {}
         present = coming = set()
         if any(z["backing_cached"] == "shared" for z in zones):
-            present = present_zones(c)
+            present = {z["name"] for z in c.get("zones") or []
+                       if z["present"]}
             if file_id(o["file"]) in declared:
                 coming = {z["name"] for z in c.get("zones") or []} - present
                 present = present | coming

@@ -24,10 +24,10 @@ import signal
 import sys
 import time
 
-from ..cache import entry, mount
+from ..cache import entry
 from ..common import Error, SYSFS_HUGE, UsageError, ldso_path, warn
 from ..elf import check_program, is_hugeld_loader, resolve_program
-from ..planner import default_setting, parse_backing
+from ..planner import cache_dir, default_setting, parse_backing
 from ..pool import hugetlb_cgroup_none, pool_info
 from ..settings import options_of, program_path, resolve
 from .perfmap import write_perf_map
@@ -82,7 +82,7 @@ def cmd_run(args):
             if "shared" not in order or not entry.has_entries():
                 raise Error(why)
             warn("%s: only objects in the shared cache (%s) and thp get "
-                 "huge pages" % (short, mount.CACHE_DIR))
+                 "huge pages" % (short, cache_dir()))
     env = dict(os.environ)
     # What comes from /etc/hugeld.conf ld.so reads there itself.
     if "libs" not in from_file:

@@ -28,9 +28,9 @@ import time
 from ..cache.entry import scan
 from ..cache.mount import open_cache
 from ..cache.upkeep import cache_summary
-from ..common import CONF_FILE, DEFAULT_LDSO, Error, HUGE, UsageError, helper_path, mib, plural, table
+from ..common import DEFAULT_LDSO, Error, HUGE, UsageError, helper_path, mib, plural, table
 from ..elf import is_hugeld_loader
-from ..planner import check_patterns, check_segments, default_setting, plan_each
+from ..planner import check_patterns, check_segments, conf_file, default_setting, plan_each
 from ..policy import file_policy
 from ..pool import hugetlb_cgroup_none, pool_info, pool_line
 from ..procfs import command_of, execfn, ldso_command_program, process_cwd, process_objects, read_environ, read_smaps
@@ -260,7 +260,7 @@ def process_policy(pid, st):
     the helper's whole document."""
     name = st["program"] if st["ldso_command"] else None
     name = name or execfn(pid) or st["exe"]
-    pol = file_policy(name, CONF_FILE, process_cwd(pid))
+    pol = file_policy(name, conf_file(), process_cwd(pid))
     c = pol.pop("conf")
     pol["name"] = name
     pol["block_line"] = c["program"]["line"] if c and c["program"] else None

@@ -36,7 +36,7 @@ from ..cache.build import NotFitted, add_one
 from ..cache.upkeep import need_root, remove_all
 from ..common import Error, HUGE, mib, plural, warn
 from ..pathglob import expand_cache
-from ..planner import helper_objects
+from ..planner import conf_file, helper_objects
 from ..policy import conf_problems, read_conf
 from ..pool import apply_pool, pool_info
 
@@ -252,15 +252,16 @@ def sync(conf, reserve_pool, dry_run):
 def cache_sync(args):
     if not args.dry_run:
         need_root("sync")
-    conf = read_conf(args.file, expand=True)
+    path = args.file or conf_file()
+    conf = read_conf(path, expand=True)
     if conf is None:
-        raise Error("%s: no such file: nothing is declared" % args.file)
+        raise Error("%s: no such file: nothing is declared" % path)
     problems = conf_problems(conf)
     if problems:
         for p in problems:
             print("hugeld: %s" % p, file=sys.stderr)
         raise Error("%s: ld.so would ignore it; the cache is left as it "
-                    "is (hugeld config check)" % args.file)
+                    "is (hugeld config check)" % path)
     # One line at a time, in order with standard error: under systemd
     # both go to the journal through one stream.
     sys.stdout.reconfigure(line_buffering=True)
