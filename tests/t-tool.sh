@@ -65,6 +65,16 @@ out=$(eff LD_HUGEPAGE_LIBS=x LD_HUGEPAGE_SEGMENTS= LD_HUGEPAGE_BACKING=private -
 [ "$out" = "libs=x(LD_HUGEPAGE_LIBS) segments=None(default) backing=thp(--backing) program E line 4" ] \
   && pass "hugeld-conf --effective: option over variable, an empty variable keeps the file's value away" \
   || fail "hugeld-conf --effective: option, variable" "$out"
+# The tunables in GLIBC_TUNABLES: under their variables, over the file.
+out=$(eff LD_HUGEPAGE_SEGMENTS=all GLIBC_TUNABLES=glibc.malloc.perturb=1:glibc.elf.hugepage.libs=libC.so,libD.so:glibc.elf.hugepage.segments=text:glibc.elf.hugepage.backing=thp)
+[ "$out" = "libs=libC.so:libD.so(glibc.elf.hugepage.libs) segments=all(LD_HUGEPAGE_SEGMENTS) backing=thp(glibc.elf.hugepage.backing) program E line 4" ] \
+  && pass "hugeld-conf --effective: a tunable under its variable and over the file (libs' commas as colons)" \
+  || fail "hugeld-conf --effective: tunables" "$out"
+out=$(GLIBC_TUNABLES=glibc.elf.hugepage.libs=libbig.so $H plan --ldso "$HUGELD_LDSO" "$FIXTURES/bigcheck-shared" 2>&1)
+echo "$out" | grep -q '^settings: libs libbig.so (glibc.elf.hugepage.libs); ' \
+  && echo "$out" | grep -q '"libbig.so" (file name)' \
+  && pass "hugeld plan: GLIBC_TUNABLES=glibc.elf.hugepage.libs=libbig.so selects libbig.so, and says where from" \
+  || fail "hugeld plan with the libs tunable" "$(echo "$out" | head -5 | tr '\n' ' ')"
 env -i LD_HUGEPAGE_LIBS= "$CONF_HELPER" --effective --run /bin/true "$E" > "$TEST_TMP/e.out" 2> "$TEST_TMP/e.err"
 rc=$?
 [ $rc = 3 ] && [ ! -s "$TEST_TMP/e.out" ] && [ "$(wc -l < "$TEST_TMP/e.err")" = 1 ] \

@@ -410,12 +410,30 @@ struct effective_request
 {
   const char *option[3];	/* --libs, --segments, --backing, or NULL.  */
   const char *program;		/* --run NAME, or NULL.  */
+  bool tunable[3];		/* Set by print_effective: the value is
+				   its glibc.elf.hugepage.* tunable's.  */
 };
 
 /* The names of the three settings, their options and variables.  */
 static const char *const setting_name[3] = { "libs", "segments", "backing" };
 static const char *const setting_var[3] =
   { "LD_HUGEPAGE_LIBS", "LD_HUGEPAGE_SEGMENTS", "LD_HUGEPAGE_BACKING" };
+
+/* The name the setting K of REQ was given by: its option, its tunable
+   or its variable.  */
+static const char *
+setting_label (const struct effective_request *req, int k, char *buf,
+	       size_t size)
+{
+  if (req->option[k] != NULL)
+    snprintf (buf, size, "--%s", setting_name[k]);
+  else if (req->tunable[k])
+    snprintf (buf, size, "%s%s", HP_TUNABLE_NAMESPACE,
+	      _dl_hugepage_tunable_name (k));
+  else
+    snprintf (buf, size, "%s", setting_var[k]);
+  return buf;
+}
 
 /* Say MSG on stderr and exit with STATUS.  */
 static void __attribute__ ((noreturn))
@@ -434,7 +452,8 @@ effective_from (const struct effective_request *req,
   switch (source)
     {
     case HP_SOURCE_VARIABLE:
-      return req->option[k] != NULL ? "option" : "variable";
+      return (req->option[k] != NULL ? "option"
+	      : req->tunable[k] ? "tunable" : "variable");
     case HP_SOURCE_FILE:
       return "file";
     default:
@@ -458,10 +477,8 @@ print_effective_setting (const struct effective_request *req, int k,
     json_string (file_source);
   else if (source == HP_SOURCE_VARIABLE)
     {
-      if (req->option[k] != NULL)
-	printf ("\"--%s\"", setting_name[k]);
-      else
-	printf ("\"%s\"", setting_var[k]);
+      char label[64];
+      json_string (setting_label (req, k, label, sizeof label));
     }
   else
     printf ("\"default\"");
@@ -473,14 +490,35 @@ print_effective_setting (const struct effective_request *req, int k,
    (exit status 3: nothing selected; 1: a bad value).  NAMES[0..NNAMES)
    are the program's names for the file's blocks.  Returns 0.  */
 static int
-print_effective (const struct effective_request *req,
+print_effective (const struct effective_request *request,
 		 const struct conf_file *cf, const char *const *names,
 		 size_t nnames)
 {
+  /* As ld.so: the option, else the variable (set, even empty), else
+     its tunable in GLIBC_TUNABLES.  */
+  struct effective_request r = *request;
+  const struct effective_request *req = &r;
+  const char *tunables = getenv ("GLIBC_TUNABLES");
+  const char *tv[HP_NTUNABLES];
+  size_t tl[HP_NTUNABLES];
+  bool have_tunables = (tunables != NULL
+			&& _dl_hugepage_tunables_find (tunables, tv, tl));
   const char *value[3];
+  char *tvalue[3] = { NULL, NULL, NULL };
   for (int k = 0; k < 3; ++k)
-    value[k] = req->option[k] != NULL ? req->option[k]
-	       : getenv (setting_var[k]);
+    {
+      value[k] = req->option[k] != NULL ? req->option[k]
+		 : getenv (setting_var[k]);
+      if (value[k] == NULL && have_tunables && tv[k] != NULL)
+	{
+	  tvalue[k] = malloc (tl[k] + 1);
+	  if (tvalue[k] == NULL)
+	    refuse (1, "out of memory");
+	  _dl_hugepage_tunable_value (k, tv[k], tl[k], tvalue[k]);
+	  value[k] = tvalue[k];
+	  r.tunable[k] = true;
+	}
+    }
   const struct hp_variables vars = { value[0], value[1], value[2] };
 
   char whybuf[HUGELD_OPEN_WHY_MAX + 256];
@@ -535,8 +573,7 @@ print_effective (const struct effective_request *req,
   if (e.libs_source == HP_SOURCE_FILE)
     snprintf (label, sizeof label, "libs (%s)", libs_source);
   else
-    snprintf (label, sizeof label, "%s", req->option[0] != NULL ? "--libs"
-	      : setting_var[0]);
+    setting_label (req, 0, label, sizeof label);
   if (hugeld_check_libs (e.libs, check, sizeof check) != NULL)
     {
       snprintf (msg, sizeof msg, "%s: %s", label, check);
@@ -550,9 +587,9 @@ print_effective (const struct effective_request *req,
 	    : hugeld_check_backing (value[k], order, &norder, check,
 				    sizeof check)) != NULL)
       {
-	snprintf (msg, sizeof msg, "%s%s: %s", req->option[k] != NULL
-		  ? "--" : "", req->option[k] != NULL ? setting_name[k]
-		  : setting_var[k], check);
+	char name[64];
+	snprintf (msg, sizeof msg, "%s: %s",
+		  setting_label (req, k, name, sizeof name), check);
 	refuse (1, msg);
       }
 
@@ -593,6 +630,8 @@ print_effective (const struct effective_request *req,
   printf ("]}}\n");
   free (pats);
   free (libs);
+  for (int k = 0; k < 3; ++k)
+    free (tvalue[k]);
   return 0;
 }
 

@@ -58,11 +58,17 @@ class Settings(collections.namedtuple(
 
     __slots__ = ()
 
+    def tunables(self):
+        """The settings whose value is their glibc.elf.hugepage.*
+        tunable's in GLIBC_TUNABLES (ld.so reads it there itself)."""
+        return [k for k in NAMES
+                if self.sources[k].startswith("glibc.elf.hugepage.")]
+
     def describe(self, values):
         """One line for the settings VALUES ({setting: value}) and
-        where each comes from, when the policy file gives one; else
-        None."""
-        if not self.from_file:
+        where each comes from, when the policy file or a tunable gives
+        one; else None."""
+        if not self.from_file and not self.tunables():
             return None
         return "settings: " + "; ".join(
             "%s %s (%s)" % (k, values[k], self.sources[k]) for k in NAMES)

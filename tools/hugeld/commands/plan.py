@@ -343,12 +343,15 @@ def print_plan(r, verbose):
            "ldso-command": "run by hugeld's ld.so, as hugeld run does"}
     print("hugeld plan: %s (%s)" % (r["program"], how[r["mode"]]))
     st = r["settings"]
-    if not st.get("from_file"):
+    tunable = any(str(v).startswith("glibc.elf.hugepage.")
+                  for v in st.get("sources", {}).values())
+    if not st.get("from_file") and not tunable:
         print("LD_HUGEPAGE_LIBS=%s  LD_HUGEPAGE_SEGMENTS=%s  "
               "LD_HUGEPAGE_BACKING=%s" % (st["libs"], st["segments"],
                                           st["backing"]))
     else:
-        # No variable gives these: ld.so takes them from the file.
+        # No variable gives these: ld.so takes them from the file or
+        # GLIBC_TUNABLES.
         print("settings: " + "; ".join(
             "%s %s (%s)" % (k, st[k], st["sources"][k])
             for k in ("libs", "segments", "backing")))

@@ -84,12 +84,14 @@ def cmd_run(args):
             warn("%s: only objects in the shared cache (%s) and thp get "
                  "huge pages" % (short, cache_dir()))
     env = dict(os.environ)
-    # What comes from /etc/hugeld.conf ld.so reads there itself.
-    if "libs" not in from_file:
+    # What comes from /etc/hugeld.conf or GLIBC_TUNABLES ld.so reads
+    # there itself.
+    own = set(from_file) | set(settings.tunables())
+    if "libs" not in own:
         env["LD_HUGEPAGE_LIBS"] = libs
-    if segs and "segments" not in from_file:
+    if segs and "segments" not in own:
         env["LD_HUGEPAGE_SEGMENTS"] = segs
-    if backing and "backing" not in from_file:
+    if backing and "backing" not in own:
         env["LD_HUGEPAGE_BACKING"] = backing
     note = settings.describe({"libs": libs,
                            "segments": segs or default_setting("segments"),
@@ -99,7 +101,8 @@ def cmd_run(args):
         print("hugeld: %s%s; ld.so reads %s itself" % (
             note, ", the program block at " + from_file["program"]
             if "program" in from_file else "",
-            settings.policy["file"]), file=sys.stderr)
+            settings.policy["file"] if from_file else "GLIBC_TUNABLES"),
+            file=sys.stderr)
     if args.debug is not None:
         env["LD_DEBUG"] = "hugepages"
         if args.debug != "-":
