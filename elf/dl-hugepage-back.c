@@ -45,8 +45,6 @@
 #include <sysdep.h>
 #include "dl-hugepage-int.h"
 
-#define HP_HUGETLBFS_MAGIC 0x958458f6
-
 static int
 hp_openat (int dirfd, const char *name, int flags)
 {
@@ -198,14 +196,17 @@ hp_open_zone (int dirfd, const struct hp_zone *z, uint64_t bias, int *err,
     }
   struct __stat64_t64 st;
   struct statfs sfs;
-  *what = hp_untrusted (zfd, false, &st);
-  if (*what == NULL && (uint64_t) st.st_size != z->end - z->start)
-    *what = "cache file of the wrong size";
-  if (*what == NULL
-      && (INTERNAL_SYSCALL_CALL (fstatfs, zfd, &sfs) != 0
-	  || sfs.f_type != HP_HUGETLBFS_MAGIC
-	  || sfs.f_bsize != HP_HUGEPAGE_SIZE))
-    *what = "not trusted: not on a hugetlbfs of 2 MiB pages";
+  if (__fstat64_time64 (zfd, &st) != 0)
+    *what = "not trusted: fstat failed";
+  else
+    {
+      if (INTERNAL_SYSCALL_CALL (fstatfs, zfd, &sfs) != 0)
+	sfs.f_type = 0;
+      *what = _dl_hugepage_cache_zone_distrust (st.st_mode, st.st_uid,
+						st.st_size,
+						z->end - z->start,
+						sfs.f_type, sfs.f_bsize);
+    }
   if (*what != NULL)
     {
       *err = 0;

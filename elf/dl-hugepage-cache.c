@@ -438,3 +438,18 @@ _dl_hugepage_cache_distrust (bool want_dir, unsigned int mode,
     return "not trusted: writable by group or others";
   return NULL;
 }
+
+const char *
+_dl_hugepage_cache_zone_distrust (unsigned int mode, unsigned int uid,
+				  uint64_t size, uint64_t zone_size,
+				  unsigned long int f_type,
+				  unsigned long int f_bsize)
+{
+  const char *why = _dl_hugepage_cache_distrust (false, mode, uid);
+  if (why == NULL && size != zone_size)
+    why = "cache file of the wrong size";
+  if (why == NULL
+      && (f_type != HP_HUGETLBFS_MAGIC || f_bsize != HP_HUGEPAGE_SIZE))
+    why = "not trusted: not on a hugetlbfs of 2 MiB pages";
+  return why;
+}

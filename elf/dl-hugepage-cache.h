@@ -313,6 +313,22 @@ void _dl_hugepage_cache_zone_name (const struct hp_zone *z, uint64_t bias,
 const char *_dl_hugepage_cache_distrust (bool want_dir, unsigned int mode,
 					 unsigned int uid);
 
+/* statfs's f_type of hugetlbfs.  */
+#define HP_HUGETLBFS_MAGIC 0x958458f6
+
+/* Why ld.so does not map a zone of ZONE_SIZE bytes from a cache file
+   whose fstat gives MODE, UID and SIZE and whose fstatfs gives F_TYPE
+   and F_BSIZE (F_TYPE 0 where fstatfs failed), or NULL: the file must
+   be trusted (_dl_hugepage_cache_distrust), exactly the zone's size,
+   and on a hugetlbfs of 2 MiB pages, checked in that order.  ld.so's
+   hp_open_zone and the helper's hugeld-plan --cache decide with
+   this.  */
+const char *_dl_hugepage_cache_zone_distrust (unsigned int mode,
+					      unsigned int uid, uint64_t size,
+					      uint64_t zone_size,
+					      unsigned long int f_type,
+					      unsigned long int f_bsize);
+
 /* Whether zone Z of an object can come from the shared cache: read-only
    for the life of the process (text or rodata; RELRO is written by
    relocation), and the object has no text relocations.  */

@@ -35,30 +35,6 @@
 #include "hugeld-json.h"
 #include "hugeld-plan.h"
 
-/* statfs's f_type of hugetlbfs.  TODO: dl-hugepage-back.c's
-   HP_HUGETLBFS_MAGIC, to come from dl-hugepage-cache.h.  */
-#define HUGELD_HUGETLBFS_MAGIC 0x958458f6
-
-/* Why ld.so would not map a zone of ZONE_SIZE bytes from a cache file
-   whose fstat gives MODE, UID and SIZE and whose fstatfs gives F_TYPE
-   and F_BSIZE, or NULL: hp_open_zone's checks, in its order.
-   TODO: a copy of the decision in hp_open_zone (dl-hugepage-back.c),
-   to be replaced by the pure function dl-hugepage-cache.c is to export
-   for both (_dl_hugepage_cache_zone_distrust).  */
-static const char *
-zone_file_distrust (unsigned int mode, unsigned int uid, uint64_t size,
-		    uint64_t zone_size, unsigned long int f_type,
-		    unsigned long int f_bsize)
-{
-  const char *why = _dl_hugepage_cache_distrust (false, mode, uid);
-  if (why == NULL && size != zone_size)
-    why = "cache file of the wrong size";
-  if (why == NULL
-      && (f_type != HUGELD_HUGETLBFS_MAGIC || f_bsize != HP_HUGEPAGE_SIZE))
-    why = "not trusted: not on a hugetlbfs of 2 MiB pages";
-  return why;
-}
-
 /* Open NAME in DIRFD as ld.so's hp_openat does: read-only, never
    through a symbolic link, never blocking.  */
 static int
@@ -151,7 +127,7 @@ zone_absent_why (int dirfd, const struct hp_zone *z, const char *name,
       memset (&sfs, 0, sizeof sfs);
       if (fstatfs (zfd, &sfs) != 0)
 	sfs.f_type = 0;
-      why = zone_file_distrust (st.st_mode, st.st_uid, st.st_size,
+      why = _dl_hugepage_cache_zone_distrust (st.st_mode, st.st_uid, st.st_size,
 				z->end - z->start, sfs.f_type, sfs.f_bsize);
     }
   close (zfd);

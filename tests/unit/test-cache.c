@@ -491,9 +491,33 @@ test_distrust (void)
 	 "other-writable");
 }
 
+/* A zone's cache file: trusted, the zone's size, on hugetlbfs of 2 MiB
+   pages, in that order.  */
+static void
+test_zone_distrust (void)
+{
+  const unsigned long int hfs = HP_HUGETLBFS_MAGIC;
+  CHECK (_dl_hugepage_cache_zone_distrust (S_IFREG | 0644, 0, H, H, hfs, H)
+	 == NULL, "a good zone file");
+  const char *w = _dl_hugepage_cache_zone_distrust (S_IFREG | 0666, 0, 2 * H,
+						    H, 0, 4096);
+  CHECK (w != NULL && strstr (w, "writable") != NULL, "trust first: %s", w);
+  w = _dl_hugepage_cache_zone_distrust (S_IFREG | 0644, 0, 2 * H, H, 0, 4096);
+  CHECK (w != NULL && strcmp (w, "cache file of the wrong size") == 0,
+	 "then the size: %s", w);
+  w = _dl_hugepage_cache_zone_distrust (S_IFREG | 0644, 0, H, H, 0xef53, H);
+  CHECK (w != NULL && strstr (w, "hugetlbfs") != NULL, "ext4: %s", w);
+  w = _dl_hugepage_cache_zone_distrust (S_IFREG | 0644, 0, H, H, hfs,
+					1UL << 30);
+  CHECK (w != NULL && strstr (w, "hugetlbfs") != NULL, "1 GiB pages: %s", w);
+  w = _dl_hugepage_cache_zone_distrust (S_IFREG | 0644, 1000, H, H, hfs, H);
+  CHECK (w != NULL && strstr (w, "root") != NULL, "not root's: %s", w);
+}
+
 void
 test_cache (void)
 {
+  test_zone_distrust ();
   test_distrust ();
   test_cgroup ();
   test_backing ();
