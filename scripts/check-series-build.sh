@@ -1,0 +1,76 @@
+#!/bin/bash
+# make check-series-build: every commit of the host release's series for
+# upstream (make series) builds ld.so, in turn, and the last one builds
+# the same loader code as the project's build.
+#
+# The series' tree is checked out in build/series-build/src (a git
+# worktree of build/series/RELEASE/git), configured as the
+# distribution configures glibc (scripts/configure.sh), built once at
+# the pristine commit, and then after each commit incrementally: make
+# rebuilds what the commit changed.  Then the code of ld.so's objects
+# that the series changes (rtld, dl-load, dl-hugepage*) is compared,
+# section by section, with the project's build in build/obj.  About 25
+# minutes on 2 CPUs; not part of CI's run (the README says so).
+#
+# Prints "PASS: series-build-N TITLE (Ss)" or "FAIL: ..." per commit,
+# then "N passed, N failed".
+set -euo pipefail
+. "$(dirname "$0")/config.sh"
+
+rel=$GLIBC_RELEASE
+"$HUGELD_TOP/scripts/series.sh" "$rel"
+repo=$BUILDDIR/series/$rel/git
+B=$BUILDDIR/series-build
+jobs=${JOBS:-$(nproc)}
+pass=0 fail=0
+
+git -C "$repo" worktree prune
+if [ ! -e "$B/src/.git" ]; then
+  rm -rf "$B/src"
+  mkdir -p "$B"
+  git -C "$repo" worktree add -q --detach "$B/src" pristine
+fi
+git -C "$B/src" checkout -q --detach -f pristine
+BUILDDIR=$B "$HUGELD_TOP/scripts/configure.sh"
+
+step () {
+  local name=$1 start=$SECONDS
+  if make -C "$B/obj" -j"$jobs" > "$B/build-$name.log" 2>&1 && [ -x "$B/obj/elf/ld.so" ] \
+     && "$B/obj/elf/ld.so" --version > /dev/null; then
+    echo "PASS: series-build $name ($((SECONDS - start))s)"; pass=$((pass + 1))
+  else
+    echo "FAIL: series-build $name: $(grep -m3 -E ': error:|\*\*\* ' "$B/build-$name.log" | tr '\n' ' ' | cut -c1-300) ($B/build-$name.log)"
+    fail=$((fail + 1))
+    return 1
+  fi
+}
+
+step pristine || { echo "$pass passed, $fail failed"; exit 1; }
+n=0
+for c in $(git -C "$repo" rev-list --reverse pristine..series); do
+  n=$((n + 1))
+  git -C "$B/src" checkout -q --detach "$c"
+  step "$(printf '%02d' "$n")-$(git -C "$repo" log -1 --format=%s "$c" | tr -c 'A-Za-z0-9._\n-' '-')" || break
+done
+
+# The same loader code as the project's build: the sections that hold
+# code and data of every object the series changes.
+if [ "$fail" = 0 ]; then
+  why=
+  for o in "$OBJDIR"/elf/rtld.os "$OBJDIR"/elf/dl-load.os "$OBJDIR"/elf/dl-hugepage*.os; do
+    b=$B/obj/elf/$(basename "$o")
+    [ -f "$b" ] || { why="$(basename "$o") is not built by the series"; break; }
+    for sec in .text .rodata .data; do
+      objcopy -O binary --only-section="$sec" "$o" "$B/a.bin" 2>/dev/null || : > "$B/a.bin"
+      objcopy -O binary --only-section="$sec" "$b" "$B/b.bin" 2>/dev/null || : > "$B/b.bin"
+      cmp -s "$B/a.bin" "$B/b.bin" || { why="$(basename "$o"): $sec differs"; break 2; }
+    done
+  done
+  if [ -z "$why" ]; then
+    echo "PASS: series-build: the last commit's ld.so objects have the code of build/obj's"; pass=$((pass + 1))
+  else
+    echo "FAIL: series-build: the last commit's ld.so is not the project's: $why"; fail=$((fail + 1))
+  fi
+fi
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
