@@ -53,6 +53,13 @@ need_root () {
   finish
 }
 
+# need_pool N: the test needs root and N free huge pages of its own
+# (reserve_hugepages); otherwise it says why and ends.
+need_pool () {
+  need_root "to reserve huge pages"
+  reserve_hugepages "$1" || { fail reserve "cannot reserve $1 huge pages"; finish; }
+}
+
 # need_loaders: unless $HUGELD_LDSO and $SYSTEM_LDSO are both executable
 # files, fail (check "loaders") and end the test here.
 need_loaders () {

@@ -9,8 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 
 F=$FIXTURES
-need_root "to reserve huge pages"
-reserve_hugepages 96 || { fail reserve "cannot reserve 96 huge pages"; finish; }
+need_pool 96
 
 # variant: name | program and arguments | LD_HUGEPAGE_LIBS
 variants=(

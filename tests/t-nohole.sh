@@ -11,8 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 
 F=$FIXTURES
-need_root "to reserve huge pages"
-reserve_hugepages 64 || { fail reserve "cannot reserve 64 huge pages"; finish; }
+need_pool 64
 
 B=$TEST_TMP/bin
 mkdir -p "$B"
