@@ -370,6 +370,22 @@ out=$(jq "[(p['pages'], p['objects'][0]['path'].split('/')[-1]) for p in d['proc
 $H status --all | grep -q "^ *$bench  *16  *32  *bigcheck-shared via ld.so  *libbig.so (16)$" \
   && pass "status --all: the table" || fail "status --all" "$($H status --all | head -5 | tr '\n' '|')"
 
+# Selected by the tunable: status reads it from the process's
+# GLIBC_TUNABLES with ld.so's own parser, names it, and plans with it.
+GLIBC_TUNABLES=glibc.malloc.perturb=0:glibc.elf.hugepage.libs=nothing.so,libbig.so \
+  "$HUGELD_LDSO" "$F/bigcheck-shared" --bench --rounds 1000 > /dev/null 2>&1 &
+tun=$!
+if wait_huge $tun; then
+  out=$($H status $tun 2>&1)
+  echo "$out" | grep -q '^  settings: glibc.elf.hugepage.libs=nothing.so:libbig.so LD_HUGEPAGE_SEGMENTS=' \
+    && echo "$out" | grep -q '^  /.*/libbig.so  *text ' \
+    && pass "status PID: libs from GLIBC_TUNABLES, named as the tunable; libbig.so's zones" \
+    || fail "status PID with the libs tunable" "$(echo "$out" | head -6 | tr '\n' '|')"
+else
+  fail "status PID with the libs tunable" "the process got no huge page"
+fi
+kill $tun 2> /dev/null; wait $tun 2> /dev/null
+
 # Selected but not on huge pages: the stock loader ignores the setting.
 LD_HUGEPAGE_LIBS=libbig.so "$F/bigcheck-shared" --bench --rounds 400 > /dev/null 2>&1 &
 stock=$!

@@ -410,6 +410,10 @@ struct effective_request
 {
   const char *option[3];	/* --libs, --segments, --backing, or NULL.  */
   const char *program;		/* --run NAME, or NULL.  */
+  const char *tunables;		/* --tunables TEXT: GLIBC_TUNABLES's value
+				   to read instead of the environment's
+				   (another process's, read by hugeld
+				   status), or NULL.  */
   bool tunable[3];		/* Set by print_effective: the value is
 				   its glibc.elf.hugepage.* tunable's.  */
 };
@@ -498,7 +502,8 @@ print_effective (const struct effective_request *request,
      its tunable in GLIBC_TUNABLES.  */
   struct effective_request r = *request;
   const struct effective_request *req = &r;
-  const char *tunables = getenv ("GLIBC_TUNABLES");
+  const char *tunables = (req->tunables != NULL ? req->tunables
+			  : getenv ("GLIBC_TUNABLES"));
   const char *tv[HP_NTUNABLES];
   size_t tl[HP_NTUNABLES];
   bool have_tunables = (tunables != NULL
@@ -638,7 +643,7 @@ print_effective (const struct effective_request *request,
 #define USAGE "usage: hugeld-conf [--run NAME [--cwd DIR] [--kernel] | " \
   "--program NAME...] [--secure] [--expand] FILE\n" \
   "       hugeld-conf --effective [--libs V] [--segments V] [--backing V] " \
-  "[--run NAME [--cwd DIR]] FILE\n" \
+  "[--tunables TEXT] [--run NAME [--cwd DIR]] FILE\n" \
   "       hugeld-conf --check FILE"
 
 /* The command line, parsed.  */
@@ -695,6 +700,8 @@ parse_command (int argc, char **argv, struct conf_command *cmd)
 	cmd->req.option[1] = argv[++i];
       else if (strcmp (argv[i], "--backing") == 0 && i + 1 < argc)
 	cmd->req.option[2] = argv[++i];
+      else if (strcmp (argv[i], "--tunables") == 0 && i + 1 < argc)
+	cmd->req.tunables = argv[++i];
       else if (strcmp (argv[i], "--help") == 0)
 	{
 	  puts (USAGE);
@@ -708,7 +715,8 @@ parse_command (int argc, char **argv, struct conf_command *cmd)
       || ((cmd->run.cwd != NULL || cmd->by_kernel) && cmd->run.name == NULL)
       || (!cmd->effective && (req->option[0] != NULL
 			      || req->option[1] != NULL
-			      || req->option[2] != NULL)))
+			      || req->option[2] != NULL
+			      || req->tunables != NULL)))
     {
       fputs (USAGE "\n", stderr);
       return 2;

@@ -65,6 +65,33 @@ def effective(cmd, options, environ, program, path=None):
     return json.loads(p.stdout.decode("utf-8", "surrogateescape"))
 
 
+def given_settings(variables, tunables):
+    """What another process's LD_HUGEPAGE_* VARIABLES ({name: value},
+    only those it has) and its GLIBC_TUNABLES value TUNABLES (or None)
+    give it, decided by ld.so's own code (hugeld-conf --effective
+    --tunables, run with those variables alone, so nothing else of that
+    process's environment reaches the helper): {setting: (value, name)}
+    for each setting one of them gives, NAME the variable's or the
+    tunable's.  {} where they select nothing or are unusable (the
+    caller shows the variables as they are)."""
+    args = [conf_helper(), "--effective"]
+    if tunables is not None:
+        args += ["--tunables", tunables]
+    env = {k: v for k, v in variables.items()
+           if k.startswith("LD_HUGEPAGE_")}
+    try:
+        p = subprocess.run(args + [os.devnull], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, env=env)
+    except OSError as e:
+        raise Error("cannot run %s: %s" % (args[0], e.strerror))
+    if p.returncode != 0:
+        return {}
+    d = json.loads(p.stdout.decode("utf-8", "surrogateescape"))
+    return {k: (d[k]["value"], d[k]["source"])
+            for k in ("libs", "segments", "backing")
+            if d[k]["from"] in ("variable", "tunable")}
+
+
 def read_conf(path=None, program=None, cwd=None, expand=False):
     """What the file at PATH (default ld.so's) says (hugeld-conf's JSON)
     for PROGRAM (the name a program is run by, relative to CWD, default

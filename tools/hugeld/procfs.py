@@ -249,17 +249,32 @@ def process_objects(pid, maps, cache):
 
 
 def read_environ(pid):
+    """The environment process PID was started with ({name: value}), or
+    None if it cannot be read.  glibc's ld.so parses GLIBC_TUNABLES in
+    place: it ends the value of each tunable it knows with a NUL where
+    the `:' was (the process itself then uses a copy).  The pieces that
+    follow ("glibc.x.y=value", each ended the same way) are put back
+    with their colons, so GLIBC_TUNABLES reads as it was given."""
     try:
         with open("/proc/%d/environ" % pid, "rb") as f:
             data = f.read()
     except OSError:
         return None
     env = {}
+    last = None
     for item in data.split(b"\0"):
-        if b"=" in item:
-            k, v = item.split(b"=", 1)
-            env[k.decode("utf-8", "replace")] = v.decode("utf-8",
-                                                          "surrogateescape")
+        if b"=" not in item:
+            last = None
+            continue
+        k, v = item.split(b"=", 1)
+        k = k.decode("utf-8", "replace")
+        v = v.decode("utf-8", "surrogateescape")
+        if last == "GLIBC_TUNABLES" and k.startswith("glibc.") \
+                and "." in k[6:]:
+            env[last] += ":%s=%s" % (k, v)
+            continue
+        env[k] = v
+        last = k
     return env
 
 

@@ -34,6 +34,9 @@ from .planner import parse_backing
 from .policy import effective
 
 NAMES = ("libs", "segments", "backing")
+# The variable of each setting (its tunable is glibc.elf.hugepage.NAME).
+VARS = {"libs": "LD_HUGEPAGE_LIBS", "segments": "LD_HUGEPAGE_SEGMENTS",
+        "backing": "LD_HUGEPAGE_BACKING"}
 
 
 class Settings(collections.namedtuple(

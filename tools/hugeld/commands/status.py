@@ -31,9 +31,10 @@ from ..cache.upkeep import cache_summary
 from ..common import DEFAULT_LDSO, Error, HUGE, UsageError, helper_path, mib, plural, table
 from ..elf import is_hugeld_loader
 from ..planner import check_patterns, check_segments, conf_file, default_setting, plan_each
-from ..policy import file_policy
+from ..policy import file_policy, given_settings
 from ..pool import hugetlb_cgroup_none, pool_info, pool_line
 from ..procfs import command_of, execfn, ldso_command_program, process_cwd, process_objects, read_environ, read_smaps
+from ..settings import VARS
 
 
 def process_status(pid, cache, ldso, detail=True):
@@ -45,10 +46,7 @@ def process_status(pid, cache, ldso, detail=True):
         exe = None
     st = {"pid": pid, "command": command_of(pid), "exe": exe}
     env = read_environ(pid)
-    settings = None if env is None else {
-        "libs": env.get("LD_HUGEPAGE_LIBS"),
-        "segments": env.get("LD_HUGEPAGE_SEGMENTS"),
-        "backing": env.get("LD_HUGEPAGE_BACKING")}
+    settings = None if env is None else process_settings(env)
     plans = plan_objects(objs, settings, detail)
     # The dynamic loader: by its DT_SONAME, as the helper reads it.  Not
     # by the kernel's AT_BASE or the program's PT_INTERP: run as a
@@ -253,6 +251,22 @@ def cache_pages():
         os.close(top)
 
 
+def process_settings(env):
+    """The settings a process's environment ENV gives it: each
+    LD_HUGEPAGE_* variable, else its glibc.elf.hugepage.* tunable in
+    GLIBC_TUNABLES, as ld.so took them (None where neither gives one),
+    and under "names" the variable's or the tunable's name."""
+    variables = {VARS[k]: env[VARS[k]] for k in VARS if VARS[k] in env}
+    s = {k: env.get(VARS[k]) for k in VARS}
+    s["names"] = dict(VARS)
+    if "GLIBC_TUNABLES" in env:
+        for k, (value, name) in given_settings(
+                variables, env["GLIBC_TUNABLES"]).items():
+            s[k] = value
+            s["names"][k] = name
+    return s
+
+
 def process_policy(pid, st):
     """policy.file_policy for the program of process PID, by the name
     ld.so matched: the file `ld.so PROG' was given (relative to the
@@ -294,11 +308,14 @@ def settings_line(st):
         why = "; %s: %s" % (pol["file"], pol["why"])
     if s["libs"] is not None or s["segments"] is not None \
             or s["backing"] is not None:
-        return "LD_HUGEPAGE_LIBS=%s LD_HUGEPAGE_SEGMENTS=%s " \
-            "LD_HUGEPAGE_BACKING=%s%s" % (
+        names = s.get("names", VARS)
+        return "%s=%s %s=%s %s=%s%s" % (
+                names["libs"],
                 s["libs"] if s["libs"] is not None else "(unset)",
+                names["segments"],
                 s["segments"] if s["segments"] is not None
                 else "(default: %s)" % default_setting("segments"),
+                names["backing"],
                 s["backing"] if s["backing"] else
                 "(default: %s)" % default_setting("backing"), why)
     return "LD_HUGEPAGE_LIBS not set" + why
