@@ -34,7 +34,6 @@
 
 # include <link.h>
 # include <stdbool.h>
-# include "dl-hugepage-plan.h"
 
 /* Settings from LD_HUGEPAGE_LIBS, LD_HUGEPAGE_SEGMENTS and
    LD_HUGEPAGE_BACKING, recorded by process_envvars (NULL if not set).

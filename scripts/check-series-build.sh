@@ -63,6 +63,7 @@ if [ "$fail" = 0 ]; then
     for sec in .text .rodata .data; do
       objcopy -O binary --only-section="$sec" "$o" "$B/a.bin" 2>/dev/null || : > "$B/a.bin"
       objcopy -O binary --only-section="$sec" "$b" "$B/b.bin" 2>/dev/null || : > "$B/b.bin"
+      [ "$sec" != .text ] || [ -s "$B/a.bin" ] || { why="$(basename "$o"): no .text read"; break 2; }
       cmp -s "$B/a.bin" "$B/b.bin" || { why="$(basename "$o"): $sec differs"; break 2; }
     done
   done

@@ -77,6 +77,11 @@ grep -v -e '^#' -e '^[[:space:]]*$' "$UP/series" | while read -r kind a b rest; 
     patch)
       p=$(patch_for "$a")
       apply "$p"
+      for f in $b $rest; do
+        [ -f "$HUGELD_TOP/elf/$f" ] || die "glibc-patches/upstream/series names elf/$f, which does not exist"
+        cp "$HUGELD_TOP/elf/$f" "$repo/elf/$f"
+        added="$added$f "
+      done
       patch_message "$p" > "$msg"
       ;;
     files)
@@ -120,8 +125,6 @@ grep -v -e '^#' -e '^[[:space:]]*$' "$UP/series" | while read -r kind a b rest; 
     *) die "glibc-patches/upstream/series: unknown line: $kind $a $b $rest" ;;
   esac
   commit "$msg"
-  # The files the rest of the loop sees.
-  echo "$added" > "$repo/.git/hugeld-added"
 done
 
 rm -rf "$out"
