@@ -16,7 +16,7 @@
 #   make check-series  apply the patch series to the glibc source of every supported release, and
 #                   make each release's series for upstream and apply it with git am (no build)
 #   make series RELEASE=R  hugeld as a git format-patch series against the pristine glibc R: build/series-out/R
-#   make check-series-build  every commit of the host release's series builds ld.so (incremental; ~25 min)
+#   make check-series-build  every commit of the host release's series builds ld.so (a full build, then ~35 s a commit)
 
 PREFIX ?= /opt/hugeld
 DESTDIR ?=

@@ -9,8 +9,9 @@
 # the pristine commit, and then after each commit incrementally: make
 # rebuilds what the commit changed.  Then the code of ld.so's objects
 # that the series changes (rtld, dl-load, dl-hugepage*) is compared,
-# section by section, with the project's build in build/obj.  About 25
-# minutes on 2 CPUs; not part of CI's run (the README says so).
+# section by section, with the project's build in build/obj.  A full
+# glibc build (7 to 11 minutes on 2 CPUs), then about 35 s a commit;
+# not part of CI's run (the README says so).
 #
 # Prints "PASS: series-build-N TITLE (Ss)" or "FAIL: ..." per commit,
 # then "N passed, N failed".
