@@ -98,6 +98,36 @@ mapping_of (uintptr_t addr)
   return m;
 }
 
+/* The huge pages this process took from the pool for itself, in kB:
+   the hugetlb memory of its anonymous hugetlb mappings
+   (/anon_hugepage; the private copies), as /proc/self/smaps counts it.
+   The shared cache's files are not counted: their pages exist before
+   the process maps them.  The tests count their own pages, not the
+   pool's free ones: glibc's harness runs tests in parallel, and other
+   processes take and give back pool pages at any time.  */
+static long
+private_hugetlb_kb (void)
+{
+  FILE *f = xfopen ("/proc/self/smaps", "r");
+  char *line = NULL;
+  size_t n = 0;
+  long kb = 0;
+  bool anon = false;
+  while (xgetline (&line, &n, f) > 0)
+    {
+      unsigned long start, end;
+      if (sscanf (line, "%lx-%lx ", &start, &end) == 2)
+	anon = strstr (line, " /anon_hugepage") != NULL;
+      else if (anon && strncmp (line, "Private_Hugetlb:", 16) == 0)
+	kb += strtol (line + 16, NULL, 10);
+      else if (anon && strncmp (line, "Shared_Hugetlb:", 15) == 0)
+	kb += strtol (line + 15, NULL, 10);
+    }
+  free (line);
+  xfclose (f);
+  return kb;
+}
+
 /* tst-hugepage-mod.so, loaded: its function and the first whole 2 MiB
    page inside its 6 MiB of text.  */
 struct module
