@@ -20,6 +20,7 @@
 set -euo pipefail
 . "$(dirname "$0")/config.sh"
 
+"$HUGELD_TOP/scripts/deps.sh" series
 SDIR=$BUILDDIR/series
 mkdir -p "$SDIR"
 read -r mirror security <<< "$(debian_mirrors) "

@@ -5,6 +5,7 @@
 #   scripts/deps.sh test    # what `make check` needs on top
 #   scripts/deps.sh kernels # what `make check-kernels` needs (qemu, busybox)
 #   scripts/deps.sh distro  # what `make check-distro` needs (debootstrap)
+#   scripts/deps.sh series  # what `make series` and `make check-series` need (git)
 #   scripts/deps.sh bench   # what `make bench` needs (make -C bench deps)
 set -euo pipefail
 . "$(dirname "$0")/config.sh"
@@ -87,7 +88,8 @@ case "${1:-build}" in
   fuzz) need clang-14 ;;
   kernels) need qemu-system-x86 busybox-static cpio gcc libc6-dev e2fsprogs xfsprogs xz-utils ;;
   distro) need debootstrap ;;
+  series) need git patch xz-utils ;;
   bench) need clang-14 mariadb-server mariadb-client sysbench libhugetlbfs-bin libhugetlbfs0 \
 	      python3-matplotlib linux-perf ;;
-  *) die "usage: deps.sh build|test|fuzz|kernels|distro|bench" ;;
+  *) die "usage: deps.sh build|test|fuzz|kernels|distro|series|bench" ;;
 esac

@@ -16,6 +16,7 @@
 set -euo pipefail
 . "$(dirname "$0")/config.sh"
 
+"$HUGELD_TOP/scripts/deps.sh" series
 rel=${1:?usage: scripts/series.sh RELEASE [SRC]}
 release_supported "$rel" || die "glibc $rel is not a supported release (glibc-patches/releases)"
 UP=$PATCHDIR/upstream
