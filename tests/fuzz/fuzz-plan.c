@@ -222,6 +222,24 @@ fuzz_glob (const uint8_t *data, size_t size)
   if (p != NULL && (p < buf || p + len > buf + plen))
     abort ();
   (void) _dl_hugepage_parse_kinds (buf);
+  /* As GLIBC_TUNABLES: each value found lies inside the string, after
+     its name's '=', and has no ':'; the libs value copied has no ','.  */
+  const char *tv[HP_NTUNABLES];
+  size_t tl[HP_NTUNABLES];
+  if (_dl_hugepage_tunables_find (buf, tv, tl))
+    for (int t = 0; t < HP_NTUNABLES; ++t)
+      {
+	if (tv[t] == NULL)
+	  continue;
+	if (tv[t] <= buf || tv[t] + tl[t] > buf + plen || tv[t][-1] != '='
+	    || memchr (tv[t], ':', tl[t]) != NULL)
+	  abort ();
+	char copy[sizeof buf];
+	_dl_hugepage_tunable_value (t, tv[t], tl[t], copy);
+	if (strlen (copy) > tl[t]
+	    || (t == HP_TUN_LIBS && strchr (copy, ',') != NULL))
+	  abort ();
+      }
   unsigned char order[HP_NBACKINGS];
   int n = _dl_hugepage_parse_backing (buf, order);
   if (n > HP_NBACKINGS)
