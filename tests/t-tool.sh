@@ -385,6 +385,43 @@ else
   fail "status PID with the libs tunable" "the process got no huge page"
 fi
 kill $tun 2> /dev/null; wait $tun 2> /dev/null
+# The attacker's side: a process whose environment has an LD_PRELOAD
+# library (and the tunable) must not get that library into the helpers
+# root's status runs for it.  The library leaves a mark when a hugeld
+# helper or command loads it; the process itself loads it too, so the
+# check can fail.
+cat > "$TEST_TMP/mark.c" <<EOF
+#include <stdio.h>
+#include <string.h>
+__attribute__ ((constructor)) static void
+mark (void)
+{
+  char comm[32] = "";
+  FILE *f = fopen ("/proc/self/comm", "r");
+  if (f != NULL) { if (fgets (comm, sizeof comm, f) == NULL) comm[0] = 0; fclose (f); }
+  FILE *o = fopen (strncmp (comm, "hugeld", 6) == 0 ? "$TEST_TMP/mark.helper"
+		   : "$TEST_TMP/mark.self", "w");
+  if (o != NULL) fclose (o);
+}
+EOF
+rm -f "$TEST_TMP/mark.self" "$TEST_TMP/mark.helper"
+if cc -shared -fPIC -o "$TEST_TMP/mark.so" "$TEST_TMP/mark.c"; then
+  LD_PRELOAD=$TEST_TMP/mark.so GLIBC_TUNABLES=glibc.elf.hugepage.libs=libbig.so \
+    "$HUGELD_LDSO" "$F/bigcheck-shared" --bench --rounds 1000 > /dev/null 2>&1 &
+  evil=$!
+  wait_huge $evil
+  $H status $evil > "$TEST_TMP/evil.out" 2>&1
+  $H status --all > /dev/null 2>&1
+  kill $evil 2> /dev/null; wait $evil 2> /dev/null
+  if [ -e "$TEST_TMP/mark.self" ] && [ ! -e "$TEST_TMP/mark.helper" ] \
+     && grep -q 'glibc.elf.hugepage.libs=libbig.so' "$TEST_TMP/evil.out"; then
+    pass "status PID of a process with LD_PRELOAD in its environment: its tunable read, its library never loaded into hugeld's helpers"
+  else
+    fail "status PID: another process's LD_PRELOAD" "self $([ -e "$TEST_TMP/mark.self" ] && echo marked || echo unmarked), helper $([ -e "$TEST_TMP/mark.helper" ] && echo MARKED || echo unmarked): $(head -4 "$TEST_TMP/evil.out" | tr '\n' '|')"
+  fi
+else
+  fail "build mark.so" ""
+fi
 
 # Selected but not on huge pages: the stock loader ignores the setting.
 LD_HUGEPAGE_LIBS=libbig.so "$F/bigcheck-shared" --bench --rounds 400 > /dev/null 2>&1 &
