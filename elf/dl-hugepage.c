@@ -99,6 +99,8 @@ unsigned int _dl_hugepage_libs_line;
 static unsigned int hp_segments_line;
 static unsigned int hp_backing_line;
 static unsigned int hp_from_tunables;
+/* The longest "glibc.elf.hugepage.segments", with its NUL.  */
+#define HP_SETTING_NAME_MAX 32
 
 extern char **_environ attribute_hidden;
 
@@ -142,16 +144,19 @@ hp_take_tunables (void)
     }
 }
 
-/* The name the setting T's value was given by, for a warning.  */
+/* The name the setting T's value was given by, for a warning or the
+   report: its variable, or its tunable (HP_TUNABLE_NAMESPACE, then
+   _dl_hugepage_tunable_name, written into BUF).  */
 static const char *
-hp_setting_name (int t)
+hp_setting_name (int t, char buf[HP_SETTING_NAME_MAX])
 {
   static const char *const vars[HP_NTUNABLES] =
     { "LD_HUGEPAGE_LIBS", "LD_HUGEPAGE_SEGMENTS", "LD_HUGEPAGE_BACKING" };
-  static const char *const tunables[HP_NTUNABLES] =
-    { HP_TUNABLE_NAMESPACE "libs", HP_TUNABLE_NAMESPACE "segments",
-      HP_TUNABLE_NAMESPACE "backing" };
-  return (hp_from_tunables & (1u << t)) != 0 ? tunables[t] : vars[t];
+  if ((hp_from_tunables & (1u << t)) == 0)
+    return vars[t];
+  __stpcpy (__stpcpy (buf, HP_TUNABLE_NAMESPACE),
+	    _dl_hugepage_tunable_name (t));
+  return buf;
 }
 
 /* Warn about the variables (or tunables) E says are set but do not
@@ -159,15 +164,16 @@ hp_setting_name (int t)
 static void
 hp_warn_ignored (const struct hp_effective *e)
 {
+  char name[HP_SETTING_NAME_MAX];
   if (e->segments_bad)
     _dl_error_printf ("\
 %s: warning: %s=%s ignored: use a comma list of text, rodata, relro, \
-data, bss or all\n", RTLD_PROGNAME, hp_setting_name (HP_TUN_SEGMENTS),
+data, bss or all\n", RTLD_PROGNAME, hp_setting_name (HP_TUN_SEGMENTS, name),
 		      _dl_hugepage_segments);
   if (e->backing_bad)
     _dl_error_printf ("\
 %s: warning: %s=%s ignored: use a comma list of shared, private or thp\n",
-		      RTLD_PROGNAME, hp_setting_name (HP_TUN_BACKING),
+		      RTLD_PROGNAME, hp_setting_name (HP_TUN_BACKING, name),
 		      _dl_hugepage_backing);
 }
 
@@ -183,9 +189,10 @@ hp_tunable_from (int t)
 static void
 hp_report_settings (void)
 {
-  char from[64];
+  char from[64], name[HP_SETTING_NAME_MAX];
   if (_dl_hugepage_libs_line == 0)
-    _dl_debug_printf ("hugepages: %s=%s\n", hp_setting_name (HP_TUN_LIBS),
+    _dl_debug_printf ("hugepages: %s=%s\n",
+		      hp_setting_name (HP_TUN_LIBS, name),
 		      _dl_hugepage_libs);
   else
     _dl_debug_printf ("hugepages: libs%s: %s\n",
