@@ -104,16 +104,16 @@ static unsigned int hp_from_tunables;
 
 extern char **_environ attribute_hidden;
 
-/* Take each of glibc.elf.hugepage.libs, .segments and .backing from
-   GLIBC_TUNABLES where its variable is not set (a variable that is
-   set, even empty, wins).  Every GLIBC_TUNABLES in the environment is
-   read, in order, as glibc reads them: the last value of a name wins.
-   A value that cannot be copied is not taken.  */
+/* Find glibc.elf.hugepage.libs, .segments and .backing in the
+   environment's GLIBC_TUNABLES: VALUE[T] and LEN[T] for each (NULL if
+   not given).  Every GLIBC_TUNABLES in the environment is read, in
+   order, as glibc reads them: the last value of a name wins.  glibc
+   does not know these names (registering them would renumber the
+   tunables the distribution's libc.so.6 asks for), so they are read
+   here.  */
 static void
-hp_take_tunables (void)
+hp_find_tunables (const char *value[HP_NTUNABLES], size_t len[HP_NTUNABLES])
 {
-  const char *value[HP_NTUNABLES] = { NULL };
-  size_t len[HP_NTUNABLES] = { 0 };
   for (char **e = _environ; e != NULL && *e != NULL; ++e)
     {
       static const char var[] = "GLIBC_TUNABLES=";
@@ -129,6 +129,17 @@ hp_take_tunables (void)
 	    len[t] = l[t];
 	  }
     }
+}
+
+/* Take each of hugeld's tunables where its variable is not set (a
+   variable that is set, even empty, wins).  A value that cannot be
+   copied is not taken.  */
+static void
+hp_take_tunables (void)
+{
+  const char *value[HP_NTUNABLES] = { NULL };
+  size_t len[HP_NTUNABLES] = { 0 };
+  hp_find_tunables (value, len);
   const char **setting[HP_NTUNABLES] =
     { &_dl_hugepage_libs, &_dl_hugepage_segments, &_dl_hugepage_backing };
   for (int t = 0; t < HP_NTUNABLES; ++t)
