@@ -1,20 +1,25 @@
 #!/bin/bash
 # make check-series-build: every commit of the host release's series for
-# upstream (make series) builds ld.so, in turn, and the last one builds
-# the same loader code as the project's build.
+# upstream (make series) builds ld.so, in turn; the drop-in's last
+# commit (tag dropin) builds the same loader code as the project's
+# build; and the tree of the whole series, whose last patches register
+# the glibc.elf.hugepage tunables, lists them in `ld.so --list-tunables'
+# and passes hugeld's tests in glibc's harness (tests/t-glibc.sh).
 #
 # The series' tree is checked out in build/series-build/src (a git
 # worktree of build/series/RELEASE/git), configured as the
 # distribution configures glibc (scripts/configure.sh), built once at
 # the pristine commit, and then after each commit incrementally: make
-# rebuilds what the commit changed.  Then the code of ld.so's objects
-# that the series changes (rtld, dl-load, dl-hugepage*) is compared,
-# section by section, with the project's build in build/obj.  A full
-# glibc build (7 to 11 minutes on 2 CPUs), then about 35 s a commit;
-# not part of CI's run (the README says so).
+# rebuilds what the commit changed.  The code of ld.so's objects that
+# the series changes (rtld, dl-load, dl-hugepage*) is compared, section
+# by section, with the project's build in build/obj.  A full glibc build
+# (7 to 11 minutes on 2 CPUs), then about 35 s a commit (registering
+# the tunables rebuilds what includes the tunable list: some minutes);
+# not part of CI's run (the README says so).  Needs root for the pool
+# and the hugeld command ($HUGELD_CMD, as tests/run.sh takes it).
 #
-# Prints "PASS: series-build-N TITLE (Ss)" or "FAIL: ..." per commit,
-# then "N passed, N failed".
+# Prints "PASS: series-build-N TITLE (Ss)" or "FAIL: ..." per commit
+# and check, then "N passed, N failed".
 set -euo pipefail
 . "$(dirname "$0")/config.sh"
 
@@ -46,18 +51,10 @@ step () {
   fi
 }
 
-step pristine || { echo "$pass passed, $fail failed"; exit 1; }
-n=0
-for c in $(git -C "$repo" rev-list --reverse pristine..series); do
-  n=$((n + 1))
-  git -C "$B/src" checkout -q --detach "$c"
-  step "$(printf '%02d' "$n")-$(git -C "$repo" log -1 --format=%s "$c" | tr -c 'A-Za-z0-9._\n-' '-')" || break
-done
-
 # The same loader code as the project's build: the sections that hold
 # code and data of every object the series changes.
-if [ "$fail" = 0 ]; then
-  why=
+same_code () {
+  local why=
   for o in "$OBJDIR"/elf/rtld.os "$OBJDIR"/elf/dl-load.os "$OBJDIR"/elf/dl-hugepage*.os; do
     b=$B/obj/elf/$(basename "$o")
     [ -f "$b" ] || { why="$(basename "$o") is not built by the series"; break; }
@@ -69,9 +66,45 @@ if [ "$fail" = 0 ]; then
     done
   done
   if [ -z "$why" ]; then
-    echo "PASS: series-build: the last commit's ld.so objects have the code of build/obj's"; pass=$((pass + 1))
+    echo "PASS: series-build: the drop-in's last commit has the code of build/obj's ld.so objects"; pass=$((pass + 1))
   else
-    echo "FAIL: series-build: the last commit's ld.so is not the project's: $why"; fail=$((fail + 1))
+    echo "FAIL: series-build: the drop-in's last commit is not the project's ld.so: $why"; fail=$((fail + 1))
+  fi
+}
+
+# The registered tunables in the whole series' ld.so.
+tunables_listed () {
+  local out why=
+  out=$(GLIBC_TUNABLES=glibc.elf.hugepage.libs=liba.so,libb.so*:glibc.elf.hugepage.backing=private \
+        "$B/obj/elf/ld.so" --list-tunables 2>&1) || why="ld.so --list-tunables failed: $out"
+  for line in "glibc.elf.hugepage.libs: liba.so,libb.so*" "glibc.elf.hugepage.segments:" \
+              "glibc.elf.hugepage.backing: private"; do
+    [ -n "$why" ] || echo "$out" | grep -qxF "$line" || why="no line \"$line\""
+  done
+  if [ -z "$why" ]; then
+    echo "PASS: series-build: ld.so --list-tunables lists glibc.elf.hugepage.libs, .segments and .backing, with their values"; pass=$((pass + 1))
+  else
+    echo "FAIL: series-build: ld.so --list-tunables: $why"; fail=$((fail + 1))
+  fi
+}
+
+step pristine || { echo "$pass passed, $fail failed"; exit 1; }
+n=0
+dropin=$(git -C "$repo" rev-parse dropin)
+for c in $(git -C "$repo" rev-list --reverse pristine..series); do
+  n=$((n + 1))
+  git -C "$B/src" checkout -q --detach "$c"
+  step "$(printf '%02d' "$n")-$(git -C "$repo" log -1 --format=%s "$c" | tr -c 'A-Za-z0-9._\n-' '-')" || break
+  [ "$c" != "$dropin" ] || same_code
+done
+
+if [ "$fail" = 0 ]; then
+  tunables_listed
+  # hugeld's tests in glibc's harness, in the whole series' tree.
+  if HUGELD_OBJDIR=$B/obj "$HUGELD_TOP/tests/run.sh" "$HUGELD_TOP/tests/t-glibc.sh" > "$B/t-glibc.log" 2>&1; then
+    echo "PASS: series-build: tests/t-glibc.sh in the whole series' tree ($(grep -c '^PASS' "$B/t-glibc.log") passed)"; pass=$((pass + 1))
+  else
+    echo "FAIL: series-build: tests/t-glibc.sh in the whole series' tree: $(grep -m2 '^FAIL' "$B/t-glibc.log" | tr '\n' ' ') ($B/t-glibc.log)"; fail=$((fail + 1))
   fi
 fi
 echo "$pass passed, $fail failed"

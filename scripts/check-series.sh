@@ -6,8 +6,9 @@
 # quick check that a change to a hook (or a new Debian upload) still
 # fits every release.  It also makes the series for upstream of every
 # release (make series; scripts/series.sh), applies it with git am to
-# the pristine tree, and checks that the tree it makes has the files the
-# build makes.  That each of its commits builds is checked by the
+# the pristine tree, checks that the tree it makes up to the patches only
+# upstream takes (tag dropin) has the files the build makes, and checks
+# the tunables those patches register (scripts/series-tunables.sh).  That each of its commits builds is checked by the
 # longer make check-series-build (scripts/check-series-build.sh).
 #
 # The sources are the glibc-source packages of the releases' Debian
@@ -83,23 +84,27 @@ while read -r rel suite _; do
       git -C "$repo" am --abort > /dev/null 2>&1 || true
     elif ! git -C "$repo" diff --quiet series am; then
       why="git am of the series gives another tree than the series branch"
+    elif ! out=$("$HUGELD_TOP/scripts/series-tunables.sh" "$repo" "$rel" 2>&1); then
+      why="the tunables: $(echo "$out" | tail -1)"
     else
+      # The drop-in's code (tag dropin: before the patches only
+      # upstream takes) is the build's, file for file.
       while read -r f; do
         case $f in
           elf/dl-hugepage*|elf/tst-hugepage*) want=$HUGELD_TOP/$f ;;
           NEWS) continue ;;
           *) want=$work/$f ;;
         esac
-        git -C "$repo" show "am:$f" | cmp -s - "$want" \
+        git -C "$repo" show "dropin:$f" | cmp -s - "$want" \
           || { why="the series' $f is not the one the build makes"; break; }
-      done < <(git -C "$repo" diff --name-only pristine am)
+      done < <(git -C "$repo" diff --name-only pristine dropin)
       [ -n "$why" ] || nseries=$(ls "$BUILDDIR/series-out/$rel" | wc -l)
     fi
     git -C "$repo" checkout -q -f series 2> /dev/null || true
   fi
   rm -rf "$work"
   if [ -z "$why" ]; then
-    echo "PASS: series-$rel (glibc-source $ver, $(series_for "$rel" | wc -l) patches; make series: $nseries, git am applies them, the same files as the build)"; pass=$((pass + 1))
+    echo "PASS: series-$rel (glibc-source $ver, $(series_for "$rel" | wc -l) patches; make series: $nseries, git am applies them, the same files as the build, the tunables generate)"; pass=$((pass + 1))
   else
     echo "FAIL: series-$rel (glibc-source $ver): $why"; fail=$((fail + 1))
   fi

@@ -35,9 +35,10 @@ release_supported () {
   awk -v r="$1" '!/^#/ && $1 == r { found = 1 } END { exit !found }' "$PATCHDIR/releases"
 }
 
-# The patches of glibc-patches/series for release $1 (X.Y), in order:
-# a line "PATCH" is for every release, "PATCH FIRST-LAST" for FIRST to
-# LAST (either may be empty: "2.37-", "-2.36").
+# The patches of glibc-patches/series (or of the list $2 in its format)
+# for release $1 (X.Y), in order: a line "PATCH" is for every release,
+# "PATCH FIRST-LAST" for FIRST to LAST (either may be empty: "2.37-",
+# "-2.36").
 series_for () {
   awk -v r="$1" '
     function num(v,  a) { split(v, a, "."); return a[1] * 1000 + a[2] }
@@ -48,5 +49,5 @@ series_for () {
       if (n != 2) { print "bad release range in series: " $0 > "/dev/stderr"; exit 2 }
       if ((b[1] == "" || num(r) >= num(b[1])) && (b[2] == "" || num(r) <= num(b[2])))
         print $1
-    }' "$PATCHDIR/series"
+    }' "${2:-$PATCHDIR/series}"
 }

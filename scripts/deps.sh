@@ -88,7 +88,7 @@ case "${1:-build}" in
   fuzz) need clang-14 ;;
   kernels) need qemu-system-x86 busybox-static cpio gcc libc6-dev e2fsprogs xfsprogs xz-utils ;;
   distro) need debootstrap ;;
-  series) need git patch xz-utils ;;
+  series) need git patch xz-utils gawk gcc ;;
   bench) need clang-14 mariadb-server mariadb-client sysbench libhugetlbfs-bin libhugetlbfs0 \
 	      python3-matplotlib linux-perf ;;
   *) die "usage: deps.sh build|test|fuzz|kernels|distro|series|bench" ;;

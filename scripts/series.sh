@@ -12,7 +12,9 @@
 # `make check-series' keeps in build/series/RELEASE/glibc-RELEASE, or
 # for the host's release the installed glibc-source's tarball.  The git
 # repository the series is made in is kept in build/series/RELEASE/git:
-# its tag `pristine' is SRC, its branch `series' the series.
+# its tag `pristine' is SRC, its branch `series' the series, and its tag
+# `dropin' the last commit before the patches only upstream takes
+# (glibc-patches/upstream/patches): that tree has the drop-in's code.
 set -euo pipefail
 . "$(dirname "$0")/config.sh"
 
@@ -30,12 +32,14 @@ fi
 out=$BUILDDIR/series-out/$rel
 repo=$BUILDDIR/series/$rel/git
 
-# The patch of glibc-patches/series numbered NNNN for this release.
+# The patch of glibc-patches/series numbered NNNN for this release; with
+# a second argument "upstream", of glibc-patches/upstream/patches.
 patch_for () {
-  local p
-  p=$(series_for "$rel" | grep "^$1-" || true)
-  [ -n "$p" ] || die "glibc-patches/series has no patch $1 for glibc $rel"
-  echo "$PATCHDIR/$p"
+  local p list=$PATCHDIR/series dir=$PATCHDIR
+  [ "${2:-}" != upstream ] || { list=$UP/patches dir=$UP; }
+  p=$(series_for "$rel" "$list" | grep "^$1-" || true)
+  [ -n "$p" ] || die "${list#"$HUGELD_TOP"/} has no patch $1 for glibc $rel"
+  echo "$dir/$p"
 }
 # The message of a glibc-patches patch: its subject without "[PATCH
 # N/M]", a blank line, and its text up to the "---" line.
@@ -69,6 +73,7 @@ if ! g rev-parse -q --verify refs/tags/pristine > /dev/null 2>&1; then
 fi
 g checkout -q -f -B series pristine
 g clean -q -fdx
+g tag -d dropin > /dev/null 2>&1 || true
 
 added=" "
 msg=$(mktemp)
@@ -106,6 +111,13 @@ grep -v -e '^#' -e '^[[:space:]]*$' "$UP/series" | while read -r kind a b rest; 
       mv "$repo/elf/Makefile.new" "$repo/elf/Makefile"
       cp "$UP/$a" "$msg"
       ;;
+    upstream)
+      # The drop-in's code ends before the first of these: tag it.
+      g rev-parse -q --verify refs/tags/dropin > /dev/null || g tag dropin
+      p=$(patch_for "$a" upstream)
+      apply "$p"
+      patch_message "$p" > "$msg"
+      ;;
     tests)
       p=$(patch_for "$a")
       apply "$p"
@@ -127,6 +139,8 @@ grep -v -e '^#' -e '^[[:space:]]*$' "$UP/series" | while read -r kind a b rest; 
   esac
   commit "$msg"
 done
+
+g rev-parse -q --verify refs/tags/dropin > /dev/null || g tag dropin
 
 rm -rf "$out"
 mkdir -p "$out"
