@@ -1,4 +1,4 @@
-/* hugeld: the shared and thp backings.
+/* hugeld: the shared backing.
    Copyright (C) 2026 The hugeld authors.
    This file is part of hugeld, a patch set for the GNU C Library.
 
@@ -161,18 +161,6 @@ hp_cache_open (struct hp_load_state *ls, int fd)
   c->verify = dev < 0 || hp_untrusted (dev, false, &st) != NULL;
   if (dev >= 0)
     __close_nocancel (dev);
-}
-
-void
-_dl_hugepage_cache_done (struct hp_object_state *c)
-{
-  if (c->looked && c->dirfd >= 0)
-    __close_nocancel (c->dirfd);
-  c->dirfd = -1;
-  c->looked = false;
-  c->verify = false;
-  c->thp_advised = false;
-  c->thp_random = false;
 }
 
 /* Open the file of zone Z (for bias BIAS) in the version directory and

@@ -141,6 +141,10 @@ int _dl_hugepage_select_main (struct hp_load_state *ls,
 
 /* Mapping (dl-hugepage-map.c).  */
 
+/* End the object state *C: close the shared cache entry it holds and
+   forget what it says.  */
+void _dl_hugepage_cache_done (struct hp_object_state *c) attribute_hidden;
+
 /* Apply LS's current plan to L, mapped from FD, trying the backings in
    order for each zone.  With VERIFY, the bytes mapped now must be the
    file's (a program the kernel mapped: a debugger's breakpoints or
@@ -247,9 +251,6 @@ HP_BACKING_TABLE (HP_BACKING_ZONE_FN)
 bool _dl_hugepage_cache_has_zone (struct hp_load_state *ls,
 				  const struct hp_plan *plan, int fd)
   attribute_hidden;
-
-/* Close what *C holds and forget it.  */
-void _dl_hugepage_cache_done (struct hp_object_state *c) attribute_hidden;
 
 /* The pool (dl-hugepage-pool.c).  */
 

@@ -195,6 +195,18 @@ hp_populate (char *addr, size_t len, int fd)
   return 0;
 }
 
+void
+_dl_hugepage_cache_done (struct hp_object_state *c)
+{
+  if (c->looked && c->dirfd >= 0)
+    __close_nocancel (c->dirfd);
+  c->dirfd = -1;
+  c->looked = false;
+  c->verify = false;
+  c->thp_advised = false;
+  c->thp_random = false;
+}
+
 /* Whether every page of [ADDR, ADDR + LEN) is mapped: msync fails
    with ENOMEM on a range with a hole, and MS_ASYNC does nothing else.  */
 bool
