@@ -18,6 +18,13 @@
 # not part of CI's run (the README says so).  Needs root for the pool
 # and the hugeld command ($HUGELD_CMD, as tests/run.sh takes it).
 #
+# SERIES_ELF_TESTS=1 also runs glibc's own elf tests (scripts/check-glibc.sh
+# elf: plain, and with every object selected) at the pristine commit and
+# at each commit: each must pass check-glibc (failures only those listed
+# in tests/glibc-xfail.txt, the same results with every object on huge
+# pages) and give the pristine tree's results for every test the
+# pristine tree has.  Some minutes a commit.
+#
 # Prints "PASS: series-build-N TITLE (Ss)" or "FAIL: ..." per commit
 # and check, then "N passed, N failed".
 set -euo pipefail
@@ -88,7 +95,30 @@ tunables_listed () {
   fi
 }
 
+# glibc's elf tests at this commit ($1: its name), if SERIES_ELF_TESTS=1.
+elf_tests () {
+  [ "${SERIES_ELF_TESTS:-0}" = 1 ] || return 0
+  local name=$1 out start=$SECONDS why=
+  out=$(BUILDDIR=$B "$HUGELD_TOP/scripts/check-glibc.sh" elf 2> "$B/elf-$name.err") \
+    || why="check-glibc: $(grep -m3 'unexpected\|differ' "$B/elf-$name.err" | tr '\n' ' ')"
+  cp "$B/check-glibc/plain.sum" "$B/elf-$name.sum" 2> /dev/null || why="no results"
+  if [ -z "$why" ] && [ "$name" != pristine ]; then
+    # The pristine tree's tests, with this commit's results.
+    local d
+    d=$(join -1 2 -2 2 -o 1.1,1.2,2.1 <(sed 's/: / /' "$B/elf-pristine.sum" | sort -k2) \
+                                     <(sed 's/: / /' "$B/elf-$name.sum" | sort -k2) \
+        | awk '$1 != $3 { print $2 ": " $1 " -> " $3 }')
+    [ -z "$d" ] || why="results differ from the pristine tree's: $(echo "$d" | head -5 | tr '\n' ' ')"
+  fi
+  if [ -z "$why" ]; then
+    echo "PASS: series-build $name: glibc's elf tests ($out; $((SECONDS - start))s)"; pass=$((pass + 1))
+  else
+    echo "FAIL: series-build $name: glibc's elf tests: $why ($B/elf-$name.err)"; fail=$((fail + 1))
+  fi
+}
+
 step pristine || { echo "$pass passed, $fail failed"; exit 1; }
+elf_tests pristine
 n=0
 dropin=$(git -C "$repo" rev-parse dropin)
 for c in $(git -C "$repo" rev-list --reverse pristine..series); do
@@ -96,6 +126,7 @@ for c in $(git -C "$repo" rev-list --reverse pristine..series); do
   git -C "$B/src" checkout -q --detach "$c"
   step "$(printf '%02d' "$n")-$(git -C "$repo" log -1 --format=%s "$c" | tr -c 'A-Za-z0-9._\n-' '-')" || break
   [ "$c" != "$dropin" ] || same_code
+  elf_tests "$(printf '%02d' "$n")"
 done
 
 if [ "$fail" = 0 ]; then

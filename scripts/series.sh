@@ -75,17 +75,48 @@ g checkout -q -f -B series pristine
 g clean -q -fdx
 g tag -d dropin > /dev/null 2>&1 || true
 
-added=" "
+# The loader's files before each concern of the series is added
+# (`concern' lines): elf/'s files with every concern's diff taken back,
+# last concern first, and without its files.  The commits before the
+# concerns take their files from here; each concern commit then adds
+# its files and applies its diff, and after the last one the tree has
+# elf/'s files exactly.
 msg=$(mktemp)
-trap 'rm -f "$msg"' EXIT
+stage=$(mktemp -d)
+trap 'rm -rf "$msg" "$stage"' EXIT
+mkdir "$stage/elf"
+cp "$HUGELD_TOP"/elf/dl-hugepage* "$stage/elf/"
+while read -r kind a b rest; do
+  [ "$kind" = concern ] || continue
+  [ -f "$UP/split/$b" ] || die "glibc-patches/upstream/series names split/$b, which does not exist"
+  patch -s -p1 -F0 -R -d "$stage" --no-backup-if-mismatch -r - < "$UP/split/$b" \
+    || die "glibc-patches/upstream/split/$b does not take back from elf/'s files: update it (diff -u from the tree without the concern to elf/'s files)"
+  for f in $rest; do
+    [ -f "$stage/elf/$f" ] || die "glibc-patches/upstream/series names elf/$f, which does not exist"
+    rm "$stage/elf/$f"
+  done
+done < <(grep -v -e '^#' -e '^[[:space:]]*$' "$UP/series" | tac)
+
+# elf/Makefile: the pristine one with patch 0004's rtld-routines, cut
+# to the files the series has added so far ($added).
+routines () {
+  g show pristine:elf/Makefile > "$repo/elf/Makefile"
+  apply "$(patch_for 0004)"
+  awk -v have="$added" '
+    /^  dl-hugepage[a-z-]* \\$/ { f = $1 ".c"; if (index(have, " " f " ") == 0) next }
+    { print }' "$repo/elf/Makefile" > "$repo/elf/Makefile.new"
+  mv "$repo/elf/Makefile.new" "$repo/elf/Makefile"
+}
+
+added=" "
 grep -v -e '^#' -e '^[[:space:]]*$' "$UP/series" | while read -r kind a b rest; do
   case $kind in
     patch)
       p=$(patch_for "$a")
       apply "$p"
       for f in $b $rest; do
-        [ -f "$HUGELD_TOP/elf/$f" ] || die "glibc-patches/upstream/series names elf/$f, which does not exist"
-        cp "$HUGELD_TOP/elf/$f" "$repo/elf/$f"
+        [ -f "$stage/elf/$f" ] || die "glibc-patches/upstream/series names elf/$f, which does not exist"
+        cp "$stage/elf/$f" "$repo/elf/$f"
         added="$added$f "
       done
       patch_message "$p" > "$msg"
@@ -93,23 +124,34 @@ grep -v -e '^#' -e '^[[:space:]]*$' "$UP/series" | while read -r kind a b rest; 
     files)
       files=$b${rest:+ $rest}
       if [ "$files" = rest ]; then
-        files=$(cd "$HUGELD_TOP/elf" && ls dl-hugepage* | while read -r f; do
+        files=$(cd "$stage/elf" && ls dl-hugepage* | while read -r f; do
                   case $added in *" $f "*) ;; *) echo "$f" ;; esac; done | tr '\n' ' ')
       fi
       for f in $files; do
-        [ -f "$HUGELD_TOP/elf/$f" ] || die "glibc-patches/upstream/series names elf/$f, which does not exist"
+        [ -f "$stage/elf/$f" ] || die "glibc-patches/upstream/series names elf/$f, which does not exist or is a later concern's"
+        [ ! -e "$src/elf/$f" ] || die "elf/$f would overwrite a glibc $rel file"
+        cp "$stage/elf/$f" "$repo/elf/$f"
+        added="$added$f "
+      done
+      routines
+      cp "$UP/$a" "$msg"
+      ;;
+    concern)
+      # A concern: its message (a file, or NNNN: that glibc-patches
+      # patch, applied too, with its message), its diff to the files
+      # added so far, and its own files.
+      case $a in
+        [0-9][0-9][0-9][0-9]) p=$(patch_for "$a"); apply "$p"; patch_message "$p" > "$msg" ;;
+        *) cp "$UP/$a" "$msg" ;;
+      esac
+      for f in $rest; do
         [ ! -e "$src/elf/$f" ] || die "elf/$f would overwrite a glibc $rel file"
         cp "$HUGELD_TOP/elf/$f" "$repo/elf/$f"
         added="$added$f "
       done
-      # rtld-routines: patch 0004's list, cut to the files added so far.
-      g show pristine:elf/Makefile > "$repo/elf/Makefile"
-      apply "$(patch_for 0004)"
-      awk -v have="$added" '
-        /^  dl-hugepage[a-z-]* \\$/ { f = $1 ".c"; if (index(have, " " f " ") == 0) next }
-        { print }' "$repo/elf/Makefile" > "$repo/elf/Makefile.new"
-      mv "$repo/elf/Makefile.new" "$repo/elf/Makefile"
-      cp "$UP/$a" "$msg"
+      patch -s -p1 -F0 -d "$repo" --no-backup-if-mismatch -r - < "$UP/split/$b" \
+        || die "glibc-patches/upstream/split/$b does not apply to the series' files"
+      routines
       ;;
     upstream)
       # The drop-in's code ends before the first of these: tag it.
