@@ -23,8 +23,9 @@
 #       every tunable the series registers (patch 0011's
 #       dl-tunables.list hunk) and every backing in HP_BACKING_TABLE,
 #       each segment kind of dl-hugepage-kinds.c, and the defaults the
-#       code has.  Prints "ok: ..." lines, or one "FAIL: ..." line and
-#       exits 1.
+#       code has; and the NEWS entry (news.txt) names the same tunables
+#       and variables and points to the section.  Prints "ok: ..."
+#       lines, or one "FAIL: ..." line and exits 1.
 #   scripts/series-manual.sh upstream GLIBC_GIT REF [OUT]
 #       The section in a real glibc manual: manual/ of REF (a tag or
 #       branch of a glibc git repository) into OUT (default a temporary
@@ -222,6 +223,19 @@ check () {
   grep -q "^The default value of this tunable is @samp{$default}\.$" "$section" \
     || die "the section does not give the default segments $default (HP_KIND_DEFAULT)"
   echo "ok: the section names every segment kind ($(echo $kinds)), default $default"
+
+  # The NEWS entry (news.txt) says what the section says: the tunables
+  # by name, the variables, and where the section is.
+  local news=$HUGELD_TOP/glibc-patches/upstream/news.txt flat v
+  flat=$(tr -s ' \n' '  ' < "$news")
+  for t in $names; do
+    case $t in *.libs) v=LD_HUGEPAGE_LIBS ;; *.segments) v=LD_HUGEPAGE_SEGMENTS ;; *.backing) v=LD_HUGEPAGE_BACKING ;; *) v= ;; esac
+    echo "$flat" | grep -Eq "${t//./\\.}([^a-z_]|\$)" || die "news.txt does not name the tunable $t"
+    [ -z "$v" ] || grep -q "@env{$v}" "$section" || die "the section does not name $v"
+    case $flat in *"$v"*) ;; *) die "news.txt does not name $v" ;; esac
+  done
+  case $flat in *"\"$name\""*) ;; *) die "news.txt does not point to the manual's \"$name\"" ;; esac
+  echo "ok: news.txt names the tunables and their variables, as the section does, and points to \"$name\""
 }
 
 upstream () {
