@@ -166,6 +166,18 @@ grep -v -e '^#' -e '^[[:space:]]*$' "$UP/series" | while read -r kind a b rest; 
       cp "$HUGELD_TOP"/elf/tst-hugepage* "$repo/elf/"
       patch_message "$p" > "$msg"
       ;;
+    manual)
+      # glibc's manual, where the tree has one: Debian's glibc-source
+      # has no manual/*.texi (removed for the DFSG), so its series has
+      # no manual commit.
+      if [ ! -f "$repo/manual/tunables.texi" ]; then
+        echo "hugeld: glibc $rel: the manual commit ($a) is left out: the tree has no manual/tunables.texi"
+        continue
+      fi
+      said=$("$HUGELD_TOP/scripts/series-manual.sh" insert "$repo/manual/tunables.texi" "$UP/$b") \
+        || die "glibc $rel's manual/tunables.texi: $said"
+      cp "$UP/$a" "$msg"
+      ;;
     news)
       awk -v text="$UP/$b" '
         !done && /^Major new features:/ { print; getline; print
