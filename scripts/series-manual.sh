@@ -20,7 +20,7 @@
 #       with its menu entry prints nothing), `insert' puts it where it
 #       should in chapters shaped as upstream's (with and without "ELF
 #       Tunables") and makeinfo accepts the result; SECTION documents
-#       every tunable the series registers (patch 0011's
+#       every tunable the series registers (patch u2's
 #       dl-tunables.list hunk) and every backing in HP_BACKING_TABLE,
 #       each segment kind of dl-hugepage-kinds.c, and the defaults the
 #       code has; and the NEWS entry (news.txt) names the same tunables
@@ -168,7 +168,7 @@ check () {
 
   # 3. What the section names is what the code has.
   local names=
-  for p in "$HUGELD_TOP"/glibc-patches/upstream/0011-*.patch; do
+  for p in "$HUGELD_TOP"/glibc-patches/upstream/u2-*.patch; do
     t=$(awk '
       /^\+\+\+ .*dl-tunables\.list/ { inlist = 1; next }
       /^\+\+\+ / { inlist = 0 }
@@ -179,9 +179,9 @@ check () {
     names="$names $t"
   done
   names=$(echo $names | tr ' ' '\n' | sort -u)
-  [ "$(echo "$names" | wc -l)" -ge 3 ] || die "patch 0011 registers only: $names"
+  [ "$(echo "$names" | wc -l)" -ge 3 ] || die "patch u2 registers only: $names"
   for t in $names; do
-    grep -qx "@deftp Tunable $t" "$section" || die "the section has no @deftp Tunable $t (registered by patch 0011)"
+    grep -qx "@deftp Tunable $t" "$section" || die "the section has no @deftp Tunable $t (registered by patch u2)"
   done
   grep -qx "@deftp {Tunable namespace} ${t%.*}" "$section" \
     || die "the section has no @deftp {Tunable namespace} ${t%.*}"
@@ -189,7 +189,7 @@ check () {
   for t in $(sed -n 's/^@deftp Tunable //p' "$section"); do
     echo "$names" | grep -qx "$t" || die "the section documents $t, which the series does not register"
   done
-  echo "ok: the section documents exactly the tunables patch 0011 registers: $(echo $names)"
+  echo "ok: the section documents exactly the tunables patch u2 registers: $(echo $names)"
 
   local backings order
   backings=$(sed -n 's/^  X ([A-Z_]*, \([a-z_]*\), .*/\1/p' "$HUGELD_TOP/elf/dl-hugepage-cache.h")

@@ -85,7 +85,7 @@ msg=$(mktemp)
 stage=$(mktemp -d)
 trap 'rm -rf "$msg" "$stage"' EXIT
 mkdir "$stage/elf"
-cp "$HUGELD_TOP"/elf/dl-hugepage* "$stage/elf/"
+cp "$HUGELD_TOP"/elf/dl-hugepage* "$HUGELD_TOP"/elf/tst-hugepage* "$stage/elf/"
 while read -r kind a b rest; do
   [ "$kind" = concern ] || continue
   [ -f "$UP/split/$b" ] || die "glibc-patches/upstream/series names split/$b, which does not exist"
@@ -97,15 +97,27 @@ while read -r kind a b rest; do
   done
 done < <(grep -v -e '^#' -e '^[[:space:]]*$' "$UP/series" | tac)
 
-# elf/Makefile: the pristine one with patch 0004's rtld-routines, cut
-# to the files the series has added so far ($added).
+# elf/Makefile's rtld-routines: patch 0004's block (applied the first
+# time), its list cut to the files the series has added so far
+# ($added), in 0004's order.  The rest of the Makefile is left as the
+# commits before made it.
 routines () {
-  g show pristine:elf/Makefile > "$repo/elf/Makefile"
-  apply "$(patch_for 0004)"
-  awk -v have="$added" '
-    /^  dl-hugepage[a-z-]* \\$/ { f = $1 ".c"; if (index(have, " " f " ") == 0) next }
-    { print }' "$repo/elf/Makefile" > "$repo/elf/Makefile.new"
-  mv "$repo/elf/Makefile.new" "$repo/elf/Makefile"
+  local mk=$repo/elf/Makefile p4
+  p4=$(patch_for 0004)
+  grep -q '^  # rtld-routines (hugeld)$' "$mk" || apply "$p4"
+  awk -v have="$added" \
+      -v list="$(sed -n 's/^+  \(dl-hugepage[a-z-]*\) \\$/\1/p' "$p4" | tr '\n' ' ')" '
+    /^# hugeld: map selected objects onto huge pages/ { mark = 1; print; next }
+    mark && /^rtld-routines \+= \\$/ {
+      print; mark = 0; inblock = 1
+      n = split(list, a, " ")
+      for (i = 1; i <= n; i++)
+        if (index(have, " " a[i] ".c ") != 0) print "  " a[i] " \\"
+      next }
+    inblock && /^  dl-hugepage[a-z-]* \\$/ { next }
+    inblock && /^  # rtld-routines \(hugeld\)$/ { inblock = 0 }
+    { mark = 0; print }' "$mk" > "$mk.new"
+  mv "$mk.new" "$mk"
 }
 
 added=" "

@@ -63,7 +63,7 @@ done
 # (glibc-patches/upstream/manual.texi; no release's glibc-source has a
 # manual to put it in): valid Texinfo alone and inserted into chapters
 # shaped as upstream's, and naming what the code has (the tunables patch
-# 0011 registers, HP_BACKING_TABLE's backings, the segment kinds, the
+# u2 registers, HP_BACKING_TABLE's backings, the segment kinds, the
 # defaults).  Against a real glibc manual: docs/releases.md.
 out=$("$HUGELD_TOP/scripts/series-manual.sh" check 2>&1) || fail "the manual section" "$(echo "$out" | tail -1 | sed "s/^FAIL: //")"
 while read -r line; do
