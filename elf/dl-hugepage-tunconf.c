@@ -82,8 +82,12 @@ hp_tunconf_filter (const char *filter, const char *path)
     return false;
   if (filter[0] == '/')
     return strcmp (filter, path) == 0;
-  const char *base = strrchr (path, '/');
-  return strcmp (filter, base != NULL ? base + 1 : path) == 0;
+  /* ld.so has no strrchr.  */
+  const char *base = path;
+  for (const char *p = path; *p != '\0'; ++p)
+    if (*p == '/')
+      base = p + 1;
+  return strcmp (filter, base) == 0;
 }
 
 bool
