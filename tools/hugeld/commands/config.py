@@ -77,8 +77,12 @@ def tunables_check(prog):
         except OSError:
             pass
     doc = system_tunables(real, secure)
+    # Nothing to say where glibc has no such tunables, or none are set.
     if not tunconf_supported(doc):
         return [], None
+    if (doc is None or not doc["section"]) \
+            and not os.path.exists(TUNABLES_CONF):
+        return [], doc
     out = []
     try:
         if os.stat(TUNABLES_CONF).st_mtime > os.stat(LD_SO_CACHE).st_mtime:
