@@ -353,4 +353,63 @@ bool _dl_hugepage_tunables_find (const char *s,
 void _dl_hugepage_tunable_value (int t, const char *value, size_t len,
 				 char *buf);
 
+/* hugeld's tunables in the system-wide tunables of ld.so.cache
+   (dl-hugepage-tunconf.c): the extension section that glibc 2.44's
+   ldconfig compiles from /etc/tunables.conf (glibc's elf/tunconf.h has
+   the layout; dl-hugepage.c checks that it is this one).  All numbers
+   are in the host's byte order, as ldconfig writes them.  */
+#define HP_TUNCONF_SIGNATURE		0x7c3ba94fU
+#define HP_TUNCONF_VERSION		0x01000000U
+#define HP_TUNCONF_HEADER_SIZE		16	/* signature, version, count, -.  */
+#define HP_TUNCONF_ENTRY_SIZE		32
+/* Offsets of an entry's fields (the strings' are from the start of the
+   cache's new-format header, as for its libraries).  */
+#define HP_TUNCONF_ENTRY_FLAGS		0
+#define HP_TUNCONF_ENTRY_NAME		8
+#define HP_TUNCONF_ENTRY_VALUE		12
+#define HP_TUNCONF_ENTRY_FILTER		16
+/* An entry's flags.  */
+#define HP_TUNCONF_OVERRIDE_MASK	0x0000000cU
+#define HP_TUNCONF_OVERRIDE_DENY	0x00000004U	/* nonoverridable, `-'.  */
+#define HP_TUNCONF_EXCLUDE_SECURE	0x00000010U	/* not for AT_SECURE.  */
+#define HP_TUNCONF_EXCLUDE_UNSECURE	0x00000020U	/* only for AT_SECURE.  */
+#define HP_TUNCONF_FILTER_MASK		0x0000ff00U
+#define HP_TUNCONF_FILTER_NONE		0x00000000U
+#define HP_TUNCONF_FILTER_PERPROC	0x00000100U	/* [proc:NAME].  */
+
+/* A tunable's value from the cache: VALUE[0..LEN), NUL-terminated,
+   inside the cache (NULL: not set for this process), and whether the
+   line that set it was nonoverridable: then neither GLIBC_TUNABLES nor
+   the variable can change it.  */
+struct hp_tunconf_value
+{
+  const char *value;
+  size_t len;
+  bool locked;
+};
+
+/* Find hugeld's tunables in SECTION (SIZE bytes), the tunables section
+   of ld.so.cache, for the program PATH (the target of /proc/self/exe,
+   or NULL if it is not known: then no [proc:] entry applies), in an
+   AT_SECURE process or not (SECURE), as glibc 2.44's __tunables_init
+   applies the cache's entries to its own tunables: in order, an entry
+   applies if its secure flags admit the process (the default,
+   nonsecure, excludes AT_SECURE processes) and its [proc:NAME] filter,
+   if any, names the program (a NAME starting with `/' is compared with
+   PATH, any other with PATH's last component); it replaces the value
+   and the lock that an earlier one set.  The strings lie in DATA, at
+   offsets in the string table [STR_START, STR_END).  Sets VALUE[T]
+   for each tunable; returns false, and sets none, if the section is
+   malformed: a bad header or size, or a string offset outside the
+   string table or a string that does not end inside it.  If PATH is
+   NULL and NEED_PATH is not, sets *NEED_PATH when an entry of hugeld's
+   that the secure flags admit has a [proc:] filter (the caller then
+   finds the path and asks again; *NEED_PATH is never cleared).  */
+bool _dl_hugepage_tunconf_find (const void *section, size_t size,
+				const char *data, size_t str_start,
+				size_t str_end, const char *path,
+				bool secure,
+				struct hp_tunconf_value value[HP_NTUNABLES],
+				bool *need_path);
+
 #endif /* dl-hugepage-plan.h */

@@ -51,6 +51,20 @@
 #include <dl-hugepage.h>
 #include "dl-hugepage-int.h"
 
+/* glibc 2.44 and later apply system-wide tunables, which ldconfig
+   compiles from /etc/tunables.conf into ld.so.cache; hugeld reads its
+   own names there too (hp_find_system_tunables).  The feature and its
+   header, elf/tunconf.h, came together, so the header's presence is
+   the test: a release without it builds hugeld without the code, and
+   no patch of the series has to be kept per release for it.  */
+#if defined SHARED && defined USE_LDCONFIG && __has_include ("tunconf.h")
+# define HP_SYSTEM_TUNABLES 1
+# include <dl-cache.h>
+# include "tunconf.h"
+#else
+# define HP_SYSTEM_TUNABLES 0
+#endif
+
 const char *_dl_hugepage_libs attribute_relro;
 const char *_dl_hugepage_segments attribute_relro;
 const char *_dl_hugepage_backing attribute_relro;
@@ -94,13 +108,18 @@ hp_strdup (const char *s)
 
 /* Where the settings came from, for the reports: a variable or a
    tunable (line 0; the tunables' bits 1 << HP_TUN_* in
-   hp_from_tunables) or a line of the policy file.  */
+   hp_from_tunables, and of those from /etc/tunables.conf in
+   hp_from_system) or a line of the policy file.  */
 unsigned int _dl_hugepage_libs_line;
 static unsigned int hp_segments_line;
 static unsigned int hp_backing_line;
 static unsigned int hp_from_tunables;
+static unsigned int hp_from_system;
 /* The longest "glibc.elf.hugepage.segments", with its NUL.  */
 #define HP_SETTING_NAME_MAX 32
+/* The variables, in enum hp_tunable's order.  */
+static const char *const hp_variable_names[HP_NTUNABLES] =
+  { "LD_HUGEPAGE_LIBS", "LD_HUGEPAGE_SEGMENTS", "LD_HUGEPAGE_BACKING" };
 
 extern char **_environ attribute_hidden;
 
@@ -131,27 +150,158 @@ hp_find_tunables (const char *value[HP_NTUNABLES], size_t len[HP_NTUNABLES])
     }
 }
 
+#if HP_SYSTEM_TUNABLES
+/* The cache's layout is the one dl-hugepage-tunconf.c reads.  */
+_Static_assert (TUNCONF_SIGNATURE == HP_TUNCONF_SIGNATURE
+		&& TUNCONF_VERSION == HP_TUNCONF_VERSION
+		&& TUNCONF_FLAG_OVERRIDABLE == HP_TUNCONF_OVERRIDE_MASK
+		&& TUNCONF_OVERRIDE_DENY == HP_TUNCONF_OVERRIDE_DENY
+		&& TUNCONF_EXCLUDE_SECURE == HP_TUNCONF_EXCLUDE_SECURE
+		&& TUNCONF_EXCLUDE_UNSECURE == HP_TUNCONF_EXCLUDE_UNSECURE
+		&& TUNCONF_FLAG_FILTER == HP_TUNCONF_FILTER_MASK
+		&& TUNCONF_FILTER_PERPROC == HP_TUNCONF_FILTER_PERPROC
+		&& (sizeof (struct tunable_header_cached)
+		    == HP_TUNCONF_HEADER_SIZE)
+		&& (sizeof (struct tunable_entry_cached)
+		    == HP_TUNCONF_ENTRY_SIZE)
+		&& (offsetof (struct tunable_entry_cached, flags)
+		    == HP_TUNCONF_ENTRY_FLAGS)
+		&& (offsetof (struct tunable_entry_cached, name_offset)
+		    == HP_TUNCONF_ENTRY_NAME)
+		&& (offsetof (struct tunable_entry_cached, value_offset)
+		    == HP_TUNCONF_ENTRY_VALUE)
+		&& (offsetof (struct tunable_entry_cached, flag_offset)
+		    == HP_TUNCONF_ENTRY_FILTER),
+		"ld.so.cache's tunables section is not the one hugeld reads");
+
+/* Find glibc.elf.hugepage.libs, .segments and .backing in the
+   system-wide tunables (/etc/tunables.conf, compiled by ldconfig into
+   ld.so.cache): VALUE[T] and LEN[T] for each this process gets (the
+   values point into the cache, which stays mapped until dl_main is
+   done), the bit 1 << T in *LOCKED for those a nonoverridable line
+   set.  Returns the bits of the tunables found.  The rules are
+   __tunables_init's (dl-hugepage-tunconf.c): glibc keeps these
+   entries in the cache but skips them, as it does not know the names.
+   The program is named as __tunables_init names it for [proc:]
+   filters: the target of /proc/self/exe (for `ld.so PROG', ld.so
+   itself), else argv[0], but not for an AT_SECURE process.  Costs a
+   stat of the cache (__tunables_init has loaded it) and, only if it
+   has hugeld's names under a [proc:] filter, a readlink.  */
+static unsigned int
+hp_find_system_tunables (const char *value[HP_NTUNABLES],
+			 size_t len[HP_NTUNABLES], unsigned int *locked)
+{
+  const char *data;
+  const struct tunable_header_cached *thc = _dl_load_cache_tunables (&data);
+  if (thc == NULL)
+    return 0;
+  /* The string table follows the libraries (_dl_load_cache_tunables
+     checked that it starts inside the file) and ends before the
+     extension sections: at the tunables section at the latest, which
+     lies inside the file.  */
+  const struct cache_file_new *cache = (const void *) data;
+  const char *sec = (const char *) thc;
+  size_t start = (const char *) &cache->libs[cache->nlibs] - data;
+  size_t end = start + cache->len_strings;
+  if (sec < data)
+    end = start;
+  else if (end > (size_t) (sec - data))
+    end = sec - data;
+  if (end < start)
+    end = start;
+  size_t size = TUNCONF_SIZE (thc);
+
+  /* The program's path only if one of hugeld's entries has a [proc:]
+     filter (glibc, too, reads it only then).  */
+  struct hp_tunconf_value v[HP_NTUNABLES];
+  bool need_path = false;
+  bool ok = _dl_hugepage_tunconf_find (thc, size, data, start, end, NULL,
+				       __libc_enable_secure, v, &need_path);
+  if (ok && need_path)
+    {
+      char exe[HP_PATH_MAX];
+      const char *path = NULL;
+      ssize_t n = __readlink ("/proc/self/exe", exe, sizeof exe - 1);
+      if (n > 0 && n < (ssize_t) sizeof exe - 1)
+	{
+	  exe[n] = '\0';
+	  path = exe;
+	}
+      else if (!__libc_enable_secure && _dl_argv != NULL)
+	path = _dl_argv[0];
+      ok = _dl_hugepage_tunconf_find (thc, size, data, start, end, path,
+				      __libc_enable_secure, v, NULL);
+    }
+  if (!ok)
+    {
+      if (hp_debug ())
+	_dl_debug_printf ("hugepages: /etc/tunables.conf: the tunables "
+			  "section of ld.so.cache is malformed: ignored\n");
+      return 0;
+    }
+  unsigned int found = 0;
+  for (int t = 0; t < HP_NTUNABLES; ++t)
+    if (v[t].value != NULL)
+      {
+	value[t] = v[t].value;
+	len[t] = v[t].len;
+	found |= 1u << t;
+	if (v[t].locked)
+	  *locked |= 1u << t;
+      }
+  return found;
+}
+#endif /* HP_SYSTEM_TUNABLES */
+
 /* Take each of hugeld's tunables where its variable is not set (a
-   variable that is set, even empty, wins).  A value that cannot be
-   copied is not taken.  */
+   variable that is set, even empty, wins), and also where it is if a
+   nonoverridable line of /etc/tunables.conf set the tunable, as glibc
+   lets no GLIBC_TUNABLES entry nor environment alias change such a
+   tunable.  The order, as glibc's: /etc/tunables.conf (glibc 2.44 and
+   later), then GLIBC_TUNABLES, except for a locked tunable.  Neither
+   GLIBC_TUNABLES nor the variables apply to AT_SECURE programs; the
+   cache's entries do where their secure flags say so.  A value that
+   cannot be copied is not taken.  */
 static void
 hp_take_tunables (void)
 {
   const char *value[HP_NTUNABLES] = { NULL };
   size_t len[HP_NTUNABLES] = { 0 };
-  hp_find_tunables (value, len);
+  unsigned int locked = 0, system = 0;
+#if HP_SYSTEM_TUNABLES
+  system = hp_find_system_tunables (value, len, &locked);
+#endif
+  if (!__libc_enable_secure)
+    {
+      const char *env[HP_NTUNABLES] = { NULL };
+      size_t envlen[HP_NTUNABLES] = { 0 };
+      hp_find_tunables (env, envlen);
+      for (int t = 0; t < HP_NTUNABLES; ++t)
+	if (env[t] != NULL && (locked & (1u << t)) == 0)
+	  {
+	    value[t] = env[t];
+	    len[t] = envlen[t];
+	    system &= ~(1u << t);
+	  }
+    }
   const char **setting[HP_NTUNABLES] =
     { &_dl_hugepage_libs, &_dl_hugepage_segments, &_dl_hugepage_backing };
   for (int t = 0; t < HP_NTUNABLES; ++t)
     {
-      if (value[t] == NULL || *setting[t] != NULL)
+      if (value[t] == NULL
+	  || (*setting[t] != NULL && (locked & (1u << t)) == 0))
 	continue;
+      if (*setting[t] != NULL && hp_debug ())
+	_dl_debug_printf ("hugepages: %s ignored: %s%s is nonoverridable "
+			  "in /etc/tunables.conf\n", hp_variable_names[t],
+			  HP_TUNABLE_NAMESPACE, _dl_hugepage_tunable_name (t));
       char *copy = malloc (len[t] + 1);
       if (copy == NULL)
 	continue;
       _dl_hugepage_tunable_value (t, value[t], len[t], copy);
       *setting[t] = copy;
       hp_from_tunables |= 1u << t;
+      hp_from_system |= system & (1u << t);
     }
 }
 
@@ -161,10 +311,8 @@ hp_take_tunables (void)
 static const char *
 hp_setting_name (int t, char buf[HP_SETTING_NAME_MAX])
 {
-  static const char *const vars[HP_NTUNABLES] =
-    { "LD_HUGEPAGE_LIBS", "LD_HUGEPAGE_SEGMENTS", "LD_HUGEPAGE_BACKING" };
   if ((hp_from_tunables & (1u << t)) == 0)
-    return vars[t];
+    return hp_variable_names[t];
   __stpcpy (__stpcpy (buf, HP_TUNABLE_NAMESPACE),
 	    _dl_hugepage_tunable_name (t));
   return buf;
@@ -188,10 +336,13 @@ data, bss or all\n", RTLD_PROGNAME, hp_setting_name (HP_TUN_SEGMENTS, name),
 		      _dl_hugepage_backing);
 }
 
-/* " (GLIBC_TUNABLES)" if setting T came from a tunable, else "".  */
+/* " (GLIBC_TUNABLES)" or " (/etc/tunables.conf)" if setting T came
+   from a tunable, else "".  */
 static const char *
 hp_tunable_from (int t)
 {
+  if ((hp_from_system & (1u << t)) != 0)
+    return " (/etc/tunables.conf)";
   return (hp_from_tunables & (1u << t)) != 0 ? " (GLIBC_TUNABLES)" : "";
 }
 
@@ -202,9 +353,11 @@ hp_report_settings (void)
 {
   char from[64], name[HP_SETTING_NAME_MAX];
   if (_dl_hugepage_libs_line == 0)
-    _dl_debug_printf ("hugepages: %s=%s\n",
+    _dl_debug_printf ("hugepages: %s=%s%s\n",
 		      hp_setting_name (HP_TUN_LIBS, name),
-		      _dl_hugepage_libs);
+		      _dl_hugepage_libs,
+		      (hp_from_system & (1u << HP_TUN_LIBS)) != 0
+		      ? hp_tunable_from (HP_TUN_LIBS) : "");
   else
     _dl_debug_printf ("hugepages: libs%s: %s\n",
 		      _dl_hugepage_policy_from (_dl_hugepage_libs_line, from,
@@ -245,15 +398,15 @@ hp_init (bool normal_mode, const char *program)
 {
   if (!normal_mode)
     return;
-  /* Neither the variables nor the tunables apply to AT_SECURE
-     programs (the policy file, root's own, does).  glibc 2.40 and
-     later do not even parse the variables for such programs; 2.36
-     does, so they are dropped here.  Otherwise each tunable stands in
-     for its variable where that is not set.  */
+  /* Neither the variables nor GLIBC_TUNABLES apply to AT_SECURE
+     programs (the policy file, root's own, does, and so do the
+     system-wide tunables, root's too, where their flags say so).
+     glibc 2.40 and later do not even parse the variables for such
+     programs; 2.36 does, so they are dropped here.  Each tunable
+     stands in for its variable where that is not set.  */
   if (__libc_enable_secure)
     _dl_hugepage_libs = _dl_hugepage_segments = _dl_hugepage_backing = NULL;
-  else
-    hp_take_tunables ();
+  hp_take_tunables ();
   /* A variable (or tunable) that is set overrides the policy file's
      setting, and LD_HUGEPAGE_LIBS= (set, empty) turns hugeld off for
      the process: not even the policy file is read

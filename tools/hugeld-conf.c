@@ -63,6 +63,19 @@
    an unknown segment kind or backing) prints one line on stderr and
    nothing on stdout: exit status 3 if nothing is selected, else 1.
 
+   hugeld-conf --system-tunables [--program PATH] [--secure] CACHE
+   prints the glibc.elf.hugepage.* tunables that ld.so (glibc 2.44 and
+   later) takes from the system-wide tunables in CACHE
+   (/etc/ld.so.cache, compiled by ldconfig from /etc/tunables.conf), for
+   the program whose /proc/self/exe is PATH (without it, only entries
+   without a [proc:] filter apply), AT_SECURE with --secure; decided by
+   ld.so's own code (_dl_hugepage_tunconf_find):
+     {"cache", "section": true if CACHE has a tunables section,
+      "valid": false if ld.so ignores it as malformed, "program",
+      "secure", "tunables": {"libs", "segments", "backing": {"value",
+      "locked"} or null}}
+   Exit status 0, or 1 with one line on stderr if CACHE cannot be read.
+
    hugeld-conf --check FILE prints nothing if ld.so would use FILE;
    else one line on stderr for each reason it would not (distrust, each
    bad line, as FILE:LINE: message) and exit status 1.  For the boot
@@ -640,11 +653,154 @@ print_effective (const struct effective_request *request,
   return 0;
 }
 
+/* The tunables section of ld.so.cache, as ld.so 2.44 finds it
+   (_dl_load_cache_tunables, cache_extension_load): the cache in BUF
+   (SIZE bytes), new format at its start.  */
+struct cache_tunables
+{
+  bool section;			/* The cache has a tunables section.  */
+  const void *base;		/* Its bytes, or NULL.  */
+  size_t size;
+  size_t str_start, str_end;	/* The string table, clamped as ld.so
+				   clamps it (dl-hugepage.c).  */
+};
+
+static uint32_t
+cache_u32 (const unsigned char *buf, size_t off)
+{
+  uint32_t v;
+  memcpy (&v, buf + off, sizeof v);
+  return v;
+}
+
+/* The layout of glibc's sysdeps/generic/dl-cache.h.  */
+#define CACHE_MAGIC_NEW "glibc-ld.so.cache1.1"
+#define CACHE_HEADER_NEW 48	/* struct cache_file_new.  */
+#define CACHE_ENTRY_NEW 24	/* struct file_entry_new.  */
+#define CACHE_EXT_MAGIC ((uint32_t) -358342284)
+#define CACHE_EXT_TUNABLES 2	/* cache_extension_tag_tunables.  */
+
+static void
+find_cache_tunables (const unsigned char *buf, size_t size,
+		     struct cache_tunables *ct)
+{
+  memset (ct, 0, sizeof *ct);
+  if (size < CACHE_HEADER_NEW
+      || memcmp (buf, CACHE_MAGIC_NEW, sizeof CACHE_MAGIC_NEW - 1) != 0)
+    return;
+  uint64_t nlibs = cache_u32 (buf, 20);
+  uint64_t start = CACHE_HEADER_NEW + nlibs * CACHE_ENTRY_NEW;
+  uint64_t ext = cache_u32 (buf, 32);
+  if (start >= size || ext == 0 || ext % 4 != 0 || ext + 8 > size
+      || cache_u32 (buf, ext) != CACHE_EXT_MAGIC)
+    return;
+  uint64_t count = cache_u32 (buf, ext + 4);
+  if (ext + 8 + count * 16 > size)
+    return;
+  for (uint64_t i = 0; i < count; ++i)
+    {
+      const unsigned char *e = buf + ext + 8 + i * 16;
+      uint64_t off = cache_u32 (e, 8), len = cache_u32 (e, 12);
+      if (off + len > size)
+	return;			/* ld.so ignores the whole cache.  */
+      if (cache_u32 (e, 0) != CACHE_EXT_TUNABLES)
+	continue;
+      /* cache_extension_verify: not empty, 8-byte aligned and sized.  */
+      if (len == 0 || off % 8 != 0 || len % 8 != 0)
+	{
+	  ct->base = NULL;
+	  ct->section = false;
+	  continue;
+	}
+      ct->section = true;
+      ct->base = buf + off;
+      ct->size = len;
+    }
+  if (ct->base == NULL)
+    return;
+  uint64_t end = start + cache_u32 (buf, 24);
+  if (end > size)
+    end = size;
+  uint64_t sec = (const unsigned char *) ct->base - buf;
+  if (end > sec)
+    end = sec;
+  if (end < start)
+    end = start;
+  ct->str_start = start;
+  ct->str_end = end;
+}
+
+/* hugeld-conf --system-tunables: print what CACHE's system-wide
+   tunables give the program PATH (NULL: none named).  */
+static int
+print_system_tunables (const char *cache, const char *path, bool secure)
+{
+  FILE *f = fopen (cache, "rb");
+  if (f == NULL)
+    {
+      fprintf (stderr, "hugeld-conf: %s: %s\n", cache, strerror (errno));
+      return 1;
+    }
+  size_t cap = 1 << 16, n = 0;
+  unsigned char *buf = malloc (cap);
+  size_t got;
+  while (buf != NULL && (got = fread (buf + n, 1, cap - n, f)) > 0)
+    {
+      n += got;
+      if (n == cap)
+	buf = realloc (buf, cap *= 2);
+    }
+  fclose (f);
+  if (buf == NULL)
+    refuse (1, "out of memory");
+  struct cache_tunables ct;
+  find_cache_tunables (buf, n, &ct);
+  struct hp_tunconf_value v[HP_NTUNABLES];
+  bool valid = true;
+  if (ct.base != NULL)
+    {
+      /* An exact copy of the section: a read past it is a bug.  */
+      void *sec = malloc (ct.size);
+      if (sec == NULL)
+	refuse (1, "out of memory");
+      memcpy (sec, ct.base, ct.size);
+      valid = _dl_hugepage_tunconf_find (sec, ct.size, (const char *) buf,
+					 ct.str_start, ct.str_end, path,
+					 secure, v, NULL);
+      free (sec);
+    }
+  else
+    for (int t = 0; t < HP_NTUNABLES; ++t)
+      v[t] = (struct hp_tunconf_value) { NULL, 0, false };
+  printf ("{\"cache\": ");
+  json_string (cache);
+  printf (", \"section\": %s, \"valid\": %s, \"program\": ",
+	  ct.section ? "true" : "false", valid ? "true" : "false");
+  json_cstring (path);
+  printf (", \"secure\": %s, \"tunables\": {", secure ? "true" : "false");
+  for (int t = 0; t < HP_NTUNABLES; ++t)
+    {
+      printf ("%s\"%s\": ", t > 0 ? ", " : "", _dl_hugepage_tunable_name (t));
+      if (v[t].value == NULL)
+	printf ("null");
+      else
+	{
+	  printf ("{\"value\": ");
+	  json_strn (v[t].value, v[t].len);
+	  printf (", \"locked\": %s}", v[t].locked ? "true" : "false");
+	}
+    }
+  printf ("}}\n");
+  free (buf);
+  return 0;
+}
+
 #define USAGE "usage: hugeld-conf [--run NAME [--cwd DIR] [--kernel] | " \
   "--program NAME...] [--secure] [--expand] FILE\n" \
   "       hugeld-conf --effective [--libs V] [--segments V] [--backing V] " \
   "[--tunables TEXT] [--run NAME [--cwd DIR]] FILE\n" \
-  "       hugeld-conf --check FILE"
+  "       hugeld-conf --check FILE\n" \
+  "       hugeld-conf --system-tunables [--program PATH] [--secure] CACHE"
 
 /* The command line, parsed.  */
 struct conf_command
@@ -652,6 +808,7 @@ struct conf_command
   const char *file;		/* FILE.  */
   bool check;			/* --check.  */
   bool effective;		/* --effective.  */
+  bool system_tunables;		/* --system-tunables.  */
   bool secure;			/* --secure.  */
   bool by_kernel;		/* --kernel.  */
   bool expand;			/* --expand.  */
@@ -694,6 +851,8 @@ parse_command (int argc, char **argv, struct conf_command *cmd)
 	cmd->check = true;
       else if (strcmp (argv[i], "--effective") == 0)
 	cmd->effective = true;
+      else if (strcmp (argv[i], "--system-tunables") == 0)
+	cmd->system_tunables = true;
       else if (strcmp (argv[i], "--libs") == 0 && i + 1 < argc)
 	cmd->req.option[0] = argv[++i];
       else if (strcmp (argv[i], "--segments") == 0 && i + 1 < argc)
@@ -712,6 +871,9 @@ parse_command (int argc, char **argv, struct conf_command *cmd)
     }
   const struct effective_request *req = &cmd->req;
   if (i != argc - 1 || (cmd->run.name != NULL && cmd->nprograms > 0)
+      || (cmd->system_tunables
+	  && (cmd->effective || cmd->check || cmd->expand
+	      || cmd->run.name != NULL || cmd->nprograms > 1))
       || ((cmd->run.cwd != NULL || cmd->by_kernel) && cmd->run.name == NULL)
       || (!cmd->effective && (req->option[0] != NULL
 			      || req->option[1] != NULL
@@ -968,6 +1130,9 @@ main (int argc, char **argv)
   int status = parse_command (argc, argv, &cmd);
   if (status >= 0)
     return status;
+  if (cmd.system_tunables)
+    return print_system_tunables (cmd.file, cmd.nprograms > 0
+				  ? cmd.programs[0] : NULL, cmd.secure);
   const char *names[3];
   static char namebuf[3][HP_PATH_MAX];
   size_t nnames = read_program_names (&cmd, names, namebuf);

@@ -10,7 +10,8 @@
    bytes of fixed bias, then the rest as program headers (plan) or as a
    NUL-split pattern and name (glob mode, which also feeds the same
    bytes to LD_HUGEPAGE_BACKING's parser, the build ID finder, the
-   cgroup readers and the policy file parser).  Any
+   cgroup readers, the policy file parser and the reader of
+   ld.so.cache's tunables).  Any
    invariant violation aborts.
    tests/fuzz/make-corpus.py writes the seed corpus.  */
 
@@ -206,6 +207,117 @@ fuzz_conf (const uint8_t *data, size_t size)
   free (exact);
 }
 
+/* Check what _dl_hugepage_tunconf_find found in SEC (SIZE bytes) with
+   the strings of DATA in [START, END): either nothing (malformed), or
+   values that lie in the string table and end there, a lock only with
+   a value, and the same validity whatever the program and AT_SECURE.  */
+static void
+fuzz_tunconf_check (const unsigned char *sec, size_t size, const char *data,
+		    size_t start, size_t end, const char *path)
+{
+  struct hp_tunconf_value v[HP_NTUNABLES], w[HP_NTUNABLES];
+  bool need = false;
+  bool ok = _dl_hugepage_tunconf_find (sec, size, data, start, end, NULL,
+				       false, v, &need);
+  for (int t = 0; t < HP_NTUNABLES; ++t)
+    {
+      if (v[t].value == NULL)
+	{
+	  if (v[t].locked || v[t].len != 0)
+	    abort ();
+	  continue;
+	}
+      if (!ok || v[t].value < data + start || v[t].value >= data + end
+	  || v[t].len >= (size_t) (data + end - v[t].value)
+	  || v[t].value[v[t].len] != '\0' || strlen (v[t].value) != v[t].len)
+	abort ();
+    }
+  if (_dl_hugepage_tunconf_find (sec, size, data, start, end, path, true, w,
+				 NULL) != ok)
+    abort ();
+  if (_dl_hugepage_tunconf_find (sec, size, data, start, end, path, false, w,
+				 NULL) != ok)
+    abort ();
+  /* Without a filter to ask it, the path changes nothing.  */
+  if (ok && !need)
+    for (int t = 0; t < HP_NTUNABLES; ++t)
+      if (v[t].value != w[t].value || v[t].locked != w[t].locked)
+	abort ();
+}
+
+/* DATA as ld.so.cache's tunables: raw (a section and a string table
+   from the same bytes), and built: entries with plausible flags whose
+   offsets point near the strings' starts, so that most inputs reach
+   the filters and the order.  All in copies of their exact size.  */
+static void
+fuzz_tunconf (const uint8_t *data, size_t size)
+{
+  static const char *const strings[] =
+    {
+      "glibc.elf.hugepage.libs", "glibc.elf.hugepage.segments",
+      "glibc.elf.hugepage.backing", "glibc.malloc.perturb", "libbig.so",
+      "all", "myprog", "/usr/bin/myprog", "glibc.elf.hugepage.", "",
+    };
+  enum { NSTR = sizeof strings / sizeof strings[0] };
+  size_t half = size / 2;
+  char *raw = malloc (half ? half : 1);
+  unsigned char *rsec = malloc (size - half ? size - half : 1);
+  if (raw == NULL || rsec == NULL)
+    abort ();
+  memcpy (raw, data, half);
+  memcpy (rsec, data + half, size - half);
+  fuzz_tunconf_check (rsec, size - half, raw, size ? data[0] % 8 : 0, half,
+		      "/usr/bin/myprog");
+  free (raw);
+  free (rsec);
+
+  /* Built: a string table of the fixed strings, then entries.  */
+  char table[512];
+  uint32_t off[NSTR];
+  size_t n = 8;
+  memset (table, 'x', n);
+  for (int i = 0; i < NSTR; ++i)
+    {
+      off[i] = n;
+      memcpy (table + n, strings[i], strlen (strings[i]) + 1);
+      n += strlen (strings[i]) + 1;
+    }
+  size_t count = size / 4 > 12 ? 12 : size / 4;
+  size_t ssize = HP_TUNCONF_HEADER_SIZE + count * HP_TUNCONF_ENTRY_SIZE;
+  unsigned char *sec = calloc (1, ssize);
+  char *exact = malloc (n);
+  if (sec == NULL || exact == NULL)
+    abort ();
+  memcpy (exact, table, n);
+  uint32_t w32[4] = { HP_TUNCONF_SIGNATURE, HP_TUNCONF_VERSION, count, 0 };
+  memcpy (sec, w32, sizeof w32);
+  for (size_t i = 0; i < count; ++i)
+    {
+      const uint8_t *b = data + 4 * i;
+      uint32_t e[8] = { 0 };
+      e[0] = ((b[0] & 1 ? HP_TUNCONF_OVERRIDE_DENY : 0)
+	      | (b[0] & 2 ? HP_TUNCONF_EXCLUDE_SECURE : 0)
+	      | (b[0] & 4 ? HP_TUNCONF_EXCLUDE_UNSECURE : 0)
+	      | (b[0] & 8 ? HP_TUNCONF_FILTER_PERPROC : 0)
+	      | (b[0] & 0x10 ? 0x200 : 0));
+      e[2] = off[b[1] % NSTR] + (b[0] & 0x20 ? b[3] % 3 : 0);
+      e[3] = off[b[2] % NSTR];
+      e[4] = (b[0] & 0x40) ? 0 : off[b[3] % NSTR];
+      if ((b[0] & 0x80) && (b[2] & 0xc0) == 0xc0)
+	e[3 + b[3] % 2] += b[1];	/* Now and then a wild offset.  */
+      memcpy (sec + HP_TUNCONF_HEADER_SIZE + i * HP_TUNCONF_ENTRY_SIZE, e,
+	      sizeof e);
+    }
+  static const char *const paths[] =
+    { "/usr/bin/myprog", "/bin/myprog", "myprog", "/usr/bin/other" };
+  fuzz_tunconf_check (sec, ssize, exact, 8, n,
+		      paths[size ? data[size - 1] % 4 : 0]);
+  /* The table one byte short: the last string no longer ends in it.  */
+  fuzz_tunconf_check (sec, ssize, exact, 8, n - 1, "/usr/bin/myprog");
+  free (sec);
+  free (exact);
+}
+
 static void
 fuzz_glob (const uint8_t *data, size_t size)
 {
@@ -277,6 +389,8 @@ fuzz_glob (const uint8_t *data, size_t size)
   /* And as a policy file, raw and built from its pieces.  */
   fuzz_conf_text (text, size);
   fuzz_conf (data, size);
+  /* And as ld.so.cache's tunables section.  */
+  fuzz_tunconf (data, size);
   /* Short files parse more often: a few of them from the same bytes.  */
   for (size_t off = 0, k = 0; off < size && k < 8; off += 12, ++k)
     fuzz_conf (data + off, size - off < 12 ? size - off : 12);

@@ -586,6 +586,7 @@ test_read_dynamic (void)
 void test_cache (void);
 void test_conf (void);
 void test_tunables (void);
+void test_tunconf (void);
 
 int
 main (void)
@@ -608,6 +609,7 @@ main (void)
   test_cache ();
   test_conf ();
   test_tunables ();
+  test_tunconf ();
   printf ("%d passed, %d failed\n", checks - failures, failures);
   return failures != 0;
 }

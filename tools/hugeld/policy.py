@@ -24,6 +24,7 @@ loader."""
 
 import json
 import os
+import shutil
 import subprocess
 
 from .common import Error, helper_path, plural
@@ -185,3 +186,49 @@ def file_policy(program, path=None, cwd=None):
     for x, n in pattern_lines(c):
         pol["lines"].setdefault(x, n)
     return pol
+
+
+# glibc 2.44's system-wide tunables: ldconfig compiles TUNABLES_CONF
+# into LD_SO_CACHE, where ld.so reads them.
+LD_SO_CACHE = "/etc/ld.so.cache"
+TUNABLES_CONF = "/etc/tunables.conf"
+
+
+def system_tunables(program=None, secure=False, cache=LD_SO_CACHE):
+    """hugeld-conf --system-tunables's document: the glibc.elf.hugepage.*
+    tunables ld.so takes from the system-wide tunables in CACHE for the
+    program whose /proc/self/exe is PROGRAM (None: only the lines
+    without a [proc:] filter), AT_SECURE if SECURE, decided by ld.so's
+    own code (elf/dl-hugepage-tunconf.c).  None if CACHE cannot be
+    read."""
+    args = [conf_helper(), "--system-tunables"]
+    if program:
+        args += ["--program", program]
+    if secure:
+        args.append("--secure")
+    try:
+        p = subprocess.run(args + [cache], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE)
+    except OSError as e:
+        raise Error("cannot run %s: %s" % (args[0], e.strerror))
+    if p.returncode != 0:
+        return None
+    return json.loads(p.stdout.decode("utf-8", "surrogateescape"))
+
+
+def tunconf_supported(doc):
+    """Whether this glibc has system-wide tunables (2.44 and later): the
+    cache has their section (DOC, system_tunables's document), or
+    ldconfig takes a tunables file (-t TUNCONF)."""
+    if doc is not None and doc["section"]:
+        return True
+    ldconfig = shutil.which("ldconfig") or shutil.which(
+        "ldconfig", path="/sbin:/usr/sbin")
+    if ldconfig is None:
+        return False
+    try:
+        p = subprocess.run([ldconfig, "--help"], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return b"TUNCONF" in p.stdout

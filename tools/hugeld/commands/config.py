@@ -21,13 +21,16 @@
 and what it selects for a program."""
 
 import json
+import os
+import stat
 import sys
 
 from ..common import Error, UsageError, plural
 from ..elf import resolve_program
 from ..pathglob import expand_cache
 from ..planner import conf_file, default_setting
-from ..policy import conf_problems, read_conf
+from ..policy import (LD_SO_CACHE, TUNABLES_CONF, conf_problems, read_conf,
+                      system_tunables, tunconf_supported)
 from ..pool import pool_info
 from ..settings import NAMES, program_path, resolve
 from .plan import PlanOptions, make_plan
@@ -59,15 +62,76 @@ def object_line(o, conf_file):
            if pending else "") if shared else "")
 
 
+def tunables_check(prog):
+    """What `config check' says of glibc 2.44's system-wide tunables
+    (/etc/tunables.conf, compiled by ldconfig into /etc/ld.so.cache)
+    for PROG (a path, or None): (lines, document); nothing where this
+    glibc has no such tunables."""
+    secure = False
+    real = None
+    if prog:
+        real = os.path.realpath(prog)
+        try:
+            secure = bool(os.stat(real).st_mode
+                          & (stat.S_ISUID | stat.S_ISGID))
+        except OSError:
+            pass
+    doc = system_tunables(real, secure)
+    # Nothing to say where glibc has no such tunables, or none are set.
+    if not tunconf_supported(doc):
+        return [], None
+    if (doc is None or not doc["section"]) \
+            and not os.path.exists(TUNABLES_CONF):
+        return [], doc
+    out = []
+    try:
+        if os.stat(TUNABLES_CONF).st_mtime > os.stat(LD_SO_CACHE).st_mtime:
+            out.append("warning: %s is newer than %s: ld.so reads the "
+                       "tunables ldconfig compiled last (run ldconfig)"
+                       % (TUNABLES_CONF, LD_SO_CACHE))
+    except OSError:
+        pass
+    if doc is None:
+        return out, None
+    src = "%s (compiled into %s)" % (TUNABLES_CONF, LD_SO_CACHE)
+    who = "%s%s" % (prog, " (AT_SECURE)" if secure else "") if prog \
+        else "a program no [proc:] line names"
+    found = [(k, v) for k, v in doc["tunables"].items() if v]
+    if not doc["valid"]:
+        out.append("%s: its tunables section is malformed: ld.so takes "
+                   "none of hugeld's tunables from it" % LD_SO_CACHE)
+    elif not found:
+        out.append("%s: no glibc.elf.hugepage.* tunable for %s"
+                   % (src, who))
+    else:
+        out.append("%s, for %s:" % (src, who))
+        for k, v in found:
+            var = "LD_HUGEPAGE_" + k.upper()
+            out.append("  glibc.elf.hugepage.%s=%s  (%s; it overrides the "
+                       "policy file)" % (k, v["value"],
+                       "nonoverridable: GLIBC_TUNABLES and %s cannot "
+                       "change it" % var if v["locked"] else
+                       "GLIBC_TUNABLES and %s override it" % var))
+    return out, doc
+
+
 def cmd_config(args):
     if args.config_cmd != "check":
         raise UsageError("hugeld config: give a command: check")
     path = args.file or conf_file()
     prog = resolve_program(args.program) if args.program else None
+    tun_lines, tun_doc = tunables_check(prog)
     c = read_conf(path, prog, expand=True)
     if c is None:
-        print("%s: no such file: ld.so selects nothing without "
-              "variables" % path)
+        if args.json:
+            json.dump({"system_tunables": tun_doc}, sys.stdout, indent=1)
+            print()
+        else:
+            for line in tun_lines:
+                print(line)
+            print("%s: no such file: ld.so selects nothing without "
+                  "variables%s" % (path, " or tunables" if tun_lines
+                                   else ""))
         return 1
     problems = conf_problems(c)
     refused = []
@@ -76,8 +140,9 @@ def cmd_config(args):
                cache_files=[{k: f[k] for k in ("path", "real", "line")}
                             for f in files],
                cache_refused=[{k: r[k] for k in ("path", "line", "why")}
-                              for r in refused], selection=None)
-    out = []
+                              for r in refused], selection=None,
+               system_tunables=tun_doc)
+    out = list(tun_lines)
     for p in problems:
         out.append(p)
     if problems:
