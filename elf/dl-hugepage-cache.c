@@ -141,7 +141,8 @@ hp_list_has (const char *list, size_t len, const char *word)
   while (i <= len)
     {
       size_t k = 0;
-      while (i + k < len && list[i + k] != ',' && word[k] == list[i + k])
+      while (i + k < len && list[i + k] != ',' && word[k] != '\0'
+	     && word[k] == list[i + k])
 	++k;
       if (word[k] == '\0' && (i + k == len || list[i + k] == ','))
 	return true;

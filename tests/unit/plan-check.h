@@ -147,7 +147,9 @@ plan_violation (const ElfW(Phdr) *phdr, size_t phnum,
 	  for (size_t j = 0; j < n; ++j)
 	    if (loads[j]->p_offset + loads[j]->p_filesz > known)
 	      known = loads[j]->p_offset + loads[j]->p_filesz;
-	  if (a < delta)
+	  /* The file offset at A, A - DELTA, must not be below 0: DELTA
+	     wraps where the segment's offset is above its address.  */
+	  if (PC_DOWN (l->p_offset, pg) + a < ps)
 	    BAD ("file_whole before the file's start");
 	  if (b > pe && b - delta > known)
 	    BAD ("file_whole past the file's known end");
