@@ -32,43 +32,7 @@
 #include "dl-hugepage-plan.c"
 #include "dl-hugepage-kinds.c"
 
-#define K 1024UL
-#define M (1024UL * 1024UL)
-#define H (2 * M)
-
-static ElfW(Phdr)
-load (uint64_t vaddr, uint64_t filesz, uint64_t memsz, uint64_t off,
-      uint32_t flags, uint64_t align)
-{
-  ElfW(Phdr) p = { 0 };
-  p.p_type = PT_LOAD;
-  p.p_vaddr = p.p_paddr = vaddr;
-  p.p_filesz = filesz;
-  p.p_memsz = memsz;
-  p.p_offset = off;
-  p.p_flags = flags;
-  p.p_align = align;
-  return p;
-}
-
-static ElfW(Phdr)
-relro (uint64_t vaddr, uint64_t memsz)
-{
-  ElfW(Phdr) p = { 0 };
-  p.p_type = PT_GNU_RELRO;
-  p.p_vaddr = vaddr;
-  p.p_memsz = p.p_filesz = memsz;
-  p.p_align = 1;
-  return p;
-}
-
-static struct hp_settings
-settings (unsigned int kinds)
-{
-  struct hp_settings s = { .pagesize = 4 * K, .hugepagesize = H,
-			   .kinds = kinds, .file_size = HP_ADDR_LIMIT };
-  return s;
-}
+#include "tst-hugepage-phdr.h"
 
 static struct hp_plan plan;
 
