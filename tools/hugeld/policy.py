@@ -36,6 +36,21 @@ def conf_helper():
     return os.path.join(os.path.dirname(plan), "hugeld-conf")
 
 
+def _run_conf(args, env=None):
+    """Run the hugeld-conf helper with ARGS (its path first) and ENV
+    (None: ours); its CompletedProcess.  An Error if it cannot run."""
+    try:
+        return subprocess.run(args, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, env=env)
+    except OSError as e:
+        raise Error("cannot run %s: %s" % (args[0], e.strerror))
+
+
+def _conf_json(p):
+    """The JSON document the helper printed."""
+    return json.loads(p.stdout.decode("utf-8", "surrogateescape"))
+
+
 def effective(cmd, options, environ, program, path=None):
     """hugeld-conf --effective's document: the settings the program
     PROGRAM (a path, or None) gets from OPTIONS ({setting: the option's
@@ -53,17 +68,13 @@ def effective(cmd, options, environ, program, path=None):
             args += ["--" + k, options[k]]
     if program:
         args += ["--run", program]
-    try:
-        p = subprocess.run(args + [path], stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, env=environ)
-    except OSError as e:
-        raise Error("cannot run %s: %s" % (args[0], e.strerror))
+    p = _run_conf(args + [path], environ)
     if p.returncode != 0:
         msg = p.stderr.decode("utf-8", "replace").strip().replace(
             "hugeld-conf: ", "", 1) or "%s failed" % args[0]
         # Status 3: nothing selected, said of the command.
         raise Error("%s: %s" % (cmd, msg) if p.returncode == 3 else msg)
-    return json.loads(p.stdout.decode("utf-8", "surrogateescape"))
+    return _conf_json(p)
 
 
 def given_settings(variables, tunables):
@@ -80,14 +91,10 @@ def given_settings(variables, tunables):
         args += ["--tunables", tunables]
     env = {k: v for k, v in variables.items()
            if k.startswith("LD_HUGEPAGE_")}
-    try:
-        p = subprocess.run(args + [os.devnull], stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, env=env)
-    except OSError as e:
-        raise Error("cannot run %s: %s" % (args[0], e.strerror))
+    p = _run_conf(args + [os.devnull], env)
     if p.returncode != 0:
         return {}
-    d = json.loads(p.stdout.decode("utf-8", "surrogateescape"))
+    d = _conf_json(p)
     return {k: (d[k]["value"], d[k]["source"])
             for k in ("libs", "segments", "backing")
             if d[k]["from"] in ("variable", "tunable")}
@@ -108,16 +115,12 @@ def read_conf(path=None, program=None, cwd=None, expand=False):
         args += ["--run", program] + (["--cwd", cwd] if cwd else [])
     if expand:
         args.append("--expand")
-    try:
-        p = subprocess.run(args + [path], stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE)
-    except OSError as e:
-        raise Error("cannot run %s: %s" % (args[0], e.strerror))
+    p = _run_conf(args + [path])
     if p.returncode != 0:
         msg = p.stderr.decode("utf-8", "replace").strip()
         raise Error(msg.replace("hugeld-conf: ", "") or
                     "%s failed" % args[0])
-    return json.loads(p.stdout.decode("utf-8", "surrogateescape"))
+    return _conf_json(p)
 
 
 def conf_problems(c):
@@ -206,14 +209,10 @@ def system_tunables(program=None, secure=False, cache=LD_SO_CACHE):
         args += ["--program", program]
     if secure:
         args.append("--secure")
-    try:
-        p = subprocess.run(args + [cache], stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE)
-    except OSError as e:
-        raise Error("cannot run %s: %s" % (args[0], e.strerror))
+    p = _run_conf(args + [cache])
     if p.returncode != 0:
         return None
-    return json.loads(p.stdout.decode("utf-8", "surrogateescape"))
+    return _conf_json(p)
 
 
 def tunconf_supported(doc):
