@@ -180,6 +180,16 @@ hp_open_zone (int dirfd, const struct hp_zone *z, uint64_t bias, int *err,
 		 "another placement)"
 	       : errno == ELOOP ? "not trusted: a symbolic link"
 	       : "opening the zone's cache file");
+      /* Text an entry leaves out on purpose: say so.  */
+      if (*err == 0 && z->kind == HP_KIND_TEXT && errno == ENOENT)
+	{
+	  int m = hp_openat (dirfd, HP_CACHE_NOTEXT, 0);
+	  if (m >= 0)
+	    {
+	      *what = HP_CACHE_NOTEXT_WHY;
+	      __close_nocancel (m);
+	    }
+	}
       return -1;
     }
   struct __stat64_t64 st;
