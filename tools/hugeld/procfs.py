@@ -90,7 +90,10 @@ def proc_error(pid, e, what):
 def read_smaps(pid):
     maps = []
     try:
-        with open("/proc/%d/smaps" % pid) as f:
+        # A mapped file's name is any bytes but a newline (shown as
+        # \012): kept as they are (surrogateescape), shown escaped.
+        with open("/proc/%d/smaps" % pid, encoding="utf-8",
+                  errors="surrogateescape") as f:
             cur = None
             for line in f:
                 k = line.split(None, 1)[0] if line.strip() else ""
@@ -336,8 +339,10 @@ def process_cwd(pid):
 
 
 def command_of(pid):
+    """Process PID's command name (any bytes the process chose, kept by
+    surrogateescape: shown escaped), or ?."""
     try:
-        with open("/proc/%d/comm" % pid) as f:
-            return f.read().strip()
+        with open("/proc/%d/comm" % pid, "rb") as f:
+            return f.read().rstrip(b"\n").decode("utf-8", "surrogateescape")
     except OSError:
         return "?"

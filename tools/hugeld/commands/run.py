@@ -25,7 +25,7 @@ import sys
 import time
 
 from ..cache import entry
-from ..common import Error, SYSFS_HUGE, UsageError, ldso_path, warn
+from ..common import Error, SYSFS_HUGE, UsageError, ldso_path, shown, warn
 from ..elf import check_program, is_hugeld_loader, resolve_program
 from ..planner import cache_dir, default_setting, parse_backing
 from ..pool import hugetlb_cgroup_none, pool_info
@@ -98,10 +98,10 @@ def cmd_run(args):
                            "backing": backing or default_setting("backing")})
     if note:
         # Not a warning: the file is how the system is meant to work.
-        print("hugeld: %s%s; ld.so reads %s itself" % (
+        print(shown("hugeld: %s%s; ld.so reads %s itself" % (
             note, ", the program block at " + from_file["program"]
             if "program" in from_file else "",
-            settings.policy["file"] if from_file else "GLIBC_TUNABLES"),
+            settings.policy["file"] if from_file else "GLIBC_TUNABLES")),
             file=sys.stderr)
     if args.debug is not None:
         env["LD_DEBUG"] = "hugepages"

@@ -28,7 +28,7 @@ import time
 from ..cache.entry import scan
 from ..cache.mount import open_cache
 from ..cache.upkeep import cache_summary
-from ..common import DEFAULT_LDSO, Error, HUGE, UsageError, helper_path, mib, plural, table
+from ..common import DEFAULT_LDSO, Error, HUGE, UsageError, helper_path, mib, plural, shown, table
 from ..elf import is_hugeld_loader
 from ..planner import check_patterns, check_segments, conf_file, default_setting, plan_each
 from ..policy import file_policy, given_settings
@@ -172,7 +172,8 @@ def process_status(pid, cache, ldso, detail=True):
 def process_started(pid):
     """When process PID started (seconds since the epoch), or None."""
     try:
-        with open("/proc/%d/stat" % pid) as f:
+        # The command name in it is any bytes the process chose.
+        with open("/proc/%d/stat" % pid, errors="surrogateescape") as f:
             ticks = int(f.read().rsplit(")", 1)[1].split()[19])
         with open("/proc/uptime") as f:
             up = float(f.read().split()[0])
@@ -324,7 +325,7 @@ def settings_line(st):
 def print_cache_summary(c):
     """The line of `hugeld status' for the shared cache's summary C."""
     if c is not None and c.get("error"):
-        print("shared cache: %s" % c["error"])
+        print("shared cache: %s" % shown(c["error"]))
         return
     if c is None or not c["entries"]:
         return
@@ -337,7 +338,7 @@ def print_cache_summary(c):
     # The files of entries that are not opened (not regular files, or
     # behind another user's symbolic link).
     for u in c["unopened"]:
-        print("  stale entry: %s" % u)
+        print("  stale entry: %s" % shown(u))
 
 
 def cmd_status(args):
@@ -366,9 +367,10 @@ def cmd_status(args):
 
 
 def display_name(st):
+    """The process's name, as it may be shown (escaped)."""
     if st["ldso_command"] and st["program"]:
-        return "%s via ld.so" % os.path.basename(st["program"])
-    return st["command"]
+        return "%s via ld.so" % shown(os.path.basename(st["program"]))
+    return shown(st["command"])
 
 
 def coverage_line(t):
@@ -383,6 +385,9 @@ def coverage_line(t):
 
 
 def print_status(st):
+    """The report of process_status ST, for a person: every string the
+    process controls (its command name, the paths it maps, its
+    settings' values) passed through shown()."""
     nobj = len(st["objects"])
     how = []
     if st["shared_pages"]:
@@ -396,14 +401,14 @@ def print_status(st):
         ", %s of other memory" % plural(len(st["other_ranges"]), "range")
         if st["other_ranges"] else "", "".join("; " + h for h in how)))
     if st["program"]:
-        print("  program: %s" % st["program"])
+        print("  program: %s" % shown(st["program"]))
     if st["hugetlb_cgroup_none"]:
         print("  hugetlb cgroup: %s is %d: no huge page from the pool for "
-              "this process" % (st["hugetlb_cgroup_none"]["file"],
+              "this process" % (shown(st["hugetlb_cgroup_none"]["file"]),
                                 st["hugetlb_cgroup_none"]["value"]))
     if st["loader"]:
         print("  loader: %s%s%s" % (
-            st["loader"], " (hugeld)" if st["hugeld"] else " (not hugeld)",
+            shown(st["loader"]), " (hugeld)" if st["hugeld"] else " (not hugeld)",
             ", run as a command" if st["ldso_command"] else ""))
         if st["loader"].endswith(".so.2.distrib"):
             # hugeld-system-loader's copy of the distribution's loader:
@@ -411,14 +416,14 @@ def print_status(st):
             print("  note: started while a dpkg run had the distribution's "
                   "loader in place (a libc6 upgrade or reinstall); it runs "
                   "without hugeld until it is restarted")
-    print("  settings: %s" % settings_line(st))
+    print("  settings: %s" % shown(settings_line(st)))
     rows = [("OBJECT", "KIND", "ADDRESSES", "IN THE OBJECT", "BACKING",
              "PAGES")]
     for o in st["objects"]:
         first = True
         for r in o["ranges"]:
             thp = r["backing"].startswith("thp")
-            rows.append((o["path"] if first else "", r["kind"],
+            rows.append((shown(o["path"]) if first else "", r["kind"],
                          "%x-%x" % (r["start"], r["end"]),
                          "[%#x, %#x)" % (r["object_start"], r["object_end"]),
                          r["backing"], str(r["pages_in_use"])
@@ -428,7 +433,8 @@ def print_status(st):
                             else " (%d kB pages)" % r["kernel_page_kb"])))
             first = False
     for r in st["other_ranges"]:
-        rows.append(("(not an object: %s)" % (r["path"] or "anonymous"),
+        rows.append(("(not an object: %s)" % (shown(r["path"])
+                                               or "anonymous"),
                      r["perms"], "%x-%x" % (r["start"], r["end"]), "", "",
                      str(r["pages_in_use"])))
     if len(rows) > 1:
@@ -438,7 +444,8 @@ def print_status(st):
     thp = False
     for o in st["objects"]:
         if any(r["backing"].startswith("thp (page cache") for r in o["ranges"]):
-            print("  %s: text %s" % (o["path"], coverage_line(o["text"])))
+            print("  %s: text %s" % (shown(o["path"]),
+                                     coverage_line(o["text"])))
             thp = True
     if thp and st["seccomp_filter"] and st["hugeld"]:
         print("  (under its seccomp filter ld.so asked the kernel nothing "
@@ -449,17 +456,20 @@ def print_status(st):
         x = o["selected_by"]
         if pol is not None and x and x["conf_line"]:
             print('  %s: selected by pattern "%s" (%s, %s line %d)' % (
-                o["path"], x["pattern"], x["matched_by"], pol["file"],
+                shown(o["path"]), shown(x["pattern"]), x["matched_by"],
+                shown(pol["file"]),
                 x["conf_line"]))
     for x in st.get("private_cached_since_start", []):
         print("  note: %s: a private copy (%s) of what the shared cache "
               "serves now: its entry was made after this process "
               "started; a restart maps the cache's pages and frees these"
-              % (x["path"], plural(x["pages"], "pool page")))
+              % (shown(x["path"]), plural(x["pages"], "pool page")))
     for x in st["selected_without_huge_pages"]:
         print("  note: %s is selected by \"%s\" (%s%s) but has no huge "
-              "pages:" % (x["path"], x["pattern"], x["matched_by"],
-                          ", %s line %d" % (pol["file"], x["conf_line"])
+              "pages:" % (shown(x["path"]), shown(x["pattern"]),
+                          x["matched_by"],
+                          ", %s line %d" % (shown(pol["file"]),
+                                            x["conf_line"])
                           if pol and x["conf_line"] else ""))
         if x["planned_pages"] == 0:
             print("        none of its parts fills a whole 2 MiB page "
@@ -506,7 +516,7 @@ def seccomp_filter(pid):
     does.  A filter does not say what it refuses; prctl PR_SET_MDWE,
     the kernel's own write-execute policy, shows nowhere in /proc."""
     try:
-        with open("/proc/%d/status" % pid) as f:
+        with open("/proc/%d/status" % pid, errors="surrogateescape") as f:
             for line in f:
                 if line.startswith("Seccomp:"):
                     return line.split()[1] == "2"
@@ -525,7 +535,8 @@ def status_all(args, cache, ldso):
         pid = int(d)
         # Cheap first look: HugetlbPages in status.
         try:
-            with open("/proc/%d/status" % pid) as f:
+            with open("/proc/%d/status" % pid,
+                      errors="surrogateescape") as f:
                 txt = f.read()
         except OSError:
             continue
@@ -560,7 +571,7 @@ def status_all(args, cache, ldso):
     rows = [("PID", "PAGES", "MiB", "COMMAND", "OBJECTS ON HUGE PAGES")]
     for s in procs:
         objs = ", ".join("%s (%d%s)" % (
-            os.path.basename(o["path"]), o["pages"], ", %d shared" %
+            shown(os.path.basename(o["path"])), o["pages"], ", %d shared" %
             o["shared_pages"] if o["shared_pages"] else "")
                          for o in s["objects"])
         if s["other_ranges"]:
