@@ -24,6 +24,7 @@ import os
 
 from .common import Error, PAGE
 from .elf import Elf
+from .openfile import NotOpened, open_regular
 from .planner import cache_dir
 
 
@@ -138,31 +139,38 @@ class ProcObject(object):
 
 
 def open_mapped_elf(pid, m, cache):
-    """The ELF file behind mapping M of process PID: the file at its
-    path if it is still the same inode, else through
-    /proc/PID/map_files (root), else /proc/PID/root."""
+    """The ELF file behind mapping M of process PID, or None.  What is
+    read of it is read from the descriptor opened here, never again by
+    a path: the path a mapping shows is the process's to choose (in its
+    own mount namespace, or replaced after it was mapped: deleted, with
+    a FIFO or a link to a device put at its name).  Tried in order:
+    /proc/PID/map_files (the mapped file itself; root only), the path in
+    the process's root, the path in ours; each opened by the command's
+    opening rule (openfile: the type looked at without opening, and
+    only a regular file opened, O_NONBLOCK), and taken only if the file
+    opened has the mapping's device and inode."""
     key = (m.dev, m.inode)
     if key in cache:
         return cache[key]
-    cands = []
+    cands = ["/proc/%d/map_files/%x-%x" % (pid, m.start, m.end)]
     if not m.deleted:
-        cands.append(m.path)
         cands.append("/proc/%d/root%s" % (pid, m.path))
-    cands.append("/proc/%d/map_files/%x-%x" % (pid, m.start, m.end))
+        cands.append(m.path)
     elf = None
     for c in cands:
         try:
-            st = os.stat(c)
-        except OSError:
+            o = open_regular(c, trusted_links=False)
+        except NotOpened:
             continue
-        if st.st_ino != m.inode or (os.major(st.st_dev),
-                                    os.minor(st.st_dev)) != m.dev:
+        if o.st.st_ino != m.inode or (os.major(o.st.st_dev),
+                                      os.minor(o.st.st_dev)) != m.dev:
+            o.close()
             continue
         try:
-            elf = Elf(c, display=m.path)
-            break
+            elf = Elf(c, display=m.path, opened=o)
         except Error:
-            break
+            pass
+        break
     cache[key] = elf
     return elf
 

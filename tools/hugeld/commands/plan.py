@@ -25,7 +25,7 @@ import os
 import sys
 
 from ..common import Error, HUGE, KINDS, NR_HUGEPAGES, SYSFS_HUGE, SYSFS_NODES, UsageError, ldso_path, mib, plural, shown, table
-from ..elf import Elf, check_program, is_hugeld_loader, resolve_program
+from ..elf import Elf, check_program, interp_is_hugeld_loader, resolve_program
 from ..pathglob import expand_cache
 from ..planner import backing_names, default_setting, ldso_list, run_helper, summarize
 from ..policy import read_conf
@@ -155,10 +155,13 @@ def make_plan(opts, settings, pool):
     elf = check_program(path)
     interp = elf.interp
     elf.close()
-    direct_ok = bool(interp) and is_hugeld_loader(interp, ldso)
+    # PT_INTERP names a path: opened by the opening rule (a FIFO or a
+    # device there is never opened), and judged by what was opened.
+    direct_ok, why = interp_is_hugeld_loader(interp, ldso)
     if opts.direct and not direct_ok:
-        raise Error("--direct: %s's interpreter is %s, not hugeld's loader"
-                    % (path, interp or "none"))
+        raise Error("--direct: %s's interpreter is %s, not hugeld's loader%s"
+                    % (shown(path), shown(interp or "none"),
+                       " (%s)" % shown(why) if why else ""))
 
     libpaths, dlopened, skipped = _library_paths(opts.dlopen, ldso, path,
                                                  interp)

@@ -26,7 +26,7 @@ import time
 
 from ..cache import entry
 from ..common import Error, SYSFS_HUGE, UsageError, ldso_path, shown, warn
-from ..elf import check_program, is_hugeld_loader, resolve_program
+from ..elf import check_program, interp_is_hugeld_loader, resolve_program
 from ..planner import cache_dir, default_setting, parse_backing
 from ..pool import hugetlb_cgroup_none, pool_info
 from ..settings import options_of, program_path, resolve
@@ -49,10 +49,16 @@ def cmd_run(args):
     elf = check_program(path)
     interp = elf.interp
     elf.close()
-    if args.direct and not (interp and is_hugeld_loader(interp, ldso)):
-        raise Error("--direct: %s's interpreter is %s, not hugeld's loader "
-                    "(relink with -Wl,--dynamic-linker=%s, or leave out "
-                    "--direct)" % (path, interp or "none", ldso))
+    if args.direct:
+        # PT_INTERP names a path: opened by the opening rule (never a
+        # FIFO or a device), and judged by what was opened.
+        ok, why = interp_is_hugeld_loader(interp, ldso)
+        if not ok:
+            raise Error("--direct: %s's interpreter is %s, not hugeld's "
+                        "loader%s (relink with -Wl,--dynamic-linker=%s, or "
+                        "leave out --direct)" % (
+                            shown(path), shown(interp or "none"),
+                            " (%s)" % shown(why) if why else "", ldso))
     # Only the private backing takes pages from the pool (shared ones
     # are the cache's, thp ones the kernel's).
     order = parse_backing(backing or default_setting("backing"))

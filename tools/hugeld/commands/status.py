@@ -23,6 +23,7 @@ import json
 import os
 import re
 import sys
+import threading
 import time
 
 from ..cache.entry import scan
@@ -53,13 +54,17 @@ def process_status(pid, cache, ldso, detail=True):
     # command (hugeld run) ld.so is the program itself, AT_BASE is 0
     # and the program's PT_INTERP names the system's loader.  Nor by its
     # path: hugeld's is /opt/hugeld/ld.so, a build's elf/ld.so.
-    loader = None
+    # Whether it is hugeld's: from the file read through the mapping
+    # (procfs.open_mapped_elf), never from the path the process shows,
+    # which is its to choose.
+    loader = loader_elf = None
     for o, x in zip(objs, plans):
         if x is not None and (x["soname"] or "").startswith("ld-linux"):
-            loader = o.path
+            loader, loader_elf = o.path, o.elf
             break
     st["loader"] = loader
-    st["hugeld"] = bool(loader) and is_hugeld_loader(loader, ldso)
+    st["hugeld"] = loader_elf is not None \
+        and is_hugeld_loader(loader_elf, ldso)
     st["hugetlb_cgroup_none"] = hugetlb_cgroup_none(pid)
     st["seccomp_filter"] = seccomp_filter(pid)
     st["ldso_command"] = bool(exe and loader) and exe == loader
@@ -157,9 +162,12 @@ def process_status(pid, cache, ldso, detail=True):
         r["backing"] == "private" for r in o["ranges"])]
     made = cache_entries_made() \
         if st["selected_without_huge_pages"] or private else {}
+    # By the file the process maps (its device and inode), not by the
+    # path it shows.
+    ids = {o.path: o.elf.dev_ino for o in objs}
 
     def since_start(path):
-        t = made.get(os.path.realpath(path))
+        t = made.get(ids.get(path))
         return bool(t and started and t > started)
     for x in st["selected_without_huge_pages"]:
         x["cached_since_start"] = since_start(x["path"])
@@ -183,9 +191,9 @@ def process_started(pid):
 
 
 def cache_entries_made():
-    """{real path of the file: when its entry was put in place} for the
-    entries of the shared cache that ld.so would use ({} without a
-    cache)."""
+    """{(device, inode) of the file: when its entry was put in place}
+    for the entries of the shared cache that ld.so would use ({} without
+    a cache)."""
     try:
         top = open_cache()
     except Exception:
@@ -193,8 +201,15 @@ def cache_entries_made():
     if top is None:
         return {}
     try:
-        return {os.path.realpath(e.source): e.made for e in scan(top)[0]
-                if e.source and not e.tmp and e.why is None}
+        made = {}
+        for e in scan(top)[0]:
+            if e.source and not e.tmp and e.why is None:
+                try:
+                    st = os.stat(e.source)
+                except OSError:
+                    continue
+                made[(st.st_dev, st.st_ino)] = e.made
+        return made
     except OSError:
         return {}
     finally:
@@ -220,7 +235,8 @@ def plan_objects(objs, settings, select):
             args += ["--segments", check_segments(settings["segments"])]
         except Error:
             pass
-    return plan_each(args, [(o.path, o.elf.path) for o in objs])
+    # The files read through the descriptors open_mapped_elf opened.
+    return plan_each(args, [(o.path, o.elf.fileno()) for o in objs])
 
 
 def kind_in(plan, lo, hi):
@@ -354,7 +370,7 @@ def cmd_status(args):
     helper_path()
     if args.all:
         return status_all(args, cache, ldso)
-    st = process_status(args.pid, cache, ldso)
+    st = process_status_within(args.pid, cache, ldso)
     st["pool"] = pool_info()
     st["cache"] = cache_summary()
     if args.json:
@@ -525,8 +541,45 @@ def seccomp_filter(pid):
     return False
 
 
+# How long status waits for one process: its /proc files, its objects
+# and their plans.  Reading another process's memory (its environment,
+# its command line) waits for that process's memory map, which the
+# process (or the kernel on its behalf: a fault on a file system that
+# does not answer) can keep busy for ever.
+PROCESS_TIME_LIMIT = 10
+
+
+def process_status_within(pid, cache, ldso, detail=True,
+                          limit=PROCESS_TIME_LIMIT):
+    """process_status, or Error if it takes more than LIMIT seconds.
+    The work runs in a thread of its own: a read that waits in the
+    kernel cannot be cancelled, so a thread that does not answer is left
+    behind (a daemon: the command exits without it).  What it shares
+    with the next ones (CACHE's open files) is read with pread, safe in
+    two threads at once."""
+    box = {}
+
+    def work():
+        try:
+            box["st"] = process_status(pid, cache, ldso, detail)
+        except BaseException as e:
+            box["exc"] = e
+    t = threading.Thread(target=work, name="status %d" % pid, daemon=True)
+    t.start()
+    t.join(limit)
+    if t.is_alive():
+        raise Error("process %d: no answer in %d s (reading its /proc "
+                    "files waits: its memory is held busy)" % (pid, limit))
+    if "exc" in box:
+        raise box["exc"]
+    return box["st"]
+
+
 def status_all(args, cache, ldso):
     procs = []
+    # Processes that could not be read: a line each, never left out in
+    # silence.
+    failed = []
     unreadable = 0
     me = os.getpid()
     for d in os.listdir("/proc"):
@@ -544,10 +597,13 @@ def status_all(args, cache, ldso):
         if m is not None and int(m.group(1)) == 0:
             continue
         try:
-            st = process_status(pid, cache, ldso, detail=False)
+            st = process_status_within(pid, cache, ldso, detail=False)
         except Error as e:
             if "permission denied" in str(e):
                 unreadable += 1
+            elif "does not exist" not in str(e):
+                failed.append({"pid": pid, "command": command_of(pid),
+                               "error": str(e)})
             continue
         if st["pages"] > 0 or st["objects"] or st["other_ranges"]:
             procs.append(st)
@@ -563,7 +619,8 @@ def status_all(args, cache, ldso):
         + sum(shared.values())
     res = {"processes": procs, "pages": total, "pool": pool,
            "shared_pages": sum(shared.values()), "cache_pages": cache_pages(),
-           "unreadable": unreadable, "cache": cache_summary()}
+           "unreadable": unreadable, "failed": failed,
+           "cache": cache_summary()}
     if args.json:
         json.dump(res, sys.stdout, indent=1)
         print()
@@ -589,6 +646,12 @@ def status_all(args, cache, ldso):
                           " (%d of them shared from the hugeld cache, counted "
                           "once)" % res["shared_pages"]
                           if res["shared_pages"] else ""))
+    for f in failed:
+        msg = f["error"]
+        pre = "process %d: " % f["pid"]
+        print("(not counted: process %d (%s): %s)" % (
+            f["pid"], shown(f["command"]),
+            shown(msg[len(pre):] if msg.startswith(pre) else msg)))
     if unreadable:
         print("(%s not readable: run as root to see them)" %
               plural(unreadable, "process", "processes"))
