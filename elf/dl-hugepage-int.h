@@ -313,6 +313,9 @@ struct hp_thp_fill
   const char *unasked;		/* Why the page cache could not be asked
 				   (every chunk then read at load), or
 				   NULL.  */
+  const char *stopped;		/* Why the fill stopped before the zone's
+				   end, the rest counted in OTHER (the file
+				   was cut while it was loaded), or NULL.  */
 };
 
 /* Map the 2 MiB chunks of [DST, DST + LEN), the part of a read-only

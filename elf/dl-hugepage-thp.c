@@ -315,7 +315,7 @@ _dl_hugepage_thp_zone (struct hp_load_state *ls, const struct hp_zone *z,
       hp_advise_object (ls, l_addr, MADV_RANDOM);
     }
   /* What was asked for, then what came of it.  */
-  static char msg[520];
+  static char msg[800];
   char *p = __stpcpy (__stpcpy (msg, *what), ": ");
   p = hp_put_count (p, n.pmd, " of ");
   p = hp_put_count (p, len / HP_HUGEPAGE_SIZE + edges,
@@ -329,8 +329,10 @@ _dl_hugepage_thp_zone (struct hp_load_state *ls, const struct hp_zone *z,
 		      " where the file holds another segment's bytes");
   p = __stpcpy (p, ")");
   if (n.unasked != NULL)
-    __stpcpy (__stpcpy (__stpcpy (p, "; the page cache not asked ("),
-			n.unasked), ": each range faulted in at load)");
+    p = __stpcpy (__stpcpy (__stpcpy (p, "; the page cache not asked ("),
+			    n.unasked), ": each range faulted in at load)");
+  if (n.stopped != NULL)
+    __stpcpy (__stpcpy (p, "; stopped: "), n.stopped);
   *what = msg;
   return HP_THP;
 }
