@@ -92,9 +92,10 @@ def read_smaps(pid):
     maps = []
     try:
         # A mapped file's name is any bytes but a newline (shown as
-        # \012): kept as they are (surrogateescape), shown escaped.
+        # \012): kept as they are (surrogateescape), shown escaped; a
+        # carriage return in it ends no line.
         with open("/proc/%d/smaps" % pid, encoding="utf-8",
-                  errors="surrogateescape") as f:
+                  errors="surrogateescape", newline="\n") as f:
             cur = None
             for line in f:
                 k = line.split(None, 1)[0] if line.strip() else ""

@@ -169,7 +169,8 @@ def run_with_perf_map(exe, argv, env, args):
         if done == pid:
             break
         try:
-            with open("/proc/%d/maps" % pid) as f:
+            with open("/proc/%d/maps" % pid, encoding="utf-8",
+                      errors="surrogateescape", newline="\n") as f:
                 sig = tuple(l.split(None, 1)[0] for l in f
                             if "/anon_hugepage" in l)
         except OSError:
