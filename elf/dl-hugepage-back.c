@@ -341,6 +341,13 @@ _dl_hugepage_shared_zone (struct hp_load_state *ls, const struct hp_zone *z,
 	{
 	  *err = errno;
 	  *what = HP_STEP_MMAP_CACHE;
+	  /* The cache's pages are taken already: not the pool.  */
+	  if (*err == ENOMEM && hp_debug ())
+	    {
+	      ls->enomem = _dl_hugepage_enomem_why (len, false);
+	      if (ls->enomem == NULL)
+		ls->enomem = "ENOMEM, out of memory";
+	    }
 	}
       else if ((verify || c->verify)
 	       && !hp_entry_matches (tmp, z, l_addr, fd, verify, c->verify))

@@ -85,7 +85,7 @@ hp_thp_enabled (void)
 /* An anonymous copy of writable zone Z, MADV_HUGEPAGE, moved over the
    ordinary pages.  */
 static enum hp_outcome
-hp_thp_copy (const struct hp_load_state *ls, const struct hp_zone *z,
+hp_thp_copy (struct hp_load_state *ls, const struct hp_zone *z,
 	     ElfW(Addr) l_addr, int fd, int *err, const char **what)
 {
   size_t len = z->end - z->start;
@@ -95,6 +95,13 @@ hp_thp_copy (const struct hp_load_state *ls, const struct hp_zone *z,
     {
       *err = errno;
       *what = "mmap";
+      /* No pool here: a limit of the process, or no memory.  */
+      if (*err == ENOMEM && hp_debug ())
+	{
+	  ls->enomem = _dl_hugepage_enomem_why (len + HP_HUGEPAGE_SIZE, true);
+	  if (ls->enomem == NULL)
+	    ls->enomem = "ENOMEM, out of memory";
+	}
       return HP_FALLBACK;
     }
   char *tmp = (char *) HP_ALIGN_UP ((uintptr_t) area, HP_HUGEPAGE_SIZE);
