@@ -74,6 +74,10 @@ struct hp_load_state
   bool kernel;			/* Mapped by the kernel (PT_INTERP).  */
   bool textrel;
   struct hp_object_state cache;
+  /* With LD_DEBUG=hugepages, what an ENOMEM of the backing being tried
+     means where that is not the pool's (_dl_hugepage_enomem_why), or
+     NULL.  */
+  const char *enomem;
 };
 
 /* What became of one zone, with one backing.  */
@@ -293,6 +297,14 @@ int _dl_hugepage_madvise (void *addr, size_t len, int advice)
 /* ld.so has no strerror: the name of ERR (EINVAL, ...).  */
 const char *_dl_hugepage_errno_name (int err) attribute_hidden;
 
+/* What an ENOMEM from an anonymous private mmap of LEN bytes (writable
+   if DATA) means when it is a limit of the process: "ENOMEM, over
+   RLIMIT_AS ..." and the like; NULL if none explains it (then the pool,
+   for a hugetlb mapping).  For the report only: it maps and unmaps LEN
+   bytes to find out.  */
+const char *_dl_hugepage_enomem_why (size_t len, bool data)
+  attribute_hidden;
+
 /* The page cache under a thp zone (dl-hugepage-thpfill.c).  */
 
 /* What became of the 2 MiB chunks of a read-only zone.  */
@@ -313,6 +325,9 @@ struct hp_thp_fill
   const char *unasked;		/* Why the page cache could not be asked
 				   (every chunk then read at load), or
 				   NULL.  */
+  const char *stopped;		/* Why the fill stopped before the zone's
+				   end, the rest counted in OTHER (the file
+				   was cut while it was loaded), or NULL.  */
 };
 
 /* Map the 2 MiB chunks of [DST, DST + LEN), the part of a read-only

@@ -84,6 +84,7 @@ static bool
 hp_probe_move (void)
 {
   bool ok = false;
+  hp_move_errno = 0;
 
   void *src = __mmap (NULL, HP_HUGEPAGE_SIZE, PROT_READ | PROT_WRITE,
 		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB
@@ -120,11 +121,18 @@ hp_probe_move (void)
 bool
 _dl_hugepage_kernel_can_move (int *err, const char **what)
 {
+  bool can = hp_can_move > 0;
   if (hp_can_move == 0)
-    hp_can_move = hp_probe_move () ? 1 : -1;
+    {
+      can = hp_probe_move ();
+      /* Out of memory, or over a limit of the process (ENOMEM), says
+	 nothing of the kernel: asked again next time.  */
+      if (can || hp_move_errno != ENOMEM)
+	hp_can_move = can ? 1 : -1;
+    }
   *err = hp_move_errno;
   *what = hp_move_what;
-  return hp_can_move > 0;
+  return can;
 }
 
 /* Whether this process may make memory it wrote executable:
@@ -356,6 +364,12 @@ _dl_hugepage_fill_and_move (const struct hp_load_state *ls, void *tmp,
       *what = HP_STEP_PREAD " (file shorter than its program headers)";
       *err = EIO;
     }
+  /* The copy is filled with pread, never from the object's mapping: a
+     file cut while it is loaded gives a short read here, where a read
+     of the mapping past its new end would kill ld.so with SIGBUS.
+     Only VERIFY reads the mapping: that object is the kernel-mapped
+     main program, the executable the kernel runs, which it lets nobody
+     write or cut (ETXTBSY).  */
   else if (verify && z->copy_need > 0
 	   && memcmp (copy, (void *) (l_addr + z->copy_start),
 		      z->copy_need) != 0)
@@ -386,9 +400,16 @@ _dl_hugepage_private_zone (struct hp_load_state *ls, const struct hp_zone *z,
 			   bool verify, int *err, const char **what)
 {
   size_t len = z->end - z->start;
-  if (!_dl_hugepage_private_allowed (what)
-      || !_dl_hugepage_kernel_can_move (err, what))
+  if (!_dl_hugepage_private_allowed (what))
     return HP_FALLBACK;
+  if (!_dl_hugepage_kernel_can_move (err, what))
+    {
+      /* The probe maps a huge page and twice that of ordinary
+	 memory.  */
+      if (*err == ENOMEM && hp_debug ())
+	ls->enomem = _dl_hugepage_enomem_why (2 * HP_HUGEPAGE_SIZE, true);
+      return HP_FALLBACK;
+    }
   if ((hp_prot (z->prot) & PROT_EXEC) != 0
       && !_dl_hugepage_may_exec_copy (err, what))
     return HP_FALLBACK;
@@ -400,6 +421,9 @@ _dl_hugepage_private_zone (struct hp_load_state *ls, const struct hp_zone *z,
     {
       *what = HP_STEP_MMAP_HUGETLB;
       *err = errno;
+      /* A private hugetlb mapping counts as data.  */
+      if (*err == ENOMEM && hp_debug ())
+	ls->enomem = _dl_hugepage_enomem_why (len, true);
       return HP_FALLBACK;
     }
   if (HP_ALIGN_REM ((uintptr_t) tmp, HP_HUGEPAGE_SIZE) != 0)
@@ -454,17 +478,20 @@ hp_report_zone (const struct hp_load_state *ls, const struct hp_zone *z,
       break;
     }
   const char *again = o == HP_RESTORED ? " (mapped again from the file)" : "";
+  /* An ENOMEM that a limit of the process explains says so.  */
+  const char *ename = (err == ENOMEM && ls->enomem != NULL ? ls->enomem
+		       : _dl_hugepage_errno_name (err));
   if (plain && err != 0)
     _dl_debug_printf ("hugepages: %s: %s [0x%lx, 0x%lx) fallback to ordinary "
 		      "pages%s: %s failed: %s (errno %d)\n", obj, kind, s, e,
-		      again, what, _dl_hugepage_errno_name (err), err);
+		      again, what, ename, err);
   else if (err == 0)
     _dl_debug_printf ("hugepages: %s: %s [0x%lx, 0x%lx): %s: %s%s\n", obj,
 		      kind, s, e, bname, what, again);
   else
     _dl_debug_printf ("hugepages: %s: %s [0x%lx, 0x%lx): %s: %s failed: %s "
 		      "(errno %d)%s\n", obj, kind, s, e, bname, what,
-		      _dl_hugepage_errno_name (err), err, again);
+		      ename, err, again);
 }
 
 /* The zone functions of HP_BACKING_TABLE, indexed by HP_B_* - 1.  */
@@ -511,6 +538,7 @@ _dl_hugepage_apply_plan (struct hp_load_state *ls, struct link_map *l,
 	  int err = 0;
 	  if (!_dl_hugepage_backing_tried (b, z, ls->textrel))
 	    continue;
+	  ls->enomem = NULL;
 	  o = hp_zone_fns[b - 1] (ls, z, plan->bias, l->l_addr, fd, verify,
 				  &err, &what);
 	  hp_report_zone (ls, z, l->l_addr, b, o, what, err, n);

@@ -85,7 +85,7 @@ hp_thp_enabled (void)
 /* An anonymous copy of writable zone Z, MADV_HUGEPAGE, moved over the
    ordinary pages.  */
 static enum hp_outcome
-hp_thp_copy (const struct hp_load_state *ls, const struct hp_zone *z,
+hp_thp_copy (struct hp_load_state *ls, const struct hp_zone *z,
 	     ElfW(Addr) l_addr, int fd, int *err, const char **what)
 {
   size_t len = z->end - z->start;
@@ -95,6 +95,13 @@ hp_thp_copy (const struct hp_load_state *ls, const struct hp_zone *z,
     {
       *err = errno;
       *what = "mmap";
+      /* No pool here: a limit of the process, or no memory.  */
+      if (*err == ENOMEM && hp_debug ())
+	{
+	  ls->enomem = _dl_hugepage_enomem_why (len + HP_HUGEPAGE_SIZE, true);
+	  if (ls->enomem == NULL)
+	    ls->enomem = "ENOMEM, out of memory";
+	}
       return HP_FALLBACK;
     }
   char *tmp = (char *) HP_ALIGN_UP ((uintptr_t) area, HP_HUGEPAGE_SIZE);
@@ -315,7 +322,7 @@ _dl_hugepage_thp_zone (struct hp_load_state *ls, const struct hp_zone *z,
       hp_advise_object (ls, l_addr, MADV_RANDOM);
     }
   /* What was asked for, then what came of it.  */
-  static char msg[520];
+  static char msg[800];
   char *p = __stpcpy (__stpcpy (msg, *what), ": ");
   p = hp_put_count (p, n.pmd, " of ");
   p = hp_put_count (p, len / HP_HUGEPAGE_SIZE + edges,
@@ -329,8 +336,10 @@ _dl_hugepage_thp_zone (struct hp_load_state *ls, const struct hp_zone *z,
 		      " where the file holds another segment's bytes");
   p = __stpcpy (p, ")");
   if (n.unasked != NULL)
-    __stpcpy (__stpcpy (__stpcpy (p, "; the page cache not asked ("),
-			n.unasked), ": each range faulted in at load)");
+    p = __stpcpy (__stpcpy (__stpcpy (p, "; the page cache not asked ("),
+			    n.unasked), ": each range faulted in at load)");
+  if (n.stopped != NULL)
+    __stpcpy (__stpcpy (p, "; stopped: "), n.stopped);
   *what = msg;
   return HP_THP;
 }

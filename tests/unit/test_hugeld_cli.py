@@ -6,6 +6,7 @@
 #   python3 -m unittest discover -s tests/unit -p 'test_*.py'
 
 import argparse
+import io
 import os
 import re
 import sys
@@ -130,6 +131,33 @@ class RunCommandLine(unittest.TestCase):
 
 
 class Helpers(unittest.TestCase):
+
+    def test_shown(self):
+        # What another process controls reaches the terminal escaped
+        # (issue 43): no line forged, none overwritten, no sequence run.
+        for raw, want in (
+                ("/usr/lib/libc.so.6", "/usr/lib/libc.so.6"),
+                ("\x1b[1A\x1b[2K\r  loader: x (hugeld)\nforged",
+                 "\\x1b[1A\\x1b[2K\\r  loader: x (hugeld)\\nforged"),
+                ("a\tb\x7f\x00", "a\\tb\\x7f\\x00"),
+                ("caf\u00e9 \u65e5\u672c", "caf\u00e9 \u65e5\u672c"),
+                ("\u009b2J", "\\x9b2J"),                  # C1 CSI
+                ("x\u202eevil", "x\\u202eevil"),          # RTL override
+                ("a\u2028b", "a\\u2028b"),                # line separator
+                (b"lib\xff.so".decode("utf-8", "surrogateescape"),
+                 "lib\\xff.so")):
+            self.assertEqual(common.shown(raw), want, msg=repr(raw))
+        self.assertEqual(common.shown("a\nb\x1b", keep="\n"), "a\nb\\x1b")
+        self.assertEqual(common.shown(None), "None")
+
+    def test_escaped_stream(self):
+        # The guard under the commands: every control character but a
+        # newline escaped; JSON, which is ASCII already, unchanged.
+        buf = io.StringIO()
+        out = common.EscapedStream(buf)
+        print("a\x1b[2Jb\rc", file=out)
+        print('{"x": "\\u001b"}', file=out)
+        self.assertEqual(buf.getvalue(), 'a\\x1b[2Jb\\rc\n{"x": "\\u001b"}\n')
 
     def test_mib_and_plural(self):
         self.assertEqual(common.plural(1, "page"), "1 page")

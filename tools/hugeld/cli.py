@@ -30,7 +30,7 @@ from .commands.perfmap import cmd_perf_map
 from .commands.plan import cmd_plan
 from .commands.run import cmd_run
 from .commands.status import cmd_status
-from .common import DEBUG_DIR, DEFAULT_LDSO, Error, UsageError, VERSION, pid_arg, positive_int
+from .common import DEBUG_DIR, DEFAULT_LDSO, EscapedStream, Error, UsageError, VERSION, pid_arg, positive_int, shown
 from .planner import backing_names, cache_dir, conf_file, default_setting, mount_dir
 
 
@@ -437,6 +437,13 @@ def run_argv(top, argv):
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
+    # Nothing another process controls reaches the terminal raw: each
+    # command escapes the values it shows (common.shown), and these
+    # streams escape whatever control character is left.
+    for name in ("stdout", "stderr"):
+        f = getattr(sys, name)
+        if f is not None and not isinstance(f, EscapedStream):
+            setattr(sys, name, EscapedStream(f))
     top = build_parser()
     try:
         if argv and argv[0] == "run":
@@ -458,13 +465,14 @@ def main(argv=None):
             args.debug_dir = [DEBUG_DIR]
         return args.func(args) or 0
     except UsageError as e:
-        msg = str(e)
+        msg = shown(e)
         if not msg.startswith("hugeld"):
             msg = "hugeld " + msg
         print("%s (try --help)" % msg, file=sys.stderr)
         return 2
     except Error as e:
-        print("hugeld: %s" % e, file=sys.stderr)
+        # One line: a path in it may hold a newline.
+        print("hugeld: %s" % shown(e), file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130

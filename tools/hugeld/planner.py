@@ -28,7 +28,9 @@ import subprocess
 from .common import Error, helper_path
 
 
-def run_helper(args_list):
+def run_helper(args_list, pass_fds=()):
+    """hugeld-plan's JSON document for ARGS_LIST; PASS_FDS: descriptors
+    the helper inherits (files named to it as /proc/self/fd/N)."""
     helper = helper_path()
     env = dict(os.environ)
     for v in ("LD_HUGEPAGE_LIBS", "LD_HUGEPAGE_SEGMENTS",
@@ -36,7 +38,8 @@ def run_helper(args_list):
         env.pop(v, None)
     try:
         p = subprocess.run([helper] + args_list, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, env=env)
+                           stderr=subprocess.PIPE, env=env,
+                           pass_fds=pass_fds)
     except OSError as e:
         raise Error("cannot run %s: %s" % (helper, e.strerror))
     if p.returncode != 0:
@@ -51,22 +54,29 @@ def run_helper(args_list):
 
 def plan_each(args_list, items):
     """hugeld-plan's object for each (NAME, FILE) of ITEMS (FILE planned
-    as if opened as NAME) under ARGS_LIST: one run of the helper for
-    all; if that fails (a file that cannot be read any more, or that the
-    helper refuses), one run per object, and None for those that fail."""
+    as if opened as NAME; FILE a path, or an open descriptor, which the
+    helper reads as /proc/self/fd/N: what the caller opened, not what a
+    path names now) under ARGS_LIST: one run of the helper for all; if
+    that fails (a file that cannot be read any more, or that the helper
+    refuses), one run per object, and None for those that fail."""
     helper_path()       # A missing helper is an error, not a None each.
     if not items:
         return []
+
+    def arg(f):
+        return "/proc/self/fd/%d" % f if isinstance(f, int) else f
+    fds = tuple(sorted({f for _, f in items if isinstance(f, int)}))
     try:
         return run_helper(args_list + [a for name, f in items
-                                       for a in ("--name", name, f)]
-                          )["objects"]
+                                       for a in ("--name", name, arg(f))],
+                          fds)["objects"]
     except Error:
         pass
     out = []
     for name, f in items:
         try:
-            out.append(run_helper(args_list + ["--name", name, f])
+            out.append(run_helper(args_list + ["--name", name, arg(f)],
+                                  fds if isinstance(f, int) else ())
                        ["objects"][0])
         except Error:
             out.append(None)
@@ -96,6 +106,12 @@ def helper_objects(args_list, files):
     return out
 
 
+# How long `ld.so --list' may take: it opens the libraries a program
+# names as ld.so does, with a plain open(2), and one of them may be a
+# FIFO in a directory of its RUNPATH that another user can write.
+LIST_TIME_LIMIT = 60
+
+
 def ldso_list(ldso, path):
     """The objects ld.so loads for PATH, from the loader's own
     `ld.so --list': [(name, path or None)]."""
@@ -106,9 +122,13 @@ def ldso_list(ldso, path):
         env.pop(v, None)
     try:
         p = subprocess.run([ldso, "--list", path], stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, env=env)
+                           stderr=subprocess.PIPE, env=env,
+                           timeout=LIST_TIME_LIMIT)
     except OSError as e:
         raise Error("cannot run %s: %s" % (ldso, e.strerror))
+    except subprocess.TimeoutExpired:
+        raise Error("%s --list %s: no answer in %d s (a library it opens "
+                    "blocks: a FIFO?)" % (ldso, path, LIST_TIME_LIMIT))
     out = p.stdout.decode("utf-8", "surrogateescape")
     if p.returncode != 0 and "=>" not in out:
         err = (p.stderr.decode("utf-8", "replace").strip() or out.strip()) \

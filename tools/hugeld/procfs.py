@@ -24,6 +24,7 @@ import os
 
 from .common import Error, PAGE
 from .elf import Elf
+from .openfile import NotOpened, open_regular
 from .planner import cache_dir
 
 
@@ -90,7 +91,11 @@ def proc_error(pid, e, what):
 def read_smaps(pid):
     maps = []
     try:
-        with open("/proc/%d/smaps" % pid) as f:
+        # A mapped file's name is any bytes but a newline (shown as
+        # \012): kept as they are (surrogateescape), shown escaped; a
+        # carriage return in it ends no line.
+        with open("/proc/%d/smaps" % pid, encoding="utf-8",
+                  errors="surrogateescape", newline="\n") as f:
             cur = None
             for line in f:
                 k = line.split(None, 1)[0] if line.strip() else ""
@@ -135,31 +140,38 @@ class ProcObject(object):
 
 
 def open_mapped_elf(pid, m, cache):
-    """The ELF file behind mapping M of process PID: the file at its
-    path if it is still the same inode, else through
-    /proc/PID/map_files (root), else /proc/PID/root."""
+    """The ELF file behind mapping M of process PID, or None.  What is
+    read of it is read from the descriptor opened here, never again by
+    a path: the path a mapping shows is the process's to choose (in its
+    own mount namespace, or replaced after it was mapped: deleted, with
+    a FIFO or a link to a device put at its name).  Tried in order:
+    /proc/PID/map_files (the mapped file itself; root only), the path in
+    the process's root, the path in ours; each opened by the command's
+    opening rule (openfile: the type looked at without opening, and
+    only a regular file opened, O_NONBLOCK), and taken only if the file
+    opened has the mapping's device and inode."""
     key = (m.dev, m.inode)
     if key in cache:
         return cache[key]
-    cands = []
+    cands = ["/proc/%d/map_files/%x-%x" % (pid, m.start, m.end)]
     if not m.deleted:
-        cands.append(m.path)
         cands.append("/proc/%d/root%s" % (pid, m.path))
-    cands.append("/proc/%d/map_files/%x-%x" % (pid, m.start, m.end))
+        cands.append(m.path)
     elf = None
     for c in cands:
         try:
-            st = os.stat(c)
-        except OSError:
+            o = open_regular(c, trusted_links=False)
+        except NotOpened:
             continue
-        if st.st_ino != m.inode or (os.major(st.st_dev),
-                                    os.minor(st.st_dev)) != m.dev:
+        if o.st.st_ino != m.inode or (os.major(o.st.st_dev),
+                                      os.minor(o.st.st_dev)) != m.dev:
+            o.close()
             continue
         try:
-            elf = Elf(c, display=m.path)
-            break
+            elf = Elf(c, display=m.path, opened=o)
         except Error:
-            break
+            pass
+        break
     cache[key] = elf
     return elf
 
@@ -336,8 +348,10 @@ def process_cwd(pid):
 
 
 def command_of(pid):
+    """Process PID's command name (any bytes the process chose, kept by
+    surrogateescape: shown escaped), or ?."""
     try:
-        with open("/proc/%d/comm" % pid) as f:
-            return f.read().strip()
+        with open("/proc/%d/comm" % pid, "rb") as f:
+            return f.read().rstrip(b"\n").decode("utf-8", "surrogateescape")
     except OSError:
         return "?"

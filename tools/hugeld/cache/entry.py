@@ -399,7 +399,9 @@ def mapped_entries():
             continue
         seen = set()
         try:
-            with open("/proc/%s/maps" % d) as f:
+            # A mapped file's name is any bytes but a newline.
+            with open("/proc/%s/maps" % d, encoding="utf-8",
+                      errors="surrogateescape", newline="\n") as f:
                 for line in f:
                     i = line.find(top)
                     if i >= 0:

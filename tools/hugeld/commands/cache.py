@@ -34,7 +34,7 @@ from ..cache import entry, mount
 from ..cache.build import add_one, kinds_text
 from ..cache.upkeep import (need_root, remove_all, say_error, scan_states,
                             summarize_entries)
-from ..common import Error, UsageError, mib, plural, table
+from ..common import Error, UsageError, mib, plural, shown, table
 from ..planner import cache_dir, helper_objects
 from .sync import cache_sync
 
@@ -49,7 +49,7 @@ def cache_add(args):
             try:
                 if o is None:
                     raise Error("%s: not cached: %s" % (name, err))
-                print(add_one(top, name, o))
+                print(shown(add_one(top, name, o)))
             except Error as e:
                 say_error(str(e))
                 failed = True
@@ -82,7 +82,8 @@ def cache_list(args):
         return 0
     rows = [("SOURCE", "STATE", "PAGES", "ZONES")]
     for e in entries:
-        rows.append((e.source if e.source and not e.tmp else "(%s)" % e.path,
+        rows.append((shown(e.source if e.source and not e.tmp
+                           else "(%s)" % e.path),
                      e.state, str(e.pages), kinds_text(e.kinds())))
     if len(rows) > 1:
         for line in table(rows, right={2}):

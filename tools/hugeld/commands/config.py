@@ -25,7 +25,7 @@ import os
 import stat
 import sys
 
-from ..common import Error, UsageError, plural
+from ..common import Error, UsageError, plural, shown
 from ..elf import resolve_program
 from ..pathglob import expand_cache
 from ..planner import conf_file, default_setting
@@ -128,7 +128,7 @@ def cmd_config(args):
             print()
         else:
             for line in tun_lines:
-                print(line)
+                print(shown(line))
             print("%s: no such file: ld.so selects nothing without "
                   "variables%s" % (path, " or tunables" if tun_lines
                                    else ""))
@@ -205,7 +205,8 @@ def cmd_config(args):
         json.dump(res, sys.stdout, indent=1)
         print()
     else:
-        print("\n".join(out))
+        # One line each: a path in them may hold a newline.
+        print("\n".join(shown(line) for line in out))
     return 0 if not problems else 1
 
 

@@ -24,7 +24,7 @@ import stat
 import sys
 import tempfile
 
-from ..common import DEBUG_DIR, Error, plural
+from ..common import DEBUG_DIR, Error, plural, shown
 from ..elf import Elf, SHT_DYNSYM, SHT_SYMTAB
 from ..procfs import process_objects, read_smaps
 
@@ -126,7 +126,9 @@ def perf_map_entries(pid, debug_dirs, cache):
 def write_perf_map(pid, output, debug_dirs, cache, quiet=False):
     entries, report, ranges = perf_map_entries(pid, debug_dirs or
                                                [DEBUG_DIR], cache)
-    lines = ["%x %x %s\n" % e for e in entries]
+    # A symbol's name is any bytes of the file's: one line each.
+    lines = ["%x %x %s\n" % (a, size, shown(name))
+             for a, size, name in entries]
     if output == "-":
         sys.stdout.write("".join(lines))
         return report, None
@@ -197,6 +199,7 @@ def cmd_perf_map(args):
               % args.pid, file=sys.stderr)
         return 0
     print("%s: %s for %s" % (path, plural(n, "function"), ", ".join(
-        "%s (%d, from %s)" % (r["path"], r["symbols"], r["source"])
+        "%s (%d, from %s)" % (shown(r["path"]), r["symbols"],
+                              shown(r["source"]))
         for r in report) or "nothing"), file=sys.stderr)
     return 0

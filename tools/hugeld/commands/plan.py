@@ -24,8 +24,8 @@ import json
 import os
 import sys
 
-from ..common import Error, HUGE, KINDS, NR_HUGEPAGES, SYSFS_HUGE, SYSFS_NODES, UsageError, ldso_path, mib, plural, table
-from ..elf import Elf, check_program, is_hugeld_loader, resolve_program
+from ..common import Error, HUGE, KINDS, NR_HUGEPAGES, SYSFS_HUGE, SYSFS_NODES, UsageError, ldso_path, mib, plural, shown, table
+from ..elf import Elf, check_program, interp_is_hugeld_loader, resolve_program
 from ..pathglob import expand_cache
 from ..planner import backing_names, default_setting, ldso_list, run_helper, summarize
 from ..policy import read_conf
@@ -155,10 +155,13 @@ def make_plan(opts, settings, pool):
     elf = check_program(path)
     interp = elf.interp
     elf.close()
-    direct_ok = bool(interp) and is_hugeld_loader(interp, ldso)
+    # PT_INTERP names a path: opened by the opening rule (a FIFO or a
+    # device there is never opened), and judged by what was opened.
+    direct_ok, why = interp_is_hugeld_loader(interp, ldso)
     if opts.direct and not direct_ok:
-        raise Error("--direct: %s's interpreter is %s, not hugeld's loader"
-                    % (path, interp or "none"))
+        raise Error("--direct: %s's interpreter is %s, not hugeld's loader%s"
+                    % (shown(path), shown(interp or "none"),
+                       " (%s)" % shown(why) if why else ""))
 
     libpaths, dlopened, skipped = _library_paths(opts.dlopen, ldso, path,
                                                  interp)
@@ -341,30 +344,31 @@ def print_plan(r, verbose):
     how = {"direct": "started directly, hugeld as its PT_INTERP",
            "library": "a shared library, as ld.so loads it",
            "ldso-command": "run by hugeld's ld.so, as hugeld run does"}
-    print("hugeld plan: %s (%s)" % (r["program"], how[r["mode"]]))
+    print("hugeld plan: %s (%s)" % (shown(r["program"]), how[r["mode"]]))
     st = r["settings"]
     tunable = any(str(v).startswith("glibc.elf.hugepage.")
                   for v in st.get("sources", {}).values())
     if not st.get("from_file") and not tunable:
         print("LD_HUGEPAGE_LIBS=%s  LD_HUGEPAGE_SEGMENTS=%s  "
-              "LD_HUGEPAGE_BACKING=%s" % (st["libs"], st["segments"],
-                                          st["backing"]))
+              "LD_HUGEPAGE_BACKING=%s" % (shown(st["libs"]),
+                                          shown(st["segments"]),
+                                          shown(st["backing"])))
     else:
         # No variable gives these: ld.so takes them from the file or
         # GLIBC_TUNABLES.
         print("settings: " + "; ".join(
-            "%s %s (%s)" % (k, st[k], st["sources"][k])
+            "%s %s (%s)" % (k, shown(st[k]), shown(st["sources"][k]))
             for k in ("libs", "segments", "backing")))
         if "program" in st["from_file"]:
             print("(the program block at %s)" % st["from_file"]["program"])
     if r.get("conf_ignored"):
         print("(%s; hugeld config check lists every bad line)"
-              % r["conf_ignored"])
+              % shown(r["conf_ignored"]))
     print()
     rows = [("OBJECT", "SELECTED BY") + KINDS + ("PAGES",)]
     unselected = 0
     for o in r["objects"]:
-        name = o["path"]
+        name = shown(o["path"])
         if o.get("role") == "dlopen":
             name += " (dlopen)"
         if not o["selected"]:
@@ -380,12 +384,14 @@ def print_plan(r, verbose):
             cells.append(str(by[k]) if by.get(k) else "-")
         if by.get("data+bss"):
             cells[3] = "%d(+bss)" % by["data+bss"]
-        sel = '"%s" (%s)' % (o["pattern"], o["matched_by"])
+        sel = '"%s" (%s)' % (shown(o["pattern"]), o["matched_by"])
         if o.get("conf_line"):
-            sel = '"%s" (%s, %s line %d)' % (o["pattern"], o["matched_by"],
-                                             r["conf_file"], o["conf_line"])
+            sel = '"%s" (%s, %s line %d)' % (shown(o["pattern"]),
+                                             o["matched_by"],
+                                             shown(r["conf_file"]),
+                                             o["conf_line"])
         if o["error"]:
-            sel += ": " + o["error"]
+            sel += ": " + shown(o["error"])
         rows.append((name, sel) + tuple(cells) + (str(o["huge_pages"]),))
     for line in table(rows, right=range(2, len(rows[0]))):
         print(line)
@@ -393,16 +399,16 @@ def print_plan(r, verbose):
         print("(and %s not selected; -v lists them)"
               % plural(unselected, "other object"))
     for s in r["skipped"]:
-        print("(%s: %s)" % (s["path"], s["why"]))
+        print("(%s: %s)" % (shown(s["path"]), shown(s["why"])))
     if verbose:
         for o in r["objects"]:
             if not o["selected"]:
                 continue
             print()
-            print("%s:%s" % (o["path"], " text relocations," if o["textrel"]
-                             else ""))
+            print("%s:%s" % (shown(o["path"]), " text relocations,"
+                             if o["textrel"] else ""))
             if o["error"]:
-                print("  ordinary pages: %s" % o["error"])
+                print("  ordinary pages: %s" % shown(o["error"]))
                 continue
             how = {"shared": " (shared: from the cache)",
                    "private": "", "thp": " (thp: asked of the kernel)",
@@ -412,7 +418,8 @@ def print_plan(r, verbose):
                       (plural(z["pages"], "page"), how[z["backing"]]))
                      for z in o["zones"]]
             items += [(s["start"], s["end"], s["kind"],
-                       "ordinary pages: " + s["reason"]) for s in o["small"]]
+                       "ordinary pages: " + shown(s["reason"]))
+                      for s in o["small"]]
             for a, b, k, what in sorted(items):
                 print("  %-8s [%#x, %#x)  %s" % (k, a, b, what))
             if o["type"] == "DYN" and o["mode"] == "ldso":

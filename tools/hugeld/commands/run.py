@@ -25,8 +25,8 @@ import sys
 import time
 
 from ..cache import entry
-from ..common import Error, SYSFS_HUGE, UsageError, ldso_path, warn
-from ..elf import check_program, is_hugeld_loader, resolve_program
+from ..common import Error, SYSFS_HUGE, UsageError, ldso_path, shown, warn
+from ..elf import check_program, interp_is_hugeld_loader, resolve_program
 from ..planner import cache_dir, default_setting, parse_backing
 from ..pool import hugetlb_cgroup_none, pool_info
 from ..settings import options_of, program_path, resolve
@@ -49,10 +49,16 @@ def cmd_run(args):
     elf = check_program(path)
     interp = elf.interp
     elf.close()
-    if args.direct and not (interp and is_hugeld_loader(interp, ldso)):
-        raise Error("--direct: %s's interpreter is %s, not hugeld's loader "
-                    "(relink with -Wl,--dynamic-linker=%s, or leave out "
-                    "--direct)" % (path, interp or "none", ldso))
+    if args.direct:
+        # PT_INTERP names a path: opened by the opening rule (never a
+        # FIFO or a device), and judged by what was opened.
+        ok, why = interp_is_hugeld_loader(interp, ldso)
+        if not ok:
+            raise Error("--direct: %s's interpreter is %s, not hugeld's "
+                        "loader%s (relink with -Wl,--dynamic-linker=%s, or "
+                        "leave out --direct)" % (
+                            shown(path), shown(interp or "none"),
+                            " (%s)" % shown(why) if why else "", ldso))
     # Only the private backing takes pages from the pool (shared ones
     # are the cache's, thp ones the kernel's).
     order = parse_backing(backing or default_setting("backing"))
@@ -98,10 +104,10 @@ def cmd_run(args):
                            "backing": backing or default_setting("backing")})
     if note:
         # Not a warning: the file is how the system is meant to work.
-        print("hugeld: %s%s; ld.so reads %s itself" % (
+        print(shown("hugeld: %s%s; ld.so reads %s itself" % (
             note, ", the program block at " + from_file["program"]
             if "program" in from_file else "",
-            settings.policy["file"] if from_file else "GLIBC_TUNABLES"),
+            settings.policy["file"] if from_file else "GLIBC_TUNABLES")),
             file=sys.stderr)
     if args.debug is not None:
         env["LD_DEBUG"] = "hugepages"
@@ -163,7 +169,8 @@ def run_with_perf_map(exe, argv, env, args):
         if done == pid:
             break
         try:
-            with open("/proc/%d/maps" % pid) as f:
+            with open("/proc/%d/maps" % pid, encoding="utf-8",
+                      errors="surrogateescape", newline="\n") as f:
                 sig = tuple(l.split(None, 1)[0] for l in f
                             if "/anon_hugepage" in l)
         except OSError:

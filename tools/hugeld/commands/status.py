@@ -23,12 +23,13 @@ import json
 import os
 import re
 import sys
+import threading
 import time
 
 from ..cache.entry import scan
 from ..cache.mount import open_cache
 from ..cache.upkeep import cache_summary
-from ..common import DEFAULT_LDSO, Error, HUGE, UsageError, helper_path, mib, plural, table
+from ..common import DEFAULT_LDSO, Error, HUGE, UsageError, helper_path, mib, plural, shown, table
 from ..elf import is_hugeld_loader
 from ..planner import check_patterns, check_segments, conf_file, default_setting, plan_each
 from ..policy import file_policy, given_settings
@@ -53,13 +54,17 @@ def process_status(pid, cache, ldso, detail=True):
     # command (hugeld run) ld.so is the program itself, AT_BASE is 0
     # and the program's PT_INTERP names the system's loader.  Nor by its
     # path: hugeld's is /opt/hugeld/ld.so, a build's elf/ld.so.
-    loader = None
+    # Whether it is hugeld's: from the file read through the mapping
+    # (procfs.open_mapped_elf), never from the path the process shows,
+    # which is its to choose.
+    loader = loader_elf = None
     for o, x in zip(objs, plans):
         if x is not None and (x["soname"] or "").startswith("ld-linux"):
-            loader = o.path
+            loader, loader_elf = o.path, o.elf
             break
     st["loader"] = loader
-    st["hugeld"] = bool(loader) and is_hugeld_loader(loader, ldso)
+    st["hugeld"] = loader_elf is not None \
+        and is_hugeld_loader(loader_elf, ldso)
     st["hugetlb_cgroup_none"] = hugetlb_cgroup_none(pid)
     st["seccomp_filter"] = seccomp_filter(pid)
     st["ldso_command"] = bool(exe and loader) and exe == loader
@@ -157,9 +162,12 @@ def process_status(pid, cache, ldso, detail=True):
         r["backing"] == "private" for r in o["ranges"])]
     made = cache_entries_made() \
         if st["selected_without_huge_pages"] or private else {}
+    # By the file the process maps (its device and inode), not by the
+    # path it shows.
+    ids = {o.path: o.elf.dev_ino for o in objs}
 
     def since_start(path):
-        t = made.get(os.path.realpath(path))
+        t = made.get(ids.get(path))
         return bool(t and started and t > started)
     for x in st["selected_without_huge_pages"]:
         x["cached_since_start"] = since_start(x["path"])
@@ -172,7 +180,8 @@ def process_status(pid, cache, ldso, detail=True):
 def process_started(pid):
     """When process PID started (seconds since the epoch), or None."""
     try:
-        with open("/proc/%d/stat" % pid) as f:
+        # The command name in it is any bytes the process chose.
+        with open("/proc/%d/stat" % pid, errors="surrogateescape") as f:
             ticks = int(f.read().rsplit(")", 1)[1].split()[19])
         with open("/proc/uptime") as f:
             up = float(f.read().split()[0])
@@ -182,9 +191,9 @@ def process_started(pid):
 
 
 def cache_entries_made():
-    """{real path of the file: when its entry was put in place} for the
-    entries of the shared cache that ld.so would use ({} without a
-    cache)."""
+    """{(device, inode) of the file: when its entry was put in place}
+    for the entries of the shared cache that ld.so would use ({} without
+    a cache)."""
     try:
         top = open_cache()
     except Exception:
@@ -192,8 +201,15 @@ def cache_entries_made():
     if top is None:
         return {}
     try:
-        return {os.path.realpath(e.source): e.made for e in scan(top)[0]
-                if e.source and not e.tmp and e.why is None}
+        made = {}
+        for e in scan(top)[0]:
+            if e.source and not e.tmp and e.why is None:
+                try:
+                    st = os.stat(e.source)
+                except OSError:
+                    continue
+                made[(st.st_dev, st.st_ino)] = e.made
+        return made
     except OSError:
         return {}
     finally:
@@ -219,7 +235,8 @@ def plan_objects(objs, settings, select):
             args += ["--segments", check_segments(settings["segments"])]
         except Error:
             pass
-    return plan_each(args, [(o.path, o.elf.path) for o in objs])
+    # The files read through the descriptors open_mapped_elf opened.
+    return plan_each(args, [(o.path, o.elf.fileno()) for o in objs])
 
 
 def kind_in(plan, lo, hi):
@@ -324,7 +341,7 @@ def settings_line(st):
 def print_cache_summary(c):
     """The line of `hugeld status' for the shared cache's summary C."""
     if c is not None and c.get("error"):
-        print("shared cache: %s" % c["error"])
+        print("shared cache: %s" % shown(c["error"]))
         return
     if c is None or not c["entries"]:
         return
@@ -337,7 +354,7 @@ def print_cache_summary(c):
     # The files of entries that are not opened (not regular files, or
     # behind another user's symbolic link).
     for u in c["unopened"]:
-        print("  stale entry: %s" % u)
+        print("  stale entry: %s" % shown(u))
 
 
 def cmd_status(args):
@@ -353,7 +370,7 @@ def cmd_status(args):
     helper_path()
     if args.all:
         return status_all(args, cache, ldso)
-    st = process_status(args.pid, cache, ldso)
+    st = process_status_within(args.pid, cache, ldso)
     st["pool"] = pool_info()
     st["cache"] = cache_summary()
     if args.json:
@@ -366,9 +383,10 @@ def cmd_status(args):
 
 
 def display_name(st):
+    """The process's name, as it may be shown (escaped)."""
     if st["ldso_command"] and st["program"]:
-        return "%s via ld.so" % os.path.basename(st["program"])
-    return st["command"]
+        return "%s via ld.so" % shown(os.path.basename(st["program"]))
+    return shown(st["command"])
 
 
 def coverage_line(t):
@@ -383,6 +401,9 @@ def coverage_line(t):
 
 
 def print_status(st):
+    """The report of process_status ST, for a person: every string the
+    process controls (its command name, the paths it maps, its
+    settings' values) passed through shown()."""
     nobj = len(st["objects"])
     how = []
     if st["shared_pages"]:
@@ -396,14 +417,14 @@ def print_status(st):
         ", %s of other memory" % plural(len(st["other_ranges"]), "range")
         if st["other_ranges"] else "", "".join("; " + h for h in how)))
     if st["program"]:
-        print("  program: %s" % st["program"])
+        print("  program: %s" % shown(st["program"]))
     if st["hugetlb_cgroup_none"]:
         print("  hugetlb cgroup: %s is %d: no huge page from the pool for "
-              "this process" % (st["hugetlb_cgroup_none"]["file"],
+              "this process" % (shown(st["hugetlb_cgroup_none"]["file"]),
                                 st["hugetlb_cgroup_none"]["value"]))
     if st["loader"]:
         print("  loader: %s%s%s" % (
-            st["loader"], " (hugeld)" if st["hugeld"] else " (not hugeld)",
+            shown(st["loader"]), " (hugeld)" if st["hugeld"] else " (not hugeld)",
             ", run as a command" if st["ldso_command"] else ""))
         if st["loader"].endswith(".so.2.distrib"):
             # hugeld-system-loader's copy of the distribution's loader:
@@ -411,14 +432,14 @@ def print_status(st):
             print("  note: started while a dpkg run had the distribution's "
                   "loader in place (a libc6 upgrade or reinstall); it runs "
                   "without hugeld until it is restarted")
-    print("  settings: %s" % settings_line(st))
+    print("  settings: %s" % shown(settings_line(st)))
     rows = [("OBJECT", "KIND", "ADDRESSES", "IN THE OBJECT", "BACKING",
              "PAGES")]
     for o in st["objects"]:
         first = True
         for r in o["ranges"]:
             thp = r["backing"].startswith("thp")
-            rows.append((o["path"] if first else "", r["kind"],
+            rows.append((shown(o["path"]) if first else "", r["kind"],
                          "%x-%x" % (r["start"], r["end"]),
                          "[%#x, %#x)" % (r["object_start"], r["object_end"]),
                          r["backing"], str(r["pages_in_use"])
@@ -428,7 +449,8 @@ def print_status(st):
                             else " (%d kB pages)" % r["kernel_page_kb"])))
             first = False
     for r in st["other_ranges"]:
-        rows.append(("(not an object: %s)" % (r["path"] or "anonymous"),
+        rows.append(("(not an object: %s)" % (shown(r["path"])
+                                               or "anonymous"),
                      r["perms"], "%x-%x" % (r["start"], r["end"]), "", "",
                      str(r["pages_in_use"])))
     if len(rows) > 1:
@@ -438,7 +460,8 @@ def print_status(st):
     thp = False
     for o in st["objects"]:
         if any(r["backing"].startswith("thp (page cache") for r in o["ranges"]):
-            print("  %s: text %s" % (o["path"], coverage_line(o["text"])))
+            print("  %s: text %s" % (shown(o["path"]),
+                                     coverage_line(o["text"])))
             thp = True
     if thp and st["seccomp_filter"] and st["hugeld"]:
         print("  (under its seccomp filter ld.so asked the kernel nothing "
@@ -449,17 +472,20 @@ def print_status(st):
         x = o["selected_by"]
         if pol is not None and x and x["conf_line"]:
             print('  %s: selected by pattern "%s" (%s, %s line %d)' % (
-                o["path"], x["pattern"], x["matched_by"], pol["file"],
+                shown(o["path"]), shown(x["pattern"]), x["matched_by"],
+                shown(pol["file"]),
                 x["conf_line"]))
     for x in st.get("private_cached_since_start", []):
         print("  note: %s: a private copy (%s) of what the shared cache "
               "serves now: its entry was made after this process "
               "started; a restart maps the cache's pages and frees these"
-              % (x["path"], plural(x["pages"], "pool page")))
+              % (shown(x["path"]), plural(x["pages"], "pool page")))
     for x in st["selected_without_huge_pages"]:
         print("  note: %s is selected by \"%s\" (%s%s) but has no huge "
-              "pages:" % (x["path"], x["pattern"], x["matched_by"],
-                          ", %s line %d" % (pol["file"], x["conf_line"])
+              "pages:" % (shown(x["path"]), shown(x["pattern"]),
+                          x["matched_by"],
+                          ", %s line %d" % (shown(pol["file"]),
+                                            x["conf_line"])
                           if pol and x["conf_line"] else ""))
         if x["planned_pages"] == 0:
             print("        none of its parts fills a whole 2 MiB page "
@@ -506,7 +532,7 @@ def seccomp_filter(pid):
     does.  A filter does not say what it refuses; prctl PR_SET_MDWE,
     the kernel's own write-execute policy, shows nowhere in /proc."""
     try:
-        with open("/proc/%d/status" % pid) as f:
+        with open("/proc/%d/status" % pid, errors="surrogateescape") as f:
             for line in f:
                 if line.startswith("Seccomp:"):
                     return line.split()[1] == "2"
@@ -515,8 +541,45 @@ def seccomp_filter(pid):
     return False
 
 
+# How long status waits for one process: its /proc files, its objects
+# and their plans.  Reading another process's memory (its environment,
+# its command line) waits for that process's memory map, which the
+# process (or the kernel on its behalf: a fault on a file system that
+# does not answer) can keep busy for ever.
+PROCESS_TIME_LIMIT = 10
+
+
+def process_status_within(pid, cache, ldso, detail=True,
+                          limit=PROCESS_TIME_LIMIT):
+    """process_status, or Error if it takes more than LIMIT seconds.
+    The work runs in a thread of its own: a read that waits in the
+    kernel cannot be cancelled, so a thread that does not answer is left
+    behind (a daemon: the command exits without it).  What it shares
+    with the next ones (CACHE's open files) is read with pread, safe in
+    two threads at once."""
+    box = {}
+
+    def work():
+        try:
+            box["st"] = process_status(pid, cache, ldso, detail)
+        except BaseException as e:
+            box["exc"] = e
+    t = threading.Thread(target=work, name="status %d" % pid, daemon=True)
+    t.start()
+    t.join(limit)
+    if t.is_alive():
+        raise Error("process %d: no answer in %d s (reading its /proc "
+                    "files waits: its memory is held busy)" % (pid, limit))
+    if "exc" in box:
+        raise box["exc"]
+    return box["st"]
+
+
 def status_all(args, cache, ldso):
     procs = []
+    # Processes that could not be read: a line each, never left out in
+    # silence.
+    failed = []
     unreadable = 0
     me = os.getpid()
     for d in os.listdir("/proc"):
@@ -525,7 +588,8 @@ def status_all(args, cache, ldso):
         pid = int(d)
         # Cheap first look: HugetlbPages in status.
         try:
-            with open("/proc/%d/status" % pid) as f:
+            with open("/proc/%d/status" % pid,
+                      errors="surrogateescape") as f:
                 txt = f.read()
         except OSError:
             continue
@@ -533,10 +597,13 @@ def status_all(args, cache, ldso):
         if m is not None and int(m.group(1)) == 0:
             continue
         try:
-            st = process_status(pid, cache, ldso, detail=False)
+            st = process_status_within(pid, cache, ldso, detail=False)
         except Error as e:
             if "permission denied" in str(e):
                 unreadable += 1
+            elif "does not exist" not in str(e):
+                failed.append({"pid": pid, "command": command_of(pid),
+                               "error": str(e)})
             continue
         if st["pages"] > 0 or st["objects"] or st["other_ranges"]:
             procs.append(st)
@@ -552,7 +619,8 @@ def status_all(args, cache, ldso):
         + sum(shared.values())
     res = {"processes": procs, "pages": total, "pool": pool,
            "shared_pages": sum(shared.values()), "cache_pages": cache_pages(),
-           "unreadable": unreadable, "cache": cache_summary()}
+           "unreadable": unreadable, "failed": failed,
+           "cache": cache_summary()}
     if args.json:
         json.dump(res, sys.stdout, indent=1)
         print()
@@ -560,7 +628,7 @@ def status_all(args, cache, ldso):
     rows = [("PID", "PAGES", "MiB", "COMMAND", "OBJECTS ON HUGE PAGES")]
     for s in procs:
         objs = ", ".join("%s (%d%s)" % (
-            os.path.basename(o["path"]), o["pages"], ", %d shared" %
+            shown(os.path.basename(o["path"])), o["pages"], ", %d shared" %
             o["shared_pages"] if o["shared_pages"] else "")
                          for o in s["objects"])
         if s["other_ranges"]:
@@ -578,6 +646,12 @@ def status_all(args, cache, ldso):
                           " (%d of them shared from the hugeld cache, counted "
                           "once)" % res["shared_pages"]
                           if res["shared_pages"] else ""))
+    for f in failed:
+        msg = f["error"]
+        pre = "process %d: " % f["pid"]
+        print("(not counted: process %d (%s): %s)" % (
+            f["pid"], shown(f["command"]),
+            shown(msg[len(pre):] if msg.startswith(pre) else msg)))
     if unreadable:
         print("(%s not readable: run as root to see them)" %
               plural(unreadable, "process", "processes"))
