@@ -247,6 +247,28 @@ def _result(opts, settings, path, ldso, libs, segs, backing, objects, by):
     }
 
 
+def spend_pool(objects, available):
+    """What one process started now gets of a pool with AVAILABLE free,
+    unreserved pages, as ld.so spends it: objects in load order, the
+    zones of each in the order the helper gives (ld.so's own
+    _dl_hugepage_zone_order: text first), each private zone as many
+    whole huge pages as are left.  A list of {"path", "kind", "pages",
+    "got"} for the private zones, in that order."""
+    spent = []
+    left = max(0, available)
+    for o in objects:
+        if not o["selected"] or o.get("error"):
+            continue
+        for z in sorted(o.get("zones") or [], key=lambda z: z["order"]):
+            if z.get("backing") != "private":
+                continue
+            got = min(z["pages"], left)
+            left -= got
+            spent.append({"path": o["path"], "kind": z["kind"],
+                          "pages": z["pages"], "got": got})
+    return spent
+
+
 def cmd_plan(args):
     pool, nodes = _apply_target(args)
     settings = resolve("plan", options_of(args), os.environ,
@@ -259,6 +281,10 @@ def cmd_plan(args):
         applied = apply_pool(need, nodes)
         result["applied"] = applied
         result["pool"] = pool_info()
+    p = result["pool"]
+    if p is not None and result["pages_per_process"] > p["available"]:
+        result["short_pool"] = spend_pool(result["objects"],
+                                          p["available"])
     if args.json:
         json.dump(result, sys.stdout, indent=1)
         print()
@@ -483,3 +509,18 @@ def print_plan(r, verbose):
         else:
             print("short by %d: run with --apply (as root) to reserve them"
                   % (want - p["available"]))
+    if r.get("short_pool"):
+        # ld.so gives a short pool to text first, and a zone that does
+        # not fit whole the pages there are.
+        got = sum(z["got"] for z in r["short_pool"])
+        if not got:
+            print("with the pool now, a process started now gets no huge "
+                  "page from it")
+            return
+        print("with the pool now, a process started now gets %s of its "
+              "%s (text first; the rest stays on ordinary pages):" % (
+                  plural(got, "huge page"),
+                  plural(r["pages_per_process"], "page")))
+        for z in r["short_pool"]:
+            print("  %-8s %3d of %3d  %s" % (z["kind"], z["got"],
+                                             z["pages"], z["path"]))
