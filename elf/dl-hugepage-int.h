@@ -73,6 +73,13 @@ struct hp_load_state
   int type;			/* e_type.  */
   bool kernel;			/* Mapped by the kernel (PT_INTERP).  */
   bool textrel;
+  /* How the object was placed: the enum hp_phase it was planned with
+     where ld.so chose its address (-1 where it did not: the kernel did,
+     or the planned address could not be had), and whether it was
+     placed for its shared cache entry instead (for the thp backing's
+     report).  */
+  int phase;
+  bool placed_for_cache;
   struct hp_object_state cache;
 };
 

@@ -109,6 +109,10 @@ _dl_hugepage_plan_load (struct hp_load_state *ls, int fd, bool have_bias,
   /* Where the placement is for thp only because no pool page can be
      had, a cache entry still gives every huge page it holds: plan for
      it (that is what entries are made for) if the object has one.  */
+  /* -1: an address ld.so did not choose for it (the kernel's, or
+     where it ended up when the planned one could not be had).  */
+  ls->phase = have_bias ? -1 : hp_phase;
+  ls->placed_for_cache = false;
   if (!have_bias && hp_phase == HP_PHASE_ALWAYS
       && _dl_hugepage_cache_placement (_dl_hugepage_backings,
 				       _dl_hugepage_nbackings))
@@ -124,6 +128,7 @@ _dl_hugepage_plan_load (struct hp_load_state *ls, int fd, bool have_bias,
 	  if (hp_debug ())
 	    _dl_debug_printf ("hugepages: %s: placed for its shared cache "
 			      "entry\n", ls->objname);
+	  ls->placed_for_cache = true;
 	  return;
 	}
     }
