@@ -150,6 +150,15 @@ int _dl_hugepage_select_main (struct hp_load_state *ls,
 			      const struct link_map *main_map)
   attribute_hidden;
 
+/* ld.so was run as a command to run PROGRAM (`ld.so PROGRAM', as
+   hugeld run and a service's drop-in run it): give the process the
+   command name the kernel would have given PROGRAM run directly (the
+   last component of its path), so that ps, pidof, pgrep and systemctl
+   name it as without hugeld.  Only where hugeld selects something:
+   otherwise ld.so stays the stock loader.  A refusal (a seccomp
+   filter) changes nothing.  */
+void _dl_hugepage_name_process (const char *program) attribute_hidden;
+
 /* Mapping (dl-hugepage-map.c).  */
 
 /* End the object state *C: close the shared cache entry it holds and

@@ -28,9 +28,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <ldsodefs.h>
 #include <not-cancel.h>
+#include <sysdep.h>
 #include "dl-hugepage-int.h"
 
 /* Report under LD_DEBUG=hugepages why PLAN of LS's object leaves it,
@@ -305,4 +307,27 @@ _dl_hugepage_select_main (struct hp_load_state *ls,
       return -1;
     }
   return fd;
+}
+
+void
+_dl_hugepage_name_process (const char *program)
+{
+  /* The kernel keeps TASK_COMM_LEN (16) bytes with the NUL, and cuts
+     what is longer, as exec does.  */
+  char name[16];
+  const char *base = _dl_hugepage_basename (program);
+  size_t len = 0;
+  while (len < sizeof name - 1 && base[len] != '\0')
+    {
+      name[len] = base[len];
+      ++len;
+    }
+  if (len == 0)
+    return;
+  name[len] = '\0';
+  int r = INTERNAL_SYSCALL_CALL (prctl, PR_SET_NAME, (unsigned long int) name,
+				 0, 0, 0);
+  if (INTERNAL_SYSCALL_ERROR_P (r) && hp_debug ())
+    _dl_debug_printf ("hugepages: naming the process %s: prctl failed "
+		      "(errno %d)\n", name, -r);
 }

@@ -466,6 +466,8 @@ hp_init (bool normal_mode, const char *program)
 			 && _dl_hugepage_nbackings > 0);
   if (hp_debug ())
     hp_report_settings ();
+  if (_dl_hugepage_active && program != NULL)
+    _dl_hugepage_name_process (program);
 }
 
 static void
