@@ -37,7 +37,7 @@ mkdir -p "$root"
 make -s -C "$HUGELD_TOP" install DESTDIR="$root" PREFIX=/opt/hugeld LINKDIR= > "$BUILDDIR/deb/install.log" 2>&1 \
   || { tail -5 "$BUILDDIR/deb/install.log" >&2; die "make install DESTDIR=$root failed"; }
 opt=$root/opt/hugeld
-for f in ld.so bin/hugeld libexec/hugeld-plan libexec/hugeld-conf \
+for f in ld.so bin/hugeld lib/python3/hugeld/cli.py libexec/hugeld-plan libexec/hugeld-conf \
 	 libexec/hugeld-system-loader share/man/man1/hugeld.1 \
 	 share/man/man5/hugeld.conf.5 share/bash-completion/completions/hugeld; do
   [ -f "$opt/$f" ] || die "make install did not install /opt/hugeld/$f"

@@ -89,7 +89,8 @@ D=$TEST_TMP/dest
 if make -C "$HUGELD_TOP/tools" OUT="$TEST_TMP/tools-out" DESTDIR="$D" \
      install > "$TEST_TMP/install.log" 2>&1; then
   ok=yes
-  for f in opt/hugeld/bin/hugeld opt/hugeld/libexec/hugeld-plan \
+  for f in opt/hugeld/bin/hugeld opt/hugeld/lib/python3/hugeld/cli.py \
+	   opt/hugeld/libexec/hugeld-plan \
 	   opt/hugeld/share/man/man1/hugeld.1 \
 	   opt/hugeld/share/bash-completion/completions/hugeld; do
     [ -f "$D/$f" ] || { ok="no $f"; break; }
@@ -98,9 +99,12 @@ if make -C "$HUGELD_TOP/tools" OUT="$TEST_TMP/tools-out" DESTDIR="$D" \
     || ok="usr/local/bin/hugeld -> $(readlink "$D/usr/local/bin/hugeld")"
   [ "$(readlink "$D/usr/local/share/man/man1/hugeld.1")" = /opt/hugeld/share/man/man1/hugeld.1 ] \
     || ok="no man page link"
-  head -1 "$D/opt/hugeld/bin/hugeld" | grep -q '^#!/usr/bin/python3$' || ok="shebang"
-  grep -q '^_LDSO = "/opt/hugeld/ld.so"$' "$D/opt/hugeld/bin/hugeld" || ok="loader path"
-  [ "$ok" = yes ] && pass "make install DESTDIR=: bin/hugeld, libexec/hugeld-plan, man page, completion, /usr/local links" \
+  head -1 "$D/opt/hugeld/bin/hugeld" | grep -q '^#!/usr/bin/python3 -IS$' || ok="shebang"
+  grep -q '^_LDSO = "/opt/hugeld/ld.so"$' "$D/opt/hugeld/lib/python3/hugeld/common.py" || ok="loader path"
+  # Compiled, and checked by the source's hash: install keeps it valid.
+  n=$(ls "$D"/opt/hugeld/lib/python3/hugeld/__pycache__/*.pyc "$D"/opt/hugeld/lib/python3/hugeld/*/__pycache__/*.pyc 2>/dev/null | wc -l)
+  [ "$n" -ge 20 ] || ok="$n compiled modules"
+  [ "$ok" = yes ] && pass "make install DESTDIR=: bin/hugeld and its compiled package, libexec/hugeld-plan, man page, completion, /usr/local links" \
     || fail "make install DESTDIR=" "$ok"
   # The installed copy finds its helper in ../libexec.
   out=$(HUGELD_PLAN= "$D/opt/hugeld/bin/hugeld" plan "$F/bigcheck-shared" --libs libbig.so --json 2>&1 | jq 'd["pages_per_process"]')

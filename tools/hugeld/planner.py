@@ -23,8 +23,8 @@ setting, ld.so's defaults) and ld.so --list."""
 import json
 import os
 import re
-import subprocess
 
+from . import spawn
 from .common import Error, helper_path
 
 
@@ -35,8 +35,7 @@ def run_helper(args_list):
               "LD_HUGEPAGE_BACKING"):
         env.pop(v, None)
     try:
-        p = subprocess.run([helper] + args_list, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, env=env)
+        p = spawn.run([helper] + args_list, env=env)
     except OSError as e:
         raise Error("cannot run %s: %s" % (helper, e.strerror))
     if p.returncode != 0:
@@ -105,8 +104,7 @@ def ldso_list(ldso, path):
               "LD_TRACE_LOADED_OBJECTS"):
         env.pop(v, None)
     try:
-        p = subprocess.run([ldso, "--list", path], stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, env=env)
+        p = spawn.run([ldso, "--list", path], env=env)
     except OSError as e:
         raise Error("cannot run %s: %s" % (ldso, e.strerror))
     out = p.stdout.decode("utf-8", "surrogateescape")
@@ -195,8 +193,7 @@ def helper_check(flag, value, what):
         raise Error("%s: contains a NUL byte" % what)
     helper = helper_path()
     try:
-        p = subprocess.run([helper, flag, value], stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE)
+        p = spawn.run([helper, flag, value])
     except OSError as e:
         raise Error("cannot run %s: %s" % (helper, e.strerror))
     if p.returncode != 0:
