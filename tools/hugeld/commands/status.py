@@ -781,6 +781,18 @@ def node_summary(procs):
                               if not e["processes"])}
 
 
+def policy_state(path=None):
+    """The policy file (PATH, default ld.so's) as ld.so finds it now:
+    {"file", "state": absent, used or ignored, "why"}: a file ld.so
+    ignores turns hugeld off everywhere it would have selected
+    something, and an operator looks here, not at each program."""
+    pol = file_policy(None, path or conf_file())
+    if pol["why"] == "no such file":
+        return {"file": pol["file"], "state": "absent", "why": None}
+    return {"file": pol["file"], "why": pol["why"],
+            "state": "ignored" if pol["why"] else "used"}
+
+
 def status_all(args, cache, ldso):
     procs, unreadable = collect_all(cache, ldso)
     pool = pool_info()
@@ -796,7 +808,7 @@ def status_all(args, cache, ldso):
            "shared_pages": sum(shared.values()), "cache_pages": cache_pages(),
            "thp_kb": sum(s["thp_kb"] for s in procs),
            "unreadable": unreadable, "cache": cache_summary(),
-           "node": node_summary(procs)}
+           "node": node_summary(procs), "policy": policy_state()}
     if getattr(args, "prometheus", False):
         sys.stdout.write(prometheus_text(res))
         return 0
@@ -839,6 +851,10 @@ def status_all(args, cache, ldso):
             plural(unreadable, "process", "processes"),
             ": run as root to see them" if os.geteuid() != 0 else ""))
     print("pool (2 MiB): %s" % pool_line(pool))
+    if res["policy"]["state"] == "ignored":
+        print("policy file: %s: %s: ld.so ignores it, and selects nothing "
+              "it would have (hugeld config check)"
+              % (res["policy"]["file"], res["policy"]["why"]))
     print_cache_summary(res["cache"])
     node = res["node"]
     for e in node["entries"]:
@@ -938,6 +954,12 @@ def prometheus_text(res):
                                       if s["thp_kb"]]))])
     metric("hugeld_unreadable_processes", "Processes whose memory could not "
            "be read (not root).", [((), res["unreadable"])])
+    pol = res.get("policy") or {}
+    metric("hugeld_policy_file", "The policy file: 1 for its state now "
+           "(absent; used; ignored: a line that does not parse, or not "
+           "root's alone, turns hugeld off where it would select).",
+           [((("state", st),), int(pol.get("state") == st))
+            for st in ("absent", "used", "ignored")])
     node = res["node"]
     cache = res["cache"] or {}
     metric("hugeld_cache_entries", "Entries of the shared cache, by state "
