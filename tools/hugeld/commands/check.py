@@ -60,6 +60,10 @@ def failures(st):
                                         plural(x["whole"], "huge page"))
         if x["path"] in without:
             why += ": " + no_huge_pages_reason(st, without[x["path"]])[0]
+        elif x["huge"] == 0:
+            # Huge pages of other kinds, none of text.
+            why += ": " + no_huge_pages_reason(
+                st, dict(x, planned_pages=x["whole"]))[0]
         else:
             p = st.get("pool")
             why += ": the rest stayed on ordinary pages (the pool had too " \

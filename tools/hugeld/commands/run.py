@@ -146,7 +146,7 @@ def plan_warnings(prog, args, settings, order):
     if p is not None and "private" in order and 0 < p["available"] < need:
         out.append("the pool has %d of the %d huge pages this process "
                    "takes from it: %d short; ld.so gives the pages there "
-                   "are to text first (hugeld plan %s%s--apply reserves "
+                   "are to text first (hugeld plan %s %s--apply reserves "
                    "them)" % (p["available"], need, need - p["available"],
                               prog, "" if "libs" in settings.from_file
                               else "--libs '%s' " % settings.libs))

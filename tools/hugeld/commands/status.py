@@ -158,7 +158,11 @@ def process_status(pid, cache, ldso, detail=True):
     # Every selected object with its whole 2 MiB pages of text and those
     # of them on huge pages (hugeld check).
     st["selected"] = [dict(text_pages(o, x), path=o.path,
-                           pattern=x["pattern"])
+                           pattern=x["pattern"], matched_by=x["matched_by"],
+                           planned_pages=x["huge_pages"], thp=bool(o.thp),
+                           text=o.text, conf_line=lines.get(x["pattern"]),
+                           kernel_mapped=o.path == exe
+                           and not st["ldso_command"])
                       for o, x in zip(objs, plans)
                       if x is not None and x["selected"] and o.path != loader]
     # The cache serves an object now, but its entry was put in place
@@ -676,6 +680,18 @@ def print_status(st):
             print("        " + line)
         if st["hugeld"] and (x["text"]["size"] or
                              x["text"].get("incongruent")):
+            print("        text %s" % coverage_line(x["text"]))
+    # Objects with huge pages of some kind, but not all their text.
+    without = {x["path"] for x in st["selected_without_huge_pages"]}
+    for x in st.get("selected", []):
+        if x["path"] in without or x["huge"] >= x["whole"] \
+                or not st["hugeld"]:
+            continue
+        print("  note: %s: text on %d of its %s:" % (
+            x["path"], x["huge"], plural(x["whole"], "huge page")))
+        for line in no_huge_pages_reason(st, dict(x, planned_pages=x["whole"])):
+            print("        " + line)
+        if x["text"]["size"] or x["text"].get("incongruent"):
             print("        text %s" % coverage_line(x["text"]))
     print()
     print("pool (2 MiB): %s" % pool_line(st["pool"]))
