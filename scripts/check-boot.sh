@@ -16,7 +16,9 @@
 #      mounts the loader in the service's namespace): mariadb is up and
 #      answers, its process is mariadbd for ps, pidof and systemctl,
 #      with the pool at 0 (hugeld check fails, one line) and at the
-#      planned size (hugeld check passes); disable puts it back.
+#      planned size (hugeld check passes); disable puts it back.  The
+#      metrics timer is enabled and its service writes the Prometheus
+#      text for node_exporter.
 #      Then hugeld becomes the system loader, with `libs *' and
 #      `pool auto'.
 #   2. system: the boot unit succeeds again (a new boot, an empty

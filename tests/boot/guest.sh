@@ -237,6 +237,18 @@ policy)
   svc_check "hpsvc 2 (postinst: daemon-reexec, restart)" 2
   info "pool: $(meminfo HugePages_Total) pages, $(meminfo HugePages_Free) free"
   service_checks
+  # The metrics timer: enabled by the package; its service writes the
+  # Prometheus text where node_exporter's textfile collector reads it.
+  mkdir -p /var/lib/prometheus/node-exporter
+  timeout 300 systemctl start hugeld-metrics.service
+  prom=/var/lib/prometheus/node-exporter/hugeld.prom
+  if [ "$(systemctl is-enabled hugeld-metrics.timer)" = enabled ] \
+     && grep -q "^hugeld_pool_pages{state=\"total\"} $(meminfo HugePages_Total)$" "$prom" \
+     && grep -q '^hugeld_cache_entry_pages{file="/usr/lib/hpdemo/libhpdemo.so"} [1-9]' "$prom"; then
+    pass "hugeld-metrics.timer enabled; its service wrote $prom ($(grep -c '^hugeld_' "$prom") samples: the pool, the cache entry)"
+  else
+    fail "hugeld-metrics" "timer $(systemctl is-enabled hugeld-metrics.timer), $(systemctl show -p Result --value hugeld-metrics.service): $(head -c 300 "$prom" 2>&1 | tr '\n' '|')"
+  fi
   # hugeld becomes the system loader, for every program.
   if timeout 300 "$TOOL" install > /tmp/install.log 2>&1; then
     pass "hugeld-system-loader install"
