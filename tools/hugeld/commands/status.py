@@ -207,17 +207,25 @@ def text_pages(o, x):
             "huge": min(len(blocks), len(hugetlb) + pmd // HUGE)}
 
 
+# The backing lists already asked of the helper (status --all asks for
+# every process; a node has a handful of lists).
+_BACKINGS = {}
+
+
 def process_backings(settings, policy):
     """The backings ld.so tries for a process with SETTINGS (its
     environment's, process_settings) and POLICY (process_policy, or
     None): the variable's or tunable's list, else the policy file's,
     else ld.so's default; a list ld.so would ignore counts as the
     default, as ld.so takes it."""
-    value = (settings or {}).get("backing") or (policy or {}).get("backing")
-    try:
-        return parse_backing(value or default_setting("backing"))
-    except Error:
-        return parse_backing(default_setting("backing"))
+    value = (settings or {}).get("backing") or (policy or {}).get("backing") \
+        or default_setting("backing")
+    if value not in _BACKINGS:
+        try:
+            _BACKINGS[value] = parse_backing(value)
+        except Error:
+            _BACKINGS[value] = parse_backing(default_setting("backing"))
+    return _BACKINGS[value]
 
 
 def thp_mode():
@@ -723,6 +731,10 @@ def huge_kinds(pid):
         return None
     m = re.search(r"^HugetlbPages:\s+(\d+) kB", txt, re.M)
     hugetlb = int(m.group(1)) if m else 0
+    if hugetlb:
+        # Listed whatever else it has: smaps_rollup, which walks the
+        # whole address space, is not read.
+        return hugetlb, 0
     try:
         with open("/proc/%d/smaps_rollup" % pid) as f:
             txt = f.read()
