@@ -109,7 +109,7 @@ C=$TEST_TMP/conf
 printf 'libs libbigbdy.so\n' > "$C"
 "$H" config check --file "$C" --program "$F/bigbody-run" > "$TEST_TMP/o" 2> "$TEST_TMP/e"
 rc=$?
-[ $rc = 0 ] && grep -q "^warning: pattern 'libbigbdy.so' selects none of the 3 objects .*(did you mean libbigbody.so?)" "$TEST_TMP/e" \
+[ $rc = 0 ] && grep -q "^hugeld: warning: pattern 'libbigbdy.so' selects none of the 3 objects .*(did you mean libbigbody.so?)" "$TEST_TMP/e" \
   && ! grep -q warning "$TEST_TMP/o" \
   && pass "config check --program: the file's patterns select nothing for it: a warning on stderr" \
   || fail "config check: patterns that select nothing" "exit $rc: $(cat "$TEST_TMP/e")"

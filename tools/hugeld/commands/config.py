@@ -205,7 +205,7 @@ def cmd_config(args):
         for o in res["selection"] or []:
             out.append("  " + object_line(o, path))
         res["warnings"] = warnings
-        errors += ["warning: " + w for w in warnings]
+        errors += ["hugeld: warning: " + w for w in warnings]
     if args.json:
         json.dump(res, sys.stdout, indent=1)
         print()
