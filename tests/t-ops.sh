@@ -377,6 +377,13 @@ kb=$(awk '$1 ~ /_Hugetlb:$/ { s += $2 } END { print s + 0 }' /proc/$sp/smaps 2>/
   && ! grep -q "$(basename "$HUGELD_LDSO")" /proc/self/mountinfo \
   && pass "the loader mounted in a namespace: the program is its own process (comm, exe), $kb kB on huge pages; the rest of the machine untouched" \
   || fail "the loader mounted in a namespace" "comm $(cat /proc/$sp/comm 2>/dev/null), exe $(readlink /proc/$sp/exe), $kb kB: $(head -3 "$TEST_TMP/ns.out")"
+# Its maps name the system's loader; status and check know hugeld's by
+# the file it maps.
+out=$("$H" status $sp 2>&1)
+"$H" check $sp > "$TEST_TMP/o" 2>&1; rc=$?
+echo "$out" | grep -q "^  loader: $real (hugeld)$" && [ $rc = 0 ] \
+  && pass "status and check of it: its loader is hugeld's, by the file it maps ($(cat "$TEST_TMP/o"))" \
+  || fail "status and check in the namespace" "check exit $rc: $(cat "$TEST_TMP/o"); $(echo "$out" | grep loader)"
 stop
 PATH=$TEST_TMP/bin:$PATH "$H" disable "$U" > "$TEST_TMP/o" 2>&1; rc=$?
 [ $rc = 0 ] && [ ! -e /etc/systemd/system/$U.d ] \

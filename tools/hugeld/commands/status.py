@@ -55,13 +55,19 @@ def process_status(pid, cache, ldso, detail=True):
     # command (hugeld run) ld.so is the program itself, AT_BASE is 0
     # and the program's PT_INTERP names the system's loader.  Nor by its
     # path: hugeld's is /opt/hugeld/ld.so, a build's elf/ld.so.
-    loader = None
+    loader = loader_file = None
     for o, x in zip(objs, plans):
         if x is not None and (x["soname"] or "").startswith("ld-linux"):
             loader = o.path
+            # The file the process maps, as found by its inode (the path
+            # in its maps may name another file here: hugeld enable
+            # mounts hugeld's loader over the system's in the service's
+            # namespace only).
+            loader_file = o.elf.path
             break
     st["loader"] = loader
-    st["hugeld"] = bool(loader) and is_hugeld_loader(loader, ldso)
+    st["hugeld"] = bool(loader) and (same_file(loader_file, ldso)
+                                     or is_hugeld_loader(loader, ldso))
     st["hugetlb_cgroup_none"] = hugetlb_cgroup_none(pid)
     st["seccomp_filter"] = seccomp_filter(pid)
     st["ldso_command"] = bool(exe and loader) and exe == loader
@@ -331,6 +337,16 @@ def no_huge_pages_reason(st, x):
                    "LD_DEBUG=hugepages (hugeld run --debug) says what "
                    "ld.so met when it loaded the object" % n)
     return out + ["then thp: " + w for w in thp_why]
+
+
+def same_file(a, b):
+    """Whether paths A and B (A may be a /proc/PID magic link) are one
+    file: the same device and inode."""
+    try:
+        x, y = os.stat(a), os.stat(b)
+    except (OSError, TypeError):
+        return False
+    return (x.st_dev, x.st_ino) == (y.st_dev, y.st_ino)
 
 
 def process_started(pid):
