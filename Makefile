@@ -2,6 +2,7 @@
 #
 #   make            build ld.so from the distribution's glibc source (incremental)
 #   make install    install it as $(DESTDIR)$(PREFIX)/ld.so (default /opt/hugeld)
+#   make uninstall  remove what install installed (not while hugeld is the system loader)
 #   make check      run the tests on the build, staged in build/stage (root reserves huge pages);
 #                   GROUP=loader|command|system|glibc for one part (tests/groups is the index)
 #   make check-installed  the same tests on the installed $(PREFIX) (installs first)
@@ -35,7 +36,7 @@ PLAN_SRCS = elf/dl-hugepage-plan.c elf/dl-hugepage-kinds.c elf/dl-hugepage-dynam
 PLAN_HDRS = elf/dl-hugepage-plan.h elf/dl-hugepage-cache.h elf/dl-hugepage-conf.h
 
 
-.PHONY: check-programs deb check-series series check-series-build check-distro bench bench-quick tools install-tools uninstall-tools all build install install-system uninstall-system check-system check-glibc check-kernels check-boot check check-installed unit unit-build fuzz fixtures demo clean distclean
+.PHONY: check-programs deb check-series series check-series-build check-distro bench bench-quick tools install-tools uninstall-tools all build install uninstall install-system uninstall-system check-system check-glibc check-kernels check-boot check check-installed unit unit-build fuzz fixtures demo clean distclean
 
 all: build tools
 
@@ -59,6 +60,15 @@ build:
 install: build tools
 	scripts/install.sh
 	$(TOOLS_MAKE) install
+
+# What install put in $(DESTDIR)$(PREFIX), and the links under LINKDIR;
+# refuses while hugeld is the system loader or a service runs on it.
+uninstall:
+	scripts/uninstall.sh
+	$(TOOLS_MAKE) uninstall
+	-rmdir $(addprefix $(DESTDIR)$(PREFIX)/,share/bash-completion/completions \
+	  share/bash-completion share/man/man1 share/man/man5 share/man share \
+	  libexec bin) $(DESTDIR)$(PREFIX) 2>/dev/null
 
 $(BUILDDIR)/tests/test-plan: tests/unit/test-plan.c tests/unit/test-match.c tests/unit/test-cache.c tests/unit/test-conf.c tests/unit/test-tunables.c tests/unit/test-tunconf.c tests/unit/unit-check.h tests/unit/plan-check.h elf/tst-hugepage-phdr.h $(PLAN_SRCS) $(PLAN_HDRS)
 	@mkdir -p $(dir $@)

@@ -209,6 +209,34 @@ hp_put_count (char *p, size_t v, const char *text)
   return __stpcpy (p, text);
 }
 
+/* Why a read-only zone of LS's object is not where page-cache huge
+   pages can map it (its address not congruent to its file offset
+   modulo 2 MiB): who chose the address, and what would change it.  */
+static const char *
+hp_not_congruent (const struct hp_load_state *ls)
+{
+#define HP_NC "the zone's address is not congruent to its file offset " \
+	      "modulo 2 MiB "
+  if (ls->kernel)
+    return HP_NC "(the kernel chose the program's address: run it as "
+	   "`ld.so PROG', as hugeld run does, for ld.so to place it)";
+  if (ls->type != ET_DYN)
+    return HP_NC "(its addresses are fixed: linked with "
+	   "-z max-page-size=0x200000 they would be)";
+  if (ls->phase < 0)
+    return HP_NC "(ld.so could not have the address it planned for the "
+	   "object)";
+  if (ls->placed_for_cache)
+    return HP_NC "(placed for its shared cache entry, which has not this "
+	   "zone)";
+  if (ls->phase != HP_PHASE_ALWAYS)
+    return HP_NC "(placed for the most huge pages: list thp first in "
+	   "LD_HUGEPAGE_BACKING to place it for thp)";
+  return HP_NC "(its segments' alignment keeps it from being placed "
+	 "there)";
+#undef HP_NC
+}
+
 /* The thp backing (hp_zone_fn): ask for transparent huge pages for
    zone Z, page-cache huge pages for a read-only zone (left mapped from
    the file), an anonymous copy marked MADV_HUGEPAGE for a writable
@@ -237,9 +265,7 @@ _dl_hugepage_thp_zone (struct hp_load_state *ls, const struct hp_zone *z,
       || HP_ALIGN_REM (l_addr + z->copy_start - z->fileoff,
 		       HP_HUGEPAGE_SIZE) != 0)
     {
-      *what = "the zone's address is not congruent to its file offset "
-	      "modulo 2 MiB (placed for the most huge pages: list thp "
-	      "first to place it for thp)";
+      *what = hp_not_congruent (ls);
       return HP_FALLBACK;
     }
   /* Where the zone reaches into the gaps around its segment, the file

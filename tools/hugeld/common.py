@@ -54,6 +54,31 @@ def warn(msg):
     print("hugeld: warning: " + shown(msg), file=sys.stderr)
 
 
+def which(prog, path=None):
+    """The file a shell runs for PROG (no slash in it), searched in PATH
+    (default: the environment's): the first executable regular file,
+    or None."""
+    for d in (path if path is not None
+              else os.environ.get("PATH", os.defpath)).split(os.pathsep):
+        p = os.path.join(d or ".", prog)
+        if os.path.isfile(p) and os.access(p, os.X_OK):
+            return p
+    return None
+
+
+def create_temp(directory, prefix):
+    """A new file in DIRECTORY named PREFIX and random letters, created
+    mode 0600, never through a link: (descriptor, path)."""
+    for _ in range(100):
+        path = os.path.join(directory, prefix + os.urandom(6).hex())
+        try:
+            return os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL
+                           | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600), path
+        except FileExistsError:
+            continue
+    raise FileExistsError(17, "no free temporary name", directory)
+
+
 def mib(pages):
     n = pages * HUGE / (1 << 20)
     return "%d MiB" % n if n == int(n) else "%.1f MiB" % n

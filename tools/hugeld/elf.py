@@ -21,10 +21,9 @@
 
 import os
 import re
-import shutil
 import struct
 
-from .common import Error, PAGE
+from .common import Error, PAGE, which
 from .openfile import NotOpened, open_regular
 
 
@@ -258,7 +257,7 @@ def resolve_program(prog):
     if "/" in prog:
         path = prog
     else:
-        path = shutil.which(prog)
+        path = which(prog)
         if path is None:
             raise Error("%s: command not found" % prog)
     if not os.path.exists(path):

@@ -23,8 +23,8 @@ setting, ld.so's defaults) and ld.so --list."""
 import json
 import os
 import re
-import subprocess
 
+from . import spawn
 from .common import Error, helper_path
 
 
@@ -37,9 +37,7 @@ def run_helper(args_list, pass_fds=()):
               "LD_HUGEPAGE_BACKING"):
         env.pop(v, None)
     try:
-        p = subprocess.run([helper] + args_list, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, env=env,
-                           pass_fds=pass_fds)
+        p = spawn.run([helper] + args_list, env=env, pass_fds=pass_fds)
     except OSError as e:
         raise Error("cannot run %s: %s" % (helper, e.strerror))
     if p.returncode != 0:
@@ -121,12 +119,11 @@ def ldso_list(ldso, path):
               "LD_TRACE_LOADED_OBJECTS"):
         env.pop(v, None)
     try:
-        p = subprocess.run([ldso, "--list", path], stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, env=env,
-                           timeout=LIST_TIME_LIMIT)
+        p = spawn.run([ldso, "--list", path], env=env,
+                      timeout=LIST_TIME_LIMIT)
     except OSError as e:
         raise Error("cannot run %s: %s" % (ldso, e.strerror))
-    except subprocess.TimeoutExpired:
+    except spawn.TimedOut:
         raise Error("%s --list %s: no answer in %d s (a library it opens "
                     "blocks: a FIFO?)" % (ldso, path, LIST_TIME_LIMIT))
     out = p.stdout.decode("utf-8", "surrogateescape")
@@ -151,6 +148,49 @@ def ldso_list(ldso, path):
     return objs
 
 
+def likeness(a, b):
+    """How alike strings A and B are, from 0 to 1: one less their edit
+    distance over the longer one's length."""
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i]
+        for j, cb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1,
+                           prev[j - 1] + (ca != cb)))
+        prev = cur
+    return 1 - prev[-1] / max(len(a), len(b), 1)
+
+
+def unmatched_patterns(docs, objects):
+    """The patterns of --libs that select none of the objects the
+    helper's documents DOCS planned (their "patterns" counts, as
+    ld.so's matcher gives them), each with the names of OBJECTS
+    (hugeld-plan objects) it comes closest to: [(pattern, [names])].
+    The names are a hint for a mistyped pattern, nothing more."""
+    counts = {}
+    for d in docs:
+        for p in d.get("patterns") or []:
+            counts[p["pattern"]] = counts.get(p["pattern"], 0) + \
+                p["objects"]
+    names = []
+    for o in objects:
+        for n in (os.path.basename(o["path"]), o.get("soname")):
+            if n and n not in names:
+                names.append(n)
+    out = []
+    for pat, n in counts.items():
+        if n:
+            continue
+        # The pattern's text up to its first wildcard, against as much
+        # of each name.
+        lit = re.split(r"[*?\[\\]", os.path.basename(pat))[0]
+        scored = sorted(((likeness(lit, name[:len(lit) + 2]), name)
+                         for name in names), key=lambda x: -x[0])
+        out.append((pat, [name for r, name in scored[:3]
+                          if lit and r >= 0.6]))
+    return out
+
+
 def summarize(o):
     by = {}
     for z in o.get("zones", []):
@@ -172,8 +212,7 @@ def helper_check(flag, value, what):
         raise Error("%s: contains a NUL byte" % what)
     helper = helper_path()
     try:
-        p = subprocess.run([helper, flag, value], stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE)
+        p = spawn.run([helper, flag, value])
     except OSError as e:
         raise Error("cannot run %s: %s" % (helper, e.strerror))
     if p.returncode != 0:

@@ -22,7 +22,7 @@
 import errno
 import os
 
-from .common import Error, PAGE
+from .common import Error, HUGE, PAGE
 from .elf import Elf
 from .openfile import NotOpened, open_regular
 from .planner import cache_dir
@@ -86,6 +86,22 @@ def proc_error(pid, e, what):
             pid, what, "" if os.geteuid() == 0
             else " (another user's process: run as root)"))
     return Error("cannot read /proc/%d/%s: %s" % (pid, what, e.strerror))
+
+
+# PF_KTHREAD in the flags of /proc/PID/stat (include/linux/sched.h).
+PF_KTHREAD = 0x00200000
+
+
+def kernel_thread(pid):
+    """Whether PID is a kernel thread (kthreadd, kworker/...): it has no
+    memory of its own, so nothing of it is on huge pages.  False where
+    /proc/PID/stat cannot be read (read_smaps then says why)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return bool(int(fields[6]) & PF_KTHREAD)
+    except (OSError, ValueError, IndexError):
+        return False
 
 
 def read_smaps(pid):
@@ -199,13 +215,19 @@ def text_coverage(ms):
     """How the executable file mappings MS of an object are mapped, in
     bytes: {"size", "pmd" (on the page cache's 2 MiB folios), "small"
     (on 4 KiB pages: the page cache held small folios, or the kernel
-    could not map them huge), "unmapped" (not faulted in)}."""
+    could not map them huge), "unmapped" (not faulted in),
+    "incongruent" (at an address not congruent to its file offset
+    modulo 2 MiB, where no page-cache huge page can ever be mapped:
+    counted in none of the others)}."""
     x = [m for m in ms if "x" in m.perms and not m.huge]
+    off = [m for m in x if (m.start - m.offset) % HUGE]
+    x = [m for m in x if not (m.start - m.offset) % HUGE]
     size = sum(m.end - m.start for m in x)
     pmd = sum(m.file_thp for m in x)
     rss = sum(m.rss for m in x)
     return {"size": size, "pmd": pmd, "small": max(rss - pmd, 0),
-            "unmapped": max(size - rss, 0)}
+            "unmapped": max(size - rss, 0),
+            "incongruent": sum(m.end - m.start for m in off)}
 
 
 def process_objects(pid, maps, cache):

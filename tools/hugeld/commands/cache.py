@@ -41,11 +41,16 @@ from .sync import cache_sync
 
 def cache_add(args):
     need_root("add")
+    objs = helper_objects(entry.PLAN_ARGS, args.files)
+    if all(o is None for o, _ in objs):
+        # Nothing to add: not even the mount is made.
+        for name, (o, err) in zip(args.files, objs):
+            say_error("%s: not cached: %s" % (name, err))
+        return 1
     top = mount.open_cache(create=True)
     failed = False
     try:
-        for name, (o, err) in zip(args.files, helper_objects(
-                entry.PLAN_ARGS, args.files)):
+        for name, (o, err) in zip(args.files, objs):
             try:
                 if o is None:
                     raise Error("%s: not cached: %s" % (name, err))
@@ -141,11 +146,14 @@ def cache_remove(args):
                 entries.remove(e)
                 pick.append(("%s (%s)" % (name, e.name if e.tmp
                                           else "entry %s" % e.name[:16]), e))
-        rc = remove_all(top, pick, empty)
+        # A file that is not in the cache is an error, and an error
+        # changes nothing: the others are not removed either.
+        rc = remove_all(top, pick, empty) if not missing else 1
     finally:
         os.close(top)
     for name in missing:
-        say_error("%s: not in the cache" % name)
+        say_error("%s: not in the cache%s" % (
+            name, "; nothing removed" if len(args.files) > 1 else ""))
     return 1 if missing else rc
 
 

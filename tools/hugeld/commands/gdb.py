@@ -20,11 +20,10 @@
 """hugeld gdb: gdb with the right symbols for a process or core."""
 
 import os
-import shutil
 import struct
 import sys
 
-from ..common import DEFAULT_LDSO, Error, HUGE, UsageError, plural, shlex_quote, warn
+from ..common import DEFAULT_LDSO, Error, HUGE, UsageError, plural, shlex_quote, warn, which
 from ..elf import Elf, PT_NOTE
 from ..planner import parse_backing, plan_each
 from ..pool import apply_pool, pool_info, read_int
@@ -280,7 +279,7 @@ def cmd_gdb(args):
             raise Error("--grow-pool needs root: it writes "
                         "/proc/sys/vm/nr_hugepages")
         argv = gdb_argv_pid(args.pid, gdb_args, ldso)
-    gdb = shutil.which("gdb")
+    gdb = which("gdb")
     if gdb is None:
         raise Error("gdb is not installed")
     if args.pid is not None:

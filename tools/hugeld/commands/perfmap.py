@@ -22,9 +22,8 @@
 import os
 import stat
 import sys
-import tempfile
 
-from ..common import DEBUG_DIR, Error, plural, shown
+from ..common import DEBUG_DIR, Error, create_temp, plural, shown
 from ..elf import Elf, SHT_DYNSYM, SHT_SYMTAB
 from ..procfs import process_objects, read_smaps
 
@@ -168,8 +167,7 @@ def write_perf_map(pid, output, debug_dirs, cache, quiet=False):
                 raise Error("%s: %s" % (path, e.strerror))
     d = os.path.dirname(os.path.abspath(path))
     try:
-        fd, tmp = tempfile.mkstemp(dir=d, prefix=".%s." %
-                                   os.path.basename(path))
+        fd, tmp = create_temp(d, ".%s." % os.path.basename(path))
     except OSError as e:
         raise Error("cannot write in %s: %s" % (d, e.strerror))
     try:

@@ -31,6 +31,7 @@ from ..planner import cache_dir, default_setting, parse_backing
 from ..pool import hugetlb_cgroup_none, pool_info
 from ..settings import options_of, program_path, resolve
 from .perfmap import write_perf_map
+from .plan import PlanOptions, make_plan, unmatched_messages
 
 
 def cmd_run(args):
@@ -73,7 +74,8 @@ def cmd_run(args):
             short = "no free huge pages"
             why = ("no free huge pages (HugePages_Total %d, Free %d, "
                    "Rsvd %d): reserve some first, e.g. hugeld plan %s "
-                   "%s--apply (as root); or --no-pool-check"
+                   "%s--apply (as root); or --backing thp (no pool), or "
+                   "--no-pool-check"
                    % (p["total"], p["free"], p["reserved"], cmd[0],
                       "" if "libs" in from_file
                       else "--libs '%s' " % libs))
@@ -89,6 +91,8 @@ def cmd_run(args):
                 raise Error(why)
             warn("%s: only objects in the shared cache (%s) and thp get "
                  "huge pages" % (short, cache_dir()))
+    for msg in plan_warnings(cmd[0], args, settings, order):
+        warn(msg)
     env = dict(os.environ)
     # What comes from /etc/hugeld.conf or GLIBC_TUNABLES ld.so reads
     # there itself.
@@ -128,6 +132,31 @@ def cmd_run(args):
         except OSError as e:
             raise Error("cannot run %s: %s" % (exe, e.strerror))
     return run_with_perf_map(exe, argv, env, args)
+
+
+def plan_warnings(prog, args, settings, order):
+    """What `hugeld run' says before it runs PROG with SETTINGS (the
+    backings ORDER): the patterns that select none of the objects it
+    loads, and a pool too small for what it takes (ld.so then gives the
+    pages there are to text first).  The plan is `hugeld plan''s; where
+    it cannot be made (a library not found), nothing: the program
+    fails, or not, on its own."""
+    try:
+        r = make_plan(PlanOptions(prog, args.ldso, args.direct, None, 1),
+                      settings, pool_info())
+    except Error:
+        return []
+    out = unmatched_messages(r)
+    p = r["pool"]
+    need = r["pages_per_process"]
+    if p is not None and "private" in order and 0 < p["available"] < need:
+        out.append("the pool has %d of the %d huge pages this process "
+                   "takes from it: %d short; ld.so gives the pages there "
+                   "are to text first (hugeld plan %s %s--apply reserves "
+                   "them)" % (p["available"], need, need - p["available"],
+                              prog, "" if "libs" in settings.from_file
+                              else "--libs '%s' " % settings.libs))
+    return out
 
 
 def run_with_perf_map(exe, argv, env, args):
