@@ -28,8 +28,9 @@ UNIT_CFLAGS = -std=gnu11 -g -O1 -Wall -Wextra -Werror -Ielf -Itests/unit
 PLAN_SRCS = elf/dl-hugepage-plan.c elf/dl-hugepage-kinds.c elf/dl-hugepage-dynamic.c \
   elf/dl-hugepage-match.c elf/dl-hugepage-cache.c elf/dl-hugepage-conf.c \
   elf/dl-hugepage-conf-program.c elf/dl-hugepage-tunables.c \
-  elf/dl-hugepage-tunconf.c
-PLAN_HDRS = elf/dl-hugepage-plan.h elf/dl-hugepage-cache.h elf/dl-hugepage-conf.h
+  elf/dl-hugepage-tunconf.c elf/dl-hugepage-settings.c
+PLAN_HDRS = elf/dl-hugepage-plan.h elf/dl-hugepage-cache.h elf/dl-hugepage-conf.h \
+  elf/dl-hugepage-settings.h
 
 .PHONY: deb check-series series check-series-build check-distro bench bench-quick tools install-tools uninstall-tools all build install install-system uninstall-system check-system check-glibc check-kernels check-boot check check-installed unit unit-build fuzz fixtures demo clean distclean
 
@@ -56,12 +57,12 @@ install: build tools
 	scripts/install.sh
 	$(TOOLS_MAKE) install
 
-$(BUILDDIR)/tests/test-plan: tests/unit/test-plan.c tests/unit/test-match.c tests/unit/test-cache.c tests/unit/test-conf.c tests/unit/test-tunables.c tests/unit/test-tunconf.c tests/unit/unit-check.h tests/unit/plan-check.h elf/tst-hugepage-phdr.h $(PLAN_SRCS) $(PLAN_HDRS)
+$(BUILDDIR)/tests/test-plan: tests/unit/test-plan.c tests/unit/test-match.c tests/unit/test-cache.c tests/unit/test-conf.c tests/unit/test-tunables.c tests/unit/test-tunconf.c tests/unit/test-settings.c tests/unit/unit-check.h tests/unit/tunconf-build.h tests/unit/plan-check.h elf/tst-hugepage-phdr.h $(PLAN_SRCS) $(PLAN_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(UNIT_CFLAGS) -fsanitize=address,undefined -fno-sanitize-recover=all \
 	  tests/unit/test-plan.c tests/unit/test-match.c tests/unit/test-cache.c \
 	  tests/unit/test-conf.c tests/unit/test-tunables.c tests/unit/test-tunconf.c \
-	  $(PLAN_SRCS) -o $@
+	  tests/unit/test-settings.c $(PLAN_SRCS) -o $@
 
 unit-build: $(BUILDDIR)/tests/test-plan $(BUILDDIR)/tests/fuzz-plan
 
