@@ -28,12 +28,17 @@ import subprocess
 from .common import Error, helper_path
 
 
+def without_settings(environ, also=()):
+    """A copy of ENVIRON without hugeld's variables (every LD_HUGEPAGE_*:
+    the helper, or ld.so asked a question, must not take this
+    command's settings) and the names in ALSO."""
+    return {k: v for k, v in environ.items()
+            if not k.startswith("LD_HUGEPAGE_") and k not in also}
+
+
 def run_helper(args_list):
     helper = helper_path()
-    env = dict(os.environ)
-    for v in ("LD_HUGEPAGE_LIBS", "LD_HUGEPAGE_SEGMENTS",
-              "LD_HUGEPAGE_BACKING"):
-        env.pop(v, None)
+    env = without_settings(os.environ)
     try:
         p = subprocess.run([helper] + args_list, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, env=env)
@@ -99,11 +104,8 @@ def helper_objects(args_list, files):
 def ldso_list(ldso, path):
     """The objects ld.so loads for PATH, from the loader's own
     `ld.so --list': [(name, path or None)]."""
-    env = dict(os.environ)
-    for v in ("LD_HUGEPAGE_LIBS", "LD_HUGEPAGE_SEGMENTS",
-              "LD_HUGEPAGE_BACKING", "LD_DEBUG", "LD_DEBUG_OUTPUT",
-              "LD_TRACE_LOADED_OBJECTS"):
-        env.pop(v, None)
+    env = without_settings(os.environ, ("LD_DEBUG", "LD_DEBUG_OUTPUT",
+                                        "LD_TRACE_LOADED_OBJECTS"))
     try:
         p = subprocess.run([ldso, "--list", path], stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, env=env)
@@ -129,6 +131,37 @@ def ldso_list(ldso, path):
             objs.append((m.group(1), m.group(1) if "/" in m.group(1)
                          else None))
     return objs
+
+
+_GLIBC = {}
+
+
+def glibc_tunables_in_place(ldso):
+    """The tunables that the glibc of the loader LDSO ends with a NUL,
+    in place, in a process's GLIBC_TUNABLES where a `:' followed their
+    value (glibc before 2.39: its parse_tunables; what
+    /proc/PID/environ then shows), from `LDSO --list-tunables'; None
+    for a glibc that leaves the string as it is (2.39 and later: its
+    `--version'), or a loader that does not say.  Asked once per
+    loader."""
+    if ldso not in _GLIBC:
+        _GLIBC[ldso] = None
+        try:
+            v = subprocess.run([ldso, "--version"], stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, env={}, timeout=10)
+            m = re.search(rb"release version (\d+)\.(\d+)", v.stdout)
+            if m and (int(m.group(1)), int(m.group(2))) < (2, 39):
+                t = subprocess.run([ldso, "--list-tunables"],
+                                   stdout=subprocess.PIPE,
+                                   stderr=subprocess.DEVNULL, env={},
+                                   timeout=10)
+                _GLIBC[ldso] = [
+                    line.split(b":")[0].decode("ascii", "replace")
+                    for line in t.stdout.splitlines()
+                    if line.startswith(b"glibc.") and b":" in line]
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+    return _GLIBC[ldso]
 
 
 def summarize(o):
@@ -183,13 +216,38 @@ _SETTINGS = []
 
 def ld_settings():
     """What the helper says of ld.so itself (hugeld-plan --settings):
-    {"defaults": {"segments", "backing"}, "backings": [...], "paths":
+    {"defaults": {"segments", "backing"}, "backings": [...], "kinds":
+    [...], "table": [...] (setting_table), "paths":
     {"conf_file", "cache_dir", "cache_synced"}, "limits": {...},
     "thp_enabled"}; asked once per run of the command, when first
     needed (so that --help works without the helper)."""
     if not _SETTINGS:
         _SETTINGS.append(run_helper(["--settings"])["settings"])
     return _SETTINGS[0]
+
+
+def setting_table():
+    """hugeld's settings, as ld.so's table has them (hugeld-plan
+    --settings): [{"name", "variable", "tunable", "words": what its
+    messages list, or None}]."""
+    return ld_settings()["table"]
+
+
+def setting_variable(name):
+    """The environment variable of the setting NAME ("libs")."""
+    for t in setting_table():
+        if t["name"] == name:
+            return t["variable"]
+    raise Error("hugeld-plan --settings has no setting %s" % name)
+
+
+def setting_words(name):
+    """The words of the setting NAME's list, as ld.so's messages list
+    them ("text, rodata, relro, data, bss, or all")."""
+    for t in setting_table():
+        if t["name"] == name:
+            return t["words"]
+    raise Error("hugeld-plan --settings has no setting %s" % name)
 
 
 def default_setting(name):

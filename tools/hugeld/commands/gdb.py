@@ -24,9 +24,9 @@ import shutil
 import struct
 import sys
 
-from ..common import DEFAULT_LDSO, Error, HUGE, UsageError, plural, shlex_quote, warn
+from ..common import Error, HUGE, UsageError, ldso_arg, plural, shlex_quote, warn
 from ..elf import Elf, PT_NOTE
-from ..planner import parse_backing, plan_each
+from ..planner import parse_backing, plan_each, setting_variable
 from ..pool import apply_pool, pool_info, read_int
 from ..procfs import load_bias, process_objects, read_smaps
 from ..settings import checked_backing
@@ -156,20 +156,22 @@ def gdb_argv_start(gdb_args, args):
     (--backing, else the environment's, else private,thp, so that
     breakpoints can be written into its code)."""
     argv = ["gdb"]
+    var = setting_variable("backing")
     backing = checked_backing(args.backing, os.environ)
     if backing is None:
         backing = "private,thp"
-        print("hugeld: note: LD_HUGEPAGE_BACKING=%s for the program: gdb "
+        print("hugeld: note: %s=%s for the program: gdb "
               "cannot insert software breakpoints into code that the loader "
-              "maps from the shared cache (read-only, MAP_SHARED)" % backing,
+              "maps from the shared cache (read-only, MAP_SHARED)"
+              % (var, backing),
               file=sys.stderr)
     elif "shared" in parse_backing(backing):
-        warn("LD_HUGEPAGE_BACKING=%s: software breakpoints cannot be "
+        warn("%s=%s: software breakpoints cannot be "
              "inserted into code from the shared cache; use hbreak there"
-             % backing)
-    if backing != os.environ.get("LD_HUGEPAGE_BACKING"):
+             % (var, backing))
+    if backing != os.environ.get(var):
         # For the program only, not for gdb itself.
-        argv += ["-iex", "set environment LD_HUGEPAGE_BACKING=%s" % backing]
+        argv += ["-iex", "set environment %s=%s" % (var, backing)]
     return argv + gdb_args
 
 
@@ -249,8 +251,7 @@ def check_breakpoint_pages(pid, grow):
 
 
 def cmd_gdb(args):
-    ldso = getattr(args, "ldso", None) or os.environ.get("HUGELD_LDSO") \
-        or DEFAULT_LDSO
+    ldso = ldso_arg(args)
     gdb_args = list(args.gdb_args)
     start = args.pid is None and args.core is None
     if args.pid is not None and args.core is not None:
