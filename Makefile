@@ -80,7 +80,7 @@ $(BUILDDIR)/tests/fuzz-plan: tests/fuzz/fuzz-plan.c tests/fuzz/driver.c tests/un
 
 # Coverage-guided fuzzing with clang's libFuzzer, bounded in time.
 fuzz:
-	@command -v clang-14 >/dev/null || scripts/deps.sh fuzz
+	scripts/deps.sh fuzz
 	@mkdir -p $(BUILDDIR)/tests/fuzz-corpus
 	clang-14 -g -O1 -fsanitize=fuzzer,address,undefined -Ielf -Itests/unit \
 	  tests/fuzz/fuzz-plan.c $(PLAN_SRCS) -o $(BUILDDIR)/tests/fuzz-plan-libfuzzer
