@@ -5,6 +5,9 @@
 #   make check      run the tests on the build, staged in build/stage (root reserves huge pages);
 #                   GROUP=loader|command|system|glibc for one part (tests/groups is the index)
 #   make check-installed  the same tests on the installed $(PREFIX) (installs first)
+#   make check-programs   the real-program corpus (tests/programs/corpus.sh: node, chromium,
+#                   java, databases, servers, compilers...) with hugeld as every process's
+#                   loader, every backing, root and their own users (installs the packages)
 #   make demo       the big-code demo: what goes on huge pages, and the speed-up
 #   make unit       planner and matcher unit tests only (no glibc build needed)
 #   make tools      the hugeld command only (no glibc build needed)
@@ -32,7 +35,8 @@ PLAN_SRCS = elf/dl-hugepage-plan.c elf/dl-hugepage-kinds.c elf/dl-hugepage-dynam
 PLAN_HDRS = elf/dl-hugepage-plan.h elf/dl-hugepage-cache.h elf/dl-hugepage-conf.h \
   elf/dl-hugepage-settings.h
 
-.PHONY: deb check-series series check-series-build check-distro bench bench-quick tools install-tools uninstall-tools all build install install-system uninstall-system check-system check-glibc check-kernels check-boot check check-installed unit unit-build fuzz fixtures demo clean distclean
+
+.PHONY: check-programs deb check-series series check-series-build check-distro bench bench-quick tools install-tools uninstall-tools all build install install-system uninstall-system check-system check-glibc check-kernels check-boot check check-installed unit unit-build fuzz fixtures demo clean distclean
 
 all: build tools
 
@@ -101,6 +105,15 @@ check: build tools fixtures
 	rm -rf $(STAGE)
 	$(MAKE) install DESTDIR=$(STAGE) LINKDIR=
 	HUGELD_LDSO=$(STAGE)$(PREFIX)/ld.so HUGELD_CMD=$(STAGE)$(PREFIX)/bin/hugeld tests/run.sh $(if $(GROUP),--group $(GROUP))
+
+# The real-program corpus on the staged build (tests/t-programs.sh;
+# T_PROGRAMS="node java" for some), and the share of each program's code
+# on 2 MiB pages per backing.
+check-programs: build tools fixtures
+	rm -rf $(STAGE)
+	$(MAKE) install DESTDIR=$(STAGE) LINKDIR=
+	HUGELD_LDSO=$(STAGE)$(PREFIX)/ld.so HUGELD_CMD=$(STAGE)$(PREFIX)/bin/hugeld tests/run.sh --group programs
+	@cat $(BUILDDIR)/tests/t-programs.summary 2>/dev/null || true
 
 # The same tests on the installed loader and command ($(DESTDIR)$(PREFIX)).
 check-installed: install fixtures

@@ -18,7 +18,7 @@
 
 /* The shared backing of LD_HUGEPAGE_BACKING (the private copy is in
    dl-hugepage-map.c, thp in dl-hugepage-thp.c): a read-only zone is
-   mapped MAP_SHARED from a file of the hugetlbfs cache
+   mapped from a file of the hugetlbfs cache (HP_CACHE_MAP_FLAGS)
    (dl-hugepage-cache.h), which `hugeld cache add' filled.  Every
    process maps the same huge pages, no pool page is taken and nothing
    is copied: start-up costs a few opens and an mmap.
@@ -163,6 +163,21 @@ hp_cache_open (struct hp_load_state *ls, int fd)
     __close_nocancel (dev);
 }
 
+/* How a zone file is mapped: copy-on-write, with no reservation.
+   Nothing in the process writes to it (text and read-only data), so
+   every process maps the cache's own pages and none is copied, as
+   with MAP_SHARED.  But a debugger's software breakpoint (a ptrace
+   write, which the kernel lets through a read-only private mapping)
+   then gets a copy of that one huge page for this process from the
+   pool, where a MAP_SHARED mapping of the read-only file refuses it:
+   gdb's breakpoints in cached code would never be inserted, silently
+   in a shared object.  MAP_NORESERVE: a private hugetlb mapping would
+   otherwise reserve its whole size in the pool at mmap, which is what
+   the cache exists to avoid; a copy that finds no free page fails the
+   write that wanted it (gdb says it cannot insert the breakpoint), and
+   the process never takes another's page.  */
+#define HP_CACHE_MAP_FLAGS (MAP_PRIVATE | MAP_NORESERVE)
+
 /* Open the file of zone Z (for bias BIAS) in the version directory and
    check it.  Returns the descriptor, or -1 with *ERR and *WHAT set.  */
 static int
@@ -180,6 +195,16 @@ hp_open_zone (int dirfd, const struct hp_zone *z, uint64_t bias, int *err,
 		 "another placement)"
 	       : errno == ELOOP ? "not trusted: a symbolic link"
 	       : "opening the zone's cache file");
+      /* Text an entry leaves out on purpose: say so.  */
+      if (*err == 0 && z->kind == HP_KIND_TEXT && errno == ENOENT)
+	{
+	  int m = hp_openat (dirfd, HP_CACHE_NOTEXT, 0);
+	  if (m >= 0)
+	    {
+	      *what = HP_CACHE_NOTEXT_WHY;
+	      __close_nocancel (m);
+	    }
+	}
       return -1;
     }
   struct __stat64_t64 st;
@@ -289,7 +314,7 @@ _dl_hugepage_shared_zone (struct hp_load_state *ls, const struct hp_zone *z,
     {
       /* Map it aside (hugetlbfs places it on a huge page boundary) and
 	 move it over the ordinary pages in one step.  */
-      void *tmp = __mmap (NULL, len, prot, MAP_SHARED, zfd, 0);
+      void *tmp = __mmap (NULL, len, prot, HP_CACHE_MAP_FLAGS, zfd, 0);
       if (tmp == MAP_FAILED)
 	{
 	  *err = errno;
@@ -324,7 +349,8 @@ _dl_hugepage_shared_zone (struct hp_load_state *ls, const struct hp_zone *z,
       /* The kernel cannot move hugetlb mappings: map the cache file
 	 straight over the ordinary pages.  A failed mmap MAP_FIXED may
 	 have unmapped them.  */
-      void *p = __mmap (dst, len, prot, MAP_SHARED | MAP_FIXED, zfd, 0);
+      void *p = __mmap (dst, len, prot, HP_CACHE_MAP_FLAGS | MAP_FIXED,
+			zfd, 0);
       if (p == dst)
 	o = HP_DONE;
       else

@@ -7,6 +7,8 @@
 #   scripts/deps.sh distro  # what `make check-distro` needs (debootstrap)
 #   scripts/deps.sh series  # what `make series` and `make check-series` need (git)
 #   scripts/deps.sh bench   # what `make bench` needs (make -C bench deps)
+#   scripts/deps.sh programs # the real programs of `make check-programs'
+#                            (tests/programs/corpus.sh lists them)
 set -euo pipefail
 . "$(dirname "$0")/config.sh"
 
@@ -91,5 +93,7 @@ case "${1:-build}" in
   series) need git patch xz-utils gawk gcc ;;
   bench) need clang-14 mariadb-server mariadb-client sysbench libhugetlbfs-bin libhugetlbfs0 \
 	      python3-matplotlib linux-perf ;;
-  *) die "usage: deps.sh build|test|fuzz|kernels|distro|series|bench" ;;
+  programs) need $(awk 'NF >= 3 { for (i = 3; i <= NF; ++i) print $i }' <<< "$(
+		. "$HUGELD_TOP/tests/programs/corpus.sh"; echo "$PROGRAMS")" | sort -u) ;;
+  *) die "usage: deps.sh build|test|fuzz|kernels|distro|series|bench|programs" ;;
 esac

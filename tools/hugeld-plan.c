@@ -225,6 +225,8 @@ print_settings (const struct options *opt)
   json_string (HP_CACHE_DIR);
   printf (", \"cache_synced\": ");
   json_string (HP_CACHE_SYNCED);
+  printf (", \"cache_notext\": ");
+  json_string (HP_CACHE_NOTEXT);
   printf ("},\n  \"limits\": {\"program_headers\": %d, \"load_segments\": %d, "
 	  "\"dynamic_entries\": %d, \"soname_bytes\": %d, "
 	  "\"policy_file_bytes\": %d, \"policy_word_bytes\": %d, "

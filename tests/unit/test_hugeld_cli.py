@@ -391,3 +391,35 @@ class CacheStates(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class CacheZones(unittest.TestCase):
+    """An entry is current only if it holds exactly the zones the helper
+    plans: one with text that the helper now leaves out (made by an
+    older hugeld: ld.so would serve it, and a program that maps its own
+    code again would die) is stale, so that sync and prune replace it."""
+
+    PLAN = {"zones": [{"name": "rodata-0-400000-a00000", "size": 6 << 20}],
+            "notext": {"marker": "no-text"}}
+
+    def test_same(self):
+        self.assertTrue(entry.same_zones(
+            {"rodata-0-400000-a00000": (6 << 20, 0)}, True, self.PLAN))
+
+    def test_text_too_many(self):
+        self.assertFalse(entry.same_zones(
+            {"rodata-0-400000-a00000": (6 << 20, 0),
+             "text-0-c00000-2400000": (24 << 20, 0)}, False, self.PLAN))
+
+    def test_marker_missing(self):
+        self.assertFalse(entry.same_zones(
+            {"rodata-0-400000-a00000": (6 << 20, 0)}, False, self.PLAN))
+
+    def test_size_differs(self):
+        self.assertFalse(entry.same_zones(
+            {"rodata-0-400000-a00000": (4 << 20, 0)}, True, self.PLAN))
+
+    def test_no_marker_wanted(self):
+        plan = dict(self.PLAN, notext=None)
+        self.assertTrue(entry.same_zones(
+            {"rodata-0-400000-a00000": (6 << 20, 0)}, False, plan))

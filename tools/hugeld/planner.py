@@ -217,8 +217,8 @@ _SETTINGS = []
 def ld_settings():
     """What the helper says of ld.so itself (hugeld-plan --settings):
     {"defaults": {"segments", "backing"}, "backings": [...], "kinds":
-    [...], "table": [...] (setting_table), "paths":
-    {"conf_file", "cache_dir", "cache_synced"}, "limits": {...},
+    [...], "table": [...] (setting_table), "paths": {"conf_file",
+    "cache_dir", "cache_synced", "cache_notext"}, "limits": {...},
     "thp_enabled"}; asked once per run of the command, when first
     needed (so that --help works without the helper)."""
     if not _SETTINGS:
@@ -275,6 +275,12 @@ def synced_name():
     """The file a sync leaves in the cache directory (ld.so's
     HP_CACHE_SYNCED)."""
     return ld_settings()["paths"]["cache_synced"]
+
+
+def notext_name():
+    """The empty file in a cache entry that says its text was left out
+    (ld.so's HP_CACHE_NOTEXT)."""
+    return ld_settings()["paths"]["cache_notext"]
 
 
 def backing_names():

@@ -45,7 +45,7 @@ import stat
 import time
 
 from ..common import Error, HUGE, KINDS
-from ..planner import cache_dir, synced_name
+from ..planner import cache_dir, notext_name, synced_name
 from .mount import open_cache, open_dir, untrusted
 
 SOURCE = "source"
@@ -175,6 +175,7 @@ class Entry(object):
         self.source = None      # Where the `source' link points.
         self.zones = {}         # name: (size, bytes allocated)
         self.devices = set()    # The dev-* files: made on those devices.
+        self.notext = False     # Its text left out (the no-text file).
         self.tmp = name.startswith(".")
         self.why = None         # Why ld.so would not trust it.
         self.busy = False
@@ -221,6 +222,9 @@ def read_entry(parent, inode, name, st):
                 continue
             if z.startswith(DEVICE):
                 e.devices.add(z)
+                continue
+            if z == notext_name():
+                e.notext = True
                 continue
             try:
                 zst = os.stat(z, dir_fd=fd, follow_symlinks=False)
@@ -306,10 +310,19 @@ def entry_state(e, plan, why=None):
     if not c["overlay"] and c["device"] not in e.devices:
         return ("stale: made from a file on another file system, or by an "
                 "older hugeld")
-    for z in c["zones"]:
-        if e.zones.get(z["name"], (None,))[0] != z["size"]:
-            return "stale: zones differ (made by another hugeld)"
+    if not same_zones(e.zones, e.notext, c):
+        return "stale: zones differ (made by another hugeld)"
     return CURRENT
+
+
+def same_zones(zones, notext, c):
+    """Whether an entry's ZONES ({name: (size, ...)}) and its no-text
+    file (NOTEXT) are what the helper plans for its file (C, the cache
+    member): no zone missing, none of another size, none too many (an
+    older hugeld cached text it now leaves out: ld.so would serve it)."""
+    want = {z["name"]: z["size"] for z in c["zones"]}
+    return ({n: v[0] for n, v in zones.items()} == want
+            and notext == bool(c.get("notext")))
 
 
 # How the helper plans a cache entry's file: never through another

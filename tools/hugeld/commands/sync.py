@@ -32,7 +32,7 @@ import os
 import sys
 
 from ..cache import entry, mount
-from ..cache.build import NotFitted, add_one
+from ..cache.build import NotFitted, add_one, notext_text
 from ..cache.upkeep import need_root, remove_all
 from ..common import Error, HUGE, mib, plural, warn
 from ..pathglob import expand_cache
@@ -199,8 +199,10 @@ def sync(conf, reserve_pool, dry_run):
                 print("would remove %s: %s" % (what, plural(e.pages,
                                                              "huge page")))
             for f, o in add:
-                print("would cache %s: %s" % (f["path"], plural(
-                    entry_pages(o), "huge page")))
+                print("would cache %s: %s%s" % (f["path"], plural(
+                    entry_pages(o), "huge page"),
+                    "; " + notext_text(o["cache"])
+                    if o["cache"].get("notext") else ""))
             print("dry run: %d to add, %d to remove, %d current" % (
                 len(add), len(pick), len(want) - len(add)))
             return 0
