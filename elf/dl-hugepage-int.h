@@ -39,7 +39,7 @@
 #include <sys/mman.h>
 #include <dl-hugepage.h>
 #include "dl-hugepage-cache.h"
-#include "dl-hugepage-conf.h"
+#include "dl-hugepage-settings.h"
 
 /* What ld.so keeps for the object it is putting on huge pages: its
    shared cache entry, looked up when the placement depends on it or at
@@ -382,12 +382,16 @@ struct hp_policy
 };
 extern struct hp_policy _dl_hugepage_policy_file attribute_hidden;
 
-/* Read HP_CONF_FILE if it is to be trusted and parses, and resolve it
-   into *S for the main program (PROGRAM: see _dl_hugepage_init).
-   Returns false if there is no file to use (said under
-   LD_DEBUG=hugepages).  */
-bool _dl_hugepage_policy_load (const char *program,
-			       struct hp_conf_settings *s) attribute_hidden;
+/* Read HP_CONF_FILE if it is to be trusted and parses, into the
+   sources *S with the main program's names for its blocks (PROGRAM:
+   see _dl_hugepage_init).  Returns false if there is no file to use
+   (said under LD_DEBUG=hugepages).  */
+bool _dl_hugepage_policy_load (const char *program, struct hp_sources *s)
+  attribute_hidden;
+
+/* The file was used and its program block BLOCK (0: none) applied:
+   keep it for the reports, and say so under LD_DEBUG=hugepages.  */
+void _dl_hugepage_policy_report (unsigned int block) attribute_hidden;
 
 /* Whether the private backing may take huge pages from the pool now;
    if not, sets *WHAT to why.  */

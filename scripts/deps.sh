@@ -87,7 +87,7 @@ try () {
 case "${1:-build}" in
   build) need $build_pkgs; need $(gcc_pkgs) $(release_pkgs); try $build_try_pkgs ;;
   test) need $build_pkgs; need $(gcc_pkgs) $(release_pkgs); try $build_try_pkgs; need $test_pkgs; need $(python_pkgs); want clang-14 ;;
-  fuzz) need clang-14 ;;
+  fuzz) need clang-14 libclang-rt-14-dev ;;
   kernels) need qemu-system-x86 busybox-static cpio gcc libc6-dev e2fsprogs xfsprogs xz-utils ;;
   distro) need debootstrap ;;
   series) need git patch xz-utils gawk gcc ;;

@@ -38,7 +38,7 @@ else
 fi
 
 # The settings a command runs a program with: decided by the loader's
-# own _dl_hugepage_effective (hugeld-conf --effective), an option over
+# own _dl_hugepage_resolve (hugeld-conf --effective), an option over
 # a variable (set, even empty) over the policy file over the default.
 CONF_HELPER=$(dirname "$HELPER")/hugeld-conf
 E=$TEST_TMP/effective.conf
@@ -62,7 +62,7 @@ out=$(eff)
   && pass "hugeld-conf --effective: all from the policy file, with their lines" \
   || fail "hugeld-conf --effective: from the file" "$out"
 out=$(eff LD_HUGEPAGE_LIBS=x LD_HUGEPAGE_SEGMENTS= LD_HUGEPAGE_BACKING=private -- --backing thp)
-[ "$out" = "libs=x(LD_HUGEPAGE_LIBS) segments=None(default) backing=thp(--backing) program E line 4" ] \
+[ "$out" = "libs=x(LD_HUGEPAGE_LIBS) segments=(LD_HUGEPAGE_SEGMENTS) backing=thp(--backing) program E line 4" ] \
   && pass "hugeld-conf --effective: option over variable, an empty variable keeps the file's value away" \
   || fail "hugeld-conf --effective: option, variable" "$out"
 # The tunables in GLIBC_TUNABLES: under their variables, over the file.
@@ -81,9 +81,9 @@ rc=$?
   && grep -q '^hugeld-conf: nothing selected: ' "$TEST_TMP/e.err" \
   && pass "hugeld-conf --effective: LD_HUGEPAGE_LIBS= selects nothing (exit 3, one line)" \
   || fail "hugeld-conf --effective: LD_HUGEPAGE_LIBS=" "exit $rc: $(cat "$TEST_TMP/e.err")"
-nm "$CONF_HELPER" 2> /dev/null | grep -q ' T _dl_hugepage_effective$' \
-  && pass "hugeld-conf is linked with the loader's _dl_hugepage_effective" \
-  || fail "hugeld-conf links _dl_hugepage_effective" "$(nm "$CONF_HELPER" 2>&1 | head -1)"
+nm "$CONF_HELPER" 2> /dev/null | grep -q ' T _dl_hugepage_resolve$' \
+  && pass "hugeld-conf is linked with the loader's _dl_hugepage_resolve" \
+  || fail "hugeld-conf links _dl_hugepage_resolve" "$(nm "$CONF_HELPER" 2>&1 | head -1)"
 
 D=$TEST_TMP/dest
 if make -C "$HUGELD_TOP/tools" OUT="$TEST_TMP/tools-out" DESTDIR="$D" \
@@ -381,7 +381,7 @@ GLIBC_TUNABLES=glibc.malloc.perturb=0:glibc.elf.hugepage.libs=nothing.so,libbig.
 tun=$!
 if wait_huge $tun; then
   out=$($H status $tun 2>&1)
-  echo "$out" | grep -q '^  settings: glibc.elf.hugepage.libs=nothing.so:libbig.so LD_HUGEPAGE_SEGMENTS=' \
+  echo "$out" | grep -q '^  settings: libs nothing.so:libbig.so (glibc.elf.hugepage.libs); segments text,rodata,relro (ld.so.s default)' \
     && echo "$out" | grep -q '^  /.*/libbig.so  *text ' \
     && pass "status PID: libs from GLIBC_TUNABLES, named as the tunable; libbig.so's zones" \
     || fail "status PID with the libs tunable" "$(echo "$out" | head -6 | tr '\n' '|')"
@@ -418,7 +418,7 @@ if cc -shared -fPIC -o "$TEST_TMP/mark.so" "$TEST_TMP/mark.c"; then
   $H status --all > /dev/null 2>&1
   kill $evil 2> /dev/null; wait $evil 2> /dev/null
   if [ -e "$TEST_TMP/mark.self" ] && [ ! -e "$TEST_TMP/mark.helper" ] \
-     && grep -q 'glibc.elf.hugepage.libs=libbig.so' "$TEST_TMP/evil.out"; then
+     && grep -q 'libs libbig.so (glibc.elf.hugepage.libs)' "$TEST_TMP/evil.out"; then
     pass "status PID of a process with LD_PRELOAD in its environment: its tunable read, its library never loaded into hugeld's helpers"
   else
     fail "status PID: another process's LD_PRELOAD" "self $([ -e "$TEST_TMP/mark.self" ] && echo marked || echo unmarked), helper $([ -e "$TEST_TMP/mark.helper" ] && echo MARKED || echo unmarked): $(head -4 "$TEST_TMP/evil.out" | tr '\n' '|')"

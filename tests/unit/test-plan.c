@@ -608,6 +608,7 @@ void test_cache (void);
 void test_conf (void);
 void test_tunables (void);
 void test_tunconf (void);
+void test_settings_resolve (void);
 
 int
 main (void)
@@ -632,6 +633,7 @@ main (void)
   test_conf ();
   test_tunables ();
   test_tunconf ();
+  test_settings_resolve ();
   printf ("%d passed, %d failed\n", checks - failures, failures);
   return failures != 0;
 }

@@ -33,8 +33,9 @@ from .commands.plan import cmd_plan
 from .commands.run import cmd_run
 from .commands.service import cmd_disable, cmd_enable
 from .commands.status import cmd_status
+from .commands.sync import AUTO_EXTRA, AUTO_MARGIN_PERCENT
 from .common import DEBUG_DIR, DEFAULT_LDSO, EscapedStream, Error, UsageError, VERSION, pid_arg, positive_int, shown
-from .planner import backing_names, cache_dir, conf_file, default_setting, mount_dir
+from .planner import backing_names, cache_dir, conf_file, default_setting, mount_dir, setting_words
 
 
 # ld.so's facts in the help texts, asked of the helper only when a help
@@ -132,10 +133,10 @@ commands:
 
 'hugeld COMMAND --help' for each.  PATTERNS is a colon-separated list of
 shell globs matched against object file names (or paths, with a /) and
-DT_SONAME, like LD_HUGEPAGE_LIBS; LIST a comma list of text, rodata,
-relro, data, bss, all (default %s).  --backing LIST: a
-comma list of %s, the order in which the loader tries
-them for each zone, as LD_HUGEPAGE_BACKING (default %s).
+DT_SONAME, like LD_HUGEPAGE_LIBS; LIST a comma list of %s
+(default %s).  --backing LIST: a comma list of %s, the order in which
+the loader tries them for each zone, as LD_HUGEPAGE_BACKING (default
+%s).
 
 environment: HUGELD_LDSO (the loader, default %s), HUGELD_PLAN (the
 planning helper).  See hugeld(1).
@@ -160,8 +161,10 @@ def help_text():
                          default_setting("backing"))
     except Error:
         segs = backing = "ld.so's"
-    return HELP % (segs, ld_said(lambda: ", ".join(backing_names()),
-                                 "the backings"), backing, DEFAULT_LDSO)
+    return HELP % (ld_said(lambda: setting_words("segments"),
+                           "the segment kinds"), segs,
+                   ld_said(lambda: ", ".join(backing_names()),
+                           "the backings"), backing, DEFAULT_LDSO)
 
 
 def _add_common(p):
@@ -171,9 +174,10 @@ def _add_common(p):
                    help="colon-separated globs selecting objects, as "
                    "LD_HUGEPAGE_LIBS (default: $LD_HUGEPAGE_LIBS)")
     p.add_argument("--segments", metavar="LIST",
-                   help="comma list of text, rodata, relro, data, bss, "
-                   "all, as LD_HUGEPAGE_SEGMENTS (default: "
-                   "$LD_HUGEPAGE_SEGMENTS or ld.so's default)")
+                   help="comma list of %s, as LD_HUGEPAGE_SEGMENTS "
+                   "(default: $LD_HUGEPAGE_SEGMENTS or ld.so's default)"
+                   % ld_said(lambda: setting_words("segments"),
+                             "ld.so's segment kinds"))
     p.add_argument("--backing", metavar="LIST",
                    help="comma list of %s: how the "
                    "loader tries to back each zone, in order, as "
@@ -469,7 +473,8 @@ def _add_cache(sub):
     c.add_argument("--reserve-pool", action="store_true",
                    help="first grow nr_hugepages (never shrink it) to the "
                    "file's `pool N', or for `pool auto' to the declared "
-                   "entries' pages plus 10%% and 8 pages")
+                   "entries' pages plus %d%% and %d pages"
+                   % (AUTO_MARGIN_PERCENT, AUTO_EXTRA))
     c.add_argument("--dry-run", action="store_true",
                    help="say what would change, change nothing")
     p.set_defaults(func=cmd_cache)

@@ -104,9 +104,16 @@ def pid_arg(s):
     return int(s)
 
 
-def ldso_path(args):
-    p = getattr(args, "ldso", None) or os.environ.get("HUGELD_LDSO") \
+def ldso_arg(args):
+    """hugeld's loader for a command: its --ldso, else $HUGELD_LDSO,
+    else the installed one."""
+    return getattr(args, "ldso", None) or os.environ.get("HUGELD_LDSO") \
         or DEFAULT_LDSO
+
+
+def ldso_path(args):
+    """ldso_arg (ARGS), which must be an executable file."""
+    p = ldso_arg(args)
     if not os.path.isfile(p) or not os.access(p, os.X_OK):
         raise Error("hugeld's loader %s is not installed (make install, or "
                     "--ldso PATH)" % p)

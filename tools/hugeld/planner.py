@@ -28,14 +28,19 @@ from . import spawn
 from .common import Error, helper_path
 
 
+def without_settings(environ, also=()):
+    """A copy of ENVIRON without hugeld's variables (every LD_HUGEPAGE_*:
+    the helper, or ld.so asked a question, must not take this
+    command's settings) and the names in ALSO."""
+    return {k: v for k, v in environ.items()
+            if not k.startswith("LD_HUGEPAGE_") and k not in also}
+
+
 def run_helper(args_list, pass_fds=()):
     """hugeld-plan's JSON document for ARGS_LIST; PASS_FDS: descriptors
     the helper inherits (files named to it as /proc/self/fd/N)."""
     helper = helper_path()
-    env = dict(os.environ)
-    for v in ("LD_HUGEPAGE_LIBS", "LD_HUGEPAGE_SEGMENTS",
-              "LD_HUGEPAGE_BACKING"):
-        env.pop(v, None)
+    env = without_settings(os.environ)
     try:
         p = spawn.run([helper] + args_list, env=env, pass_fds=pass_fds)
     except OSError as e:
@@ -113,11 +118,8 @@ LIST_TIME_LIMIT = 60
 def ldso_list(ldso, path):
     """The objects ld.so loads for PATH, from the loader's own
     `ld.so --list': [(name, path or None)]."""
-    env = dict(os.environ)
-    for v in ("LD_HUGEPAGE_LIBS", "LD_HUGEPAGE_SEGMENTS",
-              "LD_HUGEPAGE_BACKING", "LD_DEBUG", "LD_DEBUG_OUTPUT",
-              "LD_TRACE_LOADED_OBJECTS"):
-        env.pop(v, None)
+    env = without_settings(os.environ, ("LD_DEBUG", "LD_DEBUG_OUTPUT",
+                                        "LD_TRACE_LOADED_OBJECTS"))
     try:
         p = spawn.run([ldso, "--list", path], env=env,
                       timeout=LIST_TIME_LIMIT)
@@ -191,6 +193,34 @@ def unmatched_patterns(docs, objects):
     return out
 
 
+_GLIBC = {}
+
+
+def glibc_tunables_in_place(ldso):
+    """The tunables that the glibc of the loader LDSO ends with a NUL,
+    in place, in a process's GLIBC_TUNABLES where a `:' followed their
+    value (glibc before 2.39: its parse_tunables; what
+    /proc/PID/environ then shows), from `LDSO --list-tunables'; None
+    for a glibc that leaves the string as it is (2.39 and later: its
+    `--version'), or a loader that does not say.  Asked once per
+    loader."""
+    if ldso not in _GLIBC:
+        _GLIBC[ldso] = None
+        try:
+            v = spawn.run([ldso, "--version"], env={}, timeout=10)
+            m = re.search(rb"release version (\d+)\.(\d+)", v.stdout)
+            if m and (int(m.group(1)), int(m.group(2))) < (2, 39):
+                t = spawn.run([ldso, "--list-tunables"], env={},
+                              timeout=10)
+                _GLIBC[ldso] = [
+                    line.split(b":")[0].decode("ascii", "replace")
+                    for line in t.stdout.splitlines()
+                    if line.startswith(b"glibc.") and b":" in line]
+        except (OSError, spawn.TimedOut):
+            pass
+    return _GLIBC[ldso]
+
+
 def summarize(o):
     by = {}
     for z in o.get("zones", []):
@@ -242,14 +272,38 @@ _SETTINGS = []
 
 def ld_settings():
     """What the helper says of ld.so itself (hugeld-plan --settings):
-    {"defaults": {"segments", "backing"}, "backings": [...], "paths":
-    {"conf_file", "cache_dir", "cache_synced", "cache_notext"},
-    "limits": {...},
+    {"defaults": {"segments", "backing"}, "backings": [...], "kinds":
+    [...], "table": [...] (setting_table), "paths": {"conf_file",
+    "cache_dir", "cache_synced", "cache_notext"}, "limits": {...},
     "thp_enabled"}; asked once per run of the command, when first
     needed (so that --help works without the helper)."""
     if not _SETTINGS:
         _SETTINGS.append(run_helper(["--settings"])["settings"])
     return _SETTINGS[0]
+
+
+def setting_table():
+    """hugeld's settings, as ld.so's table has them (hugeld-plan
+    --settings): [{"name", "variable", "tunable", "words": what its
+    messages list, or None}]."""
+    return ld_settings()["table"]
+
+
+def setting_variable(name):
+    """The environment variable of the setting NAME ("libs")."""
+    for t in setting_table():
+        if t["name"] == name:
+            return t["variable"]
+    raise Error("hugeld-plan --settings has no setting %s" % name)
+
+
+def setting_words(name):
+    """The words of the setting NAME's list, as ld.so's messages list
+    them ("text, rodata, relro, data, bss, or all")."""
+    for t in setting_table():
+        if t["name"] == name:
+            return t["words"]
+    raise Error("hugeld-plan --settings has no setting %s" % name)
 
 
 def default_setting(name):

@@ -282,34 +282,17 @@ def process_objects(pid, maps, cache):
     return objs, others
 
 
-def read_environ(pid):
-    """The environment process PID was started with ({name: value}), or
-    None if it cannot be read.  glibc's ld.so parses GLIBC_TUNABLES in
-    place: it ends the value of each tunable it knows with a NUL where
-    the `:' was (the process itself then uses a copy).  The pieces that
-    follow ("glibc.x.y=value", each ended the same way) are put back
-    with their colons, so GLIBC_TUNABLES reads as it was given."""
+def environ_bytes(pid):
+    """The bytes of /proc/PID/environ: the environment process PID was
+    started with, as its memory holds it now (glibc before 2.39 writes
+    a NUL into GLIBC_TUNABLES after each value of a tunable it knows:
+    hugeld-conf --environ puts it back together as ld.so saw it), or
+    None if it cannot be read."""
     try:
         with open("/proc/%d/environ" % pid, "rb") as f:
-            data = f.read()
+            return f.read()
     except OSError:
         return None
-    env = {}
-    last = None
-    for item in data.split(b"\0"):
-        if b"=" not in item:
-            last = None
-            continue
-        k, v = item.split(b"=", 1)
-        k = k.decode("utf-8", "replace")
-        v = v.decode("utf-8", "surrogateescape")
-        if last == "GLIBC_TUNABLES" and k.startswith("glibc.") \
-                and "." in k[6:]:
-            env[last] += ":%s=%s" % (k, v)
-            continue
-        env[k] = v
-        last = k
-    return env
 
 
 def ldso_command_program(pid):
@@ -330,7 +313,28 @@ def ldso_command_program(pid):
     return None
 
 
+AT_SECURE = 23
 AT_EXECFN = 31
+
+
+def auxv(pid, key):
+    """The value of KEY in process PID's auxiliary vector, or None."""
+    try:
+        with open("/proc/%d/auxv" % pid, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    for i in range(0, len(data) - 15, 16):
+        if int.from_bytes(data[i:i + 8], "little") == key:
+            return int.from_bytes(data[i + 8:i + 16], "little")
+    return None
+
+
+def at_secure(pid):
+    """Whether process PID is AT_SECURE (set-user-ID, set-group-ID, file
+    capabilities): ld.so then takes no LD_HUGEPAGE_* variable nor
+    GLIBC_TUNABLES.  False if it cannot be read."""
+    return bool(auxv(pid, AT_SECURE))
 
 
 def execfn(pid):
@@ -338,12 +342,7 @@ def execfn(pid):
     execve, as ld.so sees it), read from its memory; None if that cannot
     be read (another user's process, not root)."""
     try:
-        with open("/proc/%d/auxv" % pid, "rb") as f:
-            auxv = f.read()
-        addr = None
-        for i in range(0, len(auxv) - 15, 16):
-            if int.from_bytes(auxv[i:i + 8], "little") == AT_EXECFN:
-                addr = int.from_bytes(auxv[i + 8:i + 16], "little")
+        addr = auxv(pid, AT_EXECFN)
         if not addr:
             return None
         # The string is near the top of the stack: read page by page,

@@ -47,10 +47,11 @@ class Completed(object):
         self.stderr = stderr
 
 
-def run(args, env=None, stderr=PIPE, timeout=None, pass_fds=()):
+def run(args, env=None, stderr=PIPE, timeout=None, pass_fds=(), data=None):
     """Run ARGS (a path, or a name searched in PATH) with ENV (default
-    this process's), standard input inherited, and collect its standard
-    output, and its standard error (PIPE) or both together (STDOUT).
+    this process's), standard input inherited (or DATA, bytes, written
+    to it), and collect its standard output, and its standard error
+    (PIPE) or both together (STDOUT).
     The descriptors PASS_FDS stay open in it, at their numbers.
     OSError if it cannot be started; TimedOut, with the command killed,
     if TIMEOUT seconds pass first."""
@@ -68,10 +69,16 @@ def run(args, env=None, stderr=PIPE, timeout=None, pass_fds=()):
         if stderr == PIPE:
             err_r, err_w = os.pipe2(os.O_CLOEXEC)
             fds += [err_r, err_w]
+        actions = [(os.POSIX_SPAWN_DUP2, out_w, 1),
+                   (os.POSIX_SPAWN_DUP2, err_w, 2)]
+        in_w = None
+        if data is not None:
+            in_r, in_w = os.pipe2(os.O_CLOEXEC)
+            fds += [in_r, in_w]
+            actions.append((os.POSIX_SPAWN_DUP2, in_r, 0))
         spawn = os.posix_spawn if "/" in args[0] else os.posix_spawnp
         pid = spawn(args[0], args, os.environ if env is None else env,
-                    file_actions=[(os.POSIX_SPAWN_DUP2, out_w, 1),
-                                  (os.POSIX_SPAWN_DUP2, err_w, 2)])
+                    file_actions=actions)
         os.close(out_w)
         fds.remove(out_w)
         if err_r is not None:
@@ -83,6 +90,18 @@ def run(args, env=None, stderr=PIPE, timeout=None, pass_fds=()):
             if fd is not None:
                 poll.register(fd, select.POLLIN)
         open_fds = [fd for fd in (out_r, err_r) if fd is not None]
+        todo = b""
+        if in_w is not None:
+            os.close(in_r)
+            fds.remove(in_r)
+            os.set_blocking(in_w, False)
+            todo = memoryview(data)
+            if todo:
+                poll.register(in_w, select.POLLOUT)
+                open_fds.append(in_w)
+            else:
+                os.close(in_w)
+                fds.remove(in_w)
         deadline = None if timeout is None else time.monotonic() + timeout
         while open_fds:
             wait = None
@@ -94,10 +113,23 @@ def run(args, env=None, stderr=PIPE, timeout=None, pass_fds=()):
                 os.kill(pid, 9)         # SIGKILL
                 os.waitpid(pid, 0)
                 raise TimedOut("%s: no answer in %s s" % (args[0], timeout))
-            for fd, _ in ready:
-                data = os.read(fd, 65536)
-                if data:
-                    got[fd].append(data)
+            for fd, ev in ready:
+                if fd == in_w:
+                    try:
+                        todo = todo[os.write(fd, todo):]
+                    except BlockingIOError:
+                        continue
+                    except BrokenPipeError:
+                        todo = b""
+                    if not todo:
+                        poll.unregister(fd)
+                        open_fds.remove(fd)
+                        os.close(fd)
+                        fds.remove(fd)
+                    continue
+                chunk = os.read(fd, 65536)
+                if chunk:
+                    got[fd].append(chunk)
                 else:
                     poll.unregister(fd)
                     open_fds.remove(fd)

@@ -21,11 +21,10 @@
 ExecStartPost=: is the text of every object a process selects on huge
 pages?"""
 
-import os
 import sys
 
 from .. import spawn
-from ..common import DEFAULT_LDSO, Error, UsageError, helper_path, plural, shown
+from ..common import Error, helper_path, ldso_arg, plural, shown
 from ..pool import pool_info
 from ..procfs import command_of, kernel_thread
 from .status import no_huge_pages_reason, process_status_within
@@ -86,7 +85,7 @@ def cmd_check(args):
         raise Error("process %d (%s) is a kernel thread: nothing to check"
                     % (pid, command_of(pid)))
     helper_path()
-    ldso = os.environ.get("HUGELD_LDSO") or DEFAULT_LDSO
+    ldso = ldso_arg(args)
     st = process_status_within(pid, {}, ldso)
     st["pool"] = pool_info()
     who = "%s%d (%s)" % (name + ": process " if name else "process ", pid,

@@ -25,10 +25,10 @@ import os
 import stat
 import sys
 
-from ..common import Error, UsageError, plural, shown
+from ..common import Error, UsageError, ldso_arg, plural, shown
 from ..elf import resolve_program
 from ..pathglob import expand_cache
-from ..planner import conf_file, default_setting
+from ..planner import conf_file, default_setting, setting_variable
 from ..policy import (LD_SO_CACHE, TUNABLES_CONF, conf_problems, read_conf,
                       system_tunables, tunconf_supported)
 from ..pool import pool_info
@@ -106,7 +106,7 @@ def tunables_check(prog):
     else:
         out.append("%s, for %s:" % (src, who))
         for k, v in found:
-            var = "LD_HUGEPAGE_" + k.upper()
+            var = setting_variable(k)
             out.append("  glibc.elf.hugepage.%s=%s  (%s; it overrides the "
                        "policy file)" % (k, v["value"],
                        "nonoverridable: GLIBC_TUNABLES and %s cannot "
@@ -162,12 +162,10 @@ def cmd_config(args):
             out.append("%s: no program block applies: the global settings"
                        % prog)
     # The settings of a file ld.so ignores would mislead.
-    for k, var, dflt in () if problems else (
-            ("libs", "LD_HUGEPAGE_LIBS", "nothing selected"),
-                         ("segments", "LD_HUGEPAGE_SEGMENTS",
-                          "ld.so's default, " + default_setting("segments")),
-                         ("backing", "LD_HUGEPAGE_BACKING",
-                          "ld.so's default, " + default_setting("backing"))):
+    for k in () if problems else NAMES:
+        var = setting_variable(k)
+        dflt = ("nothing selected" if k == "libs"
+                else "ld.so's default, " + default_setting(k))
         v = c[k]
         if v is None:
             out.append("  %-9s (%s)" % (k, dflt))
@@ -225,7 +223,8 @@ def select(prog, path):
     prints with no option and no LD_HUGEPAGE_* variable."""
     pool = pool_info()
     settings = resolve("plan", {k: None for k in NAMES}, {},
-                       program_path(prog), path)
+                       program_path(prog), path,
+                       exe=os.path.realpath(ldso_arg(None)))
     result = make_plan(PlanOptions(prog, None, False, None, 1), settings,
                        pool)
     # The file serves every program: a pattern that selects nothing here

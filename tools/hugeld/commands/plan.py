@@ -24,10 +24,10 @@ import json
 import os
 import sys
 
-from ..common import Error, HUGE, KINDS, NR_HUGEPAGES, SYSFS_HUGE, SYSFS_NODES, UsageError, ldso_path, mib, plural, shown, table, warn
+from ..common import Error, HUGE, KINDS, NR_HUGEPAGES, SYSFS_HUGE, SYSFS_NODES, UsageError, ldso_arg, ldso_path, mib, plural, shown, table, warn
 from ..elf import Elf, check_program, interp_is_hugeld_loader, resolve_program
 from ..pathglob import expand_cache
-from ..planner import backing_names, default_setting, ldso_list, run_helper, summarize, unmatched_patterns
+from ..planner import backing_names, default_setting, ldso_list, run_helper, setting_variable, summarize, unmatched_patterns
 from ..policy import read_conf
 from ..pool import apply_pool, pool_info, pool_line
 from ..settings import options_of, program_path, resolve
@@ -282,7 +282,9 @@ def spend_pool(objects, available):
 def cmd_plan(args):
     pool, nodes = _apply_target(args)
     settings = resolve("plan", options_of(args), os.environ,
-                       program_path(args.program))
+                       program_path(args.program),
+                       exe=None if args.direct
+                       else os.path.realpath(ldso_arg(args)))
     result = make_plan(PlanOptions(args.program, args.ldso, args.direct,
                                    args.dlopen, args.copies), settings, pool)
     need = result["pages_to_reserve"]
@@ -403,10 +405,8 @@ def print_plan(r, verbose):
     tunable = any(str(v).startswith("glibc.elf.hugepage.")
                   for v in st.get("sources", {}).values())
     if not st.get("from_file") and not tunable:
-        print("LD_HUGEPAGE_LIBS=%s  LD_HUGEPAGE_SEGMENTS=%s  "
-              "LD_HUGEPAGE_BACKING=%s" % (shown(st["libs"]),
-                                          shown(st["segments"]),
-                                          shown(st["backing"])))
+        print("  ".join("%s=%s" % (setting_variable(k), shown(st[k]))
+                        for k in ("libs", "segments", "backing")))
     else:
         # No variable gives these: ld.so takes them from the file or
         # GLIBC_TUNABLES.

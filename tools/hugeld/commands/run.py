@@ -25,9 +25,9 @@ import sys
 import time
 
 from ..cache import entry
-from ..common import Error, SYSFS_HUGE, UsageError, ldso_path, shown, warn
+from ..common import Error, SYSFS_HUGE, UsageError, ldso_arg, ldso_path, shown, warn
 from ..elf import check_program, interp_is_hugeld_loader, resolve_program
-from ..planner import cache_dir, default_setting, parse_backing
+from ..planner import cache_dir, default_setting, parse_backing, setting_variable
 from ..pool import hugetlb_cgroup_none, pool_info
 from ..settings import options_of, program_path, resolve
 from .perfmap import write_perf_map
@@ -41,8 +41,11 @@ def cmd_run(args):
     if not cmd:
         raise UsageError("hugeld run: no program given (hugeld run "
                          "[OPTIONS] -- PROG ARGS...)")
+    # /proc/self/exe names the loader, run as a command, or the program
+    # (the [proc:] lines of /etc/tunables.conf match it).
     settings = resolve("run", options_of(args), os.environ, program_path(
-        next((c for c in args.command if c != "--"), None)))
+        next((c for c in args.command if c != "--"), None)),
+        exe=None if args.direct else os.path.realpath(ldso_arg(args)))
     libs, segs, backing = settings.libs, settings.segments, settings.backing
     from_file = settings.from_file
     ldso = ldso_path(args)
@@ -94,24 +97,25 @@ def cmd_run(args):
     for msg in plan_warnings(cmd[0], args, settings, order):
         warn(msg)
     env = dict(os.environ)
-    # What comes from /etc/hugeld.conf or GLIBC_TUNABLES ld.so reads
-    # there itself.
+    # What comes from /etc/hugeld.conf, GLIBC_TUNABLES or
+    # /etc/tunables.conf ld.so reads there itself.
     own = set(from_file) | set(settings.tunables())
-    if "libs" not in own:
-        env["LD_HUGEPAGE_LIBS"] = libs
-    if segs and "segments" not in own:
-        env["LD_HUGEPAGE_SEGMENTS"] = segs
-    if backing and "backing" not in own:
-        env["LD_HUGEPAGE_BACKING"] = backing
+    for k, v in (("libs", libs), ("segments", segs), ("backing", backing)):
+        if v and k not in own:
+            env[setting_variable(k)] = v
     note = settings.describe({"libs": libs,
                            "segments": segs or default_setting("segments"),
                            "backing": backing or default_setting("backing")})
     if note:
         # Not a warning: the file is how the system is meant to work.
+        where = {"file": settings.policy["file"],
+                 "tunable": "GLIBC_TUNABLES",
+                 "system": "/etc/tunables.conf"}
         print(shown("hugeld: %s%s; ld.so reads %s itself" % (
             note, ", the program block at " + from_file["program"]
             if "program" in from_file else "",
-            settings.policy["file"] if from_file else "GLIBC_TUNABLES")),
+            " and ".join(sorted({where[settings.origin[k]] for k in own
+                                 if k in settings.origin})))),
             file=sys.stderr)
     if args.debug is not None:
         env["LD_DEBUG"] = "hugepages"

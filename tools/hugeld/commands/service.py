@@ -37,7 +37,7 @@ terminal).  disable removes the drop-in."""
 import os
 
 from .. import spawn
-from ..common import DEFAULT_LDSO, Error, UsageError
+from ..common import Error, UsageError, ldso_arg
 from ..elf import check_program
 from ..planner import check_patterns, check_segments, parse_backing
 
@@ -201,7 +201,7 @@ def cmd_enable(args):
     dropin = os.path.join(d, DROPIN_NAME)
     if os.geteuid() != 0:
         raise Error("enable needs root: it writes %s" % dropin)
-    ldso = args.ldso or os.environ.get("HUGELD_LDSO") or DEFAULT_LDSO
+    ldso = ldso_arg(args)
     if not os.path.isabs(ldso) or not os.path.isfile(ldso) \
             or not os.access(ldso, os.X_OK):
         raise Error("hugeld's loader %s is not installed (make install, or "

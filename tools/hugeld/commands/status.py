@@ -31,13 +31,13 @@ from ..cache.entry import scan
 from ..cache.mount import open_cache
 from ..cache.entry import mapped_entries
 from ..cache.upkeep import cache_summary, scan_states
-from ..common import DEFAULT_LDSO, Error, HUGE, UsageError, helper_path, mib, plural, shown, table
+from ..common import Error, HUGE, UsageError, helper_path, ldso_arg, mib, plural, shown, table
 from ..elf import is_hugeld_loader
-from ..planner import cache_dir, check_patterns, check_segments, conf_file, default_setting, parse_backing, plan_each, synced_name
-from ..policy import file_policy, given_settings
+from ..planner import cache_dir, check_patterns, conf_file, default_setting, glibc_tunables_in_place, parse_backing, plan_each, synced_name
+from ..policy import read_conf
 from ..pool import hugetlb_cgroup_none, pool_info, pool_line
-from ..procfs import command_of, execfn, kernel_thread, ldso_command_program, process_cwd, process_objects, read_environ, read_smaps
-from ..settings import VARS
+from ..procfs import at_secure, command_of, environ_bytes, execfn, kernel_thread, ldso_command_program, process_cwd, process_objects, read_smaps
+from ..settings import of_process
 
 
 def process_status(pid, cache, ldso, detail=True):
@@ -48,9 +48,9 @@ def process_status(pid, cache, ldso, detail=True):
     except OSError:
         exe = None
     st = {"pid": pid, "command": command_of(pid), "exe": exe}
-    env = read_environ(pid)
-    settings = None if env is None else process_settings(env)
-    plans = plan_objects(objs, settings, detail)
+    # The objects' layouts (and DT_SONAMEs), before the settings are
+    # known: the loader first.
+    plans = plan_objects(objs, None, False)
     # The dynamic loader: by its DT_SONAME, as the helper reads it.  Not
     # by the kernel's AT_BASE or the program's PT_INTERP: run as a
     # command (hugeld run) ld.so is the program itself, AT_BASE is 0
@@ -75,22 +75,22 @@ def process_status(pid, cache, ldso, detail=True):
     st["program"] = exe
     if st["ldso_command"]:
         st["program"] = ldso_command_program(pid) or exe
-    st["settings"] = settings
-    # No LD_HUGEPAGE_LIBS: hugeld's ld.so took what the policy file gave
-    # the program (as the file reads now), setting by setting.
+    # The settings, as the process's ld.so took them from its
+    # environment, the system-wide tunables and the policy file (as
+    # they read now).
+    settings = process_settings(pid, st, ldso)
+    st["settings"] = None if settings is None else settings_document(settings)
+    st["settings_line"] = ("environment not readable" if settings is None
+                           else settings.line())
+    if settings is not None and ((detail and settings.libs)
+                                 or settings.segments is not None):
+        plans = plan_objects(objs, settings, detail)
     st["policy"] = None
-    if detail and st["hugeld"] and settings is not None \
-            and settings["libs"] is None:
-        pol = process_policy(pid, st)
-        st["policy"] = pol
-        if pol["libs"]:
-            fs = {"libs": pol["libs"]}
-            for k, var in (("segments", "LD_HUGEPAGE_SEGMENTS"),
-                           ("backing", "LD_HUGEPAGE_BACKING")):
-                fs[k] = env[var] if var in env else pol[k]
-            plans = plan_objects(objs, fs, detail)
+    if settings is not None and settings.origin["libs"] == "file":
+        st["policy"] = dict(settings.policy, lines=dict(
+            settings.policy["lines"]))
     lines = (st["policy"] or {}).get("lines") or {}
-    st["backings"] = process_backings(settings, st["policy"])
+    st["backings"] = process_backings(settings)
     st["thp_mode"] = thp_mode()
     st["cache_not_synced"] = cache_not_synced(st["policy"])
     olist = []
@@ -222,14 +222,12 @@ def text_pages(o, x):
 _BACKINGS = {}
 
 
-def process_backings(settings, policy):
+def process_backings(settings):
     """The backings ld.so tries for a process with SETTINGS (its
-    environment's, process_settings) and POLICY (process_policy, or
-    None): the variable's or tunable's list, else the policy file's,
-    else ld.so's default; a list ld.so would ignore counts as the
-    default, as ld.so takes it."""
-    value = (settings or {}).get("backing") or (policy or {}).get("backing") \
-        or default_setting("backing")
+    Settings, or None: not known, ld.so's default): in force, as ld.so's
+    resolver gave them (a list ld.so ignores is the default)."""
+    value = settings.effective["backing"] if settings is not None \
+        else default_setting("backing")
     if value not in _BACKINGS:
         try:
             _BACKINGS[value] = parse_backing(value)
@@ -385,22 +383,19 @@ def cache_entries_made():
 def plan_objects(objs, settings, select):
     """The loader's plan of each of OBJS as the process maps them (None
     for those that cannot be read any more), with its layout, under the
-    process's SETTINGS: its LD_HUGEPAGE_SEGMENTS decides whether data
-    and bss are one kind, and with SELECT, its LD_HUGEPAGE_LIBS which
+    process's SETTINGS (or None: the defaults): its segments decide
+    whether data and bss are one kind, and with SELECT, its libs which
     objects are selected (by the path they are mapped from, or
-    DT_SONAME, with the loader's matcher).  Settings the loader would
-    ignore (or that are almost certainly mistakes) are left out."""
+    DT_SONAME, with the loader's matcher).  Patterns that are almost
+    certainly mistakes are left out."""
     args = ["--layout"]
-    if settings and select and settings["libs"]:
+    if settings and select and settings.libs:
         try:
-            args += ["--libs", check_patterns(settings["libs"])]
+            args += ["--libs", check_patterns(settings.libs)]
         except Error:
             pass
-    if settings and settings.get("segments"):
-        try:
-            args += ["--segments", check_segments(settings["segments"])]
-        except Error:
-            pass
+    if settings:
+        args += ["--segments", settings.effective["segments"]]
     # The files read through the descriptors open_mapped_elf opened.
     return plan_each(args, [(o.path, o.elf.fileno()) for o in objs])
 
@@ -434,75 +429,38 @@ def cache_pages():
         os.close(top)
 
 
-def process_settings(env):
-    """The settings a process's environment ENV gives it: each
-    LD_HUGEPAGE_* variable, else its glibc.elf.hugepage.* tunable in
-    GLIBC_TUNABLES, as ld.so took them (None where neither gives one),
-    and under "names" the variable's or the tunable's name."""
-    variables = {VARS[k]: env[VARS[k]] for k in VARS if VARS[k] in env}
-    s = {k: env.get(VARS[k]) for k in VARS}
-    s["names"] = dict(VARS)
-    if "GLIBC_TUNABLES" in env:
-        for k, (value, name) in given_settings(
-                variables, env["GLIBC_TUNABLES"]).items():
-            s[k] = value
-            s["names"][k] = name
-    return s
-
-
-def process_policy(pid, st):
-    """policy.file_policy for the program of process PID, by the name
-    ld.so matched: the file `ld.so PROG' was given (relative to the
-    process's directory), else the name the kernel ran it by; without
-    the helper's whole document."""
+def process_settings(pid, st, ldso):
+    """The Settings process PID (process_status's ST so far) got from its
+    ld.so, decided by ld.so's own resolver over what ld.so read at its
+    start: its environment (all of it, on the helper's standard input),
+    AT_SECURE, the program by the name ld.so matched (the file `ld.so
+    PROG' was given, relative to the process's directory, else the name
+    the kernel ran it by) and /proc/PID/exe.  None if its environment
+    cannot be read."""
+    env = environ_bytes(pid)
+    if env is None:
+        return None
     name = st["program"] if st["ldso_command"] else None
+    kernel = name is None
     name = name or execfn(pid) or st["exe"]
-    pol = file_policy(name, conf_file(), process_cwd(pid))
-    c = pol.pop("conf")
-    pol["name"] = name
-    pol["cache_declared"] = bool(c and c.get("applies") and c.get("cache"))
-    pol["block_line"] = c["program"]["line"] if c and c["program"] else None
-    return pol
+    return of_process({"environ": env, "secure": at_secure(pid),
+                       "glibc_tunables": glibc_tunables_in_place(ldso),
+                       "exe": st["exe"], "cwd": process_cwd(pid),
+                       "kernel": kernel}, name, conf_file())
 
 
-def settings_line(st):
-    """The process's settings and where they come from."""
-    s, pol = st["settings"], st.get("policy")
-    if s is None:
-        return "environment not readable"
-    if pol is not None and pol["libs"] is not None:
-        src = []
-        for k, var in (("libs", "LD_HUGEPAGE_LIBS"),
-                       ("segments", "LD_HUGEPAGE_SEGMENTS"),
-                       ("backing", "LD_HUGEPAGE_BACKING")):
-            if s[k] is not None:
-                src.append("%s=%s" % (var, s[k]))
-            elif pol[k] is not None:
-                src.append("%s %s (%s)" % (k, pol[k] or "none",
-                                           pol["where"][k]))
-            else:
-                src.append("%s (default: %s)" % (
-                    k, default_setting(k) if k != "libs" else ""))
-        return "no LD_HUGEPAGE_LIBS: from %s as it reads now%s: %s" % (
-            pol["file"], ", the program block at line %d" % pol["block_line"]
-            if pol["block_line"] else "", "; ".join(src))
-    why = ""
-    if s["libs"] is None and pol is not None \
-            and pol["why"] not in (None, "no such file"):
-        why = "; %s: %s" % (pol["file"], pol["why"])
-    if s["libs"] is not None or s["segments"] is not None \
-            or s["backing"] is not None:
-        names = s.get("names", VARS)
-        return "%s=%s %s=%s %s=%s%s" % (
-                names["libs"],
-                s["libs"] if s["libs"] is not None else "(unset)",
-                names["segments"],
-                s["segments"] if s["segments"] is not None
-                else "(default: %s)" % default_setting("segments"),
-                names["backing"],
-                s["backing"] if s["backing"] else
-                "(default: %s)" % default_setting("backing"), why)
-    return "LD_HUGEPAGE_LIBS not set" + why
+def settings_document(s):
+    """The Settings S as JSON: {"libs", "segments", "backing": the values
+    in force (libs None: nothing selected), "sources", "origin",
+    "bad", "locked", "ignored", "secure", "policy"}."""
+    return {"libs": s.effective["libs"],
+            "segments": s.effective["segments"],
+            "backing": s.effective["backing"],
+            "sources": dict(s.sources), "origin": dict(s.origin),
+            "bad": sorted(s.bad), "locked": sorted(s.locked),
+            "ignored": sorted(s.ignored), "secure": s.secure,
+            "policy": {"file": s.policy["file"], "why": s.policy["why"],
+                       "program": s.policy["program"]}}
 
 
 def print_cache_summary(c):
@@ -564,8 +522,7 @@ def cmd_status(args):
 
 
 def status_command(args):
-    ldso = getattr(args, "ldso", None) or os.environ.get("HUGELD_LDSO") \
-        or DEFAULT_LDSO
+    ldso = ldso_arg(args)
     cache = {}
     if args.all and args.pid is not None:
         raise UsageError("hugeld status: give a PID or --all, not both")
@@ -661,7 +618,7 @@ def print_status(st):
             print("  note: started while a dpkg run had the distribution's "
                   "loader in place (a libc6 upgrade or reinstall); it runs "
                   "without hugeld until it is restarted")
-    print("  settings: %s" % shown(settings_line(st)))
+    print("  settings: %s" % shown(st["settings_line"]))
     rows = [("OBJECT", "KIND", "ADDRESSES", "IN THE OBJECT", "BACKING",
              "PAGES")]
     for o in st["objects"]:
@@ -899,11 +856,21 @@ def policy_state(path=None):
     {"file", "state": absent, used or ignored, "why"}: a file ld.so
     ignores turns hugeld off everywhere it would have selected
     something, and an operator looks here, not at each program."""
-    pol = file_policy(None, path or conf_file())
-    if pol["why"] == "no such file":
-        return {"file": pol["file"], "state": "absent", "why": None}
-    return {"file": pol["file"], "why": pol["why"],
-            "state": "ignored" if pol["why"] else "used"}
+    path = path or conf_file()
+    try:
+        c = read_conf(path)
+    except Error as e:
+        return {"file": path, "state": "ignored", "why": str(e)}
+    if c is None:
+        return {"file": path, "state": "absent", "why": None}
+    why = None
+    if not c["trusted"]:
+        why = c["untrusted_why"]
+    elif c["errors"]:
+        why = "line %d: %s" % (c["errors"][0]["line"],
+                               c["errors"][0]["message"])
+    return {"file": path, "why": why,
+            "state": "ignored" if why else "used"}
 
 
 def status_all(args, cache, ldso):
@@ -974,7 +941,7 @@ def status_all(args, cache, ldso):
     if res["policy"]["state"] == "ignored":
         print("policy file: %s: %s: ld.so ignores it, and selects nothing "
               "it would have (hugeld config check)"
-              % (res["policy"]["file"], res["policy"]["why"]))
+              % (shown(res["policy"]["file"]), shown(res["policy"]["why"])))
     print_cache_summary(res["cache"])
     node = res["node"]
     for e in node["entries"]:

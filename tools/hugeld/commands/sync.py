@@ -45,7 +45,7 @@ SYNC_LOCK = "/run/hugeld-sync.lock"
 # pool auto: the pages the declared entries hold, plus this share and
 # this many pages for what processes still copy (relro, data, objects
 # not in the cache) and for new versions made before old ones go.
-AUTO_MARGIN = 0.10
+AUTO_MARGIN_PERCENT = 10
 AUTO_EXTRA = 8
 
 
@@ -80,10 +80,11 @@ def auto_cap(meminfo=MEMINFO):
 
 def auto_pool(pages):
     """The pool `pool auto' asks for, for declared entries of PAGES:
-    PAGES plus 10% (rounded up) plus 8, or 0 if nothing is declared."""
+    PAGES plus AUTO_MARGIN_PERCENT (rounded up) plus AUTO_EXTRA, or 0
+    if nothing is declared."""
     if pages <= 0:
         return 0
-    return pages + -(-pages * 10 // 100) + AUTO_EXTRA
+    return pages + -(-pages * AUTO_MARGIN_PERCENT // 100) + AUTO_EXTRA
 
 
 def entry_pages(o):
@@ -129,8 +130,9 @@ def reserve(conf, need_now, total_declared, dry_run):
     if want == "auto":
         target = auto_pool(total_declared)
         grow = max(target - p["total"], need_now - p["available"], 0)
-        what = "pool auto: %s declared + 10%% + %d" % (
-            plural(total_declared, "page"), AUTO_EXTRA) \
+        what = "pool auto: %s declared + %d%% + %d" % (
+            plural(total_declared, "page"), AUTO_MARGIN_PERCENT,
+            AUTO_EXTRA) \
             if total_declared else "pool auto: nothing declared"
         cap = auto_cap()
         if cap is not None and grow and p["total"] + grow > cap:
