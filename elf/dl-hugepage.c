@@ -264,24 +264,26 @@ hp_report_sources (const struct hp_effective *e)
 }
 
 /* Warn about the settings E says are given but do not parse: ld.so
-   uses its default instead; and about patterns of the libs variable
-   that ld.so uses but that are almost certainly mistakes (an unclosed
-   `[' matches itself; the policy file refuses them).  */
+   uses its default instead; and about patterns of libs given by a
+   variable or a tunable (LIBS, NUL-terminated, with colons; NULL if
+   they come from the policy file, which refuses such lines) that ld.so
+   uses but that are almost certainly mistakes (an unclosed `['
+   matches itself).  */
 static void
-hp_warn_ignored (const struct hp_effective *e)
+hp_warn_ignored (const struct hp_effective *e, const char *libs)
 {
   const char *pat;
   size_t patlen;
-  const char *why = (e->source[HP_SET_LIBS] == HP_SOURCE_VARIABLE
-		     && e->libs != NULL
-		     ? _dl_hugepage_pattern_problem (e->libs, &pat, &patlen)
+  const char *why = (libs != NULL
+		     ? _dl_hugepage_pattern_problem (libs, &pat, &patlen)
 		     : NULL);
   /* An empty pattern (a colon too many) selects nothing and harms
      nothing.  */
   if (why != NULL && patlen > 0)
-    _dl_error_printf ("%s: warning: %s=%s: %s (in \"%.*s\")\n",
-		      RTLD_PROGNAME, _dl_hugepage_setting_variable (HP_SET_LIBS),
-		      e->libs, why, (int) patlen, pat);
+    _dl_error_printf ("%s: warning: %s=%.*s: %s (in \"%.*s\")\n",
+		      RTLD_PROGNAME, hp_given_by (e, HP_SET_LIBS),
+		      (int) e->given_len[HP_SET_LIBS], e->given[HP_SET_LIBS],
+		      why, (int) patlen, pat);
   for (int t = 0; t < HP_NSETTINGS; ++t)
     if (e->bad[t])
       _dl_error_printf ("%s: warning: %s=%.*s ignored: use a comma list "
@@ -378,7 +380,8 @@ hp_init (bool normal_mode, const char *program)
       _dl_hugepage_libs_copy (&e, copy);
       _dl_hugepage_libs = copy;
     }
-  hp_warn_ignored (&e);
+  hp_warn_ignored (&e, e.source[HP_SET_LIBS] == HP_SOURCE_FILE
+			   ? NULL : _dl_hugepage_libs);
   _dl_hugepage_kinds = e.kinds;
   memcpy (_dl_hugepage_backings, e.backings, e.nbackings);
   _dl_hugepage_nbackings = e.nbackings;

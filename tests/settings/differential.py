@@ -518,6 +518,8 @@ def main():
     ap.add_argument("--only", help="run only the cases whose name has this")
     ap.add_argument("--big", nargs=2, metavar=("LDSO", "PROG"),
                     help="also the large environment, with LDSO and PROG")
+    ap.add_argument("--big-only", action="store_true",
+                    help="only the large environment")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         # /etc, writable in this mount namespace only.
@@ -534,7 +536,7 @@ def main():
         cases = list(special(args.prog, bool(args.ldconfig))) + \
             list(combinations(bool(args.ldconfig)))
         for case in cases:
-            if args.only and args.only not in case.name:
+            if (args.only and args.only not in case.name) or args.big_only:
                 continue
             r.run(case)
         if args.big:
