@@ -421,12 +421,19 @@ _dl_hugepage_private_zone (struct hp_load_state *ls, const struct hp_zone *z,
     {
       *what = HP_STEP_MMAP_HUGETLB;
       *err = errno;
-      /* A private hugetlb mapping counts as data.  */
-      if (*err == ENOMEM && hp_debug ())
-	ls->enomem = _dl_hugepage_enomem_why (len, true);
+      if (*err != ENOMEM)
+	return HP_FALLBACK;
+      /* The kernel checks the process's limits before the pool (a
+	 private hugetlb mapping counts as data).  An ENOMEM one of them
+	 explains is no shortage of the pool: nothing smaller is tried,
+	 whose probe would measure the limit and be reported as the
+	 pool's room.  */
+      ls->enomem = _dl_hugepage_enomem_why (len, true);
+      if (ls->enomem != NULL)
+	return HP_FALLBACK;
       /* The reservation failed: the pool (or the hugetlb cgroup's
 	 reservation limit) may still have room for part of the zone.  */
-      return *err == ENOMEM ? HP_SHORT : HP_FALLBACK;
+      return HP_SHORT;
     }
   if (HP_ALIGN_REM ((uintptr_t) tmp, HP_HUGEPAGE_SIZE) != 0)
     {

@@ -98,6 +98,11 @@ hugeld: dir-or-file-in-opt *
 # other library.
 hugeld: shared-library-is-executable 0755 [opt/hugeld/ld.so]
 hugeld: shared-library-lacks-prerequisites [opt/hugeld/ld.so]
+# The command's own package, private to /opt/hugeld and on no sys.path,
+# is shipped compiled (checked-hash bytecode, made when it is built):
+# the command runs with python3 -IS, writes no cache, and starts in a
+# third of the time of compiling at each run (bench/results).
+hugeld: package-installs-python-pycache-dir *
 EOF
 
 # The boot unit (pool and shared cache from /etc/hugeld.conf) and the

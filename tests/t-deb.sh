@@ -60,8 +60,8 @@ done
 # Nothing outside /opt/hugeld and /usr/share except the /usr/bin link
 # and the boot unit.
 other=$(grep -v -e '^\./$' -e '^\./opt/' -e '^\./usr/$' -e '^\./usr/share/' -e '^\./usr/bin/$' -e '^\./usr/bin/hugeld$' \
-  -e '^\./\(usr/\)\?\(lib/\(systemd/\(system/\(hugeld-cache\.service\)\?\)\?\)\?\)\?$' <<< "$files")
-[ -z "$other" ] && pass "no files outside /opt/hugeld, /usr/share, /usr/bin/hugeld and the unit (nothing in /etc, no loader)" \
+  -e '^\./\(usr/\)\?\(lib/\(systemd/\(system/\(hugeld-cache\.service\|hugeld-metrics\.service\|hugeld-metrics\.timer\)\?\)\?\)\?\)\?$' <<< "$files")
+[ -z "$other" ] && pass "no files outside /opt/hugeld, /usr/share, /usr/bin/hugeld and the units (nothing in /etc, no loader)" \
   || fail "files outside /opt/hugeld" "$(echo "$other" | tr '\n' ' ')"
 
 command -v lintian > /dev/null || apt-get install -y -qq --no-install-recommends lintian > /dev/null 2>&1
