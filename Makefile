@@ -4,6 +4,7 @@
 #   make install    install it as $(DESTDIR)$(PREFIX)/ld.so (default /opt/hugeld)
 #   make check      run the tests on the build, staged in build/stage (root reserves huge pages);
 #                   GROUP=loader|command|system|glibc for one part (tests/groups is the index)
+#   make check-full the slower tier of tests: glibc's own suites, debootstrapped roots (TIER=full)
 #   make check-installed  the same tests on the installed $(PREFIX) (installs first)
 #   make demo       the big-code demo: what goes on huge pages, and the speed-up
 #   make unit       planner and matcher unit tests only (no glibc build needed)
@@ -31,7 +32,7 @@ PLAN_SRCS = elf/dl-hugepage-plan.c elf/dl-hugepage-kinds.c elf/dl-hugepage-dynam
   elf/dl-hugepage-tunconf.c
 PLAN_HDRS = elf/dl-hugepage-plan.h elf/dl-hugepage-cache.h elf/dl-hugepage-conf.h
 
-.PHONY: deb check-series series check-series-build check-distro bench bench-quick tools install-tools uninstall-tools all build install install-system uninstall-system check-system check-glibc check-kernels check-boot check check-installed unit unit-build fuzz fixtures demo clean distclean
+.PHONY: deb check-series series check-series-build check-full check-distro bench bench-quick tools install-tools uninstall-tools all build install install-system uninstall-system check-system check-glibc check-kernels check-boot check check-installed unit unit-build fuzz fixtures demo clean distclean
 
 all: build tools
 
@@ -93,19 +94,30 @@ fixtures:
 # links under /usr/local): nothing is written to $(PREFIX).  The tests
 # take the loader and the command from HUGELD_LDSO and HUGELD_CMD; the
 # system-loader test copies the staged tree into its chroot's $(PREFIX).
+#
+# The tests come in tiers (tests/groups): `make check' runs the default
+# one, `make check-full' the slower one (check-TIER: tier TIER); TIER=all
+# runs every test, GROUP=G one part of the tier.  One make builds and
+# installs once for all of them: CI runs `make -k check check-full'.  A
+# new tier is a `tier NAME TEST' line in tests/groups and check-NAME
+# added to the targets of the rule below.
 STAGE = $(BUILDDIR)/stage
-check: build tools fixtures
+RUN_ARGS = --tier $(or $(TIER),$(patsubst check-%,%,$(filter-out check check-installed,$@)),check) \
+  $(if $(GROUP),--group $(GROUP))
+$(STAGE)/.installed: build tools fixtures
 	scripts/deps.sh test
 	$(MAKE) unit-build
 	rm -rf $(STAGE)
 	$(MAKE) install DESTDIR=$(STAGE) LINKDIR=
-	HUGELD_LDSO=$(STAGE)$(PREFIX)/ld.so HUGELD_CMD=$(STAGE)$(PREFIX)/bin/hugeld tests/run.sh $(if $(GROUP),--group $(GROUP))
+	touch $@
+check check-full: $(STAGE)/.installed
+	HUGELD_LDSO=$(STAGE)$(PREFIX)/ld.so HUGELD_CMD=$(STAGE)$(PREFIX)/bin/hugeld tests/run.sh $(RUN_ARGS)
 
 # The same tests on the installed loader and command ($(DESTDIR)$(PREFIX)).
 check-installed: install fixtures
 	scripts/deps.sh test
 	$(MAKE) unit-build
-	HUGELD_LDSO=$(DESTDIR)$(PREFIX)/ld.so HUGELD_CMD=$(DESTDIR)$(PREFIX)/bin/hugeld tests/run.sh $(if $(GROUP),--group $(GROUP))
+	HUGELD_LDSO=$(DESTDIR)$(PREFIX)/ld.so HUGELD_CMD=$(DESTDIR)$(PREFIX)/bin/hugeld tests/run.sh $(RUN_ARGS)
 
 demo: install fixtures
 	scripts/demo.sh
