@@ -2,10 +2,14 @@
 #
 #   make            build ld.so from the distribution's glibc source (incremental)
 #   make install    install it as $(DESTDIR)$(PREFIX)/ld.so (default /opt/hugeld)
+#   make uninstall  remove what install installed (not while hugeld is the system loader)
 #   make check      run the tests on the build, staged in build/stage (root reserves huge pages);
 #                   GROUP=loader|command|system|glibc for one part (tests/groups is the index)
 #   make check-full the slower tier of tests: glibc's own suites, debootstrapped roots (TIER=full)
 #   make check-installed  the same tests on the installed $(PREFIX) (installs first)
+#   make check-programs   the real-program corpus (tests/programs/corpus.sh: node, chromium,
+#                   java, databases, servers, compilers...) with hugeld as every process's
+#                   loader, every backing, root and their own users (installs the packages)
 #   make demo       the big-code demo: what goes on huge pages, and the speed-up
 #   make unit       planner and matcher unit tests only (no glibc build needed)
 #   make tools      the hugeld command only (no glibc build needed)
@@ -32,7 +36,7 @@ PLAN_SRCS = elf/dl-hugepage-plan.c elf/dl-hugepage-kinds.c elf/dl-hugepage-dynam
   elf/dl-hugepage-tunconf.c
 PLAN_HDRS = elf/dl-hugepage-plan.h elf/dl-hugepage-cache.h elf/dl-hugepage-conf.h
 
-.PHONY: deb check-series series check-series-build check-full check-distro bench bench-quick tools install-tools uninstall-tools all build install install-system uninstall-system check-system check-glibc check-kernels check-boot check check-installed unit unit-build fuzz fixtures demo clean distclean
+.PHONY: check-programs deb check-series series check-series-build check-full check-distro bench bench-quick tools install-tools uninstall-tools all build install uninstall install-system uninstall-system check-system check-glibc check-kernels check-boot check check-installed unit unit-build fuzz fixtures demo clean distclean
 
 all: build tools
 
@@ -56,6 +60,15 @@ build:
 install: build tools
 	scripts/install.sh
 	$(TOOLS_MAKE) install
+
+# What install put in $(DESTDIR)$(PREFIX), and the links under LINKDIR;
+# refuses while hugeld is the system loader or a service runs on it.
+uninstall:
+	scripts/uninstall.sh
+	$(TOOLS_MAKE) uninstall
+	-rmdir $(addprefix $(DESTDIR)$(PREFIX)/,share/bash-completion/completions \
+	  share/bash-completion share/man/man1 share/man/man5 share/man share \
+	  libexec bin) $(DESTDIR)$(PREFIX) 2>/dev/null
 
 $(BUILDDIR)/tests/test-plan: tests/unit/test-plan.c tests/unit/test-match.c tests/unit/test-cache.c tests/unit/test-conf.c tests/unit/test-tunables.c tests/unit/test-tunconf.c tests/unit/unit-check.h tests/unit/plan-check.h elf/tst-hugepage-phdr.h $(PLAN_SRCS) $(PLAN_HDRS)
 	@mkdir -p $(dir $@)
@@ -96,9 +109,12 @@ fixtures:
 # system-loader test copies the staged tree into its chroot's $(PREFIX).
 #
 # The tests come in tiers (tests/groups): `make check' runs the default
-# one, `make check-full' the slower one (check-TIER: tier TIER); TIER=all
-# runs every test, GROUP=G one part of the tier.  One make builds and
-# installs once for all of them: CI runs `make -k check check-full'.  A
+# one, `make check-full' the slower one, `make check-programs' the
+# real-program corpus (tests/t-programs.sh; T_PROGRAMS="node java" for
+# some; it ends with the share of each program's code on 2 MiB pages per
+# backing); check-TIER: tier TIER.  TIER=all runs every test, GROUP=G
+# one part of the tier.  One make builds and installs once for all of
+# them: CI runs `make -k check check-full check-programs'.  A
 # new tier is a `tier NAME TEST' line in tests/groups and check-NAME
 # added to the targets of the rule below.
 STAGE = $(BUILDDIR)/stage
@@ -110,8 +126,9 @@ $(STAGE)/.installed: build tools fixtures
 	rm -rf $(STAGE)
 	$(MAKE) install DESTDIR=$(STAGE) LINKDIR=
 	touch $@
-check check-full: $(STAGE)/.installed
+check check-full check-programs: $(STAGE)/.installed
 	HUGELD_LDSO=$(STAGE)$(PREFIX)/ld.so HUGELD_CMD=$(STAGE)$(PREFIX)/bin/hugeld tests/run.sh $(RUN_ARGS)
+	@[ $@ != check-programs ] || cat $(BUILDDIR)/tests/t-programs.summary 2>/dev/null || true
 
 # The same tests on the installed loader and command ($(DESTDIR)$(PREFIX)).
 check-installed: install fixtures

@@ -80,6 +80,24 @@
    takes a private copy (_dl_hugepage_private_allowed).  */
 #define HP_CACHE_SYNCED ".synced"
 
+/* An empty file in an entry's version directory, next to its zones:
+   the entry holds no text zone because the object looks at its own
+   mappings.  /proc/PID/maps names the cache's zone file for whatever
+   the cache serves, and a program that maps its own code again from
+   the file it finds there, at the 4 KiB offset it needs (V8 at
+   startup, for its embedded builtins), fails on hugetlbfs, which maps
+   only at 2 MiB offsets: V8 then aborts.  `hugeld cache add' finds
+   such objects by what they load (one of the names of /proc/self/maps
+   in their bytes: tools/hugeld-plan-cache.c), caches only their
+   read-only data, and leaves this file, so that ld.so can say why the
+   text is not served (the private and thp backings name no hugetlbfs
+   file: they serve it instead).  */
+#define HP_CACHE_NOTEXT "no-text"
+#define HP_CACHE_NOTEXT_WHY \
+  "text not cached: the object looks at its own mappings in /proc, " \
+  "and code mapped from the cache could not be mapped again from the " \
+  "file named there"
+
 /* The backings of LD_HUGEPAGE_BACKING, one table: for each backing,
    in the order ld.so tries them where no setting names one,
    X (ID, NAME, FLAGS).  HP_B_ID is its number (from 1; 0 means

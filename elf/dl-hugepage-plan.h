@@ -211,6 +211,23 @@ void _dl_hugepage_plan (const ElfW(Phdr) *phdr, size_t phnum,
 			const struct hp_settings *settings,
 			struct hp_plan *plan);
 
+/* The order in which ld.so puts PLAN's zones on huge pages, for a pool
+   that may not hold them all: text first (what the instruction TLB
+   needs), then rodata, relro, data and bss (data+bss with data), zones
+   of one kind in address order.  ORDER[0..PLAN->nzones) receives the
+   zones' indices.  */
+void _dl_hugepage_zone_order (const struct hp_plan *plan,
+			      unsigned char order[HP_MAX_RUNS]);
+
+/* The first LEN bytes of zone Z (LEN a multiple of the huge page size,
+   less than its size) in *HEAD and the rest in *TAIL, each a zone of
+   its own: the same kind, segment and protection, and the file bytes
+   of Z that fall in it (copy_start, copy_len, copy_need and fileoff
+   cut to its range).  What the pool has room for goes on huge pages as
+   HEAD; TAIL is left to the next backing.  */
+void _dl_hugepage_zone_split (const struct hp_zone *z, uint64_t len,
+			      struct hp_zone *head, struct hp_zone *tail);
+
 /* What ld.so reads of an object's dynamic section before mapping it.  */
 struct hp_dynamic
 {

@@ -52,20 +52,54 @@ hp_pagemap (int pmfd, uintptr_t addr, uint64_t pm[HP_CHUNK_PAGES])
     memset (pm, 0, HP_CHUNK_PAGES * 8);
 }
 
+/* What a touch of a chunk found (hp_touch).  */
+enum hp_touched
+{
+  HP_TOUCH_GONE = -1,		/* Past the end of the file now: not
+				   touched.  */
+  HP_TOUCH_SMALL = 0,		/* Small folios, or not known.  */
+  HP_TOUCH_HUGE = 1		/* Mapped with a huge page.  */
+};
+
+/* Why a fill stopped at a chunk past the file's end.  */
+#define HP_TOUCH_GONE_WHY \
+  "a range past the end of the file at the moment it was touched (the " \
+  "file was cut while it was loaded): it and the rest left as they were"
+
 /* Fault the chunk at ADDR in with one read and tell whether it came
    in with a huge page: its middle page is mapped too (fault-around
    maps at most 64 KiB of small folios, by default).  Without pagemap,
-   whether it did is not known: false.  */
-static bool
-hp_touch (int pmfd, uintptr_t addr)
+   whether it did is not known: HP_TOUCH_SMALL.
+
+   The read is the kernel's, not ld.so's: one byte is written from
+   ADDR into the pipe PIPEFD, and read back.  Whoever may write the
+   file can cut it at any moment, also between two instructions of
+   ld.so, and a load from a page past the file's end at that moment
+   kills the process with SIGBUS, where the stock loader, which reads
+   nothing of a read-only segment at load, goes on.  The kernel's copy
+   from the mapping takes the same fault as a load (page-cache huge
+   pages and readahead included), but a page past the end of the file
+   as it is at the moment of the copy makes the write fail with EFAULT:
+   HP_TOUCH_GONE, and the program, if it ever runs that code, meets the
+   file as the stock loader would have left it.  Checking the size
+   first (fstat before each touch) would leave the time between the
+   check and the load; MADV_POPULATE_READ would do as well as the pipe,
+   but only from Linux 5.14.  pipe2, write and read are in every
+   seccomp filter hugeld is tested under (t-seccomp).  */
+static enum hp_touched
+hp_touch (int pmfd, const int pipefd[2], uintptr_t addr)
 {
-  (void) *(volatile const char *) addr;
+  long int r = INTERNAL_SYSCALL_CALL (write, pipefd[1], addr, 1);
+  if (INTERNAL_SYSCALL_ERROR_P (r) || r != 1)
+    return HP_TOUCH_GONE;
+  char c;
+  INTERNAL_SYSCALL_CALL (read, pipefd[0], &c, 1);
   uint64_t e;
   return (pmfd >= 0
 	  && _dl_hugepage_pread_full (pmfd, &e, 8,
 				      (addr / 4096 + HP_CHUNK_PAGES / 2) * 8)
 	     == 8
-	  && (e & HP_PM_PRESENT) != 0);
+	  && (e & HP_PM_PRESENT) != 0) ? HP_TOUCH_HUGE : HP_TOUCH_SMALL;
 }
 
 /* How many pages of the chunk at A this process maps (*MAPPED), and
@@ -278,17 +312,33 @@ hp_chunk_cached (int fd, off64_t off, struct hp_thp_fill *n)
      with its page table (hp_chunk_remap), and only where all it maps
      of the chunk is clean file pages (hp_chunk_mapped).
 
+   - A chunk that is past the end of the file when it is touched (the
+     file was cut while it was loaded) ends the fill: it and the rest
+     are left as the stock loader left them (hp_touch; *N's stopped
+     says so).
+
    Nothing is asked of the kernel that systemd's @system-service or
    Docker's default seccomp profile refuses: mmap, madvise, fadvise64,
-   pread64 of /proc/self/pagemap, and cachestat only without a filter.
-   False if a mmap failed: the zone may have a hole.  */
+   pread64 of /proc/self/pagemap, pipe2, write and read (hp_touch),
+   and cachestat only without a filter.  False if a mmap failed: the
+   zone may have a hole.  */
 bool
 _dl_hugepage_thp_fill (uintptr_t dst, size_t len, int prot, int fd,
 		       off64_t off, bool object_random, struct hp_thp_fill *n)
 {
   bool ok = true;
-  int pmfd = __open64_nocancel ("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
   size_t chunks = len / HP_HUGEPAGE_SIZE;
+  int pipefd[2];
+  long int pr = INTERNAL_SYSCALL_CALL (pipe2, pipefd,
+				       O_CLOEXEC | O_NONBLOCK);
+  if (INTERNAL_SYSCALL_ERROR_P (pr))
+    {
+      /* Nothing can be touched safely: leave it all as it is.  */
+      n->stopped = "no pipe for touching it (pipe2 failed)";
+      n->other = chunks;
+      return true;
+    }
+  int pmfd = __open64_nocancel ("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
   /* Whether small folios may be dropped: 0 not known yet.  */
   int repair = 0;
   /* A chunk dropped and read again came back in small folios, and the
@@ -315,7 +365,13 @@ _dl_hugepage_thp_fill (uintptr_t dst, size_t len, int prot, int fd,
 		  ++n->lazy;
 		  continue;
 		}
-	      if (hp_touch (pmfd, a))
+	      enum hp_touched t = hp_touch (pmfd, pipefd, a);
+	      if (t == HP_TOUCH_GONE)
+		{
+		  n->stopped = HP_TOUCH_GONE_WHY;
+		  break;
+		}
+	      if (t == HP_TOUCH_HUGE)
 		{
 		  ++n->pmd;
 		  repair = 1;
@@ -331,7 +387,13 @@ _dl_hugepage_thp_fill (uintptr_t dst, size_t len, int prot, int fd,
 	    }
 	  /* Cached, or not known: a 2 MiB folio, small ones, or read
 	     now.  */
-	  if (hp_touch (pmfd, a))
+	  enum hp_touched t = hp_touch (pmfd, pipefd, a);
+	  if (t == HP_TOUCH_GONE)
+	    {
+	      n->stopped = HP_TOUCH_GONE_WHY;
+	      break;
+	    }
+	  if (t == HP_TOUCH_HUGE)
 	    {
 	      ++n->pmd;
 	      repair = 1;
@@ -377,7 +439,13 @@ _dl_hugepage_thp_fill (uintptr_t dst, size_t len, int prot, int fd,
 	  ++n->lazy;
 	  continue;
 	}
-      if (hp_touch (pmfd, a))
+      enum hp_touched t = hp_touch (pmfd, pipefd, a);
+      if (t == HP_TOUCH_GONE)
+	{
+	  n->stopped = HP_TOUCH_GONE_WHY;
+	  break;
+	}
+      if (t == HP_TOUCH_HUGE)
 	{
 	  ++n->pmd;
 	  ++n->repaired;
@@ -400,5 +468,7 @@ _dl_hugepage_thp_fill (uintptr_t dst, size_t len, int prot, int fd,
     _dl_hugepage_madvise ((void *) dst, len, MADV_NORMAL);
   if (pmfd >= 0)
     __close_nocancel (pmfd);
+  __close_nocancel (pipefd[0]);
+  __close_nocancel (pipefd[1]);
   return ok;
 }

@@ -319,11 +319,25 @@ hp_setting_name (int t, char buf[HP_SETTING_NAME_MAX])
 }
 
 /* Warn about the variables (or tunables) E says are set but do not
-   parse: ld.so uses its default instead.  */
+   parse: ld.so uses its default instead; and about patterns of the
+   libs variable that ld.so uses but that are almost certainly mistakes
+   (an unclosed `[' matches itself; the policy file refuses them).  */
 static void
 hp_warn_ignored (const struct hp_effective *e)
 {
   char name[HP_SETTING_NAME_MAX];
+  const char *pat;
+  size_t patlen;
+  const char *why = (e->libs_source == HP_SOURCE_VARIABLE
+		     ? _dl_hugepage_pattern_problem (e->libs, &pat, &patlen)
+		     : NULL);
+  /* An empty pattern (a colon too many) selects nothing and harms
+     nothing.  */
+  if (why != NULL && patlen > 0)
+    _dl_error_printf ("\
+%s: warning: %s=%s: %s (in \"%.*s\")\n", RTLD_PROGNAME,
+		      hp_setting_name (HP_TUN_LIBS, name), e->libs, why,
+		      (int) patlen, pat);
   if (e->segments_bad)
     _dl_error_printf ("\
 %s: warning: %s=%s ignored: use a comma list of text, rodata, relro, \
@@ -452,6 +466,8 @@ hp_init (bool normal_mode, const char *program)
 			 && _dl_hugepage_nbackings > 0);
   if (hp_debug ())
     hp_report_settings ();
+  if (_dl_hugepage_active && program != NULL)
+    _dl_hugepage_name_process (program);
 }
 
 static void

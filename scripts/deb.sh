@@ -37,7 +37,7 @@ mkdir -p "$root"
 make -s -C "$HUGELD_TOP" install DESTDIR="$root" PREFIX=/opt/hugeld LINKDIR= > "$BUILDDIR/deb/install.log" 2>&1 \
   || { tail -5 "$BUILDDIR/deb/install.log" >&2; die "make install DESTDIR=$root failed"; }
 opt=$root/opt/hugeld
-for f in ld.so bin/hugeld libexec/hugeld-plan libexec/hugeld-conf \
+for f in ld.so bin/hugeld lib/python3/hugeld/cli.py libexec/hugeld-plan libexec/hugeld-conf \
 	 libexec/hugeld-system-loader share/man/man1/hugeld.1 \
 	 share/man/man5/hugeld.conf.5 share/bash-completion/completions/hugeld; do
   [ -f "$opt/$f" ] || die "make install did not install /opt/hugeld/$f"
@@ -100,7 +100,8 @@ hugeld: shared-library-is-executable 0755 [opt/hugeld/ld.so]
 hugeld: shared-library-lacks-prerequisites [opt/hugeld/ld.so]
 EOF
 
-# The boot unit (pool and shared cache from /etc/hugeld.conf), where the
+# The boot unit (pool and shared cache from /etc/hugeld.conf) and the
+# metrics timer (status --all --prometheus for node_exporter), where the
 # release's systemd looks for packaged units (/lib/systemd/system in
 # Debian 12, /usr/lib/systemd/system in 13).
 unitdir=$(pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null || true)
@@ -111,7 +112,9 @@ if [ -z "$unitdir" ]; then
   esac
 fi
 install -d "$root$unitdir"
-install -m 0644 "$HUGELD_TOP/scripts/deb/hugeld-cache.service" "$root$unitdir/"
+install -m 0644 "$HUGELD_TOP/scripts/deb/hugeld-cache.service" \
+  "$HUGELD_TOP/scripts/deb/hugeld-metrics.service" \
+  "$HUGELD_TOP/scripts/deb/hugeld-metrics.timer" "$root$unitdir/"
 install -d "$root/usr/share/man/man5"
 gzip -9n < "$HUGELD_TOP/tools/hugeld.conf.5" > "$root/usr/share/man/man5/hugeld.conf.5.gz"
 

@@ -7,6 +7,8 @@
 #   scripts/deps.sh distro  # what `make check-distro` needs (debootstrap)
 #   scripts/deps.sh series  # what `make series` and `make check-series` need (git)
 #   scripts/deps.sh bench   # what `make bench` needs (make -C bench deps)
+#   scripts/deps.sh programs # the real programs of `make check-programs'
+#                            (tests/programs/corpus.sh lists them)
 set -euo pipefail
 . "$(dirname "$0")/config.sh"
 
@@ -18,7 +20,7 @@ build_pkgs="glibc-source gawk bison python3 make binutils patch xz-utils dpkg-de
 # is not installable beside its libselinux1 for a while, so it is tried,
 # not required.
 build_try_pkgs="libselinux1-dev"
-test_pkgs="gdb libc6-dbg perl python3 gcc g++ file util-linux binutils libcap2-bin debootstrap linux-perf runc python3-venv python3-yaml strace e2fsprogs libseccomp-dev"
+test_pkgs="gdb libc6-dbg perl python3 gcc g++ file util-linux binutils libcap2-bin debootstrap linux-perf runc python3-venv python3-yaml python3-prometheus-client strace e2fsprogs libseccomp-dev"
 gcc_pkgs () {
   local v
   v=$(sed -n 's/^DEB_GCC_VERSION ?= *\(-[0-9][0-9]*\) *$/\1/p' "$GLIBC_DEBIAN/rules" 2>/dev/null | head -1)
@@ -91,5 +93,7 @@ case "${1:-build}" in
   series) need git patch xz-utils ;;
   bench) need clang-14 mariadb-server mariadb-client sysbench libhugetlbfs-bin libhugetlbfs0 \
 	      python3-matplotlib linux-perf ;;
-  *) die "usage: deps.sh build|test|fuzz|kernels|distro|series|bench" ;;
+  programs) need $(awk 'NF >= 3 { for (i = 3; i <= NF; ++i) print $i }' <<< "$(
+		. "$HUGELD_TOP/tests/programs/corpus.sh"; echo "$PROGRAMS")" | sort -u) ;;
+  *) die "usage: deps.sh build|test|fuzz|kernels|distro|series|bench|programs" ;;
 esac

@@ -5,8 +5,10 @@
 # the slowest tests and the totals as "N passed, N failed, N skipped".
 #
 #   tests/run.sh                    the default tier (make check)
-#   tests/run.sh --tier TIER        tier TIER only (full: make check-full); all: every test
-#   tests/run.sh --group GROUP      one part of the tier: loader, command, system, glibc
+#   tests/run.sh --tier TIER        tier TIER only (full: make check-full, programs:
+#                                   make check-programs); all: every test
+#   tests/run.sh --group GROUP      one part of the tier: loader, command, system, glibc,
+#                                   programs
 #   tests/run.sh --list             the index: group, test, what it checks (and its tier)
 #   tests/run.sh tests/t-X.sh...    the tests named, whatever their tier
 #

@@ -179,6 +179,38 @@ else
     && pass "cache add on a full pool (root: only root writes the cache): fails with \"$(head -1 "$T.add")\", nothing left behind" \
     || fail "cache add on a full pool (root: only root writes the cache)" "left $left; $(cat "$T.add" | tr '\n' ' ')"
 fi
+
+# 5b. A debugger's breakpoint in cached code (the zones are mapped
+# copy-on-write): with a spare page the process gets its own copy of
+# that 2 MiB page and stops at it; with none gdb cannot insert it and
+# the program runs on; either way another process mapping the entry is
+# untouched and the pool is as before once the program exits.
+gdb_value () {
+  echo | LD_HUGEPAGE_LIBS=libvalue.so timeout -k 5 120 gdb -nx -batch \
+    -ex 'set breakpoint pending on' -ex 'break value' -ex run -ex 'bt 1' -ex continue \
+    --args "$HUGELD_LDSO" "$B/hold" "$LIB" > "$1" 2>&1
+}
+hold_start "$TEST_TMP/other" LD_HUGEPAGE_LIBS=libvalue.so
+pool_set "$used" || true
+free_a=$(meminfo HugePages_Free)
+gdb_value "$TEST_TMP/gdb0"
+free_b=$(meminfo HugePages_Free)
+pool_set $((used + 1)) || true
+gdb_value "$TEST_TMP/gdb1"
+free_c=$(meminfo HugePages_Free)
+hold_stop "$TEST_TMP/other"
+if grep -q 'exited normally' "$TEST_TMP/gdb0" && ! grep -Eq '^Breakpoint 1(\.1)?, ' "$TEST_TMP/gdb0" \
+   && grep -q '^value 1' "$TEST_TMP/gdb0" && [ "$free_a" = 0 ] && [ "$free_b" = 0 ]; then
+  pass "gdb breakpoint in cached text, no spare huge page: not inserted ($(grep -m1 -i 'cannot insert\|cannot access' "$TEST_TMP/gdb0" || echo 'never stops')), the program runs to its end"
+else
+  fail "gdb breakpoint in cached text, no spare page" "free $free_a -> $free_b: $(grep -E 'Breakpoint|Cannot|exited|value' "$TEST_TMP/gdb0" | head -4 | tr '\n' ' ')"
+fi
+if grep -Eq '^Breakpoint 1(\.1)?, .* in value \(\)' "$TEST_TMP/gdb1" && grep -q 'exited normally' "$TEST_TMP/gdb1" \
+   && [ "$free_c" = 1 ] && [ "$(value_of "$TEST_TMP/other.out")" = 1 ] && grep -q "text .* (shared)" "$TEST_TMP/other.dbg"; then
+  pass "gdb breakpoint in cached text, one spare huge page: it stops there (its own copy), exits normally, the page back in the pool, another process on the entry untouched"
+else
+  fail "gdb breakpoint in cached text, one spare page" "free after $free_c; other: value $(value_of "$TEST_TMP/other.out"); $(grep -E 'Breakpoint|Cannot|exited' "$TEST_TMP/gdb1" | head -4 | tr '\n' ' ')"
+fi
 pool_set 16
 
 # 6. dlopen/dlclose loops with shared zones leak nothing.

@@ -44,15 +44,18 @@ fi
 files=$(dpkg-deb -c "$DEB" | awk '{ print $6 }')
 missing=
 unit=$(grep -E '^\./(usr/)?lib/systemd/system/hugeld-cache\.service$' <<< "$files")
-for f in ./opt/hugeld/ld.so ./opt/hugeld/bin/hugeld ./opt/hugeld/libexec/hugeld-plan \
+for f in ./opt/hugeld/ld.so ./opt/hugeld/bin/hugeld ./opt/hugeld/lib/python3/hugeld/cli.py \
+	 ./opt/hugeld/lib/python3/hugeld/__pycache__/cli.cpython-$(/usr/bin/python3 -c 'import sys; print("%d%d" % sys.version_info[:2])').pyc \
+	 ./opt/hugeld/libexec/hugeld-plan \
 	 ./opt/hugeld/libexec/hugeld-conf \
 	 ./opt/hugeld/libexec/hugeld-system-loader ./opt/hugeld/share/man/man1/hugeld.1 \
 	 ./opt/hugeld/share/bash-completion/completions/hugeld ./usr/bin/hugeld \
 	 ./usr/share/man/man1/hugeld.1.gz ./usr/share/man/man5/hugeld.conf.5.gz \
-	 ./usr/share/doc/hugeld/copyright "${unit:-hugeld-cache.service}"; do
+	 ./usr/share/doc/hugeld/copyright "${unit:-hugeld-cache.service}" \
+	 "${unit%/*}/hugeld-metrics.service" "${unit%/*}/hugeld-metrics.timer"; do
   grep -qx -- "$f" <<< "$files" || missing="$missing $f"
 done
-[ -z "$missing" ] && pass "contents: /opt/hugeld (loader, command, helpers, system-loader, man pages, completion), /usr/bin/hugeld, man pages, copyright, $unit" \
+[ -z "$missing" ] && pass "contents: /opt/hugeld (loader, command compiled, helpers, system-loader, man pages, completion), /usr/bin/hugeld, man pages, copyright, $unit, the metrics timer" \
   || fail "contents" "missing:$missing"
 # Nothing outside /opt/hugeld and /usr/share except the /usr/bin link
 # and the boot unit.

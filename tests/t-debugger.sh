@@ -284,7 +284,7 @@ parent_nospare () {
   OK="breakpoint in the parent, no spare page: the parent stops at it, both children die of SIGBUS at an address in big_fn_3000's huge page (their exit status and their own SIGBUS report); hugeld gdb warned first ($n shared text pages, 0 spare)"
   WHY="$(show) children that report a SIGBUS in big_fn_3000's page: $k; hugeld gdb: $(cat "$TEST_TMP/warn")"
   stopped && [ "$RC" = 1 ] && kids_bus 2 && [ "$k" = 2 ] \
-    && grep -q "^hugeld: warning: process $PARENT shares $n huge pages of text with a forked parent or child, and the pool has 0 spare: .* --grow-pool (root) to reserve $n more$" "$TEST_TMP/warn"
+    && grep -q "^hugeld: warning: process $PARENT shares $n huge pages of text with a forked parent or child or the shared cache, and the pool has 0 spare: .* --grow-pool (root) to reserve $n more$" "$TEST_TMP/warn"
 }
 NAME="breakpoint in the parent, no spare page"; scenario parent_nospare
 

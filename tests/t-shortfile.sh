@@ -9,7 +9,9 @@
 # unprivileged user: the same output and exit status as the stock
 # loader (which loads a library cut after the code it runs, and dies
 # of SIGBUS where code in the cut part runs), never a crash in ld.so.
-# One control shows the thp fill ran on the intact copy.
+# Then one cut in place and grown back, again and again, while it is
+# loaded with each backing: never a SIGBUS in ld.so.  One control shows
+# the thp fill ran on the intact copy.
 . "$(dirname "$0")/lib.sh"
 
 need_root "(empties and fills the huge page pool, drops page caches)"
@@ -100,6 +102,69 @@ size=$(cut_copy cut-tmp last 10 "$B/lastx.so")
 truncate -s "$size" "$B/held.so"
 compare "cut while another process maps it" "$B/held.so" warm
 kill $holder 2> /dev/null
+
+# Cut and grown back while it is being loaded (issue 43): a writer
+# cuts a copy of lastx.so in place 60% into its text (its last PT_LOAD),
+# writes the rest back and leaves it whole for 3 ms, again and again,
+# while it is loaded REGROW_LOADS times (100; REGROW_LOADS=1000 gives
+# the issue's figure) with each backing, as root and as nobody (whom
+# cachestat refuses: every 2 MiB of a thp zone is touched at load):
+# shared (its cache entry, made before the writer starts, is stale from
+# the first cut on), private (a pool of 32), thp.  ld.so never dies of
+# SIGBUS (exit 135), and every load has the stock loader's output and
+# exit status, as the stock loader's own loads under the same writer
+# do.  (Before the fix, 25 of 200 thp loads as nobody died of SIGBUS
+# here.)
+N=${REGROW_LOADS:-100}
+gcc -O2 -Wall -o "$B/regrow" "$HUGELD_TOP/tests/shortfile/regrow.c" \
+  && cp "$B/lastx.so" "$B/regrow.so" && chmod 644 "$B/regrow.so" \
+  || { fail build "regrow"; finish; }
+cut=$(cut_copy cut-tmp2 last 60 "$B/lastx.so")
+H=${HUGELD_CMD:-$HUGELD_TOP/build/tools/hugeld}
+pool_set 32
+cached=no
+timeout -k 5 60 "$H" cache add "$B/regrow.so" > "$TEST_TMP/regrow-cache.out" 2>&1 && cached=yes
+at_exit 'timeout -k 5 60 "$H" cache remove "$B/regrow.so" > /dev/null 2>&1'
+expect=$("$SYSTEM_LDSO" "$B/load" "$B/regrow.so" 2>&1; echo "exit $?")
+"$B/regrow" "$B/regrow.so" "$cut" 3000 > "$TEST_TMP/regrow.out" 2>&1 &
+writer=$!
+at_exit "kill $writer 2> /dev/null"
+for _ in $(seq 100); do grep -q ready "$TEST_TMP/regrow.out" && break; sleep 0.1; done
+# loads WHO LDSO ENV...: N loads of the file as WHO under the writer;
+# prints "SIGBUS OTHER": how many died of SIGBUS, how many else
+# differed from EXPECT.
+loads () {
+  local who=$1 ldso=$2 bus=0 other=0 i out; shift 2
+  for i in $(seq "$N"); do
+    out=$(as_user $who env "$@" timeout 60 "$ldso" "$B/load" "$B/regrow.so" 2>&1; echo "exit $?")
+    case $out in
+      *"exit 135") bus=$((bus + 1)) ;;
+      "$expect") ;;
+      *) other=$((other + 1)); echo "$out" > "$TEST_TMP/regrow-other.out" ;;
+    esac
+  done
+  echo "$bus $other"
+}
+stock_all=
+for who in root nobody; do
+  read -r bus other <<< "$(loads $who "$SYSTEM_LDSO")"
+  stock="$bus SIGBUS, $other other"
+  stock_all+="$who: $stock; "
+  for backing in shared private thp; do
+    read -r bus other <<< "$(loads $who "$HUGELD_LDSO" LD_HUGEPAGE_LIBS='*' LD_HUGEPAGE_BACKING=$backing)"
+    what="cut and grown back while loaded $N times as $who, backing $backing$([ $backing = shared ] && echo " (entry made: $cached)")"
+    if [ "$bus" = 0 ] && [ "$other" = 0 ]; then
+      pass "$what: no SIGBUS, every load as the stock loader's (${expect//$'\n'/ }; stock: $stock)"
+    else
+      fail "$what" "$bus SIGBUS, $other other (stock: $stock): $(head -c 200 "$TEST_TMP/regrow-other.out" 2>/dev/null | tr '\n' ' ')"
+    fi
+  done
+done
+kill $writer 2> /dev/null
+wait $writer 2> /dev/null
+[ "$stock_all" = "root: 0 SIGBUS, 0 other; nobody: 0 SIGBUS, 0 other; " ] \
+  && pass "control: the stock loader's $N loads under the writer, as root and nobody: 0 SIGBUS, the same output ($(tail -1 "$TEST_TMP/regrow.out"))" \
+  || fail "control: the stock loader's loads under the writer" "$stock_all"
 
 # Control: the thp fill ran on the intact copy (so the cases above went
 # through it).

@@ -89,7 +89,8 @@ D=$TEST_TMP/dest
 if make -C "$HUGELD_TOP/tools" OUT="$TEST_TMP/tools-out" DESTDIR="$D" \
      install > "$TEST_TMP/install.log" 2>&1; then
   ok=yes
-  for f in opt/hugeld/bin/hugeld opt/hugeld/libexec/hugeld-plan \
+  for f in opt/hugeld/bin/hugeld opt/hugeld/lib/python3/hugeld/cli.py \
+	   opt/hugeld/libexec/hugeld-plan \
 	   opt/hugeld/share/man/man1/hugeld.1 \
 	   opt/hugeld/share/bash-completion/completions/hugeld; do
     [ -f "$D/$f" ] || { ok="no $f"; break; }
@@ -98,9 +99,12 @@ if make -C "$HUGELD_TOP/tools" OUT="$TEST_TMP/tools-out" DESTDIR="$D" \
     || ok="usr/local/bin/hugeld -> $(readlink "$D/usr/local/bin/hugeld")"
   [ "$(readlink "$D/usr/local/share/man/man1/hugeld.1")" = /opt/hugeld/share/man/man1/hugeld.1 ] \
     || ok="no man page link"
-  head -1 "$D/opt/hugeld/bin/hugeld" | grep -q '^#!/usr/bin/python3$' || ok="shebang"
-  grep -q '^_LDSO = "/opt/hugeld/ld.so"$' "$D/opt/hugeld/bin/hugeld" || ok="loader path"
-  [ "$ok" = yes ] && pass "make install DESTDIR=: bin/hugeld, libexec/hugeld-plan, man page, completion, /usr/local links" \
+  head -1 "$D/opt/hugeld/bin/hugeld" | grep -q '^#!/usr/bin/python3 -IS$' || ok="shebang"
+  grep -q '^_LDSO = "/opt/hugeld/ld.so"$' "$D/opt/hugeld/lib/python3/hugeld/common.py" || ok="loader path"
+  # Compiled, and checked by the source's hash: install keeps it valid.
+  n=$(ls "$D"/opt/hugeld/lib/python3/hugeld/__pycache__/*.pyc "$D"/opt/hugeld/lib/python3/hugeld/*/__pycache__/*.pyc 2>/dev/null | wc -l)
+  [ "$n" -ge 20 ] || ok="$n compiled modules"
+  [ "$ok" = yes ] && pass "make install DESTDIR=: bin/hugeld and its compiled package, libexec/hugeld-plan, man page, completion, /usr/local links" \
     || fail "make install DESTDIR=" "$ok"
   # The installed copy finds its helper in ../libexec.
   out=$(HUGELD_PLAN= "$D/opt/hugeld/bin/hugeld" plan "$F/bigcheck-shared" --libs libbig.so --json 2>&1 | jq 'd["pages_per_process"]')
@@ -367,7 +371,7 @@ $H status --all --json > "$TEST_TMP/all.json"
 out=$(jq "[(p['pages'], p['objects'][0]['path'].split('/')[-1]) for p in d['processes'] if p['pid'] == $bench], d['pool']['total'] > 0" < "$TEST_TMP/all.json" 2>&1)
 [ "$out" = "[(16, 'libbig.so')] True" ] && pass "status --all --json: the benchmark with 16 pages of libbig.so, the pool" \
   || fail "status --all --json" "$out"
-$H status --all | grep -q "^ *$bench  *16  *32  *bigcheck-shared via ld.so  *libbig.so (16)$" \
+$H status --all | grep -q "^ *$bench  *16  *32  *0  *bigcheck-shared via ld.so  *libbig.so (16)$" \
   && pass "status --all: the table" || fail "status --all" "$($H status --all | head -5 | tr '\n' '|')"
 
 # Selected by the tunable: status reads it from the process's
@@ -453,8 +457,8 @@ p=$!
 sleep 0.3
 out=$($H status $p)
 kill $p 2> /dev/null; wait $p 2> /dev/null
-echo "$out" | grep -qxF "        its plan has 16 pages, but the pool has 0 pages free now (too small when it was loaded, most likely: ENOMEM; LD_DEBUG=hugepages tells)" \
-  && pass "status: selected on hugeld with an empty pool: the pool is named" \
+echo "$out" | grep -qxF "        its plan has 16 pages, and the pool has 0 pages free now: if it had none when the object was loaded, ld.so got no page (a short pool goes to text first)" \
+  && pass "status: selected on hugeld with an empty pool: the pool is named, as a condition" \
   || fail "status: selected with an empty pool" "$(echo "$out" | tr '\n' '|')"
 # status_after_add BACKING: OUT, what hugeld status says of a process
 # that loaded libbig.so with BACKING, once libbig.so's cache entry has

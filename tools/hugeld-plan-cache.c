@@ -23,6 +23,7 @@
    looked up as hp_cache_open and hp_open_zone do
    (elf/dl-hugepage-back.c), with the same checks of what is found.  */
 
+#define _GNU_SOURCE 1
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -134,6 +135,120 @@ zone_absent_why (int dirfd, const struct hp_zone *z, const char *name,
   return why;
 }
 
+/* What a program reads to find its own mappings.  A program that
+   finds the file its code is mapped from there, opens that path and
+   maps part of it again at the offset it read (V8 does this with the
+   builtins embedded in its text, at startup: CodeRange::
+   RemapEmbeddedBuiltins) cannot when that file is a cache zone on
+   hugetlbfs: hugetlbfs maps only at offsets that are multiples of
+   2 MiB, the mmap fails, and V8 aborts.  No static look at an object
+   tells whether it maps its own code again, but one that does so must
+   first read one of these; an object that holds none of them in the
+   bytes it loads never looks at its own mappings, and its text can be
+   served from the cache.  The text of one that does is not cached
+   (its read-only data is: only code is mapped again) and gets the
+   next backing, private or thp, whose mappings name no hugetlbfs file
+   (private: an anonymous huge page mapping no path opens; thp: the
+   object's own file).  */
+static const char *const self_maps_names[] =
+  {
+    "/proc/self/maps",
+    "/proc/self/smaps",
+    "/proc/self/map_files",
+  };
+
+/* Whether [OFF, END) of FD holds one of self_maps_names (*NAME is then
+   the one found).  Holes (SEEK_DATA) are skipped: they hold zeros, and
+   a sparse file that claims gigabytes costs nothing.  */
+static bool
+scan_range (int fd, uint64_t off, uint64_t end, const char **name)
+{
+  enum { CHUNK = 1 << 20, OVERLAP = 64 };
+  static char buf[CHUNK + OVERLAP];
+  size_t kept = 0;
+  while (off < end)
+    {
+      off_t data = lseek (fd, off, SEEK_DATA);
+      if (data < 0 && errno == ENXIO)
+	return false;
+      if (data > (off_t) off)
+	{
+	  /* A hole: no name goes across it.  */
+	  off = data;
+	  kept = 0;
+	  if (off >= end)
+	    return false;
+	}
+      off_t hole = lseek (fd, off, SEEK_HOLE);
+      uint64_t stop = (hole > (off_t) off && (uint64_t) hole < end
+		       ? (uint64_t) hole : end);
+      size_t want = stop - off < CHUNK ? stop - off : CHUNK;
+      long int n = read_fd (&fd, buf + kept, want, off);
+      if (n <= 0)
+	return false;
+      size_t len = kept + n;
+      for (size_t k = 0; k < sizeof self_maps_names
+	     / sizeof self_maps_names[0]; ++k)
+	if (memmem (buf, len, self_maps_names[k],
+		    strlen (self_maps_names[k])) != NULL)
+	  {
+	    *name = self_maps_names[k];
+	    return true;
+	  }
+      /* Keep the tail: a name may straddle two reads.  */
+      kept = len < OVERLAP ? len : OVERLAP;
+      memmove (buf, buf + len - kept, kept);
+      off += n;
+    }
+  return false;
+}
+
+/* Whether the data the object open as FD loads holds one of
+   self_maps_names; *NAME is then the one found.  Where the object has
+   section headers, that is its allocated sections of data that are not
+   code (.rodata, .data.rel.ro, .data: where a name is written as
+   bytes; code can only build one, and no copy of it is then in the
+   file); where it has none, all its PT_LOAD segments' file contents.  */
+static bool
+looks_at_own_mappings (const struct object *o, int fd, const char **name)
+{
+  ElfW(Ehdr) eh;
+  if (read_fd (&fd, &eh, sizeof eh, 0) == (long int) sizeof eh
+      && eh.e_shnum > 0 && eh.e_shoff != 0
+      && eh.e_shentsize == sizeof (ElfW(Shdr)))
+    {
+      bool found = false;
+      for (size_t i = 0; i < eh.e_shnum && !found; ++i)
+	{
+	  ElfW(Shdr) sh;
+	  if (read_fd (&fd, &sh, sizeof sh, eh.e_shoff + i * sizeof sh)
+	      != (long int) sizeof sh)
+	    break;
+	  if (sh.sh_type == SHT_PROGBITS && (sh.sh_flags & SHF_ALLOC) != 0
+	      && (sh.sh_flags & SHF_EXECINSTR) == 0 && sh.sh_size > 0
+	      && sh.sh_offset < o->file_size)
+	    found = scan_range (fd, sh.sh_offset,
+				sh.sh_size < o->file_size - sh.sh_offset
+				? sh.sh_offset + sh.sh_size : o->file_size,
+				name);
+	}
+      return found;
+    }
+  for (size_t i = 0; i < o->nphdr; ++i)
+    {
+      const ElfW(Phdr) *ph = &o->phdr[i];
+      if (ph->p_type != PT_LOAD || ph->p_filesz == 0
+	  || ph->p_offset >= o->file_size)
+	continue;
+      uint64_t end = ph->p_offset + ph->p_filesz;
+      if (end > o->file_size || end < ph->p_offset)
+	end = o->file_size;
+      if (scan_range (fd, ph->p_offset, end, name))
+	return true;
+    }
+  return false;
+}
+
 /* statfs's f_type of overlayfs: its files' device is the mount's, not
    that of the file system that holds their bytes, so an entry made
    from one records no device and ld.so always compares it.  */
@@ -143,7 +258,8 @@ zone_absent_why (int dirfd, const struct hp_zone *z, const char *name,
    whether it is on overlayfs (ld.so then compares its bytes instead of
    its device: dl-hugepage-cache.h).  */
 static void
-identity_of (const struct object *o, struct hp_identity *id, bool *overlay)
+identity_of (const struct object *o, struct hp_identity *id, bool *overlay,
+	     const char **self_maps)
 {
   struct stat st;
   int fd = open_object (o->file, &st);
@@ -151,6 +267,8 @@ identity_of (const struct object *o, struct hp_identity *id, bool *overlay)
   _dl_hugepage_read_build_id (id, o->phdr, o->nphdr, read_fd, &fd);
   struct statfs sfs;
   *overlay = fstatfs (fd, &sfs) == 0 && sfs.f_type == HP_OVERLAYFS_MAGIC;
+  *self_maps = NULL;
+  looks_at_own_mappings (o, fd, self_maps);
   close (fd);
 }
 
@@ -159,7 +277,8 @@ print_cache (const struct object *o, uint64_t pagesize)
 {
   struct hp_identity id;
   bool overlay;
-  identity_of (o, &id, &overlay);
+  const char *self_maps;
+  identity_of (o, &id, &overlay, &self_maps);
   char inode[HP_CACHE_NAME_MAX], version[HP_CACHE_NAME_MAX];
   char device[HP_CACHE_NAME_MAX];
   _dl_hugepage_cache_inode_name (&id, inode);
@@ -210,11 +329,17 @@ print_cache (const struct object *o, uint64_t pagesize)
     json_string (lookup);
   printf (",\n    \"bias\": %" PRIu64 ", \"zones\": [", plan.bias);
   size_t n = 0;
+  bool text_left_out = false;
   for (size_t i = 0; why == NULL && i < plan.nzones; ++i)
     {
       const struct hp_zone *z = &plan.zones[i];
       if (!_dl_hugepage_zone_shareable (z, o->textrel))
 	continue;
+      if (self_maps != NULL && z->kind == HP_KIND_TEXT)
+	{
+	  text_left_out = true;
+	  continue;
+	}
       char name[HP_CACHE_NAME_MAX];
       _dl_hugepage_cache_zone_name (z, plan.bias, name);
       printf ("%s\n     {\"name\": \"%s\", \"kind\": \"%s\", \"start\": %"
@@ -239,8 +364,24 @@ print_cache (const struct object *o, uint64_t pagesize)
   if (dirfd >= 0)
     close (dirfd);
   if (why == NULL && n == 0)
-    why = "no read-only zone fills a whole huge page";
-  printf ("],\n    \"why_not\": ");
+    why = (text_left_out
+	   ? "no read-only zone but text fills a whole huge page, and "
+	     HP_CACHE_NOTEXT_WHY
+	   : "no read-only zone fills a whole huge page");
+  /* Whether the text is left out (the entry then holds HP_CACHE_NOTEXT),
+     and what was found.  */
+  printf ("],\n    \"notext\": ");
+  if (self_maps == NULL)
+    printf ("null");
+  else
+    {
+      printf ("{\"marker\": \"%s\", \"found\": ", HP_CACHE_NOTEXT);
+      json_string (self_maps);
+      printf (", \"why\": ");
+      json_string (HP_CACHE_NOTEXT_WHY);
+      printf ("}");
+    }
+  printf (",\n    \"why_not\": ");
   if (why == NULL)
     printf ("null");
   else

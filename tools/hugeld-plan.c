@@ -169,6 +169,8 @@ print_settings (const struct options *opt)
   json_string (HP_CACHE_DIR);
   printf (", \"cache_synced\": ");
   json_string (HP_CACHE_SYNCED);
+  printf (", \"cache_notext\": ");
+  json_string (HP_CACHE_NOTEXT);
   printf ("},\n  \"limits\": {\"program_headers\": %d, \"load_segments\": %d, "
 	  "\"dynamic_entries\": %d, \"soname_bytes\": %d, "
 	  "\"policy_file_bytes\": %d, \"policy_word_bytes\": %d, "
@@ -464,6 +466,49 @@ read_objects (const struct command *cmd)
   return objs;
 }
 
+/* The "patterns" member: each pattern of --libs with the number of the
+   N objects OBJS it selects by itself, matched as ld.so matches the
+   whole list (so that the command can name a pattern that selects
+   nothing).  Patterns are separated by `:' as in
+   _dl_hugepage_match_list.  */
+static void
+print_patterns (const struct options *opt, const struct object *objs,
+		size_t n)
+{
+  printf (",\n \"patterns\": [");
+  const char *p = opt->libs;
+  bool first = true;
+  while (p != NULL && *p != '\0')
+    {
+      size_t l = strcspn (p, ":");
+      if (l > 0)
+	{
+	  char *one = strndup (p, l);
+	  if (one == NULL)
+	    die ("out of memory");
+	  size_t count = 0;
+	  for (size_t i = 0; i < n; ++i)
+	    {
+	      size_t len;
+	      const char *how;
+	      if (_dl_hugepage_select (one, objs[i].path, objs[i].soname,
+				       opt->kernel ? opt->alias : NULL, &len,
+				       &how) != NULL)
+		++count;
+	    }
+	  printf ("%s{\"pattern\": ", first ? "" : ", ");
+	  json_string (one);
+	  printf (", \"objects\": %zu}", count);
+	  first = false;
+	  free (one);
+	}
+      p += l;
+      if (*p == ':')
+	++p;
+    }
+  printf ("]");
+}
+
 /* Print the document of the plans: {"settings": ..., "objects": [the
    N objects OBJS planned with OPT]}, or with SETTINGS_ONLY
    {"settings": ...}.  Returns the exit status (dies if the output
@@ -481,7 +526,9 @@ print_plans (const struct options *opt, const struct object *objs, size_t n,
   printf (",\n \"objects\": [");
   for (size_t i = 0; i < n; ++i)
     print_object (&objs[i], opt, i == 0);
-  printf ("]}\n");
+  printf ("]");
+  print_patterns (opt, objs, n);
+  printf ("}\n");
   return finish ();
 }
 

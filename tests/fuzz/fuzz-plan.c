@@ -97,6 +97,8 @@ fuzz_plan (const uint8_t *data, size_t size)
   if (plan.nzones > 0)
     ++fuzz_plans_with_zones;
   const char *v = plan_violation (ph, n, &s, &plan);
+  if (v == NULL)
+    v = plan_parts_violation (ph, n, &s, &plan);
   if (v != NULL)
     {
       fprintf (stderr, "plan invariant broken: %s\n", v);

@@ -6,6 +6,7 @@
 #   python3 -m unittest discover -s tests/unit -p 'test_*.py'
 
 import argparse
+import io
 import os
 import re
 import sys
@@ -130,6 +131,33 @@ class RunCommandLine(unittest.TestCase):
 
 
 class Helpers(unittest.TestCase):
+
+    def test_shown(self):
+        # What another process controls reaches the terminal escaped
+        # (issue 43): no line forged, none overwritten, no sequence run.
+        for raw, want in (
+                ("/usr/lib/libc.so.6", "/usr/lib/libc.so.6"),
+                ("\x1b[1A\x1b[2K\r  loader: x (hugeld)\nforged",
+                 "\\x1b[1A\\x1b[2K\\r  loader: x (hugeld)\\nforged"),
+                ("a\tb\x7f\x00", "a\\tb\\x7f\\x00"),
+                ("caf\u00e9 \u65e5\u672c", "caf\u00e9 \u65e5\u672c"),
+                ("\u009b2J", "\\x9b2J"),                  # C1 CSI
+                ("x\u202eevil", "x\\u202eevil"),          # RTL override
+                ("a\u2028b", "a\\u2028b"),                # line separator
+                (b"lib\xff.so".decode("utf-8", "surrogateescape"),
+                 "lib\\xff.so")):
+            self.assertEqual(common.shown(raw), want, msg=repr(raw))
+        self.assertEqual(common.shown("a\nb\x1b", keep="\n"), "a\nb\\x1b")
+        self.assertEqual(common.shown(None), "None")
+
+    def test_escaped_stream(self):
+        # The guard under the commands: every control character but a
+        # newline escaped; JSON, which is ASCII already, unchanged.
+        buf = io.StringIO()
+        out = common.EscapedStream(buf)
+        print("a\x1b[2Jb\rc", file=out)
+        print('{"x": "\\u001b"}', file=out)
+        self.assertEqual(buf.getvalue(), 'a\\x1b[2Jb\\rc\n{"x": "\\u001b"}\n')
 
     def test_mib_and_plural(self):
         self.assertEqual(common.plural(1, "page"), "1 page")
@@ -391,3 +419,35 @@ class CacheStates(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class CacheZones(unittest.TestCase):
+    """An entry is current only if it holds exactly the zones the helper
+    plans: one with text that the helper now leaves out (made by an
+    older hugeld: ld.so would serve it, and a program that maps its own
+    code again would die) is stale, so that sync and prune replace it."""
+
+    PLAN = {"zones": [{"name": "rodata-0-400000-a00000", "size": 6 << 20}],
+            "notext": {"marker": "no-text"}}
+
+    def test_same(self):
+        self.assertTrue(entry.same_zones(
+            {"rodata-0-400000-a00000": (6 << 20, 0)}, True, self.PLAN))
+
+    def test_text_too_many(self):
+        self.assertFalse(entry.same_zones(
+            {"rodata-0-400000-a00000": (6 << 20, 0),
+             "text-0-c00000-2400000": (24 << 20, 0)}, False, self.PLAN))
+
+    def test_marker_missing(self):
+        self.assertFalse(entry.same_zones(
+            {"rodata-0-400000-a00000": (6 << 20, 0)}, False, self.PLAN))
+
+    def test_size_differs(self):
+        self.assertFalse(entry.same_zones(
+            {"rodata-0-400000-a00000": (4 << 20, 0)}, True, self.PLAN))
+
+    def test_no_marker_wanted(self):
+        plan = dict(self.PLAN, notext=None)
+        self.assertTrue(entry.same_zones(
+            {"rodata-0-400000-a00000": (6 << 20, 0)}, False, plan))

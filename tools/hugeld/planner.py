@@ -23,20 +23,21 @@ setting, ld.so's defaults) and ld.so --list."""
 import json
 import os
 import re
-import subprocess
 
+from . import spawn
 from .common import Error, helper_path
 
 
-def run_helper(args_list):
+def run_helper(args_list, pass_fds=()):
+    """hugeld-plan's JSON document for ARGS_LIST; PASS_FDS: descriptors
+    the helper inherits (files named to it as /proc/self/fd/N)."""
     helper = helper_path()
     env = dict(os.environ)
     for v in ("LD_HUGEPAGE_LIBS", "LD_HUGEPAGE_SEGMENTS",
               "LD_HUGEPAGE_BACKING"):
         env.pop(v, None)
     try:
-        p = subprocess.run([helper] + args_list, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, env=env)
+        p = spawn.run([helper] + args_list, env=env, pass_fds=pass_fds)
     except OSError as e:
         raise Error("cannot run %s: %s" % (helper, e.strerror))
     if p.returncode != 0:
@@ -51,22 +52,29 @@ def run_helper(args_list):
 
 def plan_each(args_list, items):
     """hugeld-plan's object for each (NAME, FILE) of ITEMS (FILE planned
-    as if opened as NAME) under ARGS_LIST: one run of the helper for
-    all; if that fails (a file that cannot be read any more, or that the
-    helper refuses), one run per object, and None for those that fail."""
+    as if opened as NAME; FILE a path, or an open descriptor, which the
+    helper reads as /proc/self/fd/N: what the caller opened, not what a
+    path names now) under ARGS_LIST: one run of the helper for all; if
+    that fails (a file that cannot be read any more, or that the helper
+    refuses), one run per object, and None for those that fail."""
     helper_path()       # A missing helper is an error, not a None each.
     if not items:
         return []
+
+    def arg(f):
+        return "/proc/self/fd/%d" % f if isinstance(f, int) else f
+    fds = tuple(sorted({f for _, f in items if isinstance(f, int)}))
     try:
         return run_helper(args_list + [a for name, f in items
-                                       for a in ("--name", name, f)]
-                          )["objects"]
+                                       for a in ("--name", name, arg(f))],
+                          fds)["objects"]
     except Error:
         pass
     out = []
     for name, f in items:
         try:
-            out.append(run_helper(args_list + ["--name", name, f])
+            out.append(run_helper(args_list + ["--name", name, arg(f)],
+                                  fds if isinstance(f, int) else ())
                        ["objects"][0])
         except Error:
             out.append(None)
@@ -96,6 +104,12 @@ def helper_objects(args_list, files):
     return out
 
 
+# How long `ld.so --list' may take: it opens the libraries a program
+# names as ld.so does, with a plain open(2), and one of them may be a
+# FIFO in a directory of its RUNPATH that another user can write.
+LIST_TIME_LIMIT = 60
+
+
 def ldso_list(ldso, path):
     """The objects ld.so loads for PATH, from the loader's own
     `ld.so --list': [(name, path or None)]."""
@@ -105,10 +119,13 @@ def ldso_list(ldso, path):
               "LD_TRACE_LOADED_OBJECTS"):
         env.pop(v, None)
     try:
-        p = subprocess.run([ldso, "--list", path], stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, env=env)
+        p = spawn.run([ldso, "--list", path], env=env,
+                      timeout=LIST_TIME_LIMIT)
     except OSError as e:
         raise Error("cannot run %s: %s" % (ldso, e.strerror))
+    except spawn.TimedOut:
+        raise Error("%s --list %s: no answer in %d s (a library it opens "
+                    "blocks: a FIFO?)" % (ldso, path, LIST_TIME_LIMIT))
     out = p.stdout.decode("utf-8", "surrogateescape")
     if p.returncode != 0 and "=>" not in out:
         err = (p.stderr.decode("utf-8", "replace").strip() or out.strip()) \
@@ -129,6 +146,49 @@ def ldso_list(ldso, path):
             objs.append((m.group(1), m.group(1) if "/" in m.group(1)
                          else None))
     return objs
+
+
+def likeness(a, b):
+    """How alike strings A and B are, from 0 to 1: one less their edit
+    distance over the longer one's length."""
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i]
+        for j, cb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1,
+                           prev[j - 1] + (ca != cb)))
+        prev = cur
+    return 1 - prev[-1] / max(len(a), len(b), 1)
+
+
+def unmatched_patterns(docs, objects):
+    """The patterns of --libs that select none of the objects the
+    helper's documents DOCS planned (their "patterns" counts, as
+    ld.so's matcher gives them), each with the names of OBJECTS
+    (hugeld-plan objects) it comes closest to: [(pattern, [names])].
+    The names are a hint for a mistyped pattern, nothing more."""
+    counts = {}
+    for d in docs:
+        for p in d.get("patterns") or []:
+            counts[p["pattern"]] = counts.get(p["pattern"], 0) + \
+                p["objects"]
+    names = []
+    for o in objects:
+        for n in (os.path.basename(o["path"]), o.get("soname")):
+            if n and n not in names:
+                names.append(n)
+    out = []
+    for pat, n in counts.items():
+        if n:
+            continue
+        # The pattern's text up to its first wildcard, against as much
+        # of each name.
+        lit = re.split(r"[*?\[\\]", os.path.basename(pat))[0]
+        scored = sorted(((likeness(lit, name[:len(lit) + 2]), name)
+                         for name in names), key=lambda x: -x[0])
+        out.append((pat, [name for r, name in scored[:3]
+                          if lit and r >= 0.6]))
+    return out
 
 
 def summarize(o):
@@ -152,8 +212,7 @@ def helper_check(flag, value, what):
         raise Error("%s: contains a NUL byte" % what)
     helper = helper_path()
     try:
-        p = subprocess.run([helper, flag, value], stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE)
+        p = spawn.run([helper, flag, value])
     except OSError as e:
         raise Error("cannot run %s: %s" % (helper, e.strerror))
     if p.returncode != 0:
@@ -184,7 +243,8 @@ _SETTINGS = []
 def ld_settings():
     """What the helper says of ld.so itself (hugeld-plan --settings):
     {"defaults": {"segments", "backing"}, "backings": [...], "paths":
-    {"conf_file", "cache_dir", "cache_synced"}, "limits": {...},
+    {"conf_file", "cache_dir", "cache_synced", "cache_notext"},
+    "limits": {...},
     "thp_enabled"}; asked once per run of the command, when first
     needed (so that --help works without the helper)."""
     if not _SETTINGS:
@@ -217,6 +277,12 @@ def synced_name():
     """The file a sync leaves in the cache directory (ld.so's
     HP_CACHE_SYNCED)."""
     return ld_settings()["paths"]["cache_synced"]
+
+
+def notext_name():
+    """The empty file in a cache entry that says its text was left out
+    (ld.so's HP_CACHE_NOTEXT)."""
+    return ld_settings()["paths"]["cache_notext"]
 
 
 def backing_names():

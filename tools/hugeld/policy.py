@@ -24,10 +24,9 @@ loader."""
 
 import json
 import os
-import shutil
-import subprocess
 
-from .common import Error, helper_path, plural
+from . import spawn
+from .common import Error, helper_path, plural, which
 from .planner import conf_file
 
 
@@ -38,10 +37,9 @@ def conf_helper():
 
 def _run_conf(args, env=None):
     """Run the hugeld-conf helper with ARGS (its path first) and ENV
-    (None: ours); its CompletedProcess.  An Error if it cannot run."""
+    (None: ours); its spawn.Completed.  An Error if it cannot run."""
     try:
-        return subprocess.run(args, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, env=env)
+        return spawn.run(args, env=env)
     except OSError as e:
         raise Error("cannot run %s: %s" % (args[0], e.strerror))
 
@@ -221,13 +219,12 @@ def tunconf_supported(doc):
     ldconfig takes a tunables file (-t TUNCONF)."""
     if doc is not None and doc["section"]:
         return True
-    ldconfig = shutil.which("ldconfig") or shutil.which(
-        "ldconfig", path="/sbin:/usr/sbin")
+    ldconfig = which("ldconfig") or which("ldconfig", "/sbin:/usr/sbin")
     if ldconfig is None:
         return False
     try:
-        p = subprocess.run([ldconfig, "--help"], stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, timeout=10)
-    except (OSError, subprocess.TimeoutExpired):
+        p = spawn.run([ldconfig, "--help"], stderr=spawn.STDOUT,
+                      timeout=10)
+    except (OSError, spawn.TimedOut):
         return False
     return b"TUNCONF" in p.stdout

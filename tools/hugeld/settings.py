@@ -27,9 +27,9 @@ the default) and checks them; the result is handed to the command as
 one value that nothing changes."""
 
 import collections
-import shutil
 import types
 
+from .common import which
 from .planner import parse_backing
 from .policy import effective
 
@@ -81,7 +81,7 @@ def program_path(prog):
     """PROG, the program a command is about (for the policy file's
     program blocks), as a path if PATH has it; None stays None."""
     if prog and "/" not in prog:
-        prog = shutil.which(prog) or prog
+        prog = which(prog) or prog
     return prog
 
 

@@ -48,6 +48,13 @@ def kinds_text(by):
     return ", ".join("%s %d" % kv for kv in by.items())
 
 
+def notext_text(c):
+    """What `cache add' says of an entry whose text is left out (C, the
+    helper's cache member)."""
+    return ("%s (it holds %s); its text gets the next backing, private "
+            "or thp" % (c["notext"]["why"], c["notext"]["found"]))
+
+
 class PoolTooSmall(Exception):
     pass
 
@@ -171,15 +178,20 @@ def same_bytes(fd, c, src):
     return True
 
 
+def mark_file(fd, name):
+    """An empty file NAME, read-only, in the entry directory FD."""
+    try:
+        os.close(os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL |
+                         os.O_NOFOLLOW | os.O_CLOEXEC, 0o444, dir_fd=fd))
+    except FileExistsError:
+        pass
+
+
 def mark_device(fd, c):
     """Record in the entry directory FD the device of the file C was
     planned from: ld.so serves the entry without comparing only to
     files on that device (elf/dl-hugepage-cache.h)."""
-    try:
-        os.close(os.open(c["device"], os.O_WRONLY | os.O_CREAT | os.O_EXCL |
-                         os.O_NOFOLLOW | os.O_CLOEXEC, 0o444, dir_fd=fd))
-    except FileExistsError:
-        pass
+    mark_file(fd, c["device"])
 
 
 def entry_match(inodefd, c, src):
@@ -202,6 +214,12 @@ def entry_match(inodefd, c, src):
                 return None
             if mount.untrusted(st, False) or st.st_size != z["size"]:
                 return None
+        # An entry with other zones (one with text that is now left
+        # out) is not this file's: it is replaced.
+        e = entry.read_entry(inodefd, c["inode"], c["version"],
+                             os.fstat(fd))
+        if not entry.same_zones(e.zones, e.notext, c):
+            return None
         if not c["overlay"] and c["device"] in os.listdir(fd):
             return "same"
         if not same_bytes(fd, c, src):
@@ -280,7 +298,8 @@ def build(inodefd, name, src, c):
     where = "%s/%s/%s" % (cache_dir(), c["inode"], c["version"])
     match = entry_match(inodefd, c, src)
     if match == "same":
-        return "%s: already cached" % name
+        return "%s: already cached%s" % (
+            name, "; " + notext_text(c) if c.get("notext") else "")
     if match == "other":
         raise collision(name, inodefd, c)
     tmp = "%s%s-%d" % (TMP, c["version"], os.getpid())
@@ -300,6 +319,8 @@ def build(inodefd, name, src, c):
                 fill_zone(tfd, z, src, name)
             if not c["overlay"]:
                 mark_device(tfd, c)
+            if c.get("notext"):
+                mark_file(tfd, c["notext"]["marker"])
         except PoolTooSmall:
             entry.remove_name(inodefd, tmp)
             p = pool_info() or {"free": 0, "total": 0}
@@ -346,6 +367,8 @@ def build(inodefd, name, src, c):
         os.close(tfd)
     line = "cached %s: %s (%s) in %s" % (name, plural(pages, "huge page"),
                                           kinds_text(by), where)
+    if c.get("notext"):
+        line += "; " + notext_text(c)
     # Older versions of the file are of no use any more.  Entries are
     # named by inode number without the device (so that every mount of
     # a file shares one), so the directory can also hold another file

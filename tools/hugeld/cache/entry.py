@@ -40,12 +40,11 @@ import errno
 import fcntl
 import os
 import re
-import shutil
 import stat
 import time
 
 from ..common import Error, HUGE, KINDS
-from ..planner import cache_dir, synced_name
+from ..planner import cache_dir, notext_name, synced_name
 from .mount import open_cache, open_dir, untrusted
 
 SOURCE = "source"
@@ -175,6 +174,7 @@ class Entry(object):
         self.source = None      # Where the `source' link points.
         self.zones = {}         # name: (size, bytes allocated)
         self.devices = set()    # The dev-* files: made on those devices.
+        self.notext = False     # Its text left out (the no-text file).
         self.tmp = name.startswith(".")
         self.why = None         # Why ld.so would not trust it.
         self.busy = False
@@ -221,6 +221,9 @@ def read_entry(parent, inode, name, st):
                 continue
             if z.startswith(DEVICE):
                 e.devices.add(z)
+                continue
+            if z == notext_name():
+                e.notext = True
                 continue
             try:
                 zst = os.stat(z, dir_fd=fd, follow_symlinks=False)
@@ -306,10 +309,19 @@ def entry_state(e, plan, why=None):
     if not c["overlay"] and c["device"] not in e.devices:
         return ("stale: made from a file on another file system, or by an "
                 "older hugeld")
-    for z in c["zones"]:
-        if e.zones.get(z["name"], (None,))[0] != z["size"]:
-            return "stale: zones differ (made by another hugeld)"
+    if not same_zones(e.zones, e.notext, c):
+        return "stale: zones differ (made by another hugeld)"
     return CURRENT
+
+
+def same_zones(zones, notext, c):
+    """Whether an entry's ZONES ({name: (size, ...)}) and its no-text
+    file (NOTEXT) are what the helper plans for its file (C, the cache
+    member): no zone missing, none of another size, none too many (an
+    older hugeld cached text it now leaves out: ld.so would serve it)."""
+    want = {z["name"]: z["size"] for z in c["zones"]}
+    return ({n: v[0] for n, v in zones.items()} == want
+            and notext == bool(c.get("notext")))
 
 
 # How the helper plans a cache entry's file: never through another
@@ -343,7 +355,25 @@ def remove_name(parent, name):
         aside = "%srm-%s-%d" % (TMP, name[:160], os.getpid())
         os.rename(name, aside, src_dir_fd=parent, dst_dir_fd=parent)
         name = aside
-    shutil.rmtree(name, dir_fd=parent)
+    rmtree_at(parent, name)
+
+
+def rmtree_at(parent, name):
+    """Remove the directory NAME of directory PARENT (a descriptor) and
+    everything below it, never following a symbolic link: each level is
+    walked through the descriptor of the one above (as shutil.rmtree
+    with dir_fd does), so that a link put in a directory meanwhile is
+    removed, not followed."""
+    for _, dirs, files, fd in os.fwalk(name, topdown=False, dir_fd=parent):
+        for f in files:
+            os.unlink(f, dir_fd=fd)
+        for d in dirs:
+            st = os.stat(d, dir_fd=fd, follow_symlinks=False)
+            if stat.S_ISDIR(st.st_mode):
+                os.rmdir(d, dir_fd=fd)
+            else:
+                os.unlink(d, dir_fd=fd)
+    os.rmdir(name, dir_fd=parent)
 
 
 def remove_entry(top, e):
@@ -386,7 +416,9 @@ def mapped_entries():
             continue
         seen = set()
         try:
-            with open("/proc/%s/maps" % d) as f:
+            # A mapped file's name is any bytes but a newline.
+            with open("/proc/%s/maps" % d, encoding="utf-8",
+                      errors="surrogateescape", newline="\n") as f:
                 for line in f:
                     i = line.find(top)
                     if i >= 0:

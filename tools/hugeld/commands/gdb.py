@@ -20,11 +20,10 @@
 """hugeld gdb: gdb with the right symbols for a process or core."""
 
 import os
-import shutil
 import struct
 import sys
 
-from ..common import DEFAULT_LDSO, Error, HUGE, UsageError, plural, shlex_quote, warn
+from ..common import DEFAULT_LDSO, Error, HUGE, UsageError, plural, shlex_quote, warn, which
 from ..elf import Elf, PT_NOTE
 from ..planner import parse_backing, plan_each
 from ..pool import apply_pool, pool_info, read_int
@@ -138,35 +137,35 @@ def gdb_argv_core(core, program, gdb_args, ldso):
 
 def warn_shared_text(st):
     """Warn if process ST (process_status) has code from the shared
-    cache: gdb cannot write a software breakpoint there."""
+    cache: a software breakpoint there needs a spare huge page."""
     objs = [os.path.basename(o["path"]) for o in st["objects"]
             if any(r["backing"] == "shared" and "x" in r["perms"]
                    for r in o["ranges"])]
     if objs:
-        warn("process %d runs code of %s from the shared cache (read-only "
-             "MAP_SHARED huge pages): gdb cannot insert software breakpoints "
-             "there (break, next, finish; at times it does not even say "
-             "so); use hbreak, or start it with "
-             "LD_HUGEPAGE_BACKING=private,thp"
+        warn("process %d runs code of %s from the shared cache: a software "
+             "breakpoint there (break, next, finish) needs a spare huge page "
+             "for the process's own copy of that 2 MiB page, and without "
+             "one gdb cannot insert it; use hbreak (no copy), or --grow-pool"
              % (st["pid"], ", ".join(objs)))
 
 
 def gdb_argv_start(gdb_args, args):
     """gdb GDB-ARGS, which start the program: LD_HUGEPAGE_BACKING for it
     (--backing, else the environment's, else private,thp, so that
-    breakpoints can be written into its code)."""
+    breakpoints need no spare pool page)."""
     argv = ["gdb"]
     backing = checked_backing(args.backing, os.environ)
     if backing is None:
         backing = "private,thp"
-        print("hugeld: note: LD_HUGEPAGE_BACKING=%s for the program: gdb "
-              "cannot insert software breakpoints into code that the loader "
-              "maps from the shared cache (read-only, MAP_SHARED)" % backing,
+        print("hugeld: note: LD_HUGEPAGE_BACKING=%s for the program: a "
+              "software breakpoint in code that the loader maps from the "
+              "shared cache needs a spare huge page for a copy of that "
+              "2 MiB page; in a private copy it needs none" % backing,
               file=sys.stderr)
     elif "shared" in parse_backing(backing):
-        warn("LD_HUGEPAGE_BACKING=%s: software breakpoints cannot be "
-             "inserted into code from the shared cache; use hbreak there"
-             % backing)
+        warn("LD_HUGEPAGE_BACKING=%s: a software breakpoint in code from "
+             "the shared cache needs a spare huge page (gdb cannot insert "
+             "it without one); use hbreak there" % backing)
     if backing != os.environ.get("LD_HUGEPAGE_BACKING"):
         # For the program only, not for gdb itself.
         argv += ["-iex", "set environment LD_HUGEPAGE_BACKING=%s" % backing]
@@ -196,13 +195,15 @@ OVERCOMMIT = "/proc/sys/vm/nr_overcommit_hugepages"
 
 
 def shared_text_pages(pid):
-    """The huge pages of text that process PID shares with a process it
-    forked or was forked from (Shared_Hugetlb of its executable hugetlb
-    mappings).  A software breakpoint written into one needs a private
-    copy of that 2 MiB page, which can only come from the pool."""
-    return sum(m.shared_hugetlb for m in read_smaps(pid)
-               if m.kps * 1024 == HUGE and "x" in m.perms
-               and not m.cached) // HUGE
+    """The huge pages of text that a software breakpoint in process PID
+    would need a copy of: those it shares with a process it forked or
+    was forked from (Shared_Hugetlb of its executable hugetlb
+    mappings), and all of its code from the shared cache (the cache's
+    pages, mapped copy-on-write: elf/dl-hugepage-back.c).  A copy can
+    only come from the pool."""
+    return sum((m.end - m.start) if m.cached else m.shared_hugetlb
+               for m in read_smaps(pid)
+               if m.kps * 1024 == HUGE and "x" in m.perms) // HUGE
 
 
 def spare_pages():
@@ -220,7 +221,8 @@ def spare_pages():
 
 def check_breakpoint_pages(pid, grow):
     """Before gdb attaches to PID: if it shares huge-page text with a
-    parent or children (fork) and the pool cannot copy each such page,
+    parent or children (fork) or the shared cache, and the pool cannot
+    copy each such page,
     warn (a breakpoint there would cost the children that page: SIGBUS),
     or with GROW (--grow-pool) make the pool large enough first."""
     shared = shared_text_pages(pid)
@@ -229,12 +231,13 @@ def check_breakpoint_pages(pid, grow):
         return
     short = shared - spare
     if not grow:
-        warn("process %d shares %s of text with a forked parent or child, "
-             "and the pool has %d spare: a breakpoint there needs a spare "
-             "huge page for its own copy of the 2 MiB page; without one, "
-             "a parent keeps the page and its children die of SIGBUS, and "
-             "a breakpoint set in a child is not inserted.  Use hbreak "
-             "(no copy), or --grow-pool (root) to reserve %d more"
+        warn("process %d shares %s of text with a forked parent or child "
+             "or the shared cache, and the pool has %d spare: a breakpoint "
+             "there needs a spare huge page for its own copy of the 2 MiB "
+             "page; without one, a parent keeps the page and its children "
+             "die of SIGBUS, and a breakpoint set in a child or in cached "
+             "code is not inserted.  Use hbreak (no copy), or --grow-pool "
+             "(root) to reserve %d more"
              % (pid, plural(shared, "huge page"), spare, short))
         return
     p = pool_info()
@@ -276,7 +279,7 @@ def cmd_gdb(args):
             raise Error("--grow-pool needs root: it writes "
                         "/proc/sys/vm/nr_hugepages")
         argv = gdb_argv_pid(args.pid, gdb_args, ldso)
-    gdb = shutil.which("gdb")
+    gdb = which("gdb")
     if gdb is None:
         raise Error("gdb is not installed")
     if args.pid is not None:

@@ -25,12 +25,13 @@ import sys
 import time
 
 from ..cache import entry
-from ..common import Error, SYSFS_HUGE, UsageError, ldso_path, warn
-from ..elf import check_program, is_hugeld_loader, resolve_program
+from ..common import Error, SYSFS_HUGE, UsageError, ldso_path, shown, warn
+from ..elf import check_program, interp_is_hugeld_loader, resolve_program
 from ..planner import cache_dir, default_setting, parse_backing
 from ..pool import hugetlb_cgroup_none, pool_info
 from ..settings import options_of, program_path, resolve
 from .perfmap import write_perf_map
+from .plan import PlanOptions, make_plan, unmatched_messages
 
 
 def cmd_run(args):
@@ -49,10 +50,16 @@ def cmd_run(args):
     elf = check_program(path)
     interp = elf.interp
     elf.close()
-    if args.direct and not (interp and is_hugeld_loader(interp, ldso)):
-        raise Error("--direct: %s's interpreter is %s, not hugeld's loader "
-                    "(relink with -Wl,--dynamic-linker=%s, or leave out "
-                    "--direct)" % (path, interp or "none", ldso))
+    if args.direct:
+        # PT_INTERP names a path: opened by the opening rule (never a
+        # FIFO or a device), and judged by what was opened.
+        ok, why = interp_is_hugeld_loader(interp, ldso)
+        if not ok:
+            raise Error("--direct: %s's interpreter is %s, not hugeld's "
+                        "loader%s (relink with -Wl,--dynamic-linker=%s, or "
+                        "leave out --direct)" % (
+                            shown(path), shown(interp or "none"),
+                            " (%s)" % shown(why) if why else "", ldso))
     # Only the private backing takes pages from the pool (shared ones
     # are the cache's, thp ones the kernel's).
     order = parse_backing(backing or default_setting("backing"))
@@ -67,7 +74,8 @@ def cmd_run(args):
             short = "no free huge pages"
             why = ("no free huge pages (HugePages_Total %d, Free %d, "
                    "Rsvd %d): reserve some first, e.g. hugeld plan %s "
-                   "%s--apply (as root); or --no-pool-check"
+                   "%s--apply (as root); or --backing thp (no pool), or "
+                   "--no-pool-check"
                    % (p["total"], p["free"], p["reserved"], cmd[0],
                       "" if "libs" in from_file
                       else "--libs '%s' " % libs))
@@ -83,6 +91,8 @@ def cmd_run(args):
                 raise Error(why)
             warn("%s: only objects in the shared cache (%s) and thp get "
                  "huge pages" % (short, cache_dir()))
+    for msg in plan_warnings(cmd[0], args, settings, order):
+        warn(msg)
     env = dict(os.environ)
     # What comes from /etc/hugeld.conf or GLIBC_TUNABLES ld.so reads
     # there itself.
@@ -98,10 +108,10 @@ def cmd_run(args):
                            "backing": backing or default_setting("backing")})
     if note:
         # Not a warning: the file is how the system is meant to work.
-        print("hugeld: %s%s; ld.so reads %s itself" % (
+        print(shown("hugeld: %s%s; ld.so reads %s itself" % (
             note, ", the program block at " + from_file["program"]
             if "program" in from_file else "",
-            settings.policy["file"] if from_file else "GLIBC_TUNABLES"),
+            settings.policy["file"] if from_file else "GLIBC_TUNABLES")),
             file=sys.stderr)
     if args.debug is not None:
         env["LD_DEBUG"] = "hugepages"
@@ -122,6 +132,31 @@ def cmd_run(args):
         except OSError as e:
             raise Error("cannot run %s: %s" % (exe, e.strerror))
     return run_with_perf_map(exe, argv, env, args)
+
+
+def plan_warnings(prog, args, settings, order):
+    """What `hugeld run' says before it runs PROG with SETTINGS (the
+    backings ORDER): the patterns that select none of the objects it
+    loads, and a pool too small for what it takes (ld.so then gives the
+    pages there are to text first).  The plan is `hugeld plan''s; where
+    it cannot be made (a library not found), nothing: the program
+    fails, or not, on its own."""
+    try:
+        r = make_plan(PlanOptions(prog, args.ldso, args.direct, None, 1),
+                      settings, pool_info())
+    except Error:
+        return []
+    out = unmatched_messages(r)
+    p = r["pool"]
+    need = r["pages_per_process"]
+    if p is not None and "private" in order and 0 < p["available"] < need:
+        out.append("the pool has %d of the %d huge pages this process "
+                   "takes from it: %d short; ld.so gives the pages there "
+                   "are to text first (hugeld plan %s %s--apply reserves "
+                   "them)" % (p["available"], need, need - p["available"],
+                              prog, "" if "libs" in settings.from_file
+                              else "--libs '%s' " % settings.libs))
+    return out
 
 
 def run_with_perf_map(exe, argv, env, args):
@@ -163,7 +198,8 @@ def run_with_perf_map(exe, argv, env, args):
         if done == pid:
             break
         try:
-            with open("/proc/%d/maps" % pid) as f:
+            with open("/proc/%d/maps" % pid, encoding="utf-8",
+                      errors="surrogateescape", newline="\n") as f:
                 sig = tuple(l.split(None, 1)[0] for l in f
                             if "/anon_hugepage" in l)
         except OSError:

@@ -32,9 +32,9 @@ import os
 import sys
 
 from ..cache import entry, mount
-from ..cache.build import NotFitted, add_one
+from ..cache.build import NotFitted, add_one, notext_text
 from ..cache.upkeep import need_root, remove_all
-from ..common import Error, HUGE, mib, plural, warn
+from ..common import Error, HUGE, mib, plural, shown, warn
 from ..pathglob import expand_cache
 from ..planner import conf_file, helper_objects
 from ..policy import conf_problems, read_conf
@@ -194,11 +194,13 @@ def sync(conf, reserve_pool, dry_run):
                     sum(entry_pages(o) for _, o in want), dry_run)
         if dry_run:
             for what, e in pick:
-                print("would remove %s: %s" % (what, plural(e.pages,
-                                                             "huge page")))
+                print("would remove %s: %s" % (shown(what), plural(
+                    e.pages, "huge page")))
             for f, o in add:
-                print("would cache %s: %s" % (f["path"], plural(
-                    entry_pages(o), "huge page")))
+                print("would cache %s: %s%s" % (shown(f["path"]), plural(
+                    entry_pages(o), "huge page"),
+                    "; " + notext_text(o["cache"])
+                    if o["cache"].get("notext") else ""))
             print("dry run: %d to add, %d to remove, %d current" % (
                 len(add), len(pick), len(want) - len(add)))
             return 0
@@ -216,14 +218,14 @@ def sync(conf, reserve_pool, dry_run):
         added = short = errors = 0
         for f, o in add:
             try:
-                print(add_one(top, f["path"], o))
+                print(shown(add_one(top, f["path"], o)))
                 added += 1
             except NotFitted as e:
                 # The pool the administrator sized: said, not a failure.
-                print("hugeld: %s" % e, file=sys.stderr)
+                print("hugeld: %s" % shown(e), file=sys.stderr)
                 short += 1
             except Error as e:
-                print("hugeld: %s" % e, file=sys.stderr)
+                print("hugeld: %s" % shown(e), file=sys.stderr)
                 errors += 1
         # The cache of this boot is filled: from now on ld.so makes
         # private copies again (_dl_hugepage_private_allowed).
@@ -259,7 +261,7 @@ def cache_sync(args):
     problems = conf_problems(conf)
     if problems:
         for p in problems:
-            print("hugeld: %s" % p, file=sys.stderr)
+            print("hugeld: %s" % shown(p), file=sys.stderr)
         raise Error("%s: ld.so would ignore it; the cache is left as it "
                     "is (hugeld config check)" % path)
     # One line at a time, in order with standard error: under systemd
