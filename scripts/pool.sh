@@ -10,6 +10,8 @@
 #   pool_set N           make the pool hold N pages a new mapping can
 #                        have, besides what others used at pool_save
 #                        (0: no pool at all); fails if the kernel gave fewer
+#   pool_set_avail N     make the pool hold N pages a new mapping can have
+#                        now, whoever holds the others; fails if not
 #   pool_ours            the pages in use beyond those in use at
 #                        pool_save: this script's
 #   pool_others          the pages others had in use at pool_save
@@ -94,6 +96,11 @@ pool_set () {
   local n=$(( $1 == 0 ? 0 : ${_hugeld_pool_busy:-0} + $1 ))
   echo "$n" > "$HUGELD_POOL_FILE" 2>/dev/null || return 1
   [ "$(pool_size)" -ge "$n" ]
+}
+
+pool_set_avail () {
+  echo $(( $(_pool_count 't - f + r') + $1 )) > "$HUGELD_POOL_FILE" 2>/dev/null || return 1
+  [ "$(pool_avail)" = "$1" ]
 }
 
 # (Pages in use, not reservations: a mapping others make and do not

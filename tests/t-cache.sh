@@ -153,7 +153,8 @@ grep -q "text .* on $TEXTN huge pages (shared)" "$TEST_TMP/trust-back.dbg" \
 
 # 5. A full pool: the cache's pages are out of the pool; with no page
 # free, loads still share them, and forked children live.
-pool_set "$(pool_ours)" || true
+used=$(pool_ours)
+pool_set "$used" || true
 for who in "${USERS[@]}"; do
   as_user "$who"
   T=$TEST_TMP/full${who:+-$who}
