@@ -31,12 +31,10 @@ H=${HUGELD_CMD:-$HUGELD_TOP/build/tools/hugeld}
 export HUGELD_LDSO
 PY=/usr/bin/python3
 
-available () { echo $(( $(meminfo HugePages_Free) - $(meminfo HugePages_Rsvd) )); }
-set_available () {
-  pool_set $(( $(meminfo HugePages_Total) - $(available) + $1 )) 2>/dev/null
-  [ "$(available)" -ge "$1" ]
-}
-reserve_hugepages "$(meminfo HugePages_Total)" || { fail reserve "cannot take the pool"; finish; }
+# (Whatever other processes hold: scripts/pool.sh.)
+available () { pool_avail; }
+set_available () { pool_set_avail "$1"; }
+reserve_hugepages 0 || { fail reserve "cannot take the pool"; finish; }
 
 # start NAME ENV...: bigbody-run --wait under hugeld's ld.so with ENV,
 # its stdin a FIFO kept open; sets PID.  stop ends them all.
@@ -179,7 +177,6 @@ echo "$out" | grep -A1 "note: .*libc.so.6 is selected" | grep -q "none of its pa
 stop
 # Selected, the pool empty when it was loaded, and empty now.
 set_available 0
-pool_set $(( $(meminfo HugePages_Total) - $(available) ))
 start empty LD_HUGEPAGE_LIBS=libbigbody.so LD_HUGEPAGE_BACKING=private || finish
 out=$("$H" status $PID)
 echo "$out" | grep -A1 "note: .*libbigbody.so is selected" | grep -q "its plan has 42 pages, and the pool has 0 pages free now: if it had none when the object was loaded, ld.so got no page" \

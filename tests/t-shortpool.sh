@@ -31,13 +31,10 @@ print(" ".join("%s:%d:%d" % (z["kind"], z["pages"], z["order"]) for z in o["zone
 stock=$("$SYSTEM_LDSO" "$F/bigbody-run")
 
 # available: free pages of the pool that no mapping has reserved.
-available () { echo $(( $(meminfo HugePages_Free) - $(meminfo HugePages_Rsvd) )); }
+available () { pool_avail; }
 # set_available N: a pool with N pages available, whatever others hold.
-set_available () {
-  pool_set $(( $(meminfo HugePages_Total) - $(available) + $1 )) 2>/dev/null
-  [ "$(available)" = "$1" ]
-}
-reserve_hugepages "$(meminfo HugePages_Total)" || { fail reserve "cannot take the pool"; finish; }
+set_available () { pool_set_avail "$1"; }
+reserve_hugepages 0 || { fail reserve "cannot take the pool"; finish; }
 
 # run_at N BACKING: run bigbody-run with N pages available; sets GOT
 # ("text T rodata R relro L"), USED (the pages the pool lost while it

@@ -627,14 +627,24 @@ for i in 1 2 3; do
   [ "$(cat $P)" = 0 ] && break
   echo "note: the pool was resized by someone else; again" >&2
 done
-if [ $rc = 1 ] && [ "$(wc -l < "$TEST_TMP/e.err")" = 1 ] \
-   && grep -q '^hugeld: no free huge pages (HugePages_Total 0' "$TEST_TMP/e.err"; then
+# (The pages other processes use stay, as surplus pages: HugePages_Total
+# counts them, and none is free.  Where the machine's shared cache holds
+# entries, run goes on for them and says so: other checkouts' tests and
+# the machine's own sync put entries there.)
+cache=$(sed -n 's/.*only objects in the shared cache (\(.*\)) and thp get huge pages.*/\1/p' "$TEST_TMP/e.err")
+others=; [ -z "$cache" ] || others=$(find "$cache" -mindepth 2 -maxdepth 2 ! -name '.*' 2> /dev/null | head -3 | tr '\n' ' ')
+if [ -n "$others" ]; then
+  skip "run with no free huge page: refused" "the shared cache $cache holds entries ($others): run warns and goes on for them: $(head -1 "$TEST_TMP/e.err")"
+elif [ $rc = 1 ] && [ "$(wc -l < "$TEST_TMP/e.err")" = 1 ] \
+   && grep -q "^hugeld: no free huge pages (HugePages_Total $(meminfo HugePages_Total)," "$TEST_TMP/e.err"; then
   pass "run with no free huge page: refused (exit 1: $(cat "$TEST_TMP/e.err"))"
 else
   fail "run with no free huge page: refused" "exit $rc: $(head -2 "$TEST_TMP/e.err" | tr '\n' '|')"
 fi
-[ ! -e "$TEST_TMP/ran" ] && pass "run with no pool: the program was not run" \
-  || fail "run with no pool: the program was run" ""
+if [ -n "$others" ]; then :
+elif [ ! -e "$TEST_TMP/ran" ]; then pass "run with no pool: the program was not run"
+else fail "run with no pool: the program was run" ""
+fi
 echo "$before" > $P
 
 finish
