@@ -451,11 +451,14 @@ def process_settings(pid, st, ldso):
 
 def settings_document(s):
     """The Settings S as JSON: {"libs", "segments", "backing": the values
-    in force (libs None: nothing selected), "sources", "origin",
+    in force (libs None: nothing selected), "given": each as its source
+    gave it (None: the default), "sources", "origin",
     "bad", "locked", "ignored", "secure", "policy"}."""
     return {"libs": s.effective["libs"],
             "segments": s.effective["segments"],
             "backing": s.effective["backing"],
+            "given": {"libs": s.libs, "segments": s.segments,
+                      "backing": s.backing},
             "sources": dict(s.sources), "origin": dict(s.origin),
             "bad": sorted(s.bad), "locked": sorted(s.locked),
             "ignored": sorted(s.ignored), "secure": s.secure,
