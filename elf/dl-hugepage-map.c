@@ -366,9 +366,18 @@ _dl_hugepage_fill_and_move (const struct hp_load_state *ls, void *tmp,
     }
   else if (__mprotect (tmp, len, hp_prot (z->prot)) != 0)
     {
+      /* Code whose probe passed (hp_probe_wx: ordinary anonymous
+	 memory may become executable) and whose huge pages may not:
+	 a security module's rule on the huge page memory's file
+	 (SELinux checks execmod on its hugetlbfs_t file, AppArmor its
+	 `m' permission).  */
       *err = errno;
-      *what = ((hp_prot (z->prot) & PROT_EXEC) != 0 && *err != ENOMEM
-	       ? HP_WX_REFUSED : "mprotect");
+      bool exec = (hp_prot (z->prot) & PROT_EXEC) != 0;
+      *what = (!exec || *err == ENOMEM ? "mprotect"
+	       : hp_wx_ok > 0 && _dl_hugepage_denied (*err, -1, NULL)
+	       ? "mprotect PROT_EXEC of the copy (" HP_DENIED_WORDS
+		 ": a rule on huge page memory)"
+	       : HP_WX_REFUSED);
     }
   else
     return _dl_hugepage_move_zone (ls, tmp, z, l_addr, fd, err, what);
@@ -454,17 +463,18 @@ hp_report_zone (const struct hp_load_state *ls, const struct hp_zone *z,
       break;
     }
   const char *again = o == HP_RESTORED ? " (mapped again from the file)" : "";
+  const char *denied = ls->denied && err != 0 ? HP_DENIED : "";
   if (plain && err != 0)
     _dl_debug_printf ("hugepages: %s: %s [0x%lx, 0x%lx) fallback to ordinary "
-		      "pages%s: %s failed: %s (errno %d)\n", obj, kind, s, e,
-		      again, what, _dl_hugepage_errno_name (err), err);
+		      "pages%s: %s failed: %s (errno %d)%s\n", obj, kind, s, e,
+		      again, what, _dl_hugepage_errno_name (err), err, denied);
   else if (err == 0)
     _dl_debug_printf ("hugepages: %s: %s [0x%lx, 0x%lx): %s: %s%s\n", obj,
 		      kind, s, e, bname, what, again);
   else
     _dl_debug_printf ("hugepages: %s: %s [0x%lx, 0x%lx): %s: %s failed: %s "
-		      "(errno %d)%s\n", obj, kind, s, e, bname, what,
-		      _dl_hugepage_errno_name (err), err, again);
+		      "(errno %d)%s%s\n", obj, kind, s, e, bname, what,
+		      _dl_hugepage_errno_name (err), err, denied, again);
 }
 
 /* The zone functions of HP_BACKING_TABLE, indexed by HP_B_* - 1.  */
@@ -511,6 +521,7 @@ _dl_hugepage_apply_plan (struct hp_load_state *ls, struct link_map *l,
 	  int err = 0;
 	  if (!_dl_hugepage_backing_tried (b, z, ls->textrel))
 	    continue;
+	  ls->denied = false;
 	  o = hp_zone_fns[b - 1] (ls, z, plan->bias, l->l_addr, fd, verify,
 				  &err, &what);
 	  hp_report_zone (ls, z, l->l_addr, b, o, what, err, n);
