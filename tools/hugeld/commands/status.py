@@ -30,7 +30,8 @@ from ..cache.mount import open_cache
 from ..cache.upkeep import cache_summary
 from ..common import DEFAULT_LDSO, Error, HUGE, UsageError, helper_path, mib, plural, table
 from ..elf import is_hugeld_loader
-from ..planner import check_patterns, check_segments, conf_file, default_setting, plan_each
+from ..guards import process_guards
+from ..planner import cache_dir, check_patterns, check_segments, conf_file, default_setting, plan_each
 from ..policy import file_policy, given_settings
 from ..pool import hugetlb_cgroup_none, pool_info, pool_line
 from ..procfs import command_of, execfn, ldso_command_program, process_cwd, process_objects, read_environ, read_smaps
@@ -62,6 +63,7 @@ def process_status(pid, cache, ldso, detail=True):
     st["hugeld"] = bool(loader) and is_hugeld_loader(loader, ldso)
     st["hugetlb_cgroup_none"] = hugetlb_cgroup_none(pid)
     st["seccomp_filter"] = seccomp_filter(pid)
+    st["guards"] = process_guards(pid, cache_dir()) if detail else None
     st["ldso_command"] = bool(exe and loader) and exe == loader
     st["program"] = exe
     if st["ldso_command"]:
@@ -155,8 +157,10 @@ def process_status(pid, cache, ldso, detail=True):
     started = process_started(pid)
     private = [o for o in olist if o["shared_pages"] == 0 and any(
         r["backing"] == "private" for r in o["ranges"])]
+    order = backing_order(st)
     made = cache_entries_made() \
-        if st["selected_without_huge_pages"] or private else {}
+        if st["selected_without_huge_pages"] or private \
+        or (detail and "shared" in order) else {}
 
     def since_start(path):
         t = made.get(os.path.realpath(path))
@@ -166,7 +170,40 @@ def process_status(pid, cache, ldso, detail=True):
     st["private_cached_since_start"] = [
         {"path": o["path"], "pages": o["pages"]}
         for o in private if since_start(o["path"])]
+    # The shared cache had a current entry for a selected object when
+    # the process started, the process's backings list shared, and yet
+    # it maps nothing of it from the cache: ld.so tried the entry and
+    # could not use it (a guard refused the open or the mapping, the
+    # entry was made for another placement, ...; LD_DEBUG=hugepages
+    # says which).  Named with the guards /proc shows.
+    got = {o["path"]: o for o in olist}
+
+    def before_start(path):
+        t = made.get(os.path.realpath(path))
+        return bool(t and started and t <= started)
+    st["cache_unused"] = []
+    if detail and "shared" in order:
+        for o, x in zip(objs, plans):
+            if x is None or not x["selected"] or not x["huge_pages"] \
+                    or o.path == loader or not before_start(o.path):
+                continue
+            g = got.get(o.path)
+            if g is not None and g["shared_pages"]:
+                continue
+            backings = sorted({r["backing"] for r in g["ranges"]}) \
+                if g is not None else []
+            st["cache_unused"].append({"path": o.path,
+                                       "backings": backings})
     return st
+
+
+def backing_order(st):
+    """The backings the process's ld.so tried, in order: its variable
+    or tunable, else the policy file's, else the default."""
+    s = st["settings"] or {}
+    pol = st.get("policy") or {}
+    b = s.get("backing") or pol.get("backing") or default_setting("backing")
+    return [x.strip() for x in b.split(",")]
 
 
 def process_started(pid):
@@ -412,6 +449,9 @@ def print_status(st):
                   "loader in place (a libc6 upgrade or reinstall); it runs "
                   "without hugeld until it is restarted")
     print("  settings: %s" % settings_line(st))
+    g = st.get("guards")
+    if g and g["words"]:
+        print("  guards: %s" % "; ".join(g["words"]))
     rows = [("OBJECT", "KIND", "ADDRESSES", "IN THE OBJECT", "BACKING",
              "PAGES")]
     for o in st["objects"]:
@@ -451,6 +491,13 @@ def print_status(st):
             print('  %s: selected by pattern "%s" (%s, %s line %d)' % (
                 o["path"], x["pattern"], x["matched_by"], pol["file"],
                 x["conf_line"]))
+    for x in st.get("cache_unused", []):
+        print("  note: %s: its cache entry was current when the process "
+              "started, but the process does not map it (%s): ld.so could "
+              "not use it, and LD_DEBUG=hugepages says why; %s" % (
+                  x["path"], ", ".join(x["backings"]) or "ordinary pages",
+                  "the guards /proc shows: " + "; ".join(g["words"])
+                  if g and g["words"] else "/proc shows no guard"))
     for x in st.get("private_cached_since_start", []):
         print("  note: %s: a private copy (%s) of what the shared cache "
               "serves now: its entry was made after this process "
@@ -473,6 +520,10 @@ def print_status(st):
         elif st["hugetlb_cgroup_none"]:
             print("        its plan has %s, but its hugetlb cgroup allows no "
                   "huge page" % plural(x["planned_pages"], "page"))
+        elif any(u["path"] == x["path"] for u in st["cache_unused"]):
+            print("        its plan has %s, and the shared cache's entry "
+                  "was current when it started: see the note above"
+                  % plural(x["planned_pages"], "page"))
         elif x["cached_since_start"]:
             print("        its plan has %s, and the shared cache serves it "
                   "now, but its entry was made after this process started: "
