@@ -409,6 +409,12 @@ _dl_hugepage_private_zone (struct hp_load_state *ls, const struct hp_zone *z,
     {
       *what = HP_STEP_MMAP_HUGETLB;
       *err = errno;
+      /* An anonymous MAP_HUGETLB mapping fails with ENOMEM or EINVAL
+	 of its own; EACCES comes from a security module that mediates
+	 the memory's file on the kernel's internal hugetlbfs (AppArmor
+	 refuses its path, which no mount namespace reaches, in every
+	 profile without attach_disconnected).  */
+      ls->denied = *err == EACCES;
       return HP_FALLBACK;
     }
   if (HP_ALIGN_REM ((uintptr_t) tmp, HP_HUGEPAGE_SIZE) != 0)
