@@ -72,6 +72,21 @@
 static int hp_can_move;
 static int hp_move_errno;
 static const char *hp_move_what;
+/* ... and whether that was a security policy refusing the probe's
+   MAP_HUGETLB mapping (hp_hugetlb_denied).  */
+static bool hp_move_denied;
+
+/* Whether ERR, from an anonymous MAP_HUGETLB mapping, is a security
+   policy's refusal.  The mapping fails with ENOMEM or EINVAL of its
+   own; EACCES comes from a security module that mediates the memory's
+   file on the kernel's internal hugetlbfs (AppArmor refuses its path,
+   which no mount namespace reaches, in every profile without
+   attach_disconnected).  */
+static bool
+hp_hugetlb_denied (int err)
+{
+  return err == EACCES;
+}
 
 /* Whether the running kernel can move a hugetlb mapping with
    mremap (MREMAP_FIXED), found out once with a 2 MiB mapping that
@@ -92,6 +107,7 @@ hp_probe_move (void)
     {
       hp_move_errno = errno;
       hp_move_what = HP_STEP_MMAP_HUGETLB;
+      hp_move_denied = hp_hugetlb_denied (hp_move_errno);
       return false;
     }
   hp_move_what = "moving a huge page mapping (mremap; Linux 5.16 or later)";
@@ -395,9 +411,15 @@ _dl_hugepage_private_zone (struct hp_load_state *ls, const struct hp_zone *z,
 			   bool verify, int *err, const char **what)
 {
   size_t len = z->end - z->start;
-  if (!_dl_hugepage_private_allowed (what)
-      || !_dl_hugepage_kernel_can_move (err, what))
+  if (!_dl_hugepage_private_allowed (what))
     return HP_FALLBACK;
+  if (!_dl_hugepage_kernel_can_move (err, what))
+    {
+      /* The probe's MAP_HUGETLB mapping is the first this process asks
+	 for: a security policy refuses it there.  */
+      ls->denied = hp_move_denied;
+      return HP_FALLBACK;
+    }
   if ((hp_prot (z->prot) & PROT_EXEC) != 0
       && !_dl_hugepage_may_exec_copy (err, what))
     return HP_FALLBACK;
@@ -409,12 +431,7 @@ _dl_hugepage_private_zone (struct hp_load_state *ls, const struct hp_zone *z,
     {
       *what = HP_STEP_MMAP_HUGETLB;
       *err = errno;
-      /* An anonymous MAP_HUGETLB mapping fails with ENOMEM or EINVAL
-	 of its own; EACCES comes from a security module that mediates
-	 the memory's file on the kernel's internal hugetlbfs (AppArmor
-	 refuses its path, which no mount namespace reaches, in every
-	 profile without attach_disconnected).  */
-      ls->denied = *err == EACCES;
+      ls->denied = hp_hugetlb_denied (*err);
       return HP_FALLBACK;
     }
   if (HP_ALIGN_REM ((uintptr_t) tmp, HP_HUGEPAGE_SIZE) != 0)
