@@ -124,7 +124,8 @@ gzip -9n < "$HUGELD_TOP/tools/hugeld.conf.5" > "$root/usr/share/man/man5/hugeld.
 # libraries; this lets them read the policy file and map the shared
 # cache the same way, as packages add to an abstraction (base.d, which
 # base includes if it exists; AppArmor 3.0 and later).  The postinst
-# reloads the profiles so that it applies at once.
+# makes it newer than the compiled profiles and reloads them, so that it
+# applies at once.
 install -d "$root/etc/apparmor.d/abstractions/base.d"
 install -m 0644 "$HUGELD_TOP/scripts/deb/apparmor-base.d-hugeld" \
   "$root/etc/apparmor.d/abstractions/base.d/hugeld"
