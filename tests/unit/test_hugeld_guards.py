@@ -28,22 +28,6 @@ class RestrictFileSystems(unittest.TestCase):
             "@basic-api @common-block @temporary"))
         self.assertFalse(guards.denies_hugetlbfs("ext4 hugetlbfs tmpfs"))
         self.assertTrue(guards.denies_hugetlbfs("~hugetlbfs"))
-
-    def test_enforced(self):
-        # Both the kernel's BPF security module and systemd's
-        # BPF_FRAMEWORK, or it is not enforced, and status says which.
-        lsms = ["lockdown", "capability", "landlock", "apparmor", "bpf"]
-        debian12 = ["+PAM", "+SECCOMP", "-BPF_FRAMEWORK", "-XKBCOMMON"]
-        self.assertEqual(
-            guards.restrict_fs_enforced(lsms, debian12),
-            "not enforced: systemd is built without BPF_FRAMEWORK")
-        self.assertEqual(
-            guards.restrict_fs_enforced(lsms, ["+BPF_FRAMEWORK"]),
-            "enforced: the kernel runs the BPF security module")
-        self.assertTrue(guards.restrict_fs_enforced(
-            lsms[:-1], ["+BPF_FRAMEWORK"]).startswith("enforced only where"))
-        self.assertTrue(guards.restrict_fs_enforced(
-            lsms, None).startswith("enforced where systemd is built"))
         self.assertTrue(guards.denies_hugetlbfs("~ext4 hugetlbfs"))
         self.assertFalse(guards.denies_hugetlbfs("~ext4 tmpfs"))
         self.assertFalse(guards.denies_hugetlbfs(""))

@@ -32,8 +32,8 @@ policy".  ld.so decides by trying; this only names what is there.
   filters (Seccomp: 2).
 - systemd: the unit of the process's cgroup, and that unit's
   RestrictFileSystems= (a BPF program on the file_open hook, which
-  only acts where the kernel runs the BPF security module and systemd
-  is built with BPF_FRAMEWORK) and PrivateDevices=.
+  only acts where the kernel runs the BPF security module) and
+  PrivateDevices=.
 - The process's mount namespace: whether the cache's directory is
   there at all (PrivateDevices= and containers give a /dev without
   /dev/hugepages)."""
@@ -132,36 +132,6 @@ def unit_properties(unit):
     return props
 
 
-def systemd_features():
-    """The compile-time features `systemctl --version' lists ("+X" and
-    "-X" words), or None where it does not answer (10 s at most)."""
-    try:
-        r = subprocess.run(
-            ["systemctl", "--version"], stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL, universal_newlines=True, timeout=10,
-            check=False)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    words = [w for w in r.stdout.split() if w[:1] in "+-" and len(w) > 1]
-    return words or None
-
-
-def restrict_fs_enforced(lsms, features):
-    """Whether systemd's RestrictFileSystems= acts, for a person: it
-    needs the kernel's BPF security module (bpf in LSMS, the list of
-    /sys/kernel/security/lsm) and a systemd built with BPF_FRAMEWORK
-    (FEATURES, systemd_features (); Debian 12's is built without)."""
-    if features is not None and "-BPF_FRAMEWORK" in features:
-        return ("not enforced: systemd is built without BPF_FRAMEWORK")
-    if lsms is None or "bpf" not in lsms:
-        return ("enforced only where the kernel runs the BPF security "
-                "module (lsm=...,bpf)")
-    if features is None or "+BPF_FRAMEWORK" not in features:
-        return ("enforced where systemd is built with BPF_FRAMEWORK; "
-                "the kernel runs the BPF security module")
-    return "enforced: the kernel runs the BPF security module"
-
-
 def denies_hugetlbfs(restrict):
     """Whether a RestrictFileSystems= value keeps hugetlbfs out: an
     allow list without it, or a deny list (~) with it."""
@@ -194,10 +164,13 @@ def process_guards(pid, cache_dir):
         words.append("SELinux context %s" % g["selinux"])
     if g["restrict_filesystems"] and denies_hugetlbfs(
             g["restrict_filesystems"]):
+        bpf = lsms is not None and "bpf" in lsms
         words.append("systemd unit %s: RestrictFileSystems=%s, without "
                      "hugetlbfs (%s)" % (
                          g["unit"], g["restrict_filesystems"],
-                         restrict_fs_enforced(lsms, systemd_features())))
+                         "enforced: the kernel runs the BPF security module"
+                         if bpf else "enforced only where the kernel runs "
+                         "the BPF security module (lsm=...,bpf)"))
     if not g["cache_visible"]:
         words.append("no %s in its mount namespace%s" % (
             cache_dir, " (PrivateDevices=yes)" if g["private_devices"]
