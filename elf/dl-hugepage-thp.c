@@ -46,6 +46,11 @@
    (/sys/kernel/mm/transparent_hugepage/enabled says [never], or the
    kernel has none), 0 not known yet.  */
 static int hp_thp;
+/* The file could not be read because a security policy refused it
+   (Landlock without /sys, an AppArmor profile): THP is then asked for
+   all the same (madvise needs no file, and where THP is off it does
+   nothing), and the report says so.  */
+static bool hp_thp_denied;
 /* MADV_COLLAPSE failed with EINVAL: the kernel cannot collapse file
    pages; do not ask again.  */
 static bool hp_no_collapse;
@@ -62,7 +67,14 @@ hp_thp_mode (void)
   enum thp_mode_t m = GL(dl_thp_mode);
   if (m == thp_mode_unknown)
     m = __get_thp_mode ();
-  return m == thp_mode_always || m == thp_mode_madvise ? 1 : -1;
+  if (m == thp_mode_always || m == thp_mode_madvise)
+    return 1;
+  /* glibc's reader says nothing of why it found no mode.  */
+  char buf[64];
+  ssize_t n = _dl_hugepage_read_file (HP_THP_ENABLED_FILE, buf, sizeof buf);
+  hp_thp_denied = n < 0 && _dl_hugepage_denied (-n, AT_FDCWD,
+						HP_THP_ENABLED_FILE);
+  return hp_thp_denied ? 1 : -1;
 }
 #else
 static int
@@ -70,7 +82,10 @@ hp_thp_mode (void)
 {
   char buf[64];
   ssize_t n = _dl_hugepage_read_file (HP_THP_ENABLED_FILE, buf, sizeof buf);
-  return n > 0 && _dl_hugepage_thp_enabled_text (buf, n) ? 1 : -1;
+  hp_thp_denied = n < 0 && _dl_hugepage_denied (-n, AT_FDCWD,
+						HP_THP_ENABLED_FILE);
+  return (hp_thp_denied
+	  || (n > 0 && _dl_hugepage_thp_enabled_text (buf, n))) ? 1 : -1;
 }
 #endif
 
@@ -319,8 +334,12 @@ _dl_hugepage_thp_zone (struct hp_load_state *ls, const struct hp_zone *z,
       if (r != 0 && errno == EAGAIN)
 	r = _dl_hugepage_madvise (dst, len, MADV_COLLAPSE);
       if (r == 0)
-	*what = "page-cache huge pages asked for (MADV_HUGEPAGE, "
-		"MADV_COLLAPSE done)";
+	*what = (hp_thp_denied
+		 ? "page-cache huge pages asked for (MADV_HUGEPAGE, "
+		   "MADV_COLLAPSE done); " HP_THP_ENABLED_FILE " unreadable"
+		   HP_DENIED ": asked for all the same"
+		 : "page-cache huge pages asked for (MADV_HUGEPAGE, "
+		   "MADV_COLLAPSE done)");
       else if (errno == EINVAL)
 	hp_no_collapse = true;
       else
@@ -348,7 +367,7 @@ _dl_hugepage_thp_zone (struct hp_load_state *ls, const struct hp_zone *z,
       hp_advise_object (ls, l_addr, MADV_RANDOM);
     }
   /* What was asked for, then what came of it.  */
-  static char msg[800];
+  static char msg[1024];
   char *p = __stpcpy (__stpcpy (msg, *what), ": ");
   p = hp_put_count (p, n.pmd, " of ");
   p = hp_put_count (p, len / HP_HUGEPAGE_SIZE + edges,
@@ -365,7 +384,15 @@ _dl_hugepage_thp_zone (struct hp_load_state *ls, const struct hp_zone *z,
     p = __stpcpy (__stpcpy (__stpcpy (p, "; the page cache not asked ("),
 			    n.unasked), ": each range faulted in at load)");
   if (n.stopped != NULL)
-    __stpcpy (__stpcpy (p, "; stopped: "), n.stopped);
+    p = __stpcpy (__stpcpy (p, "; stopped: "), n.stopped);
+  if (n.pagemap_err != 0)
+    p = __stpcpy (__stpcpy (__stpcpy (p, "; /proc/self/pagemap: "),
+			    _dl_hugepage_errno_name (n.pagemap_err)),
+		  n.pagemap_denied ? HP_DENIED ": the rest left to first use"
+		  : ": the rest left to first use");
+  if (hp_thp_denied)
+    __stpcpy (p, "; " HP_THP_ENABLED_FILE " unreadable" HP_DENIED
+	      ": asked for all the same");
   *what = msg;
   return HP_THP;
 }

@@ -154,7 +154,10 @@ hp_cachestat_allowed (void)
       ssize_t n = _dl_hugepage_read_file ("/proc/self/status", buf,
 					  sizeof buf - 1);
       hp_cachestat = -1;
-      hp_cachestat_why = "/proc/self/status unreadable";
+      hp_cachestat_why = (n < 0 && _dl_hugepage_denied (-n, AT_FDCWD,
+							"/proc/self/status")
+			  ? "/proc/self/status unreadable" HP_DENIED
+			  : "/proc/self/status unreadable");
       if (n > 0)
 	{
 	  buf[n] = '\0';
@@ -339,6 +342,12 @@ _dl_hugepage_thp_fill (uintptr_t dst, size_t len, int prot, int fd,
       return true;
     }
   int pmfd = __open64_nocancel ("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+  if (pmfd < 0)
+    {
+      n->pagemap_err = errno;
+      n->pagemap_denied = _dl_hugepage_denied (errno, AT_FDCWD,
+					       "/proc/self/pagemap");
+    }
   /* Whether small folios may be dropped: 0 not known yet.  */
   int repair = 0;
   /* A chunk dropped and read again came back in small folios, and the
