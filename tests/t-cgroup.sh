@@ -315,7 +315,14 @@ if [ -x "$H" ]; then
   sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$inner" \
     "$H" run --libs libbig.so -- "$F/bigcheck-shared" --expect none > "$T/run.out" 2> "$T/run.err"
   rc=$?
-  if [ "$rc" = 1 ] && grep -qF "$want" "$T/run.err" && [ ! -s "$T/run.out" ]; then
+  # Where the machine's shared cache holds entries (other checkouts'
+  # tests, the machine's own sync), run warns and goes on for them
+  # (t-tool and t-ops say the same).
+  cache=$(sed -n 's/.*only objects in the shared cache (\(.*\)) and thp get huge pages.*/\1/p' "$T/run.err")
+  others=; [ -z "$cache" ] || others=$(find "$cache" -mindepth 2 -maxdepth 2 ! -name '.*' 2> /dev/null | head -3 | tr '\n' ' ')
+  if [ -n "$others" ]; then
+    skip "hugeld run in the cgroup: refused" "the shared cache $cache holds entries ($others)"
+  elif [ "$rc" = 1 ] && grep -qF "$want" "$T/run.err" && [ ! -s "$T/run.out" ]; then
     pass "hugeld run in the cgroup: refused, the limit named, the program not run"
   else
     fail "hugeld run in the cgroup" "exit $rc: $(head -c 300 "$T/run.err")"
