@@ -9,7 +9,7 @@
 # unprivileged user: the same output and exit status as the stock
 # loader (which loads a library cut after the code it runs, and dies
 # of SIGBUS where code in the cut part runs), never a crash in ld.so.
-# One control shows the thp fill ran on the intact copy.
+# One control shows the thp backing took the intact copy's text.
 . "$(dirname "$0")/lib.sh"
 
 need_root "(empties and fills the huge page pool, drops page caches)"
@@ -101,14 +101,14 @@ truncate -s "$size" "$B/held.so"
 compare "cut while another process maps it" "$B/held.so" warm
 kill $holder 2> /dev/null
 
-# Control: the thp fill ran on the intact copy (so the cases above went
-# through it).
+# Control: the thp backing took the intact copy's text (so the cases
+# above went through it).
 pool_set 0
 drop_page_cache "$B/whole.so"
 rm -f "$TEST_TMP"/dbg.*
 LD_HUGEPAGE_LIBS='*' LD_HUGEPAGE_BACKING=thp LD_DEBUG=hugepages LD_DEBUG_OUTPUT="$TEST_TMP/dbg" \
   "$HUGELD_LDSO" "$B/load" "$B/whole.so" > /dev/null 2>&1
-grep -q 'whole.so: text .*thp: .* of [0-9]* 2 MiB ranges mapped huge' "$TEST_TMP"/dbg.* \
-  && pass "control: the intact copy's text went through the thp fill ($(grep -h -m1 'whole.so: text' "$TEST_TMP"/dbg.* | sed 's/.*thp: //' | cut -c1-120))" \
-  || fail "control: the intact copy's text went through the thp fill" "$(grep -h whole.so "$TEST_TMP"/dbg.* | tail -3 | tr '\n' ' ')"
+grep -q 'whole.so: text .*thp: page-cache huge pages asked for (MADV_HUGEPAGE) for [1-9][0-9]* 2 MiB ranges' "$TEST_TMP"/dbg.* \
+  && pass "control: the thp backing took the intact copy's text ($(grep -h -m1 'whole.so: text' "$TEST_TMP"/dbg.* | sed 's/.*thp: //' | cut -c1-120))" \
+  || fail "control: the thp backing took the intact copy's text" "$(grep -h whole.so "$TEST_TMP"/dbg.* | tail -3 | tr '\n' ' ')"
 finish

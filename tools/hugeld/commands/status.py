@@ -86,7 +86,9 @@ def process_status(pid, cache, ldso, detail=True):
     shared = {}
     thp_kb = 0
     for o, x in zip(objs, plans):
-        if not o.huge and not o.thp:
+        # An object whose text the thp backing marked MADV_HUGEPAGE is
+        # listed even before the kernel maps any of it huge.
+        if not o.huge and not o.thp and not (o.advised and st["hugeld"]):
             continue
         ranges = []
         for m in sorted(o.huge + o.thp, key=lambda m: m.start):
@@ -114,7 +116,7 @@ def process_status(pid, cache, ldso, detail=True):
         else:
             sel = None
         olist.append({"path": o.path, "bias": o.bias, "selected_by": sel,
-                      "text": o.text,
+                      "text": o.text, "thp_advised": o.advised,
                       "pages": sum(r["pages_in_use"] for r in ranges
                                    if not r["backing"].startswith("thp")),
                       "shared_pages": sum(r["pages_in_use"] for r in ranges
@@ -146,7 +148,8 @@ def process_status(pid, cache, ldso, detail=True):
          "conf_line": lines.get(x["pattern"])}
         for o, x in zip(objs, plans)
         if x is not None and x["selected"] and not o.huge
-        and (not o.thp or not st["hugeld"]) and o.path != loader]
+        and (not (o.thp or o.advised) or not st["hugeld"])
+        and o.path != loader]
     # The cache serves an object now, but its entry was put in place
     # after the process started (a service that started before the boot
     # unit filled the cache, or that its postinst restarted before the
@@ -375,9 +378,11 @@ def coverage_line(t):
     """What text_coverage found, for a person: why an object's text is
     or is not on the page cache's huge pages."""
     return ("%d kB: %d kB on 2 MiB page-cache folios, %d kB on 4 KiB pages "
-            "(small folios: another process read it first and still maps "
-            "it, or the file system has no large folios), %d kB not mapped "
-            "(not run yet)"
+            "(the partial 2 MiB at each end of the text, and small "
+            "folios: another process read the file first and the repair "
+            "has not run since, or still maps them, or the file system "
+            "makes no large folios: hugeld thp status FILE), %d kB not "
+            "mapped (not run yet)"
             % (t["size"] // 1024, t["pmd"] // 1024, t["small"] // 1024,
                t["unmapped"] // 1024))
 
@@ -437,13 +442,15 @@ def print_status(st):
             print(line)
     thp = False
     for o in st["objects"]:
-        if any(r["backing"].startswith("thp (page cache") for r in o["ranges"]):
+        if any(r["backing"].startswith("thp (page cache") for r in o["ranges"]) \
+                or (o["thp_advised"] and st["hugeld"]):
             print("  %s: text %s" % (o["path"], coverage_line(o["text"])))
             thp = True
-    if thp and st["seccomp_filter"] and st["hugeld"]:
-        print("  (under its seccomp filter ld.so asked the kernel nothing "
-              "about the page cache: it faulted each 2 MiB in at load, "
-              "reading what was not cached)")
+    if thp and st["hugeld"]:
+        print("  (thp: ld.so marks the text MADV_HUGEPAGE and the kernel maps "
+              "a 2 MiB range with one huge page when the program first runs "
+              "it, where the page cache holds it in one 2 MiB folio or not at "
+              "all)")
     pol = st.get("policy")
     for o in st["objects"]:
         x = o["selected_by"]
