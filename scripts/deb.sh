@@ -100,7 +100,8 @@ hugeld: shared-library-is-executable 0755 [opt/hugeld/ld.so]
 hugeld: shared-library-lacks-prerequisites [opt/hugeld/ld.so]
 EOF
 
-# The boot unit (pool and shared cache from /etc/hugeld.conf), where the
+# The boot unit (pool and shared cache from /etc/hugeld.conf) and the
+# thp repair's timer and service (hugeld thp repair), where the
 # release's systemd looks for packaged units (/lib/systemd/system in
 # Debian 12, /usr/lib/systemd/system in 13).
 unitdir=$(pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null || true)
@@ -112,6 +113,8 @@ if [ -z "$unitdir" ]; then
 fi
 install -d "$root$unitdir"
 install -m 0644 "$HUGELD_TOP/scripts/deb/hugeld-cache.service" "$root$unitdir/"
+install -m 0644 "$HUGELD_TOP/scripts/deb/hugeld-thp-repair.service" \
+  "$HUGELD_TOP/scripts/deb/hugeld-thp-repair.timer" "$root$unitdir/"
 install -d "$root/usr/share/man/man5"
 gzip -9n < "$HUGELD_TOP/tools/hugeld.conf.5" > "$root/usr/share/man/man5/hugeld.conf.5.gz"
 

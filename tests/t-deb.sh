@@ -45,19 +45,20 @@ files=$(dpkg-deb -c "$DEB" | awk '{ print $6 }')
 missing=
 unit=$(grep -E '^\./(usr/)?lib/systemd/system/hugeld-cache\.service$' <<< "$files")
 for f in ./opt/hugeld/ld.so ./opt/hugeld/bin/hugeld ./opt/hugeld/libexec/hugeld-plan \
-	 ./opt/hugeld/libexec/hugeld-conf \
+	 ./opt/hugeld/libexec/hugeld-conf ./opt/hugeld/libexec/hugeld-thp \
 	 ./opt/hugeld/libexec/hugeld-system-loader ./opt/hugeld/share/man/man1/hugeld.1 \
 	 ./opt/hugeld/share/bash-completion/completions/hugeld ./usr/bin/hugeld \
 	 ./usr/share/man/man1/hugeld.1.gz ./usr/share/man/man5/hugeld.conf.5.gz \
-	 ./usr/share/doc/hugeld/copyright "${unit:-hugeld-cache.service}"; do
+	 ./usr/share/doc/hugeld/copyright "${unit:-hugeld-cache.service}" \
+	 "${unit%/*}/hugeld-thp-repair.service" "${unit%/*}/hugeld-thp-repair.timer"; do
   grep -qx -- "$f" <<< "$files" || missing="$missing $f"
 done
-[ -z "$missing" ] && pass "contents: /opt/hugeld (loader, command, helpers, system-loader, man pages, completion), /usr/bin/hugeld, man pages, copyright, $unit" \
+[ -z "$missing" ] && pass "contents: /opt/hugeld (loader, command, helpers, system-loader, man pages, completion), /usr/bin/hugeld, man pages, copyright, $unit, the thp repair's service and timer" \
   || fail "contents" "missing:$missing"
 # Nothing outside /opt/hugeld and /usr/share except the /usr/bin link
-# and the boot unit.
+# and the units (boot, thp repair).
 other=$(grep -v -e '^\./$' -e '^\./opt/' -e '^\./usr/$' -e '^\./usr/share/' -e '^\./usr/bin/$' -e '^\./usr/bin/hugeld$' \
-  -e '^\./\(usr/\)\?\(lib/\(systemd/\(system/\(hugeld-cache\.service\)\?\)\?\)\?\)\?$' <<< "$files")
+  -e '^\./\(usr/\)\?\(lib/\(systemd/\(system/\(hugeld-cache\.service\|hugeld-thp-repair\.service\|hugeld-thp-repair\.timer\)\?\)\?\)\?\)\?$' <<< "$files")
 [ -z "$other" ] && pass "no files outside /opt/hugeld, /usr/share, /usr/bin/hugeld and the unit (nothing in /etc, no loader)" \
   || fail "files outside /opt/hugeld" "$(echo "$other" | tr '\n' ' ')"
 
@@ -149,7 +150,8 @@ in_root apt-get purge -y -qq hugeld > "$TEST_TMP/purge1.log" 2>&1
 rc=$?
 left=$(cd "$C" && ls -d opt/hugeld usr/bin/hugeld usr/share/doc/hugeld var/lib/hugeld etc/dpkg/dpkg.cfg.d/hugeld \
   lib/systemd/system/hugeld-cache.service usr/lib/systemd/system/hugeld-cache.service \
-  etc/systemd/system/*/hugeld-cache.service 2> /dev/null)
+  etc/systemd/system/*/hugeld-cache.service lib/systemd/system/hugeld-thp-repair.* \
+  usr/lib/systemd/system/hugeld-thp-repair.* etc/systemd/system/*/hugeld-thp-repair.* 2> /dev/null)
 if [ $rc = 0 ] && [ -z "$left" ] && [ -z "$(in_root dpkg-query -W -f='${Status}' hugeld 2> /dev/null | grep -v not-installed)" ]; then
   pass "apt-get purge: nothing of hugeld left"
 else
