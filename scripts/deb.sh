@@ -37,7 +37,7 @@ mkdir -p "$root"
 make -s -C "$HUGELD_TOP" install DESTDIR="$root" PREFIX=/opt/hugeld LINKDIR= > "$BUILDDIR/deb/install.log" 2>&1 \
   || { tail -5 "$BUILDDIR/deb/install.log" >&2; die "make install DESTDIR=$root failed"; }
 opt=$root/opt/hugeld
-for f in ld.so bin/hugeld libexec/hugeld-plan libexec/hugeld-conf \
+for f in ld.so bin/hugeld libexec/hugeld-plan libexec/hugeld-conf libexec/hugeld-thp \
 	 libexec/hugeld-system-loader share/man/man1/hugeld.1 \
 	 share/man/man5/hugeld.conf.5 share/bash-completion/completions/hugeld; do
   [ -f "$opt/$f" ] || die "make install did not install /opt/hugeld/$f"
@@ -46,7 +46,7 @@ done
 # Stripped as Debian strips its own loader and programs (the build
 # tree keeps the symbols; the build ID stays, for debuginfo).
 strip --strip-unneeded --remove-section=.comment "$opt/ld.so" "$opt/libexec/hugeld-plan" \
-  "$opt/libexec/hugeld-conf"
+  "$opt/libexec/hugeld-conf" "$opt/libexec/hugeld-thp"
 "$opt/ld.so" --version > /dev/null || die "the stripped ld.so does not run"
 
 # Where Debian looks for commands, manual pages and completions.
@@ -98,6 +98,10 @@ hugeld: dir-or-file-in-opt *
 # other library.
 hugeld: shared-library-is-executable 0755 [opt/hugeld/ld.so]
 hugeld: shared-library-lacks-prerequisites [opt/hugeld/ld.so]
+# The file trigger starts the thp repair's one-shot service without
+# waiting for it (systemctl --no-block start, after asking policy-rc.d):
+# deb-systemd-invoke starts no static unit, and waits.
+hugeld: maintainer-script-calls-systemctl [postinst:*]
 EOF
 
 # The boot unit (pool and shared cache from /etc/hugeld.conf) and the
