@@ -205,6 +205,24 @@ touch_huge (int pmfd, char *a)
   return present (pmfd, a + HUGE_SIZE / 2);
 }
 
+/* The range at OFF, just read again by touch_huge's fault, carries the
+   kernel's readahead mark (the fault of a MADV_HUGEPAGE mapping reads
+   the 2 MiB folio with the mark on it, for the next window: after a
+   repair of libLLVM-14, 48 of its 48 2 MiB folios had it, by
+   /proc/kpageflags).  The next process that maps such a folio finds
+   the mark: fault-around skips it, so that process takes a whole fault
+   for it and starts a readahead from there, on its own critical path
+   (the first clang-14 after a repair of libclang-cpp read 4 more 2 MiB
+   ranges of it that way).  A read of one byte of the folio here clears
+   the mark, and whatever readahead it starts runs now, in the
+   repair.  */
+static void
+clear_readahead_mark (int fd, uint64_t off)
+{
+  char c;
+  (void) pread (fd, &c, 1, off);
+}
+
 /* Whether another process maps a page of the range at A: every page
    the page cache holds (VEC) is mapped here first, then pagemap says
    whether this process is the only one that maps it.  */
@@ -315,6 +333,7 @@ survey (int fd, const struct range *r, size_t n, bool repair,
 	}
       if (touch_huge (pmfd, a))
 	{
+	  clear_readahead_mark (fd, r[i].off);
 	  ++c->repaired;
 	  ++c->huge;
 	  continue;
