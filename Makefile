@@ -2,8 +2,10 @@
 #
 #   make            build ld.so from the distribution's glibc source (incremental)
 #   make install    install it as $(DESTDIR)$(PREFIX)/ld.so (default /opt/hugeld)
+#   make uninstall  remove what install installed (not while hugeld is the system loader)
 #   make check      run the tests on the build, staged in build/stage (root reserves huge pages);
 #                   GROUP=loader|command|system|glibc for one part (tests/groups is the index)
+#   make check-full the slower tier of tests: glibc's own suites, debootstrapped roots (TIER=full)
 #   make check-installed  the same tests on the installed $(PREFIX) (installs first)
 #   make check-programs   the real-program corpus (tests/programs/corpus.sh: node, chromium,
 #                   java, databases, servers, compilers...) with hugeld as every process's
@@ -31,11 +33,11 @@ UNIT_CFLAGS = -std=gnu11 -g -O1 -Wall -Wextra -Werror -Ielf -Itests/unit
 PLAN_SRCS = elf/dl-hugepage-plan.c elf/dl-hugepage-kinds.c elf/dl-hugepage-dynamic.c \
   elf/dl-hugepage-match.c elf/dl-hugepage-cache.c elf/dl-hugepage-conf.c \
   elf/dl-hugepage-conf-program.c elf/dl-hugepage-tunables.c \
-  elf/dl-hugepage-tunconf.c
-PLAN_HDRS = elf/dl-hugepage-plan.h elf/dl-hugepage-cache.h elf/dl-hugepage-conf.h
+  elf/dl-hugepage-tunconf.c elf/dl-hugepage-settings.c
+PLAN_HDRS = elf/dl-hugepage-plan.h elf/dl-hugepage-cache.h elf/dl-hugepage-conf.h \
+  elf/dl-hugepage-settings.h
 
-
-.PHONY: check-programs deb check-series series check-series-build check-distro bench bench-quick tools install-tools uninstall-tools all build install install-system uninstall-system check-system check-glibc check-kernels check-boot check check-installed unit unit-build fuzz fixtures demo clean distclean
+.PHONY: check-programs deb check-series series check-series-build check-full check-distro bench bench-quick tools install-tools uninstall-tools all build install uninstall install-system uninstall-system check-system check-glibc check-kernels check-boot check check-installed unit unit-build fuzz fixtures demo clean distclean
 
 all: build tools
 
@@ -60,12 +62,21 @@ install: build tools
 	scripts/install.sh
 	$(TOOLS_MAKE) install
 
-$(BUILDDIR)/tests/test-plan: tests/unit/test-plan.c tests/unit/test-match.c tests/unit/test-cache.c tests/unit/test-conf.c tests/unit/test-tunables.c tests/unit/test-tunconf.c tests/unit/unit-check.h tests/unit/plan-check.h elf/tst-hugepage-phdr.h $(PLAN_SRCS) $(PLAN_HDRS)
+# What install put in $(DESTDIR)$(PREFIX), and the links under LINKDIR;
+# refuses while hugeld is the system loader or a service runs on it.
+uninstall:
+	scripts/uninstall.sh
+	$(TOOLS_MAKE) uninstall
+	-rmdir $(addprefix $(DESTDIR)$(PREFIX)/,share/bash-completion/completions \
+	  share/bash-completion share/man/man1 share/man/man5 share/man share \
+	  libexec bin) $(DESTDIR)$(PREFIX) 2>/dev/null
+
+$(BUILDDIR)/tests/test-plan: tests/unit/test-plan.c tests/unit/test-match.c tests/unit/test-cache.c tests/unit/test-conf.c tests/unit/test-tunables.c tests/unit/test-tunconf.c tests/unit/test-settings.c tests/unit/unit-check.h tests/unit/tunconf-build.h tests/unit/plan-check.h elf/tst-hugepage-phdr.h $(PLAN_SRCS) $(PLAN_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(UNIT_CFLAGS) -fsanitize=address,undefined -fno-sanitize-recover=all \
 	  tests/unit/test-plan.c tests/unit/test-match.c tests/unit/test-cache.c \
 	  tests/unit/test-conf.c tests/unit/test-tunables.c tests/unit/test-tunconf.c \
-	  $(PLAN_SRCS) -o $@
+	  tests/unit/test-settings.c $(PLAN_SRCS) -o $@
 
 unit-build: $(BUILDDIR)/tests/test-plan $(BUILDDIR)/tests/fuzz-plan
 
@@ -83,7 +94,7 @@ $(BUILDDIR)/tests/fuzz-plan: tests/fuzz/fuzz-plan.c tests/fuzz/driver.c tests/un
 
 # Coverage-guided fuzzing with clang's libFuzzer, bounded in time.
 fuzz:
-	@command -v clang-14 >/dev/null || scripts/deps.sh fuzz
+	scripts/deps.sh fuzz
 	@mkdir -p $(BUILDDIR)/tests/fuzz-corpus
 	clang-14 -g -O1 -fsanitize=fuzzer,address,undefined -Ielf -Itests/unit \
 	  tests/fuzz/fuzz-plan.c $(PLAN_SRCS) -o $(BUILDDIR)/tests/fuzz-plan-libfuzzer
@@ -97,28 +108,34 @@ fixtures:
 # links under /usr/local): nothing is written to $(PREFIX).  The tests
 # take the loader and the command from HUGELD_LDSO and HUGELD_CMD; the
 # system-loader test copies the staged tree into its chroot's $(PREFIX).
+#
+# The tests come in tiers (tests/groups): `make check' runs the default
+# one, `make check-full' the slower one, `make check-programs' the
+# real-program corpus (tests/t-programs.sh; T_PROGRAMS="node java" for
+# some; it ends with the share of each program's code on 2 MiB pages per
+# backing); check-TIER: tier TIER.  TIER=all runs every test, GROUP=G
+# one part of the tier.  One make builds and installs once for all of
+# them: CI runs `make -k check check-full check-programs'.  A
+# new tier is a `tier NAME TEST' line in tests/groups and check-NAME
+# added to the targets of the rule below.
 STAGE = $(BUILDDIR)/stage
-check: build tools fixtures
+RUN_ARGS = --tier $(or $(TIER),$(patsubst check-%,%,$(filter-out check check-installed,$@)),check) \
+  $(if $(GROUP),--group $(GROUP))
+$(STAGE)/.installed: build tools fixtures
 	scripts/deps.sh test
 	$(MAKE) unit-build
 	rm -rf $(STAGE)
 	$(MAKE) install DESTDIR=$(STAGE) LINKDIR=
-	HUGELD_LDSO=$(STAGE)$(PREFIX)/ld.so HUGELD_CMD=$(STAGE)$(PREFIX)/bin/hugeld tests/run.sh $(if $(GROUP),--group $(GROUP))
-
-# The real-program corpus on the staged build (tests/t-programs.sh;
-# T_PROGRAMS="node java" for some), and the share of each program's code
-# on 2 MiB pages per backing.
-check-programs: build tools fixtures
-	rm -rf $(STAGE)
-	$(MAKE) install DESTDIR=$(STAGE) LINKDIR=
-	HUGELD_LDSO=$(STAGE)$(PREFIX)/ld.so HUGELD_CMD=$(STAGE)$(PREFIX)/bin/hugeld tests/run.sh --group programs
-	@cat $(BUILDDIR)/tests/t-programs.summary 2>/dev/null || true
+	touch $@
+check check-full check-programs: $(STAGE)/.installed
+	HUGELD_LDSO=$(STAGE)$(PREFIX)/ld.so HUGELD_CMD=$(STAGE)$(PREFIX)/bin/hugeld tests/run.sh $(RUN_ARGS)
+	@[ $@ != check-programs ] || cat $(BUILDDIR)/tests/t-programs.summary 2>/dev/null || true
 
 # The same tests on the installed loader and command ($(DESTDIR)$(PREFIX)).
 check-installed: install fixtures
 	scripts/deps.sh test
 	$(MAKE) unit-build
-	HUGELD_LDSO=$(DESTDIR)$(PREFIX)/ld.so HUGELD_CMD=$(DESTDIR)$(PREFIX)/bin/hugeld tests/run.sh $(if $(GROUP),--group $(GROUP))
+	HUGELD_LDSO=$(DESTDIR)$(PREFIX)/ld.so HUGELD_CMD=$(DESTDIR)$(PREFIX)/bin/hugeld tests/run.sh $(RUN_ARGS)
 
 demo: install fixtures
 	scripts/demo.sh

@@ -255,24 +255,71 @@ _dl_hugepage_cache_has_zone (struct hp_load_state *ls,
   return false;
 }
 
+/* Whether the LEN bytes at E are the bytes of FD from OFF on, and
+   zeros where the file ends before them (as a mapping shows the rest
+   of the file's last page); false if the file is shorter than NEED
+   bytes from OFF.  Read with pread, never through the object's
+   mapping: whoever may write the file can cut it while it is loaded,
+   and a read of the mapping past the file's new end would kill ld.so
+   with SIGBUS, where a pread is only short.  */
+static bool
+hp_file_matches (const char *e, size_t len, size_t need, int fd, off64_t off)
+{
+  char small[4096];
+  size_t size = 1 << 20;
+  char *buf = __mmap (NULL, size, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (buf == MAP_FAILED)
+    {
+      buf = small;
+      size = sizeof small;
+    }
+  bool same = true;
+  size_t done = 0;
+  while (same && done < len)
+    {
+      size_t n = len - done < size ? len - done : size;
+      ssize_t got = _dl_hugepage_pread_full (fd, buf, n, off + done);
+      if (got < 0 || ((size_t) got < n && done + got < need))
+	same = false;
+      else
+	{
+	  same = memcmp (e + done, buf, got) == 0;
+	  for (size_t i = got; same && i < n; ++i)
+	    same = e[done + i] == 0;
+	}
+      done += n;
+    }
+  if (buf != small)
+    __munmap (buf, size);
+  return same;
+}
+
 /* Whether the cache entry of zone Z mapped at ENTRY holds what the
-   ordinary mapping of the object (load bias L_ADDR) shows: the
-   segment's bytes, and with ALL (an entry made on another device, none
-   of whose bytes may be taken on trust) also the rest of its last file
-   page, which is mapped with the segment's protection though it lies
-   past p_filesz, and zeros in the parts of the zone the file does not
-   fill.  */
+   object (load bias L_ADDR, open as FD) shows.  With MAPPED (the
+   kernel-mapped main program, which a debugger may have changed
+   before ld.so runs): the segment's bytes as its mapping shows them;
+   that file is the executable the kernel runs, which it lets nobody
+   write or cut (ETXTBSY), so its mapping is read as it is.  With ALL
+   (an entry made on another device, none of whose bytes may be taken
+   on trust): the file's bytes (hp_file_matches: a library may be cut
+   while it is loaded), the rest of its last file page too, which is
+   mapped with the segment's protection though it lies past p_filesz,
+   and zeros in the parts of the zone the file does not fill.  */
 static bool
 hp_entry_matches (const void *entry, const struct hp_zone *z,
-		  ElfW(Addr) l_addr, bool all)
+		  ElfW(Addr) l_addr, int fd, bool mapped, bool all)
 {
   const char *e = entry;
   size_t head = z->copy_start - z->start;
-  size_t n = all ? z->copy_len : z->copy_need;
-  if (memcmp (e + head, (void *) (l_addr + z->copy_start), n) != 0)
+  if (mapped && memcmp (e + head, (void *) (l_addr + z->copy_start),
+			z->copy_need) != 0)
     return false;
   if (!all)
     return true;
+  if (!hp_file_matches (e + head, z->copy_len, z->copy_need, fd,
+			z->fileoff))
+    return false;
   size_t len = z->end - z->start;
   for (size_t i = 0; i < head; ++i)
     if (e[i] != 0)
@@ -319,9 +366,16 @@ _dl_hugepage_shared_zone (struct hp_load_state *ls, const struct hp_zone *z,
 	{
 	  *err = errno;
 	  *what = HP_STEP_MMAP_CACHE;
+	  /* The cache's pages are taken already: not the pool.  */
+	  if (*err == ENOMEM && hp_debug ())
+	    {
+	      ls->enomem = _dl_hugepage_enomem_why (len, false);
+	      if (ls->enomem == NULL)
+		ls->enomem = "ENOMEM, out of memory";
+	    }
 	}
       else if ((verify || c->verify)
-	       && !hp_entry_matches (tmp, z, l_addr, c->verify))
+	       && !hp_entry_matches (tmp, z, l_addr, fd, verify, c->verify))
 	{
 	  *err = c->verify ? 0 : EBUSY;
 	  *what = (c->verify

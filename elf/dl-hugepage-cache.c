@@ -32,10 +32,21 @@ static const unsigned char hp_backing_flag_table[] =
 int
 _dl_hugepage_parse_backing (const char *s, unsigned char order[HP_NBACKINGS])
 {
+  const char *end = s;
+  while (*end != '\0')
+    ++end;
+  return _dl_hugepage_parse_backing_n (s, end - s, order);
+}
+
+int
+_dl_hugepage_parse_backing_n (const char *s, size_t len,
+			      unsigned char order[HP_NBACKINGS])
+{
+  const char *end = s + len;
   int n = 0;
   int i;
-  while ((i = _dl_hugepage_list_next (&s, hp_backing_names, HP_NBACKINGS))
-	 != -2)
+  while ((i = _dl_hugepage_list_next (&s, end, hp_backing_names,
+				      HP_NBACKINGS)) != -2)
     {
       if (i < 0)
 	return -1;

@@ -149,12 +149,15 @@ enum hp_backing
 /* The HP_BF_* flags of backing B (0 for anything else).  */
 unsigned int _dl_hugepage_backing_flags (int b);
 
-/* Parse LD_HUGEPAGE_BACKING, a comma list of shared, private and thp,
+/* Parse LD_HUGEPAGE_BACKING, a comma list of HP_BACKING_TABLE's words,
    into ORDER.  Returns the number of backings (a backing named twice
    counts once), or -1 if an element is not one of these (the caller
    then keeps HP_BACKINGS_DEFAULT).  */
 int _dl_hugepage_parse_backing (const char *s,
 				unsigned char order[HP_NBACKINGS]);
+/* The same for the LEN bytes at S.  */
+int _dl_hugepage_parse_backing_n (const char *s, size_t len,
+				  unsigned char order[HP_NBACKINGS]);
 
 /* The NAME of backing B in HP_BACKING_TABLE ("shared"), or "?".  */
 const char *_dl_hugepage_backing_name (int backing);

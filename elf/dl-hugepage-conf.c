@@ -22,8 +22,7 @@
    beyond a word-sized buffer on the stack.  */
 
 #include <string.h>
-#include "dl-hugepage-conf.h"
-#include "dl-hugepage-plan.h"
+#include "dl-hugepage-settings.h"
 
 static bool
 hp_blank (char c)
@@ -179,14 +178,13 @@ hp_check_words (enum hp_conf_key key, const char *p, const char *end)
 
     case HP_CONF_SEGMENTS:
       if (!hp_one_word (p, end, buf) || _dl_hugepage_parse_kinds (buf) < 0)
-	return "segments needs one comma list of text, rodata, relro, "
-	       "data, bss or all";
+	return "segments needs one comma list of " HP_SEGMENTS_WORDS;
       return NULL;
 
     case HP_CONF_BACKING:
       if (!hp_one_word (p, end, buf)
 	  || _dl_hugepage_parse_backing (buf, order) <= 0)
-	return "backing needs one comma list of shared, private or thp";
+	return "backing needs one comma list of " HP_BACKING_WORDS;
       return NULL;
 
     case HP_CONF_CACHE:

@@ -38,7 +38,7 @@
 #include <sys/mman.h>
 #include <dl-hugepage.h>
 #include "dl-hugepage-cache.h"
-#include "dl-hugepage-conf.h"
+#include "dl-hugepage-settings.h"
 
 /* What ld.so keeps for the object it is putting on huge pages: its
    shared cache entry, looked up when the placement depends on it or at
@@ -71,7 +71,18 @@ struct hp_load_state
   int type;			/* e_type.  */
   bool kernel;			/* Mapped by the kernel (PT_INTERP).  */
   bool textrel;
+  /* How the object was placed: the enum hp_phase it was planned with
+     where ld.so chose its address (-1 where it did not: the kernel did,
+     or the planned address could not be had), and whether it was
+     placed for its shared cache entry instead (for the thp backing's
+     report).  */
+  int phase;
+  bool placed_for_cache;
   struct hp_object_state cache;
+  /* With LD_DEBUG=hugepages, what an ENOMEM of the backing being tried
+     means where that is not the pool's (_dl_hugepage_enomem_why), or
+     NULL.  */
+  const char *enomem;
 };
 
 /* What became of one zone, with one backing.  */
@@ -80,6 +91,10 @@ enum hp_outcome
   HP_DONE,			/* On huge pages.  */
   HP_THP,			/* Transparent huge pages asked for.  */
   HP_FALLBACK,			/* On ordinary pages, as before.  */
+  HP_SHORT,			/* As HP_FALLBACK, because the pool could
+				   not reserve all of the zone's pages:
+				   part of it may fit
+				   (_dl_hugepage_apply_plan).  */
   HP_RESTORED,			/* Mapped again from the file.  */
   HP_LOST,			/* Not mapped any more: the load fails.  */
 };
@@ -136,6 +151,15 @@ bool _dl_hugepage_select_and_plan (struct hp_load_state *ls,
 int _dl_hugepage_select_main (struct hp_load_state *ls,
 			      const struct link_map *main_map)
   attribute_hidden;
+
+/* ld.so was run as a command to run PROGRAM (`ld.so PROGRAM', as
+   hugeld run and a service's drop-in run it): give the process the
+   command name the kernel would have given PROGRAM run directly (the
+   last component of its path), so that ps, pidof, pgrep and systemctl
+   name it as without hugeld.  Only where hugeld selects something:
+   otherwise ld.so stays the stock loader.  A refusal (a seccomp
+   filter) changes nothing.  */
+void _dl_hugepage_name_process (const char *program) attribute_hidden;
 
 /* Mapping (dl-hugepage-map.c).  */
 
@@ -223,12 +247,13 @@ enum hp_outcome _dl_hugepage_move_zone (const struct hp_load_state *ls,
    bytes mapped now must be what it puts there (see
    _dl_hugepage_apply_plan).  Returns HP_DONE (on huge pages), HP_THP
    (transparent huge pages asked for), HP_FALLBACK (the ordinary pages
-   are still there, all of them), HP_RESTORED (they were mapped again
-   from the file) or HP_LOST; sets *ERR to an errno value, 0 where the
-   backing was not tried or has nothing (then *WHAT says why), and
-   *WHAT to the step that failed or what was done.  The zone functions
-   are: _dl_hugepage_shared_zone (dl-hugepage-back.c: the hugetlbfs
-   cache's read-only entry), _dl_hugepage_private_zone
+   are still there, all of them), HP_SHORT (the same, because the pool
+   had no room for all of the zone's pages), HP_RESTORED (they were
+   mapped again from the file) or HP_LOST; sets *ERR to an errno value,
+   0 where the backing was not tried or has nothing (then *WHAT says
+   why), and *WHAT to the step that failed or what was done.  The zone
+   functions are: _dl_hugepage_shared_zone (dl-hugepage-back.c: the
+   hugetlbfs cache's read-only entry), _dl_hugepage_private_zone
    (dl-hugepage-map.c: a private MAP_HUGETLB copy from the pool) and
    _dl_hugepage_thp_zone (dl-hugepage-thp.c: page-cache huge pages for
    a read-only zone, an anonymous MADV_HUGEPAGE copy for a writable
@@ -266,6 +291,12 @@ enum hp_pool_state
    (dl-hugepage-pool.c).  */
 int _dl_hugepage_pool_state (void) attribute_hidden;
 
+/* The 2 MiB pages of the pool that are free and not reserved (sysfs's
+   free_hugepages less resv_hugepages), or -1 if they cannot be read: a
+   first guess at what a mapping can reserve, which the hugetlb cgroup
+   and the surplus pages make smaller or larger.  */
+long int _dl_hugepage_pool_unreserved (void) attribute_hidden;
+
 /* Input and output primitives (dl-hugepage-io.c).  */
 
 /* Read from FD at OFFSET until LEN bytes are in or the file ends.
@@ -291,6 +322,14 @@ int _dl_hugepage_madvise (void *addr, size_t len, int advice)
 /* ld.so has no strerror: the name of ERR (EINVAL, ...).  */
 const char *_dl_hugepage_errno_name (int err) attribute_hidden;
 
+/* What an ENOMEM from an anonymous private mmap of LEN bytes (writable
+   if DATA) means when it is a limit of the process: "ENOMEM, over
+   RLIMIT_AS ..." and the like; NULL if none explains it (then the pool,
+   for a hugetlb mapping).  For the report only: it maps and unmaps LEN
+   bytes to find out.  */
+const char *_dl_hugepage_enomem_why (size_t len, bool data)
+  attribute_hidden;
+
 /* The policy file (dl-hugepage-policy.c).  */
 
 /* The policy file, as ld.so read it (dl-hugepage-policy.c).  */
@@ -304,12 +343,16 @@ struct hp_policy
 };
 extern struct hp_policy _dl_hugepage_policy_file attribute_hidden;
 
-/* Read HP_CONF_FILE if it is to be trusted and parses, and resolve it
-   into *S for the main program (PROGRAM: see _dl_hugepage_init).
-   Returns false if there is no file to use (said under
-   LD_DEBUG=hugepages).  */
-bool _dl_hugepage_policy_load (const char *program,
-			       struct hp_conf_settings *s) attribute_hidden;
+/* Read HP_CONF_FILE if it is to be trusted and parses, into the
+   sources *S with the main program's names for its blocks (PROGRAM:
+   see _dl_hugepage_init).  Returns false if there is no file to use
+   (said under LD_DEBUG=hugepages).  */
+bool _dl_hugepage_policy_load (const char *program, struct hp_sources *s)
+  attribute_hidden;
+
+/* The file was used and its program block BLOCK (0: none) applied:
+   keep it for the reports, and say so under LD_DEBUG=hugepages.  */
+void _dl_hugepage_policy_report (unsigned int block) attribute_hidden;
 
 /* Whether the private backing may take huge pages from the pool now;
    if not, sets *WHAT to why.  */

@@ -18,12 +18,14 @@
 
 /* What every other file of ld.so's hugeld code reads and reports with:
    reading an object's file until a range is in, the reader the pure
-   readers are given, reading a small kernel file, and the names of
-   the errors the system calls give (ld.so has no strerror).  No
-   state.  */
+   readers are given, reading a small kernel file, the names of the
+   errors the system calls give (ld.so has no strerror), and which
+   limit of the process an ENOMEM comes from.  No state.  */
 
 #include <errno.h>
 #include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <not-cancel.h>
 #include <sysdep.h>
 #include "dl-hugepage-int.h"
@@ -100,6 +102,67 @@ _dl_hugepage_errno_name (int err)
     default:
       return "error";
     }
+}
+
+/* Whether the soft limit on the line of /proc/self/limits that starts
+   with NAME is set (not "unlimited").  */
+static bool
+hp_limit_set (const char *name)
+{
+  char buf[4096];
+  ssize_t n = _dl_hugepage_read_file ("/proc/self/limits", buf,
+				      sizeof buf - 1);
+  if (n <= 0)
+    return false;
+  buf[n] = '\0';
+  size_t len = strlen (name);
+  for (char *p = buf; p != NULL; p = strchr (p, '\n'))
+    {
+      if (*p == '\n')
+	++p;
+      if (strncmp (p, name, len) != 0)
+	continue;
+      p += len;
+      while (*p == ' ')
+	++p;
+      return *p >= '0' && *p <= '9';
+    }
+  return false;
+}
+
+/* An ENOMEM from mmap is the pool's, or a limit's: the kernel checks
+   the process's address-space limit (RLIMIT_AS: every mapping counts)
+   and its data limit (RLIMIT_DATA: private writable mappings) before
+   it asks the pool.  Mapping the same size of ordinary memory that
+   reserves nothing (MAP_NORESERVE) tells which: if that fails too,
+   the limit does.  */
+const char *
+_dl_hugepage_enomem_why (size_t len, bool data)
+{
+  void *p = __mmap (NULL, len, PROT_NONE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED)
+    {
+      if (errno != ENOMEM)
+	return NULL;
+      return (hp_limit_set ("Max address space")
+	      ? "ENOMEM, over RLIMIT_AS, the process's address-space limit "
+		"(ulimit -v)"
+	      : "ENOMEM, no room in the address space (vm.max_map_count "
+		"mappings?)");
+    }
+  __munmap (p, len);
+  if (!data)
+    return NULL;
+  p = __mmap (NULL, len, PROT_READ | PROT_WRITE,
+	      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED)
+    return (errno == ENOMEM && hp_limit_set ("Max data size")
+	    ? "ENOMEM, over RLIMIT_DATA, the process's data limit "
+	      "(ulimit -d)"
+	    : NULL);
+  __munmap (p, len);
+  return NULL;
 }
 
 ssize_t

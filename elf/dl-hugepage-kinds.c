@@ -24,19 +24,19 @@
 #include "dl-hugepage-plan.h"
 
 int
-_dl_hugepage_list_next (const char **s, const char (*names)[HP_WORD_MAX],
-			int n)
+_dl_hugepage_list_next (const char **s, const char *end,
+			const char (*names)[HP_WORD_MAX], int n)
 {
   const char *p = *s;
-  while (*p == ',')
+  while (p < end && *p == ',')
     ++p;
-  if (*p == '\0')
+  if (p == end)
     {
       *s = p;
       return -2;
     }
   size_t len = 0;
-  while (p[len] != '\0' && p[len] != ',')
+  while (p + len < end && p[len] != ',')
     ++len;
   *s = p + len;
   for (int i = 0; i < n; ++i)
@@ -50,45 +50,53 @@ _dl_hugepage_list_next (const char **s, const char (*names)[HP_WORD_MAX],
   return -1;
 }
 
+/* HP_KIND_TABLE's words, then HP_KIND_ALL_WORD, and their bits.  */
+#define HP_KIND_NAME(id, name) #name,
+static const char hp_kind_names[][HP_WORD_MAX] =
+  { HP_KIND_TABLE (HP_KIND_NAME) HP_KIND_ALL_WORD };
+#define HP_KIND_BIT(id, name) HP_KIND_##id,
+static const unsigned int hp_kind_bits[] =
+  { HP_KIND_TABLE (HP_KIND_BIT) HP_KIND_ALL };
+#define HP_NKINDS (sizeof hp_kind_bits / sizeof hp_kind_bits[0] - 1)
+/* The table's words are in the order of their bits, and cover them.  */
+#define HP_KIND_COUNT(id, name) + 1
+_Static_assert ((1U << (0 HP_KIND_TABLE (HP_KIND_COUNT))) - 1 == HP_KIND_ALL,
+		"HP_KIND_TABLE has a word for each HP_KIND_* bit");
+
 int
-_dl_hugepage_parse_kinds (const char *s)
+_dl_hugepage_parse_kinds_n (const char *s, size_t len)
 {
-  static const char names[][HP_WORD_MAX] =
-    { "text", "rodata", "relro", "data", "bss", "all" };
-  static const unsigned int kinds_of[] =
-    { HP_KIND_TEXT, HP_KIND_RODATA, HP_KIND_RELRO, HP_KIND_DATA,
-      HP_KIND_BSS, HP_KIND_ALL };
+  const char *end = s + len;
   unsigned int kinds = 0;
   int i;
-  while ((i = _dl_hugepage_list_next (&s, names, 6)) != -2)
+  while ((i = _dl_hugepage_list_next (&s, end, hp_kind_names, HP_NKINDS + 1))
+	 != -2)
     {
       if (i < 0)
 	return -1;
-      kinds |= kinds_of[i];
+      kinds |= hp_kind_bits[i];
     }
   return kinds;
+}
+
+int
+_dl_hugepage_parse_kinds (const char *s)
+{
+  const char *end = s;
+  while (*end != '\0')
+    ++end;
+  return _dl_hugepage_parse_kinds_n (s, end - s);
 }
 
 const char *
 _dl_hugepage_kind_name (unsigned int kind)
 {
-  switch (kind)
-    {
-    case HP_KIND_TEXT:
-      return "text";
-    case HP_KIND_RODATA:
-      return "rodata";
-    case HP_KIND_RELRO:
-      return "relro";
-    case HP_KIND_DATA:
-      return "data";
-    case HP_KIND_BSS:
-      return "bss";
-    case HP_KIND_DATA | HP_KIND_BSS:
-      return "data+bss";
-    default:
-      return "?";
-    }
+  if (kind == (HP_KIND_DATA | HP_KIND_BSS))
+    return "data+bss";
+  for (size_t i = 0; i < HP_NKINDS; ++i)
+    if (kind == hp_kind_bits[i])
+      return hp_kind_names[i];
+  return "?";
 }
 
 bool

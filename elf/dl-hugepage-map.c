@@ -84,6 +84,7 @@ static bool
 hp_probe_move (void)
 {
   bool ok = false;
+  hp_move_errno = 0;
 
   void *src = __mmap (NULL, HP_HUGEPAGE_SIZE, PROT_READ | PROT_WRITE,
 		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB
@@ -120,11 +121,18 @@ hp_probe_move (void)
 bool
 _dl_hugepage_kernel_can_move (int *err, const char **what)
 {
+  bool can = hp_can_move > 0;
   if (hp_can_move == 0)
-    hp_can_move = hp_probe_move () ? 1 : -1;
+    {
+      can = hp_probe_move ();
+      /* Out of memory, or over a limit of the process (ENOMEM), says
+	 nothing of the kernel: asked again next time.  */
+      if (can || hp_move_errno != ENOMEM)
+	hp_can_move = can ? 1 : -1;
+    }
   *err = hp_move_errno;
   *what = hp_move_what;
-  return hp_can_move > 0;
+  return can;
 }
 
 /* Whether this process may make memory it wrote executable:
@@ -355,6 +363,12 @@ _dl_hugepage_fill_and_move (const struct hp_load_state *ls, void *tmp,
       *what = HP_STEP_PREAD " (file shorter than its program headers)";
       *err = EIO;
     }
+  /* The copy is filled with pread, never from the object's mapping: a
+     file cut while it is loaded gives a short read here, where a read
+     of the mapping past its new end would kill ld.so with SIGBUS.
+     Only VERIFY reads the mapping: that object is the kernel-mapped
+     main program, the executable the kernel runs, which it lets nobody
+     write or cut (ETXTBSY).  */
   else if (verify && z->copy_need > 0
 	   && memcmp (copy, (void *) (l_addr + z->copy_start),
 		      z->copy_need) != 0)
@@ -385,9 +399,16 @@ _dl_hugepage_private_zone (struct hp_load_state *ls, const struct hp_zone *z,
 			   bool verify, int *err, const char **what)
 {
   size_t len = z->end - z->start;
-  if (!_dl_hugepage_private_allowed (what)
-      || !_dl_hugepage_kernel_can_move (err, what))
+  if (!_dl_hugepage_private_allowed (what))
     return HP_FALLBACK;
+  if (!_dl_hugepage_kernel_can_move (err, what))
+    {
+      /* The probe maps a huge page and twice that of ordinary
+	 memory.  */
+      if (*err == ENOMEM && hp_debug ())
+	ls->enomem = _dl_hugepage_enomem_why (2 * HP_HUGEPAGE_SIZE, true);
+      return HP_FALLBACK;
+    }
   if ((hp_prot (z->prot) & PROT_EXEC) != 0
       && !_dl_hugepage_may_exec_copy (err, what))
     return HP_FALLBACK;
@@ -399,7 +420,19 @@ _dl_hugepage_private_zone (struct hp_load_state *ls, const struct hp_zone *z,
     {
       *what = HP_STEP_MMAP_HUGETLB;
       *err = errno;
-      return HP_FALLBACK;
+      if (*err != ENOMEM)
+	return HP_FALLBACK;
+      /* The kernel checks the process's limits before the pool (a
+	 private hugetlb mapping counts as data).  An ENOMEM one of them
+	 explains is no shortage of the pool: nothing smaller is tried,
+	 whose probe would measure the limit and be reported as the
+	 pool's room.  */
+      ls->enomem = _dl_hugepage_enomem_why (len, true);
+      if (ls->enomem != NULL)
+	return HP_FALLBACK;
+      /* The reservation failed: the pool (or the hugetlb cgroup's
+	 reservation limit) may still have room for part of the zone.  */
+      return HP_SHORT;
     }
   if (HP_ALIGN_REM ((uintptr_t) tmp, HP_HUGEPAGE_SIZE) != 0)
     {
@@ -413,6 +446,55 @@ _dl_hugepage_private_zone (struct hp_load_state *ls, const struct hp_zone *z,
 				       what);
   __munmap (tmp, len);
   return HP_FALLBACK;
+}
+
+/* Whether a private hugetlb mapping of N huge pages can be made now:
+   it reserves them, and is unmapped at once (nothing is touched).  */
+static bool
+hp_pool_fits (size_t n)
+{
+  size_t len = n * HP_HUGEPAGE_SIZE;
+  void *p = __mmap (NULL, len, PROT_NONE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB
+		    | HP_MAP_HUGE_2MB, -1, 0);
+  if (p == MAP_FAILED)
+    return false;
+  __munmap (p, len);
+  return true;
+}
+
+/* How many huge pages, fewer than N, the pool can reserve for this
+   process now, a reservation of N having just failed: the most, found
+   by trying.  What the pool reports free and unreserved is the first
+   guess, and usually the answer (two tries); the hugetlb cgroup's
+   reservation limit can make it less, surplus pages
+   (nr_overcommit_hugepages) more, and the rest is a binary search.  */
+static size_t
+hp_pool_room (size_t n)
+{
+  /* LO pages fit, HI do not.  */
+  size_t lo = 0, hi = n;
+  long int guess = _dl_hugepage_pool_unreserved ();
+  if (guess > 0 && (size_t) guess < hi)
+    {
+      if (hp_pool_fits (guess))
+	{
+	  lo = guess;
+	  if (lo + 1 < hi && !hp_pool_fits (lo + 1))
+	    return lo;
+	}
+      else
+	hi = guess;
+    }
+  while (hi - lo > 1)
+    {
+      size_t mid = lo + (hi - lo) / 2;
+      if (hp_pool_fits (mid))
+	lo = mid;
+      else
+	hi = mid;
+    }
+  return lo;
 }
 
 /* Report what backing B did with zone Z (N huge pages) of the object
@@ -453,17 +535,20 @@ hp_report_zone (const struct hp_load_state *ls, const struct hp_zone *z,
       break;
     }
   const char *again = o == HP_RESTORED ? " (mapped again from the file)" : "";
+  /* An ENOMEM that a limit of the process explains says so.  */
+  const char *ename = (err == ENOMEM && ls->enomem != NULL ? ls->enomem
+		       : _dl_hugepage_errno_name (err));
   if (plain && err != 0)
     _dl_debug_printf ("hugepages: %s: %s [0x%lx, 0x%lx) fallback to ordinary "
 		      "pages%s: %s failed: %s (errno %d)\n", obj, kind, s, e,
-		      again, what, _dl_hugepage_errno_name (err), err);
+		      again, what, ename, err);
   else if (err == 0)
     _dl_debug_printf ("hugepages: %s: %s [0x%lx, 0x%lx): %s: %s%s\n", obj,
 		      kind, s, e, bname, what, again);
   else
     _dl_debug_printf ("hugepages: %s: %s [0x%lx, 0x%lx): %s: %s failed: %s "
 		      "(errno %d)%s\n", obj, kind, s, e, bname, what,
-		      _dl_hugepage_errno_name (err), err, again);
+		      ename, err, again);
 }
 
 /* The zone functions of HP_BACKING_TABLE, indexed by HP_B_* - 1.  */
@@ -497,12 +582,20 @@ _dl_hugepage_apply_plan (struct hp_load_state *ls, struct link_map *l,
 
   struct hp_object_state *cache = &ls->cache;
   size_t pages = 0, failed = 0, shared = 0, thp = 0;
+  /* Text first: a pool too small for every zone goes where it helps
+     most (_dl_hugepage_zone_order).  */
+  unsigned char order[HP_MAX_RUNS];
+  _dl_hugepage_zone_order (plan, order);
   for (size_t i = 0; i < plan->nzones; ++i)
     {
-      const struct hp_zone *z = &plan->zones[i];
+      /* The zone, or what is left of it after a backing put its first
+	 pages on huge pages.  */
+      struct hp_zone part = plan->zones[order[i]];
+      const struct hp_zone *z = &part;
       size_t n = (z->end - z->start) / HP_HUGEPAGE_SIZE;
       enum hp_outcome o = HP_FALLBACK;
       int got = 0;
+      bool tried = false, cut = false;
       for (int k = 0; k < _dl_hugepage_nbackings; ++k)
 	{
 	  int b = _dl_hugepage_backings[k];
@@ -510,9 +603,58 @@ _dl_hugepage_apply_plan (struct hp_load_state *ls, struct link_map *l,
 	  int err = 0;
 	  if (!_dl_hugepage_backing_tried (b, z, ls->textrel))
 	    continue;
+	  ls->enomem = NULL;
+	  tried = true;
 	  o = hp_zone_fns[b - 1] (ls, z, plan->bias, l->l_addr, fd, verify,
 				  &err, &what);
-	  hp_report_zone (ls, z, l->l_addr, b, o, what, err, n);
+	  size_t room = o == HP_SHORT && n > 1 ? hp_pool_room (n) : 0;
+	  if (room == 0)
+	    {
+	      if (o == HP_SHORT)
+		o = HP_FALLBACK;
+	      hp_report_zone (ls, z, l->l_addr, b, o, what, err, n);
+	    }
+	  else
+	    {
+	      /* As many whole huge pages as the pool has, from the
+		 zone's start; the rest goes on to the next backing.  */
+	      struct hp_zone head, tail;
+	      _dl_hugepage_zone_split (z, room * HP_HUGEPAGE_SIZE, &head,
+				       &tail);
+	      if (hp_debug ())
+		_dl_debug_printf ("hugepages: %s: %s [0x%lx, 0x%lx): %s: "
+				  "the pool has room for %lu of its %lu "
+				  "huge pages: [0x%lx, 0x%lx) on them, the "
+				  "rest to the next backing\n", ls->objname,
+				  _dl_hugepage_kind_name (z->kind),
+				  (unsigned long int) z->start,
+				  (unsigned long int) z->end,
+				  _dl_hugepage_backing_name (b),
+				  (unsigned long int) room,
+				  (unsigned long int) n,
+				  (unsigned long int) head.start,
+				  (unsigned long int) head.end);
+	      what = NULL;
+	      err = 0;
+	      ls->enomem = NULL;
+	      o = hp_zone_fns[b - 1] (ls, &head, plan->bias, l->l_addr, fd,
+				      verify, &err, &what);
+	      if (o == HP_SHORT)
+		o = HP_FALLBACK;
+	      hp_report_zone (ls, &head, l->l_addr, b, o, what, err, room);
+	      if (o == HP_DONE)
+		{
+		  pages += room;
+		  if ((_dl_hugepage_backing_flags (b) & HP_BF_SHAREABLE) != 0)
+		    shared += room;
+		  part = tail;
+		  n -= room;
+		  o = HP_FALLBACK;
+		  tried = false;
+		  cut = true;
+		  continue;
+		}
+	    }
 	  if (o == HP_LOST)
 	    {
 	      _dl_hugepage_cache_done (cache);
@@ -525,6 +667,13 @@ _dl_hugepage_apply_plan (struct hp_load_state *ls, struct link_map *l,
 	      break;
 	    }
 	}
+      if (cut && !tried && hp_debug ())
+	_dl_debug_printf ("hugepages: %s: %s [0x%lx, 0x%lx) on ordinary "
+			  "pages: the pool had no room for it, and no "
+			  "backing follows\n", ls->objname,
+			  _dl_hugepage_kind_name (z->kind),
+			  (unsigned long int) z->start,
+			  (unsigned long int) z->end);
       if (o == HP_DONE)
 	{
 	  pages += n;

@@ -549,6 +549,68 @@ _dl_hugepage_plan (const ElfW(Phdr) *phdr, size_t phnum,
   hp_emit (&o, runs, nruns, pg, huge, plan);
 }
 
+/* The rank of a zone of KIND in _dl_hugepage_zone_order: its lowest
+   kind bit (data+bss ranks as data).  */
+static unsigned int
+hp_kind_rank (unsigned int kind)
+{
+  unsigned int r = 0;
+  while (r < 5 && (kind & (1U << r)) == 0)
+    ++r;
+  return r;
+}
+
+void
+_dl_hugepage_zone_order (const struct hp_plan *plan,
+			 unsigned char order[HP_MAX_RUNS])
+{
+  /* A stable insertion sort of at most HP_MAX_RUNS indices: the zones
+     are in address order already.  */
+  size_t n = plan->nzones <= HP_MAX_RUNS ? plan->nzones : HP_MAX_RUNS;
+  for (size_t i = 0; i < n; ++i)
+    {
+      unsigned int r = hp_kind_rank (plan->zones[i].kind);
+      size_t j = i;
+      while (j > 0 && hp_kind_rank (plan->zones[order[j - 1]].kind) > r)
+	{
+	  order[j] = order[j - 1];
+	  --j;
+	}
+      order[j] = i;
+    }
+}
+
+/* The part [A, B) of zone Z into *P, with the file bytes of Z that lie
+   in it.  Its copy starts at the first of them, or, where it has none,
+   past its end (COPY_LEN 0); either way at the file offset that
+   address has in Z.  */
+static void
+hp_zone_cut (const struct hp_zone *z, uint64_t a, uint64_t b,
+	     struct hp_zone *p)
+{
+  uint64_t ce = z->copy_start + z->copy_len;
+  uint64_t ne = z->copy_start + z->copy_need;
+  uint64_t cs = z->copy_start > a ? z->copy_start : a;
+  uint64_t e = ce < b ? ce : b;
+  uint64_t n = ne < b ? ne : b;
+  *p = *z;
+  p->start = a;
+  p->end = b;
+  p->copy_start = cs;
+  p->copy_len = e > cs ? e - cs : 0;
+  p->copy_need = n > cs ? n - cs : 0;
+  p->fileoff = z->fileoff + (cs - z->copy_start);
+}
+
+void
+_dl_hugepage_zone_split (const struct hp_zone *z, uint64_t len,
+			 struct hp_zone *head, struct hp_zone *tail)
+{
+  uint64_t cut = z->start + len;
+  hp_zone_cut (z, z->start, cut, head);
+  hp_zone_cut (z, cut, z->end, tail);
+}
+
 void
 _dl_hugepage_settings (struct hp_settings *s, uint64_t pagesize,
 		       unsigned int kinds, int type, bool kernel,

@@ -51,6 +51,13 @@
 #define HP_KIND_DATA	(1U << 3)	/* Writable, from the file.  */
 #define HP_KIND_BSS	(1U << 4)	/* Writable, zero-fill.  */
 #define HP_KIND_ALL	((1U << 5) - 1)
+/* The kinds' words in LD_HUGEPAGE_SEGMENTS and the reports, in the
+   order of their bits: X (ID, NAME) for HP_KIND_ID.  The word
+   HP_KIND_ALL_WORD stands for all of them.  */
+#define HP_KIND_TABLE(X) \
+  X (TEXT, text) X (RODATA, rodata) X (RELRO, relro) X (DATA, data) \
+  X (BSS, bss)
+#define HP_KIND_ALL_WORD "all"
 /* Memory that is never written after start-up: fork never needs a
    copy-on-write huge page for it.  */
 #define HP_KIND_DEFAULT	(HP_KIND_TEXT | HP_KIND_RODATA | HP_KIND_RELRO)
@@ -211,6 +218,23 @@ void _dl_hugepage_plan (const ElfW(Phdr) *phdr, size_t phnum,
 			const struct hp_settings *settings,
 			struct hp_plan *plan);
 
+/* The order in which ld.so puts PLAN's zones on huge pages, for a pool
+   that may not hold them all: text first (what the instruction TLB
+   needs), then rodata, relro, data and bss (data+bss with data), zones
+   of one kind in address order.  ORDER[0..PLAN->nzones) receives the
+   zones' indices.  */
+void _dl_hugepage_zone_order (const struct hp_plan *plan,
+			      unsigned char order[HP_MAX_RUNS]);
+
+/* The first LEN bytes of zone Z (LEN a multiple of the huge page size,
+   less than its size) in *HEAD and the rest in *TAIL, each a zone of
+   its own: the same kind, segment and protection, and the file bytes
+   of Z that fall in it (copy_start, copy_len, copy_need and fileoff
+   cut to its range).  What the pool has room for goes on huge pages as
+   HEAD; TAIL is left to the next backing.  */
+void _dl_hugepage_zone_split (const struct hp_zone *z, uint64_t len,
+			      struct hp_zone *head, struct hp_zone *tail);
+
 /* What ld.so reads of an object's dynamic section before mapping it.  */
 struct hp_dynamic
 {
@@ -249,16 +273,18 @@ int64_t _dl_hugepage_vaddr_to_offset (const ElfW(Phdr) *phdr, size_t phnum,
 /* The longest word of a setting's comma list, with its NUL.  */
 #define HP_WORD_MAX 8
 
-/* The next element of the comma list at *S (empty elements skipped),
-   which moves past it: its index among the N words NAMES, -1 if it is
-   none of them, -2 at the end of the list.  */
-int _dl_hugepage_list_next (const char **s,
+/* The next element of the comma list at *S, which ends at END
+   (empty elements skipped), and move past it: its index among the N
+   words NAMES, -1 if it is none of them, -2 at the end of the list.  */
+int _dl_hugepage_list_next (const char **s, const char *end,
 			    const char (*names)[HP_WORD_MAX], int n);
 
-/* Parse LD_HUGEPAGE_SEGMENTS: a comma list of text, rodata, relro,
-   data, bss, all.  Returns the HP_KIND_* mask, or -1 if an element is
-   not one of these (the caller then keeps the default).  */
+/* Parse LD_HUGEPAGE_SEGMENTS, S (LEN bytes; the first form up to its
+   NUL): a comma list of HP_KIND_TABLE's words and HP_KIND_ALL_WORD.
+   Returns the HP_KIND_* mask, or -1 if an element is not one of these
+   (the caller then keeps the default).  */
 int _dl_hugepage_parse_kinds (const char *s);
+int _dl_hugepage_parse_kinds_n (const char *s, size_t len);
 
 /* Name of a single HP_KIND_* bit ("text", ...), or "data+bss".  */
 const char *_dl_hugepage_kind_name (unsigned int kind);
@@ -318,98 +344,5 @@ bool _dl_hugepage_link_path (const char *link, const char *target,
 const char *_dl_hugepage_select (const char *patterns, const char *path,
 				 const char *soname, const char *alias,
 				 size_t *len, const char **how);
-
-/* hugeld's settings as tunables in GLIBC_TUNABLES
-   (dl-hugepage-tunables.c): glibc.elf.hugepage.libs, .segments and
-   .backing, with the meaning of LD_HUGEPAGE_LIBS, _SEGMENTS and
-   _BACKING.  GLIBC_TUNABLES separates its entries with `:', so the
-   libs tunable separates its patterns with `,'.  */
-#define HP_TUNABLE_NAMESPACE "glibc.elf.hugepage."
-enum hp_tunable
-{
-  HP_TUN_LIBS,
-  HP_TUN_SEGMENTS,
-  HP_TUN_BACKING,
-  HP_NTUNABLES
-};
-
-/* The name of tunable T after HP_TUNABLE_NAMESPACE ("libs"), or "?".  */
-const char *_dl_hugepage_tunable_name (int t);
-
-/* Find hugeld's tunables in S, a GLIBC_TUNABLES value
-   ("NAME=VALUE:NAME=VALUE..."): for each, VALUE[T] points at its value
-   in S and LEN[T] is its length (the last entry of a name wins), or
-   VALUE[T] is NULL where S does not name it.  Returns false, and sets
-   nothing, if S has an entry glibc 2.41 and later reject, which makes
-   them ignore the whole string (a name without `=', or a second `='
-   in a value): hugeld then takes none of its tunables either, in
-   every release.  Other names are glibc's and are not looked at.  */
-bool _dl_hugepage_tunables_find (const char *s,
-				 const char *value[HP_NTUNABLES],
-				 size_t len[HP_NTUNABLES]);
-
-/* Write tunable T's value VALUE[0..LEN) into BUF (LEN + 1 bytes) as
-   the variable spells it, with a NUL: for libs, `,' becomes `:'.  */
-void _dl_hugepage_tunable_value (int t, const char *value, size_t len,
-				 char *buf);
-
-/* hugeld's tunables in the system-wide tunables of ld.so.cache
-   (dl-hugepage-tunconf.c): the extension section that glibc 2.44's
-   ldconfig compiles from /etc/tunables.conf (glibc's elf/tunconf.h has
-   the layout; dl-hugepage.c checks that it is this one).  All numbers
-   are in the host's byte order, as ldconfig writes them.  */
-#define HP_TUNCONF_SIGNATURE		0x7c3ba94fU
-#define HP_TUNCONF_VERSION		0x01000000U
-#define HP_TUNCONF_HEADER_SIZE		16	/* signature, version, count, -.  */
-#define HP_TUNCONF_ENTRY_SIZE		32
-/* Offsets of an entry's fields (the strings' are from the start of the
-   cache's new-format header, as for its libraries).  */
-#define HP_TUNCONF_ENTRY_FLAGS		0
-#define HP_TUNCONF_ENTRY_NAME		8
-#define HP_TUNCONF_ENTRY_VALUE		12
-#define HP_TUNCONF_ENTRY_FILTER		16
-/* An entry's flags.  */
-#define HP_TUNCONF_OVERRIDE_MASK	0x0000000cU
-#define HP_TUNCONF_OVERRIDE_DENY	0x00000004U	/* nonoverridable, `-'.  */
-#define HP_TUNCONF_EXCLUDE_SECURE	0x00000010U	/* not for AT_SECURE.  */
-#define HP_TUNCONF_EXCLUDE_UNSECURE	0x00000020U	/* only for AT_SECURE.  */
-#define HP_TUNCONF_FILTER_MASK		0x0000ff00U
-#define HP_TUNCONF_FILTER_NONE		0x00000000U
-#define HP_TUNCONF_FILTER_PERPROC	0x00000100U	/* [proc:NAME].  */
-
-/* A tunable's value from the cache: VALUE[0..LEN), NUL-terminated,
-   inside the cache (NULL: not set for this process), and whether the
-   line that set it was nonoverridable: then neither GLIBC_TUNABLES nor
-   the variable can change it.  */
-struct hp_tunconf_value
-{
-  const char *value;
-  size_t len;
-  bool locked;
-};
-
-/* Find hugeld's tunables in SECTION (SIZE bytes), the tunables section
-   of ld.so.cache, for the program PATH (the target of /proc/self/exe,
-   or NULL if it is not known: then no [proc:] entry applies), in an
-   AT_SECURE process or not (SECURE), as glibc 2.44's __tunables_init
-   applies the cache's entries to its own tunables: in order, an entry
-   applies if its secure flags admit the process (the default,
-   nonsecure, excludes AT_SECURE processes) and its [proc:NAME] filter,
-   if any, names the program (a NAME starting with `/' is compared with
-   PATH, any other with PATH's last component); it replaces the value
-   and the lock that an earlier one set.  The strings lie in DATA, at
-   offsets in the string table [STR_START, STR_END).  Sets VALUE[T]
-   for each tunable; returns false, and sets none, if the section is
-   malformed: a bad header or size, or a string offset outside the
-   string table or a string that does not end inside it.  If PATH is
-   NULL and NEED_PATH is not, sets *NEED_PATH when an entry of hugeld's
-   that the secure flags admit has a [proc:] filter (the caller then
-   finds the path and asks again; *NEED_PATH is never cleared).  */
-bool _dl_hugepage_tunconf_find (const void *section, size_t size,
-				const char *data, size_t str_start,
-				size_t str_end, const char *path,
-				bool secure,
-				struct hp_tunconf_value value[HP_NTUNABLES],
-				bool *need_path);
 
 #endif /* dl-hugepage-plan.h */

@@ -43,7 +43,6 @@
 #include <not-cancel.h>
 #include <sysdep.h>
 #include "dl-hugepage-int.h"
-#include "dl-hugepage-conf.h"
 
 /* What the file said, kept for the reports of dl-hugepage.c.  */
 struct hp_policy _dl_hugepage_policy_file;
@@ -209,8 +208,14 @@ hp_policy_program_names (const char *program, const char *names[3],
 				     __libc_enable_secure, &io, names, buf);
 }
 
+/* The program's names for the file's blocks, kept for the report.  */
+static char hp_policy_paths[3][HP_PATH_MAX];
+static const char *hp_policy_names[3];
+static size_t hp_policy_nnames;
+static bool hp_policy_has_programs;
+
 bool
-_dl_hugepage_policy_load (const char *program, struct hp_conf_settings *s)
+_dl_hugepage_policy_load (const char *program, struct hp_sources *s)
 {
   struct hp_policy *pf = &_dl_hugepage_policy_file;
   char *buf = NULL;
@@ -229,38 +234,46 @@ _dl_hugepage_policy_load (const char *program, struct hp_conf_settings *s)
       return false;
     }
 
-  static char paths[3][HP_PATH_MAX];
-  const char *names[3];
-  size_t nnames = 0;
+  hp_policy_has_programs = sum.has_programs;
   if (sum.has_programs)
-    nnames = hp_policy_program_names (program, names, paths);
+    hp_policy_nnames = hp_policy_program_names (program, hp_policy_names,
+						hp_policy_paths);
   char *libs = malloc (2 * len + 2);
   if (libs == NULL)
     {
       free (buf);
       return false;
     }
-  _dl_hugepage_conf_resolve (buf, len, names, nnames, __libc_enable_secure,
-			     s, libs);
   pf->buf = buf;
   pf->len = len;
   pf->libs = libs;
-  pf->block_line = s->block_line;
   pf->cache_declared = sum.has_cache;
+  s->conf = buf;
+  s->conf_len = len;
+  s->names = hp_policy_names;
+  s->nnames = hp_policy_nnames;
+  s->conf_libs = libs;
   if (hp_debug ())
-    {
-      _dl_debug_printf ("hugepages: %s: %u rules\n", HP_CONF_FILE,
-			sum.rules);
-      if (s->block_line != 0)
-	_dl_debug_printf ("hugepages: %s: the program block at line %u "
-			  "applies to %s\n", HP_CONF_FILE, s->block_line,
-			  names[nnames - 1]);
-      else if (sum.has_programs)
-	_dl_debug_printf ("hugepages: %s: no program block applies to "
-			  "%s\n", HP_CONF_FILE,
-			  nnames > 0 ? names[nnames - 1] : "<unknown>");
-    }
+    _dl_debug_printf ("hugepages: %s: %u rules\n", HP_CONF_FILE,
+		      sum.rules);
   return true;
+}
+
+void
+_dl_hugepage_policy_report (unsigned int block)
+{
+  _dl_hugepage_policy_file.block_line = block;
+  if (!hp_debug ())
+    return;
+  if (block != 0)
+    _dl_debug_printf ("hugepages: %s: the program block at line %u "
+		      "applies to %s\n", HP_CONF_FILE, block,
+		      hp_policy_names[hp_policy_nnames - 1]);
+  else if (hp_policy_has_programs)
+    _dl_debug_printf ("hugepages: %s: no program block applies to "
+		      "%s\n", HP_CONF_FILE,
+		      hp_policy_nnames > 0
+		      ? hp_policy_names[hp_policy_nnames - 1] : "<unknown>");
 }
 
 /* Where the policy file declares a shared cache, the pool is reserved

@@ -103,14 +103,15 @@ hp_cgroup_allows_none (void)
   return _dl_hugepage_cgroup_none (found, &io, file);
 }
 
+/* sysfs names the 2 MiB pool; /proc/sys/vm the default size's (2 MiB
+   unless the kernel was booted with another default_hugepagesz), where
+   sysfs is not mounted (a chroot).  */
+#define HP_POOL "/sys/kernel/mm/hugepages/hugepages-2048kB/"
+
 int
 _dl_hugepage_pool_state (void)
 {
-  /* sysfs names the 2 MiB pool; /proc/sys/vm the default size's (2 MiB
-     unless the kernel was booted with another default_hugepagesz),
-     where sysfs is not mounted (a chroot).  Where neither can be read,
-     assume a pool.  */
-#define HP_POOL "/sys/kernel/mm/hugepages/hugepages-2048kB/"
+  /* Where neither can be read, assume a pool.  */
   long int persistent = hp_pool_number (HP_POOL "nr_hugepages");
   long int surplus = persistent < 0 ? -2
 		     : hp_pool_number (HP_POOL "nr_overcommit_hugepages");
@@ -121,6 +122,15 @@ _dl_hugepage_pool_state (void)
     }
   if (persistent == 0 && surplus == 0)
     return HP_POOL_NONE;
-#undef HP_POOL
   return hp_cgroup_allows_none () ? HP_POOL_CGROUP_NONE : HP_POOL_SOME;
+}
+
+long int
+_dl_hugepage_pool_unreserved (void)
+{
+  long int free = hp_pool_number (HP_POOL "free_hugepages");
+  long int resv = free < 0 ? -1 : hp_pool_number (HP_POOL "resv_hugepages");
+  if (free < 0 || resv < 0)
+    return -1;
+  return free > resv ? free - resv : 0;
 }

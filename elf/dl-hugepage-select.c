@@ -28,9 +28,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <ldsodefs.h>
 #include <not-cancel.h>
+#include <sysdep.h>
 #include "dl-hugepage-int.h"
 
 /* Report under LD_DEBUG=hugepages why PLAN of LS's object leaves it,
@@ -109,6 +111,10 @@ _dl_hugepage_plan_load (struct hp_load_state *ls, int fd, bool have_bias,
   /* Where the placement is for thp only because no pool page can be
      had, a cache entry still gives every huge page it holds: plan for
      it (that is what entries are made for) if the object has one.  */
+  /* -1: an address ld.so did not choose for it (the kernel's, or
+     where it ended up when the planned one could not be had).  */
+  ls->phase = have_bias ? -1 : hp_phase;
+  ls->placed_for_cache = false;
   if (!have_bias && hp_phase == HP_PHASE_ALWAYS
       && _dl_hugepage_cache_placement (_dl_hugepage_backings,
 				       _dl_hugepage_nbackings))
@@ -124,6 +130,7 @@ _dl_hugepage_plan_load (struct hp_load_state *ls, int fd, bool have_bias,
 	  if (hp_debug ())
 	    _dl_debug_printf ("hugepages: %s: placed for its shared cache "
 			      "entry\n", ls->objname);
+	  ls->placed_for_cache = true;
 	  return;
 	}
     }
@@ -300,4 +307,27 @@ _dl_hugepage_select_main (struct hp_load_state *ls,
       return -1;
     }
   return fd;
+}
+
+void
+_dl_hugepage_name_process (const char *program)
+{
+  /* The kernel keeps TASK_COMM_LEN (16) bytes with the NUL, and cuts
+     what is longer, as exec does.  */
+  char name[16];
+  const char *base = _dl_hugepage_basename (program);
+  size_t len = 0;
+  while (len < sizeof name - 1 && base[len] != '\0')
+    {
+      name[len] = base[len];
+      ++len;
+    }
+  if (len == 0)
+    return;
+  name[len] = '\0';
+  int r = INTERNAL_SYSCALL_CALL (prctl, PR_SET_NAME, (unsigned long int) name,
+				 0, 0, 0);
+  if (INTERNAL_SYSCALL_ERROR_P (r) && hp_debug ())
+    _dl_debug_printf ("hugepages: naming the process %s: prctl failed "
+		      "(errno %d)\n", name, -r);
 }

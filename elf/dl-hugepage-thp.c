@@ -80,7 +80,7 @@ hp_thp_enabled (void)
 /* An anonymous copy of writable zone Z, MADV_HUGEPAGE, moved over the
    ordinary pages.  */
 static enum hp_outcome
-hp_thp_copy (const struct hp_load_state *ls, const struct hp_zone *z,
+hp_thp_copy (struct hp_load_state *ls, const struct hp_zone *z,
 	     ElfW(Addr) l_addr, int fd, int *err, const char **what)
 {
   size_t len = z->end - z->start;
@@ -90,6 +90,13 @@ hp_thp_copy (const struct hp_load_state *ls, const struct hp_zone *z,
     {
       *err = errno;
       *what = "mmap";
+      /* No pool here: a limit of the process, or no memory.  */
+      if (*err == ENOMEM && hp_debug ())
+	{
+	  ls->enomem = _dl_hugepage_enomem_why (len + HP_HUGEPAGE_SIZE, true);
+	  if (ls->enomem == NULL)
+	    ls->enomem = "ENOMEM, out of memory";
+	}
       return HP_FALLBACK;
     }
   char *tmp = (char *) HP_ALIGN_UP ((uintptr_t) area, HP_HUGEPAGE_SIZE);
@@ -194,6 +201,34 @@ hp_put_count (char *p, size_t v, const char *text)
   return __stpcpy (p, text);
 }
 
+/* Why a read-only zone of LS's object is not where page-cache huge
+   pages can map it (its address not congruent to its file offset
+   modulo 2 MiB): who chose the address, and what would change it.  */
+static const char *
+hp_not_congruent (const struct hp_load_state *ls)
+{
+#define HP_NC "the zone's address is not congruent to its file offset " \
+	      "modulo 2 MiB "
+  if (ls->kernel)
+    return HP_NC "(the kernel chose the program's address: run it as "
+	   "`ld.so PROG', as hugeld run does, for ld.so to place it)";
+  if (ls->type != ET_DYN)
+    return HP_NC "(its addresses are fixed: linked with "
+	   "-z max-page-size=0x200000 they would be)";
+  if (ls->phase < 0)
+    return HP_NC "(ld.so could not have the address it planned for the "
+	   "object)";
+  if (ls->placed_for_cache)
+    return HP_NC "(placed for its shared cache entry, which has not this "
+	   "zone)";
+  if (ls->phase != HP_PHASE_ALWAYS)
+    return HP_NC "(placed for the most huge pages: list thp first in "
+	   "LD_HUGEPAGE_BACKING to place it for thp)";
+  return HP_NC "(its segments' alignment keeps it from being placed "
+	 "there)";
+#undef HP_NC
+}
+
 /* The thp backing (hp_zone_fn): ask for transparent huge pages for
    zone Z, page-cache huge pages for a read-only zone (left mapped from
    the file), an anonymous copy marked MADV_HUGEPAGE for a writable
@@ -222,9 +257,7 @@ _dl_hugepage_thp_zone (struct hp_load_state *ls, const struct hp_zone *z,
       || HP_ALIGN_REM (l_addr + z->copy_start - z->fileoff,
 		       HP_HUGEPAGE_SIZE) != 0)
     {
-      *what = "the zone's address is not congruent to its file offset "
-	      "modulo 2 MiB (placed for the most huge pages: list thp "
-	      "first to place it for thp)";
+      *what = hp_not_congruent (ls);
       return HP_FALLBACK;
     }
   /* Where the zone reaches into the gaps around its segment, the file

@@ -16,51 +16,34 @@
    License along with the GNU C Library; if not, see
    <https://www.gnu.org/licenses/>.  */
 
-/* Pure code (see dl-hugepage-plan.h): no system calls, no state.
-
-   The drop-in loader runs beside the distribution's libc.so.6, which
-   asks ld.so for its own tunables by the numbers it was built with.
-   Registering three more in elf/dl-tunables.list would renumber
-   them (glibc 2.36 numbers tunables in hash order, 2.40 and later
-   by name), so hugeld reads its three names from the GLIBC_TUNABLES
-   string itself and glibc's tunable list stays exactly as built:
-   glibc ignores a name it does not know.  */
+/* Pure code (see dl-hugepage-settings.h): no system calls, no
+   state.  The names are the settings' (HP_SETTING_TABLE).  */
 
 #include <string.h>
-#include "dl-hugepage-plan.h"
+#include "dl-hugepage-settings.h"
 
-/* The names after HP_TUNABLE_NAMESPACE, in enum hp_tunable's order.  */
-static const char *const hp_tunable_names[HP_NTUNABLES] =
-  { "libs", "segments", "backing" };
-
-const char *
-_dl_hugepage_tunable_name (int t)
-{
-  return t >= 0 && t < HP_NTUNABLES ? hp_tunable_names[t] : "?";
-}
-
-/* Which of hugeld's tunables NAME[0..LEN) is, or -1.  */
-static int
-hp_tunable_of (const char *name, size_t len)
+int
+_dl_hugepage_tunable_of (const char *name, size_t len)
 {
   size_t ns = sizeof HP_TUNABLE_NAMESPACE - 1;
   if (len <= ns || memcmp (name, HP_TUNABLE_NAMESPACE, ns) != 0)
     return -1;
-  for (int t = 0; t < HP_NTUNABLES; ++t)
+  for (int t = 0; t < HP_NSETTINGS; ++t)
     {
-      size_t n = strlen (hp_tunable_names[t]);
-      if (len - ns == n && memcmp (name + ns, hp_tunable_names[t], n) == 0)
+      const char *n = _dl_hugepage_setting_name (t);
+      size_t nlen = strlen (n);
+      if (len - ns == nlen && memcmp (name + ns, n, nlen) == 0)
 	return t;
     }
   return -1;
 }
 
 bool
-_dl_hugepage_tunables_find (const char *s, const char *value[HP_NTUNABLES],
-			    size_t len[HP_NTUNABLES])
+_dl_hugepage_tunables_find (const char *s, const char *value[HP_NSETTINGS],
+			    size_t len[HP_NSETTINGS])
 {
-  const char *found[HP_NTUNABLES] = { NULL };
-  size_t flen[HP_NTUNABLES] = { 0 };
+  const char *found[HP_NSETTINGS] = { NULL };
+  size_t flen[HP_NSETTINGS] = { 0 };
   while (*s != '\0')
     {
       const char *end = s;
@@ -76,7 +59,7 @@ _dl_hugepage_tunables_find (const char *s, const char *value[HP_NTUNABLES],
 	return false;
       if (end > s)
 	{
-	  int t = hp_tunable_of (s, eq - s);
+	  int t = _dl_hugepage_tunable_of (s, eq - s);
 	  if (t >= 0)
 	    {
 	      found[t] = eq + 1;
@@ -85,18 +68,10 @@ _dl_hugepage_tunables_find (const char *s, const char *value[HP_NTUNABLES],
 	}
       s = *end == ':' ? end + 1 : end;
     }
-  for (int t = 0; t < HP_NTUNABLES; ++t)
+  for (int t = 0; t < HP_NSETTINGS; ++t)
     {
       value[t] = found[t];
       len[t] = flen[t];
     }
   return true;
-}
-
-void
-_dl_hugepage_tunable_value (int t, const char *value, size_t len, char *buf)
-{
-  for (size_t i = 0; i < len; ++i)
-    buf[i] = t == HP_TUN_LIBS && value[i] == ',' ? ':' : value[i];
-  buf[len] = '\0';
 }

@@ -16,7 +16,7 @@
    License along with the GNU C Library; if not, see
    <https://www.gnu.org/licenses/>.  */
 
-/* Pure code (see dl-hugepage-plan.h): no system calls, no state.
+/* Pure code (see dl-hugepage-settings.h): no system calls, no state.
 
    glibc 2.44 reads system-wide tunables from /etc/tunables.conf, which
    ldconfig compiles into an extension section of /etc/ld.so.cache
@@ -33,10 +33,15 @@
    alignment is assumed), every count and offset is checked against
    the sizes the caller gives, and a string must end inside the string
    table.  A section that breaks any of that gives none of hugeld's
-   tunables.  */
+   tunables.
+
+   ld.so finds the section with glibc's own _dl_load_cache_tunables;
+   the hugeld command, which reads the file itself, with
+   _dl_hugepage_tunconf_locate, which follows the same rules.  Both
+   find the string table with _dl_hugepage_tunconf_strings.  */
 
 #include <string.h>
-#include "dl-hugepage-plan.h"
+#include "dl-hugepage-settings.h"
 
 /* The 32-bit field at byte OFF of P.  */
 static uint32_t
@@ -58,17 +63,71 @@ hp_tunconf_string (const char *data, size_t start, size_t end, uint32_t off)
   return data + off;
 }
 
-/* Which of hugeld's tunables NAME is, or -1.  */
-static int
-hp_tunconf_tunable (const char *name)
+bool
+_dl_hugepage_tunconf_locate (const void *cache, size_t size,
+			     const void **section, size_t *section_size,
+			     bool *section_valid)
 {
-  size_t ns = sizeof HP_TUNABLE_NAMESPACE - 1;
-  if (strncmp (name, HP_TUNABLE_NAMESPACE, ns) != 0)
-    return -1;
-  for (int t = 0; t < HP_NTUNABLES; ++t)
-    if (strcmp (name + ns, _dl_hugepage_tunable_name (t)) == 0)
-      return t;
-  return -1;
+  const unsigned char *buf = cache;
+  *section = NULL;
+  *section_size = 0;
+  *section_valid = false;
+  if (size < HP_CACHE_HEADER_SIZE
+      || memcmp (buf, HP_CACHE_MAGIC, sizeof HP_CACHE_MAGIC - 1) != 0)
+    return false;
+  uint64_t nlibs = hp_u32 (buf, HP_CACHE_NLIBS);
+  uint64_t start = HP_CACHE_HEADER_SIZE + nlibs * HP_CACHE_ENTRY_SIZE;
+  uint64_t ext = hp_u32 (buf, HP_CACHE_EXTENSION_OFFSET);
+  /* cache_extension_load: the extension directory is 4-byte aligned,
+     lies after the libraries and inside the file.  */
+  if (start >= size || ext == 0 || ext % 4 != 0 || ext + 8 > size
+      || hp_u32 (buf, ext) != HP_CACHE_EXTENSION_MAGIC)
+    return false;
+  uint64_t count = hp_u32 (buf, ext + 4);
+  if (ext + 8 + count * 16 > size)
+    return false;
+  bool found = false;
+  for (uint64_t i = 0; i < count; ++i)
+    {
+      const unsigned char *e = buf + ext + 8 + i * 16;
+      uint64_t off = hp_u32 (e, 8), len = hp_u32 (e, 12);
+      /* An extension outside the file: ld.so ignores them all.  */
+      if (off + len > size)
+	{
+	  *section = NULL;
+	  *section_size = 0;
+	  *section_valid = false;
+	  return false;
+	}
+      if (hp_u32 (e, 0) != HP_CACHE_EXTENSION_TUNABLES)
+	continue;
+      /* cache_extension_verify: not empty, 8-byte aligned and sized;
+	 the last tunables extension is the one that counts.  */
+      found = true;
+      *section_valid = len != 0 && off % 8 == 0 && len % 8 == 0;
+      *section = *section_valid ? buf + off : NULL;
+      *section_size = *section_valid ? len : 0;
+    }
+  return found;
+}
+
+void
+_dl_hugepage_tunconf_strings (const void *cache, const void *section,
+			      size_t *start, size_t *end)
+{
+  const unsigned char *buf = cache;
+  const unsigned char *sec = section;
+  size_t s = (HP_CACHE_HEADER_SIZE
+	      + (size_t) hp_u32 (buf, HP_CACHE_NLIBS) * HP_CACHE_ENTRY_SIZE);
+  size_t e = s + hp_u32 (buf, HP_CACHE_LEN_STRINGS);
+  if (sec < buf)
+    e = s;
+  else if (e > (size_t) (sec - buf))
+    e = sec - buf;
+  if (e < s)
+    e = s;
+  *start = s;
+  *end = e;
 }
 
 /* Whether the [proc:NAME] filter FILTER (NULL if the entry has none
@@ -94,11 +153,11 @@ bool
 _dl_hugepage_tunconf_find (const void *section, size_t size,
 			   const char *data, size_t str_start,
 			   size_t str_end, const char *path, bool secure,
-			   struct hp_tunconf_value value[HP_NTUNABLES],
+			   struct hp_tunconf_value value[HP_NSETTINGS],
 			   bool *need_path)
 {
   const unsigned char *sec = section;
-  for (int t = 0; t < HP_NTUNABLES; ++t)
+  for (int t = 0; t < HP_NSETTINGS; ++t)
     value[t] = (struct hp_tunconf_value) { NULL, 0, false };
 
   /* The header and the entries fill the section exactly, as
@@ -137,7 +196,8 @@ _dl_hugepage_tunconf_find (const void *section, size_t size,
       const unsigned char *e = sec + HP_TUNCONF_HEADER_SIZE
 			       + (size_t) i * HP_TUNCONF_ENTRY_SIZE;
       uint32_t flags = hp_u32 (e, HP_TUNCONF_ENTRY_FLAGS);
-      int t = hp_tunconf_tunable (data + hp_u32 (e, HP_TUNCONF_ENTRY_NAME));
+      const char *name = data + hp_u32 (e, HP_TUNCONF_ENTRY_NAME);
+      int t = _dl_hugepage_tunable_of (name, strlen (name));
       if (t < 0)
 	continue;
       if ((flags & HP_TUNCONF_EXCLUDE_SECURE) != 0 && secure)

@@ -19,8 +19,8 @@
 /* The functions glibc calls (dl-hugepage.h), the settings they read,
    and the one load state they hand down.  In the order of a load:
 
-   1. _dl_hugepage_init (dl_main, once): the settings, from the
-      LD_HUGEPAGE_* variables or the policy file (dl-hugepage-policy.c).
+   1. _dl_hugepage_init (dl_main, once): the settings, from all their
+      sources, decided by the one resolver (dl-hugepage-settings.c).
    2. _dl_hugepage_prepare (before _dl_map_segments): decide whether the
       object is selected and plan its zones (dl-hugepage-select.c, with
       the pure planner of dl-hugepage-plan.c).
@@ -54,10 +54,10 @@
 
 /* glibc 2.44 and later apply system-wide tunables, which ldconfig
    compiles from /etc/tunables.conf into ld.so.cache; hugeld reads its
-   own names there too (hp_find_system_tunables).  The feature and its
-   header, elf/tunconf.h, came together, so the header's presence is
-   the test: a release without it builds hugeld without the code, and
-   no patch of the series has to be kept per release for it.  */
+   own names there too (hp_gather_system_tunables).  The feature and
+   its header, elf/tunconf.h, came together, so the header's presence
+   is the test: a release without it builds hugeld without the code,
+   and no patch of the series has to be kept per release for it.  */
 #if defined SHARED && defined USE_LDCONFIG && __has_include ("tunconf.h")
 # define HP_SYSTEM_TUNABLES 1
 # include <dl-cache.h>
@@ -66,6 +66,8 @@
 # define HP_SYSTEM_TUNABLES 0
 #endif
 
+/* The LD_HUGEPAGE_* variables, as rtld.c's process_envvars found
+   them.  */
 const char *_dl_hugepage_libs attribute_relro;
 const char *_dl_hugepage_segments attribute_relro;
 const char *_dl_hugepage_backing attribute_relro;
@@ -96,60 +98,11 @@ unsigned int _dl_hugepage_kinds attribute_relro = HP_KIND_DEFAULT;
    _dl_hugepage_apply: the one load state.  */
 static struct hp_load_state hp_load;
 
-/* A copy of S in ld.so's memory, or NULL.  */
-static const char *
-hp_strdup (const char *s)
-{
-  size_t len = strlen (s) + 1;
-  char *copy = malloc (len);
-  if (copy != NULL)
-    memcpy (copy, s, len);
-  return copy;
-}
-
-/* Where the settings came from, for the reports: a variable or a
-   tunable (line 0; the tunables' bits 1 << HP_TUN_* in
-   hp_from_tunables, and of those from /etc/tunables.conf in
-   hp_from_system) or a line of the policy file.  */
+/* The line of the policy file the libs came from, or 0 (a variable or
+   a tunable), for the reports of the objects selected.  */
 unsigned int _dl_hugepage_libs_line;
-static unsigned int hp_segments_line;
-static unsigned int hp_backing_line;
-static unsigned int hp_from_tunables;
-static unsigned int hp_from_system;
-/* The longest "glibc.elf.hugepage.segments", with its NUL.  */
-#define HP_SETTING_NAME_MAX 32
-/* The variables, in enum hp_tunable's order.  */
-static const char *const hp_variable_names[HP_NTUNABLES] =
-  { "LD_HUGEPAGE_LIBS", "LD_HUGEPAGE_SEGMENTS", "LD_HUGEPAGE_BACKING" };
 
 extern char **_environ attribute_hidden;
-
-/* Find glibc.elf.hugepage.libs, .segments and .backing in the
-   environment's GLIBC_TUNABLES: VALUE[T] and LEN[T] for each (NULL if
-   not given).  Every GLIBC_TUNABLES in the environment is read, in
-   order, as glibc reads them: the last value of a name wins.  glibc
-   does not know these names (registering them would renumber the
-   tunables the distribution's libc.so.6 asks for), so they are read
-   here.  */
-static void
-hp_find_tunables (const char *value[HP_NTUNABLES], size_t len[HP_NTUNABLES])
-{
-  for (char **e = _environ; e != NULL && *e != NULL; ++e)
-    {
-      static const char var[] = "GLIBC_TUNABLES=";
-      const char *v[HP_NTUNABLES];
-      size_t l[HP_NTUNABLES];
-      if (strncmp (*e, var, sizeof var - 1) != 0
-	  || !_dl_hugepage_tunables_find (*e + sizeof var - 1, v, l))
-	continue;
-      for (int t = 0; t < HP_NTUNABLES; ++t)
-	if (v[t] != NULL)
-	  {
-	    value[t] = v[t];
-	    len[t] = l[t];
-	  }
-    }
-}
 
 #if HP_SYSTEM_TUNABLES
 /* The cache's layout is the one dl-hugepage-tunconf.c reads.  */
@@ -174,210 +127,208 @@ _Static_assert (TUNCONF_SIGNATURE == HP_TUNCONF_SIGNATURE
 		&& (offsetof (struct tunable_entry_cached, flag_offset)
 		    == HP_TUNCONF_ENTRY_FILTER),
 		"ld.so.cache's tunables section is not the one hugeld reads");
+_Static_assert (sizeof (struct cache_file_new) == HP_CACHE_HEADER_SIZE
+		&& (offsetof (struct cache_file_new, nlibs)
+		    == HP_CACHE_NLIBS)
+		&& (offsetof (struct cache_file_new, len_strings)
+		    == HP_CACHE_LEN_STRINGS)
+		&& (offsetof (struct cache_file_new, extension_offset)
+		    == HP_CACHE_EXTENSION_OFFSET)
+		&& sizeof (struct file_entry_new) == HP_CACHE_ENTRY_SIZE
+		&& cache_extension_magic == HP_CACHE_EXTENSION_MAGIC
+		&& (cache_extension_tag_tunables
+		    == HP_CACHE_EXTENSION_TUNABLES),
+		"ld.so.cache is not laid out as the hugeld command reads it");
 
-/* Find glibc.elf.hugepage.libs, .segments and .backing in the
-   system-wide tunables (/etc/tunables.conf, compiled by ldconfig into
-   ld.so.cache): VALUE[T] and LEN[T] for each this process gets (the
-   values point into the cache, which stays mapped until dl_main is
-   done), the bit 1 << T in *LOCKED for those a nonoverridable line
-   set.  Returns the bits of the tunables found.  The rules are
-   __tunables_init's (dl-hugepage-tunconf.c): glibc keeps these
-   entries in the cache but skips them, as it does not know the names.
-   The program is named as __tunables_init names it for [proc:]
-   filters: the target of /proc/self/exe (for `ld.so PROG', ld.so
-   itself), else argv[0], but not for an AT_SECURE process.  Costs a
-   stat of the cache (__tunables_init has loaded it) and, only if it
-   has hugeld's names under a [proc:] filter, a readlink.  */
-static unsigned int
-hp_find_system_tunables (const char *value[HP_NTUNABLES],
-			 size_t len[HP_NTUNABLES], unsigned int *locked)
+/* The system-wide tunables (/etc/tunables.conf, compiled by ldconfig
+   into ld.so.cache) into S: the section glibc found
+   (__tunables_init has loaded the cache, which stays mapped until
+   dl_main is done; this costs a stat) and its string table.  glibc
+   keeps hugeld's names there but skips them, as it does not know
+   them; the resolver reads them with __tunables_init's rules
+   (dl-hugepage-tunconf.c).  */
+static void
+hp_gather_system_tunables (struct hp_sources *s)
 {
   const char *data;
   const struct tunable_header_cached *thc = _dl_load_cache_tunables (&data);
   if (thc == NULL)
-    return 0;
-  /* The string table follows the libraries (_dl_load_cache_tunables
-     checked that it starts inside the file) and ends before the
-     extension sections: at the tunables section at the latest, which
-     lies inside the file.  */
-  const struct cache_file_new *cache = (const void *) data;
-  const char *sec = (const char *) thc;
-  size_t start = (const char *) &cache->libs[cache->nlibs] - data;
-  size_t end = start + cache->len_strings;
-  if (sec < data)
-    end = start;
-  else if (end > (size_t) (sec - data))
-    end = sec - data;
-  if (end < start)
-    end = start;
-  size_t size = TUNCONF_SIZE (thc);
-
-  /* The program's path only if one of hugeld's entries has a [proc:]
-     filter (glibc, too, reads it only then).  */
-  struct hp_tunconf_value v[HP_NTUNABLES];
-  bool need_path = false;
-  bool ok = _dl_hugepage_tunconf_find (thc, size, data, start, end, NULL,
-				       __libc_enable_secure, v, &need_path);
-  if (ok && need_path)
-    {
-      char exe[HP_PATH_MAX];
-      const char *path = NULL;
-      ssize_t n = __readlink ("/proc/self/exe", exe, sizeof exe - 1);
-      if (n > 0 && n < (ssize_t) sizeof exe - 1)
-	{
-	  exe[n] = '\0';
-	  path = exe;
-	}
-      else if (!__libc_enable_secure && _dl_argv != NULL)
-	path = _dl_argv[0];
-      ok = _dl_hugepage_tunconf_find (thc, size, data, start, end, path,
-				      __libc_enable_secure, v, NULL);
-    }
-  if (!ok)
-    {
-      if (hp_debug ())
-	_dl_debug_printf ("hugepages: /etc/tunables.conf: the tunables "
-			  "section of ld.so.cache is malformed: ignored\n");
-      return 0;
-    }
-  unsigned int found = 0;
-  for (int t = 0; t < HP_NTUNABLES; ++t)
-    if (v[t].value != NULL)
-      {
-	value[t] = v[t].value;
-	len[t] = v[t].len;
-	found |= 1u << t;
-	if (v[t].locked)
-	  *locked |= 1u << t;
-      }
-  return found;
+    return;
+  s->tunconf = thc;
+  s->tunconf_size = TUNCONF_SIZE (thc);
+  s->tunconf_data = data;
+  _dl_hugepage_tunconf_strings (data, thc, &s->tunconf_start,
+				&s->tunconf_end);
 }
 #endif /* HP_SYSTEM_TUNABLES */
 
-/* Take each of hugeld's tunables where its variable is not set (a
-   variable that is set, even empty, wins), and also where it is if a
-   nonoverridable line of /etc/tunables.conf set the tunable, as glibc
-   lets no GLIBC_TUNABLES entry nor environment alias change such a
-   tunable.  The order, as glibc's: /etc/tunables.conf (glibc 2.44 and
-   later), then GLIBC_TUNABLES, except for a locked tunable.  Neither
-   GLIBC_TUNABLES nor the variables apply to AT_SECURE programs; the
-   cache's entries do where their secure flags say so.  A value that
-   cannot be copied is not taken.  */
-static void
-hp_take_tunables (void)
+/* The program as __tunables_init names it for the [proc:] filters of
+   the system-wide tunables: the target of /proc/self/exe (for
+   `ld.so PROG', ld.so itself), else argv[0], but not for an AT_SECURE
+   process.  In BUF.  Asked for only where such a filter is among
+   hugeld's lines (glibc, too, reads it only then).  */
+static const char *
+hp_program_path (char buf[HP_PATH_MAX])
 {
-  const char *value[HP_NTUNABLES] = { NULL };
-  size_t len[HP_NTUNABLES] = { 0 };
-  unsigned int locked = 0, system = 0;
+  ssize_t n = __readlink ("/proc/self/exe", buf, HP_PATH_MAX - 1);
+  if (n > 0 && n < HP_PATH_MAX - 1)
+    {
+      buf[n] = '\0';
+      return buf;
+    }
+  if (!__libc_enable_secure && _dl_argv != NULL)
+    return _dl_argv[0];
+  return NULL;
+}
+
+/* The settings' sources for this process, gathered as
+   _dl_hugepage_resolve asks for them, and what it makes of them, into
+   *E.  PROGRAM is what dl_main passed _dl_hugepage_init.  */
+static void
+hp_resolve (const char *program, struct hp_effective *e)
+{
+  /* Neither the variables nor GLIBC_TUNABLES apply to AT_SECURE
+     programs (the policy file, root's own, does, and so do the
+     system-wide tunables, root's too, where their flags say so); the
+     resolver knows.  glibc 2.40 and later do not even parse the
+     variables for such programs; 2.36 does.  */
+  struct hp_sources s =
+    {
+      .secure = __libc_enable_secure,
+      .variable = { _dl_hugepage_libs, _dl_hugepage_segments,
+		    _dl_hugepage_backing },
+      .environ = _environ,
+    };
+  _Static_assert (HP_SET_LIBS == 0 && HP_SET_SEGMENTS == 1
+		  && HP_SET_BACKING == 2 && HP_NSETTINGS == 3,
+		  "rtld.c's three variables are the table's settings");
 #if HP_SYSTEM_TUNABLES
-  system = hp_find_system_tunables (value, len, &locked);
+  hp_gather_system_tunables (&s);
 #endif
-  if (!__libc_enable_secure)
-    {
-      const char *env[HP_NTUNABLES] = { NULL };
-      size_t envlen[HP_NTUNABLES] = { 0 };
-      hp_find_tunables (env, envlen);
-      for (int t = 0; t < HP_NTUNABLES; ++t)
-	if (env[t] != NULL && (locked & (1u << t)) == 0)
-	  {
-	    value[t] = env[t];
-	    len[t] = envlen[t];
-	    system &= ~(1u << t);
-	  }
-    }
-  const char **setting[HP_NTUNABLES] =
-    { &_dl_hugepage_libs, &_dl_hugepage_segments, &_dl_hugepage_backing };
-  for (int t = 0; t < HP_NTUNABLES; ++t)
-    {
-      if (value[t] == NULL
-	  || (*setting[t] != NULL && (locked & (1u << t)) == 0))
-	continue;
-      if (*setting[t] != NULL && hp_debug ())
-	_dl_debug_printf ("hugepages: %s ignored: %s%s is nonoverridable "
-			  "in /etc/tunables.conf\n", hp_variable_names[t],
-			  HP_TUNABLE_NAMESPACE, _dl_hugepage_tunable_name (t));
-      char *copy = malloc (len[t] + 1);
-      if (copy == NULL)
-	continue;
-      _dl_hugepage_tunable_value (t, value[t], len[t], copy);
-      *setting[t] = copy;
-      hp_from_tunables |= 1u << t;
-      hp_from_system |= system & (1u << t);
-    }
+  char exe[HP_PATH_MAX];
+  unsigned int need;
+  while ((need = _dl_hugepage_resolve (&s, e)) != 0)
+    if ((need & HP_NEED_PATH) != 0)
+      {
+	s.have_path = true;
+	s.path = hp_program_path (exe);
+      }
+    else
+      {
+	s.have_conf = true;
+	if (!_dl_hugepage_policy_load (program, &s))
+	  s.conf = NULL;
+      }
 }
 
-/* The name the setting T's value was given by, for a warning or the
-   report: its variable, or its tunable (HP_TUNABLE_NAMESPACE, then
-   _dl_hugepage_tunable_name, written into BUF).  */
+/* The name setting T was given by, for a warning or the report: its
+   variable, or its tunable.  */
 static const char *
-hp_setting_name (int t, char buf[HP_SETTING_NAME_MAX])
+hp_given_by (const struct hp_effective *e, int t)
 {
-  if ((hp_from_tunables & (1u << t)) == 0)
-    return hp_variable_names[t];
-  __stpcpy (__stpcpy (buf, HP_TUNABLE_NAMESPACE),
-	    _dl_hugepage_tunable_name (t));
-  return buf;
+  return (e->source[t] == HP_SOURCE_VARIABLE
+	  ? _dl_hugepage_setting_variable (t)
+	  : _dl_hugepage_setting_tunable (t));
 }
 
-/* Warn about the variables (or tunables) E says are set but do not
-   parse: ld.so uses its default instead.  */
+/* " (GLIBC_TUNABLES)", " (/etc/tunables.conf)", or "" for the
+   setting T of E.  */
+static const char *
+hp_tunable_from (const struct hp_effective *e, int t)
+{
+  switch (e->source[t])
+    {
+    case HP_SOURCE_TUNABLES:
+      return " (GLIBC_TUNABLES)";
+    case HP_SOURCE_SYSTEM:
+      return " (/etc/tunables.conf)";
+    default:
+      return "";
+    }
+}
+
+/* Say, under LD_DEBUG=hugepages, what E's sources gave besides the
+   settings: a malformed tunables section, variables a locked line
+   overrode.  */
 static void
-hp_warn_ignored (const struct hp_effective *e)
+hp_report_sources (const struct hp_effective *e)
 {
-  char name[HP_SETTING_NAME_MAX];
-  if (e->segments_bad)
-    _dl_error_printf ("\
-%s: warning: %s=%s ignored: use a comma list of text, rodata, relro, \
-data, bss or all\n", RTLD_PROGNAME, hp_setting_name (HP_TUN_SEGMENTS, name),
-		      _dl_hugepage_segments);
-  if (e->backing_bad)
-    _dl_error_printf ("\
-%s: warning: %s=%s ignored: use a comma list of shared, private or thp\n",
-		      RTLD_PROGNAME, hp_setting_name (HP_TUN_BACKING, name),
-		      _dl_hugepage_backing);
+  if (e->tunconf_bad)
+    _dl_debug_printf ("hugepages: /etc/tunables.conf: the tunables "
+		      "section of ld.so.cache is malformed: ignored\n");
+  for (int t = 0; t < HP_NSETTINGS; ++t)
+    if (e->variable_ignored[t])
+      _dl_debug_printf ("hugepages: %s ignored: %s is nonoverridable in "
+			"/etc/tunables.conf\n",
+			_dl_hugepage_setting_variable (t),
+			_dl_hugepage_setting_tunable (t));
 }
 
-/* " (GLIBC_TUNABLES)" or " (/etc/tunables.conf)" if setting T came
-   from a tunable, else "".  */
-static const char *
-hp_tunable_from (int t)
+/* Warn about the settings E says are given but do not parse: ld.so
+   uses its default instead; and about patterns of libs given by a
+   variable or a tunable (LIBS, NUL-terminated, with colons; NULL if
+   they come from the policy file, which refuses such lines) that ld.so
+   uses but that are almost certainly mistakes (an unclosed `['
+   matches itself).  */
+static void
+hp_warn_ignored (const struct hp_effective *e, const char *libs)
 {
-  if ((hp_from_system & (1u << t)) != 0)
-    return " (/etc/tunables.conf)";
-  return (hp_from_tunables & (1u << t)) != 0 ? " (GLIBC_TUNABLES)" : "";
+  const char *pat;
+  size_t patlen;
+  const char *why = (libs != NULL
+		     ? _dl_hugepage_pattern_problem (libs, &pat, &patlen)
+		     : NULL);
+  /* An empty pattern (a colon too many) selects nothing and harms
+     nothing.  */
+  if (why != NULL && patlen > 0)
+    _dl_error_printf ("%s: warning: %s=%.*s: %s (in \"%.*s\")\n",
+		      RTLD_PROGNAME, hp_given_by (e, HP_SET_LIBS),
+		      (int) e->given_len[HP_SET_LIBS], e->given[HP_SET_LIBS],
+		      why, (int) patlen, pat);
+  for (int t = 0; t < HP_NSETTINGS; ++t)
+    if (e->bad[t])
+      _dl_error_printf ("%s: warning: %s=%.*s ignored: use a comma list "
+			"of %s\n", RTLD_PROGNAME, hp_given_by (e, t),
+			(int) e->given_len[t], e->given[t],
+			_dl_hugepage_setting_words (t));
 }
 
 /* Report the settings under LD_DEBUG=hugepages, each with where it
    came from.  */
 static void
-hp_report_settings (void)
+hp_report_settings (const struct hp_effective *e)
 {
-  char from[64], name[HP_SETTING_NAME_MAX];
-  if (_dl_hugepage_libs_line == 0)
-    _dl_debug_printf ("hugepages: %s=%s%s\n",
-		      hp_setting_name (HP_TUN_LIBS, name),
+  if (e->source[HP_SET_LIBS] != HP_SOURCE_FILE)
+    _dl_debug_printf ("hugepages: %s=%s%s\n", hp_given_by (e, HP_SET_LIBS),
 		      _dl_hugepage_libs,
-		      (hp_from_system & (1u << HP_TUN_LIBS)) != 0
-		      ? hp_tunable_from (HP_TUN_LIBS) : "");
+		      e->source[HP_SET_LIBS] == HP_SOURCE_SYSTEM
+		      ? hp_tunable_from (e, HP_SET_LIBS) : "");
   else
-    _dl_debug_printf ("hugepages: libs%s: %s\n",
-		      _dl_hugepage_policy_from (_dl_hugepage_libs_line, from,
-						sizeof from),
-		      _dl_hugepage_libs);
-  char list[HP_LIST_STRING_MAX];
-  _dl_debug_printf ("hugepages: segments: %s%s%s\n",
-		    _dl_hugepage_kinds == 0 ? "none"
-		    : _dl_hugepage_kinds_string (_dl_hugepage_kinds, ' ', list,
-						 sizeof list),
-		    _dl_hugepage_policy_from (hp_segments_line, from,
-					      sizeof from),
-		    hp_tunable_from (HP_TUN_SEGMENTS));
-  _dl_hugepage_backings_string (_dl_hugepage_backings,
-				_dl_hugepage_nbackings, list, sizeof list);
-  _dl_debug_printf ("hugepages: backing: %s%s%s\n", list,
-		    _dl_hugepage_policy_from (hp_backing_line, from,
-					      sizeof from),
-		    hp_tunable_from (HP_TUN_BACKING));
+    _dl_debug_printf ("hugepages: libs (%s line %u): %s\n", HP_CONF_FILE,
+		      e->line[HP_SET_LIBS], _dl_hugepage_libs);
+  char kinds[HP_LIST_STRING_MAX], backings[HP_LIST_STRING_MAX];
+  const char *words[HP_NSETTINGS] =
+    {
+      [HP_SET_SEGMENTS] = (_dl_hugepage_kinds == 0 ? "none"
+			   : _dl_hugepage_kinds_string (_dl_hugepage_kinds,
+							' ', kinds,
+							sizeof kinds)),
+      [HP_SET_BACKING] = _dl_hugepage_backings_string (_dl_hugepage_backings,
+						       _dl_hugepage_nbackings,
+						       backings,
+						       sizeof backings),
+    };
+  for (int t = HP_SET_SEGMENTS; t < HP_NSETTINGS; ++t)
+    {
+      if (e->source[t] == HP_SOURCE_FILE)
+	_dl_debug_printf ("hugepages: %s: %s (%s line %u)\n",
+			  _dl_hugepage_setting_name (t), words[t],
+			  HP_CONF_FILE, e->line[t]);
+      else
+	_dl_debug_printf ("hugepages: %s: %s%s\n",
+			  _dl_hugepage_setting_name (t), words[t],
+			  hp_tunable_from (e, t));
+    }
 }
 
 static void hp_init (bool normal_mode, const char *program);
@@ -399,60 +350,49 @@ hp_init (bool normal_mode, const char *program)
 {
   if (!normal_mode)
     return;
-  /* Neither the variables nor GLIBC_TUNABLES apply to AT_SECURE
-     programs (the policy file, root's own, does, and so do the
-     system-wide tunables, root's too, where their flags say so).
-     glibc 2.40 and later do not even parse the variables for such
-     programs; 2.36 does, so they are dropped here.  Each tunable
-     stands in for its variable where that is not set.  */
-  if (__libc_enable_secure)
-    _dl_hugepage_libs = _dl_hugepage_segments = _dl_hugepage_backing = NULL;
-  hp_take_tunables ();
-  /* A variable (or tunable) that is set overrides the policy file's
-     setting, and LD_HUGEPAGE_LIBS= (set, empty) turns hugeld off for
-     the process: not even the policy file is read
-     (_dl_hugepage_effective).  */
-  const struct hp_variables vars =
-    { _dl_hugepage_libs, _dl_hugepage_segments, _dl_hugepage_backing };
-  struct hp_conf_settings conf;
-  bool have_conf = (_dl_hugepage_conf_wanted (&vars)
-		    && _dl_hugepage_policy_load (program, &conf));
   struct hp_effective e;
-  _dl_hugepage_effective (&vars, have_conf ? &conf : NULL,
-			  _dl_hugepage_policy_file.libs, &e);
+  hp_resolve (program, &e);
+  if (hp_debug ())
+    hp_report_sources (&e);
+  if (e.conf_used)
+    _dl_hugepage_policy_report (e.conf_block);
   if (e.libs == NULL)
     {
-      if (hp_debug () && have_conf)
+      if (hp_debug () && e.conf_used)
 	_dl_debug_printf ("hugepages: %s selects nothing for this "
 			  "program\n", HP_CONF_FILE);
       return;
     }
-  if (e.libs_source == HP_SOURCE_FILE)
+  if (e.source[HP_SET_LIBS] == HP_SOURCE_FILE)
     {
       _dl_hugepage_libs = e.libs;
-      _dl_hugepage_libs_line = e.libs_line;
+      _dl_hugepage_libs_line = e.line[HP_SET_LIBS];
     }
   else
     {
       /* The values point into the environment block, which programs
 	 that set their process title (PostgreSQL, nginx) overwrite
-	 later; later dlopens must still see what the program was
-	 started with.  */
-      _dl_hugepage_libs = hp_strdup (e.libs);
-      if (_dl_hugepage_libs == NULL)
+	 later, or into ld.so.cache, which is unmapped after start-up;
+	 later dlopens must still see what the program was started
+	 with.  A tunable's commas become the variable's colons.  */
+      char *copy = malloc (e.libs_len + 1);
+      if (copy == NULL)
 	return;
+      _dl_hugepage_libs_copy (&e, copy);
+      _dl_hugepage_libs = copy;
     }
-  hp_warn_ignored (&e);
+  hp_warn_ignored (&e, e.source[HP_SET_LIBS] == HP_SOURCE_FILE
+			   ? NULL : _dl_hugepage_libs);
   _dl_hugepage_kinds = e.kinds;
-  hp_segments_line = e.segments_line;
   memcpy (_dl_hugepage_backings, e.backings, e.nbackings);
   _dl_hugepage_nbackings = e.nbackings;
-  hp_backing_line = e.backing_line;
 
   _dl_hugepage_active = (_dl_hugepage_kinds != 0
 			 && _dl_hugepage_nbackings > 0);
   if (hp_debug ())
-    hp_report_settings ();
+    hp_report_settings (&e);
+  if (_dl_hugepage_active && program != NULL)
+    _dl_hugepage_name_process (program);
 }
 
 /* Read, with one pread of a byte, the file page of each of PHDR's

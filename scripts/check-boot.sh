@@ -11,7 +11,15 @@
 #      package upgraded with dpkg -i is re-synced by the trigger, and
 #      the service restarted maps the new entry; the service's own
 #      package upgraded (postinst: daemon-reexec, restart) maps it
-#      again.  Then hugeld becomes the system loader, with `libs *' and
+#      again.  One service on hugeld without hugeld as the system
+#      loader (hugeld enable mariadb --libs mariadbd: a drop-in that
+#      mounts the loader in the service's namespace): mariadb is up and
+#      answers, its process is mariadbd for ps, pidof and systemctl,
+#      with the pool at 0 (hugeld check fails, one line) and at the
+#      planned size (hugeld check passes); disable puts it back.  The
+#      metrics timer is enabled and its service writes the Prometheus
+#      text for node_exporter.
+#      Then hugeld becomes the system loader, with `libs *' and
 #      `pool auto'.
 #   2. system: the boot unit succeeds again (a new boot, an empty
 #      cache); no failed unit; PID 1 and every process run on hugeld;
@@ -138,6 +146,24 @@ base_glibc () {
 }
 base_glibc
 
+# mariadb-server, for the service recipe (hugeld enable) in phase 1;
+# disabled in the image, started by the checks only.
+base_mariadb () {
+  in_chroot "$BASE" dpkg-query -W -f='${Status}' mariadb-server 2> /dev/null \
+    | grep -q 'install ok installed' && return 0
+  note "installing mariadb-server in the base image"
+  chroot_mounts "$BASE"
+  trap 'umount_root "$BASE"' EXIT
+  in_chroot "$BASE" apt-get update -qq > "$LOGS/base-mariadb.log" 2>&1
+  in_chroot "$BASE" apt-get install -y -qq --no-install-recommends mariadb-server \
+    >> "$LOGS/base-mariadb.log" 2>&1 \
+    || die "installing mariadb-server in the base image failed: $(tail -3 "$LOGS/base-mariadb.log" | tr '\n' ' ')"
+  in_chroot "$BASE" apt-get clean
+  umount_root "$BASE"
+  trap - EXIT
+}
+base_mariadb
+
 # --- The packages the guest upgrades. -----------------------------------
 # libhpdemo 1 and 2 ship /usr/lib/hpdemo/libhpdemo.so (10 MiB: value ()
 # returns the version from the middle of 6 MiB of code,
@@ -258,6 +284,9 @@ ln -sf /etc/systemd/system/hphard.service \
   "$ROOT/etc/systemd/system/multi-user.target.wants/hphard.service"
 echo '/dev/vda / ext4 rw,errors=remount-ro 0 1' > "$ROOT/etc/fstab"
 echo hugeld-boot > "$ROOT/etc/hostname"
+# mariadb starts only when the checks start it (phase 1).
+rm -f "$ROOT"/etc/systemd/system/multi-user.target.wants/mariadb.service \
+  "$ROOT"/etc/systemd/system/mysql.service "$ROOT"/etc/systemd/system/mysqld.service
 # Nothing else may run dpkg or apt while the checks do.
 for t in apt-daily.timer apt-daily-upgrade.timer; do
   ln -sf /dev/null "$ROOT/etc/systemd/system/$t"

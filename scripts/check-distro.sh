@@ -6,7 +6,7 @@
 # from experimental (glibc 2.44): what a sid machine that takes the next
 # glibc first looks like.
 #
-#   scripts/check-distro.sh DIST            # build + `make check' in the root
+#   scripts/check-distro.sh DIST            # build + `make check TIER=all' (both tiers) in the root
 #   scripts/check-distro.sh DIST --shell    # a shell in the root (mounts set up)
 #   scripts/check-distro.sh DIST --prepare  # only make/update the root and copy the checkout
 #   scripts/check-distro.sh DIST --run CMD  # CMD (a shell command) in /hugeld in the root
@@ -17,7 +17,7 @@
 # DIST, DIST-updates and DIST-security.  Each run copies the checkout's
 # files (git ls-files: tracked and new, not build/) to /hugeld in the
 # root, keeping /hugeld/build there, so the glibc build inside is
-# incremental.  Then `make check' runs in the chroot as root, with /proc,
+# incremental.  Then `make check TIER=all' (every test) runs in the chroot as root, with /proc,
 # /sys (and so /sys/fs/cgroup), /dev (and so /dev/hugepages, /dev/pts)
 # bound from the host: the tests size and use the host's huge page pool
 # and restore it.  The output ends with the chroot's
@@ -159,10 +159,10 @@ case $mode in
   --run) in_root bash -c "cd /hugeld && $run_cmd"; exit ;;
 esac
 
-echo "check-distro: make check in the $dist root (log: $LOG)"
+echo "check-distro: make check TIER=all in the $dist root (log: $LOG)"
 run=$BUILDDIR/distro/$dist.check.log
 set +e
-in_root bash -c 'cd /hugeld && make check' 2>&1 | tee "$run"
+in_root bash -c 'cd /hugeld && make check TIER=all' 2>&1 | tee "$run"
 rc=${PIPESTATUS[0]}
 set -e
 cat "$run" >> "$LOG"

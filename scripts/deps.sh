@@ -20,7 +20,7 @@ build_pkgs="glibc-source gawk bison python3 make binutils patch xz-utils dpkg-de
 # is not installable beside its libselinux1 for a while, so it is tried,
 # not required.
 build_try_pkgs="libselinux1-dev"
-test_pkgs="texinfo gdb libc6-dbg perl python3 gcc g++ file util-linux binutils libcap2-bin debootstrap linux-perf runc python3-venv python3-yaml strace e2fsprogs libseccomp-dev"
+test_pkgs="gdb libc6-dbg perl python3 gcc g++ file util-linux binutils libcap2-bin debootstrap linux-perf runc python3-venv python3-yaml python3-prometheus-client strace e2fsprogs libseccomp-dev"
 gcc_pkgs () {
   local v
   v=$(sed -n 's/^DEB_GCC_VERSION ?= *\(-[0-9][0-9]*\) *$/\1/p' "$GLIBC_DEBIAN/rules" 2>/dev/null | head -1)
@@ -87,10 +87,10 @@ try () {
 case "${1:-build}" in
   build) need $build_pkgs; need $(gcc_pkgs) $(release_pkgs); try $build_try_pkgs ;;
   test) need $build_pkgs; need $(gcc_pkgs) $(release_pkgs); try $build_try_pkgs; need $test_pkgs; need $(python_pkgs); want clang-14 ;;
-  fuzz) need clang-14 ;;
+  fuzz) need clang-14 libclang-rt-14-dev ;;
   kernels) need qemu-system-x86 busybox-static cpio gcc libc6-dev e2fsprogs xfsprogs xz-utils ;;
   distro) need debootstrap ;;
-  series) need git patch xz-utils gawk gcc ;;
+  series) need git patch xz-utils ;;
   bench) need clang-14 mariadb-server mariadb-client sysbench libhugetlbfs-bin libhugetlbfs0 \
 	      python3-matplotlib linux-perf ;;
   programs) need $(awk 'NF >= 3 { for (i = 3; i <= NF; ++i) print $i }' <<< "$(

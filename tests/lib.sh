@@ -22,7 +22,17 @@ _failed=0
 _cleanups=()
 
 pass () { echo "PASS: $TEST_NAME: $1"; }
-fail () { echo "FAIL: $TEST_NAME: $1: ${2:-}"; _failed=1; }
+# A failure of a test that owns the pool while other processes' huge
+# pages changed is a skip that says so: what it saw may be theirs
+# (scripts/pool.sh, pool_disturbed).
+fail () {
+  local why
+  if why=$(pool_disturbed || head -1 "$TEST_TMP/pool-disturbed" 2> /dev/null); then
+    echo "SKIP: $TEST_NAME: $1: $why, which may explain: ${2:-}"
+  else
+    echo "FAIL: $TEST_NAME: $1: ${2:-}"; _failed=1
+  fi
+}
 skip () { echo "SKIP: $TEST_NAME: $1: ${2:-}"; }
 
 # check NAME CMD...: PASS if CMD succeeds, FAIL (with its output) if not.
@@ -102,8 +112,42 @@ reserve_hugepages () {
   if [ -z "${_hugeld_pool_saved:-}" ]; then
     pool_save
     at_exit pool_restore
+    pool_watch
   fi
   pool_set "$1"
+}
+
+# pool_watch: while the test runs, note in $TEST_TMP/pool-disturbed
+# when other processes map another amount of huge pages than when it
+# took the pool (looked at whenever the pool's counts change, every
+# 0.2 s).  fail then says SKIP: what the test saw may be theirs.  (Not
+# a child of the test's shell, whose `wait' would wait for it.)
+pool_watch () {
+  ( ( echo "$BASHPID" > "$TEST_TMP/pool-watch.pid"
+      last=
+      while sleep 0.2 && kill -0 $$ 2> /dev/null; do
+        c=
+        while read -r k v _; do
+          case $k in HugePages_Total:|HugePages_Free:|HugePages_Rsvd:) c="$c $v" ;; esac
+        done < /proc/meminfo
+        [ "$c" != "$last" ] || continue
+        last=$c
+        now=$(pool_others_kb)
+        [ "$now" = "$_hugeld_pool_others_kb" ] \
+          || echo "other processes' huge pages went from $_hugeld_pool_others_kb kB to $now kB while the test ran" >> "$TEST_TMP/pool-disturbed"
+      done ) > /dev/null 2>&1 & )
+  at_exit 'kill "$(cat "$TEST_TMP/pool-watch.pid" 2> /dev/null)" 2> /dev/null'
+}
+
+# pool_none WHAT: true if ld.so finds no huge page pool at all (after
+# pool_set 0); else SKIP WHAT, saying why (other processes use pool
+# pages, which stay in the pool), and false.
+pool_none () {
+  local h=/sys/kernel/mm/hugepages/hugepages-2048kB n
+  n=$(cat "$h/nr_hugepages" "$h/nr_overcommit_hugepages" 2> /dev/null | awk '{ s += $1 } END { print s + 0 }')
+  [ "$n" = 0 ] && return 0
+  skip "$1" "the machine keeps a pool of $n pages that other processes use: no case without a pool"
+  return 1
 }
 
 # take_policy_file: the test may write /etc/hugeld.conf (CONF): what

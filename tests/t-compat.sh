@@ -31,13 +31,9 @@ need_root "to reserve huge pages"
 
 # At most about 10 pages are in use at a time (two copies of a library,
 # or text and rodata of the text relocation library, plus a gdb
-# breakpoint); leave room.  Enlarge the pool only if it has fewer free.
+# breakpoint); leave room.
 need=32
-free=$(meminfo HugePages_Free)
-if [ "${free:-0}" -lt $need ]; then
-  reserve_hugepages $(( $(meminfo HugePages_Total) - free + need )) \
-    || { fail reserve "cannot get $need free huge pages"; finish; }
-fi
+reserve_hugepages $need || { fail reserve "cannot get $need free huge pages"; finish; }
 
 # --- Build the fixtures --------------------------------------------------
 

@@ -44,22 +44,25 @@ fi
 files=$(dpkg-deb -c "$DEB" | awk '{ print $6 }')
 missing=
 unit=$(grep -E '^\./(usr/)?lib/systemd/system/hugeld-cache\.service$' <<< "$files")
-for f in ./opt/hugeld/ld.so ./opt/hugeld/bin/hugeld ./opt/hugeld/libexec/hugeld-plan \
+for f in ./opt/hugeld/ld.so ./opt/hugeld/bin/hugeld ./opt/hugeld/lib/python3/hugeld/cli.py \
+	 ./opt/hugeld/lib/python3/hugeld/__pycache__/cli.cpython-$(/usr/bin/python3 -c 'import sys; print("%d%d" % sys.version_info[:2])').pyc \
+	 ./opt/hugeld/libexec/hugeld-plan \
 	 ./opt/hugeld/libexec/hugeld-conf ./opt/hugeld/libexec/hugeld-thp \
 	 ./opt/hugeld/libexec/hugeld-system-loader ./opt/hugeld/share/man/man1/hugeld.1 \
 	 ./opt/hugeld/share/bash-completion/completions/hugeld ./usr/bin/hugeld \
 	 ./usr/share/man/man1/hugeld.1.gz ./usr/share/man/man5/hugeld.conf.5.gz \
 	 ./usr/share/doc/hugeld/copyright "${unit:-hugeld-cache.service}" \
+	 "${unit%/*}/hugeld-metrics.service" "${unit%/*}/hugeld-metrics.timer" \
 	 "${unit%/*}/hugeld-thp-repair.service" "${unit%/*}/hugeld-thp-repair.timer"; do
   grep -qx -- "$f" <<< "$files" || missing="$missing $f"
 done
-[ -z "$missing" ] && pass "contents: /opt/hugeld (loader, command, helpers, system-loader, man pages, completion), /usr/bin/hugeld, man pages, copyright, $unit, the thp repair's service and timer" \
+[ -z "$missing" ] && pass "contents: /opt/hugeld (loader, command compiled, helpers, system-loader, man pages, completion), /usr/bin/hugeld, man pages, copyright, $unit, the metrics timer, the thp repair's service and timer" \
   || fail "contents" "missing:$missing"
 # Nothing outside /opt/hugeld and /usr/share except the /usr/bin link
-# and the units (boot, thp repair).
+# and the units (boot, metrics, thp repair).
 other=$(grep -v -e '^\./$' -e '^\./opt/' -e '^\./usr/$' -e '^\./usr/share/' -e '^\./usr/bin/$' -e '^\./usr/bin/hugeld$' \
-  -e '^\./\(usr/\)\?\(lib/\(systemd/\(system/\(hugeld-cache\.service\|hugeld-thp-repair\.service\|hugeld-thp-repair\.timer\)\?\)\?\)\?\)\?$' <<< "$files")
-[ -z "$other" ] && pass "no files outside /opt/hugeld, /usr/share, /usr/bin/hugeld and the unit (nothing in /etc, no loader)" \
+  -e '^\./\(usr/\)\?\(lib/\(systemd/\(system/\(hugeld-cache\.service\|hugeld-metrics\.service\|hugeld-metrics\.timer\|hugeld-thp-repair\.service\|hugeld-thp-repair\.timer\)\?\)\?\)\?\)\?$' <<< "$files")
+[ -z "$other" ] && pass "no files outside /opt/hugeld, /usr/share, /usr/bin/hugeld and the units (nothing in /etc, no loader)" \
   || fail "files outside /opt/hugeld" "$(echo "$other" | tr '\n' ' ')"
 
 command -v lintian > /dev/null || apt-get install -y -qq --no-install-recommends lintian > /dev/null 2>&1
@@ -151,7 +154,9 @@ rc=$?
 left=$(cd "$C" && ls -d opt/hugeld usr/bin/hugeld usr/share/doc/hugeld var/lib/hugeld etc/dpkg/dpkg.cfg.d/hugeld \
   lib/systemd/system/hugeld-cache.service usr/lib/systemd/system/hugeld-cache.service \
   etc/systemd/system/*/hugeld-cache.service lib/systemd/system/hugeld-thp-repair.* \
-  usr/lib/systemd/system/hugeld-thp-repair.* etc/systemd/system/*/hugeld-thp-repair.* 2> /dev/null)
+  usr/lib/systemd/system/hugeld-thp-repair.* etc/systemd/system/*/hugeld-thp-repair.* \
+  lib/systemd/system/hugeld-metrics.* usr/lib/systemd/system/hugeld-metrics.* \
+  etc/systemd/system/*/hugeld-metrics.* 2> /dev/null)
 if [ $rc = 0 ] && [ -z "$left" ] && [ -z "$(in_root dpkg-query -W -f='${Status}' hugeld 2> /dev/null | grep -v not-installed)" ]; then
   pass "apt-get purge: nothing of hugeld left"
 else

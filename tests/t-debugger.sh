@@ -74,7 +74,7 @@ LIVE=2
 HP=/sys/kernel/mm/hugepages/hugepages-2048kB
 GDB=(gdb -nx -batch -iex 'set debuginfod enabled off')
 avail () { echo $(( $(cat $HP/free_hugepages) - $(cat $HP/resv_hugepages) )); }
-reserve_hugepages "$(pool_size)" || { fail pool "cannot save the pool"; finish; }
+reserve_hugepages 0 || { fail pool "cannot take the pool"; finish; }
 # No surplus pages: a copy can only come from the pool.
 over=$(cat /proc/sys/vm/nr_overcommit_hugepages)
 if [ "$over" != 0 ]; then
@@ -182,7 +182,7 @@ start () {
   OUT=$TEST_TMP/$name${AS_USER:+-$AS_USER}.out
   PARENT= KIDS=()
   stop_sampler
-  pool_set $(( $(pool_size) - $(avail) + 24 )) || { WHY="cannot grow the pool"; return 1; }
+  pool_set $(( $(pool_ours) + 24 )) || { WHY="cannot grow the pool"; return 1; }
   timeout $((SECS + 10)) "$@" "$n" "$SECS" > "$OUT" 2>&1 &
   BG=$!
   for i in $(seq 100); do grep -q '^ready' "$OUT" && break; sleep 0.1; done
@@ -191,7 +191,7 @@ start () {
   KIDS=($KIDS)
   [ -n "$PARENT" ] || { WHY="textfork did not start: $(head -3 "$OUT" | tr '\n' ' ')"; return 1; }
   PIDS+=("$PARENT" "${KIDS[@]}")
-  pool_set $(( $(pool_size) - $(avail) + spare ))
+  pool_set $(( $(pool_ours) + spare ))
   start_sampler "${PIDS[@]}"
   [ "$(avail)" = "$spare" ] || { WHY="pool: $(avail) spare pages, not $spare"; echo "$WHY" >> "$DISTURBED"; return 1; }
 }

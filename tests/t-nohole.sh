@@ -64,9 +64,9 @@ for who in "" nobody; do
     else
       pass "$AS$name: $holes moves left holes; each zone mapped again from the file, stock result, bigcheck's mapping checks pass"
     fi
-    [ "$(meminfo HugePages_Free)" = "$(meminfo HugePages_Total)" ] \
+    [ "$(pool_ours)" = 0 ] \
       && pass "$AS$name: no huge page kept after the failed moves" \
-      || fail "$AS$name: no huge page kept after the failed moves" "$(meminfo HugePages_Free) free of $(meminfo HugePages_Total)"
+      || fail "$AS$name: no huge page kept after the failed moves" "$(pool_ours) pages still in use (besides other processes' $(pool_others))"
 
     # Nor can the ordinary pages be mapped again: the load fails cleanly.
     run "$T/lost" LD_HUGEPAGE_BACKING=private LD_HUGEPAGE_LIBS="$libs" LD_HUGEPAGE_SEGMENTS=all -- \

@@ -98,7 +98,7 @@ coverage () {
 # R.out (stdout, W's path as "W"), R.err, R.rc, R.smaps.
 run_prog () {
   local name=$1 user=$2 variant=$3
-  R=$TEST_TMP/r/$name-$user-$variant
+  R=$TEST_TMP/r/$name-${user/#-/root}-$variant
   W=$TEST_TMP/w/$name-$user
   mkdir -p "$TEST_TMP/r" "$TEST_TMP/w"
   chmod 755 "$TEST_TMP/w"

@@ -3,7 +3,6 @@
 # release, with release ranges on the patches that have a version per
 # range.  Offline checks of what scripts/prepare-source.sh reads; `make
 # check-series' applies it to every release's source (it downloads them).
-# Also the manual section of the series for upstream (makeinfo).
 . "$(dirname "$0")/lib.sh"
 . "$HUGELD_TOP/scripts/config.sh"
 
@@ -59,14 +58,4 @@ for f in "$HUGELD_TOP"/glibc-patches/*.patch; do
 done
 [ $names_ok = yes ] && pass "the patches name only files in elf/, and each function where it is"
 
-# The manual section of the series for upstream
-# (glibc-patches/upstream/manual.texi; no release's glibc-source has a
-# manual to put it in): valid Texinfo alone and inserted into chapters
-# shaped as upstream's, and naming what the code has (the tunables patch
-# u2 registers, HP_BACKING_TABLE's backings, the segment kinds, the
-# defaults).  Against a real glibc manual: docs/releases.md.
-out=$("$HUGELD_TOP/scripts/series-manual.sh" check 2>&1) || fail "the manual section" "$(echo "$out" | tail -1 | sed "s/^FAIL: //")"
-while read -r line; do
-  case $line in "ok: "*) pass "the manual section: ${line#ok: }" ;; esac
-done <<< "$out"
 finish

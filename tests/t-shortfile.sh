@@ -9,7 +9,9 @@
 # unprivileged user: the same output and exit status as the stock
 # loader (which loads a library cut after the code it runs, and dies
 # of SIGBUS where code in the cut part runs), never a crash in ld.so.
-# One control shows the thp backing took the intact copy's text.
+# Then one cut in place and grown back, again and again, while it is
+# loaded with each backing: never a SIGBUS in ld.so.  One control shows
+# the thp backing took the intact copy's text.
 . "$(dirname "$0")/lib.sh"
 
 need_root "(empties and fills the huge page pool, drops page caches)"
@@ -100,6 +102,87 @@ size=$(cut_copy cut-tmp last 10 "$B/lastx.so")
 truncate -s "$size" "$B/held.so"
 compare "cut while another process maps it" "$B/held.so" warm
 kill $holder 2> /dev/null
+
+# Cut and grown back while it is being loaded (issue 43): a writer
+# cuts a copy of lastx.so in place 60% into its text (its last PT_LOAD),
+# writes the rest back and leaves it whole for 3 ms, again and again,
+# while it is loaded REGROW_LOADS times (100; REGROW_LOADS=1000 gives
+# the issue's figure) with each backing, as root and as nobody: shared
+# (its cache entry, made before the writer starts, is stale from the
+# first cut on; the file is compared by pread), private (a pool of 32;
+# filled by pread), thp (issue 44: the zones are only marked
+# MADV_HUGEPAGE and nothing of them is read at load; the one page
+# ld.so reads before mapping, the last page of a segment's file
+# contents, is read by pread, which past the end of a cut file reads
+# nothing).  ld.so never dies of SIGBUS (exit 135), and every load has
+# the stock loader's output and exit status, as the stock loader's own
+# loads under the same writer do.  (With issue 43's thp fill, which
+# touched each 2 MiB of a zone with a load, 25 of 200 thp loads as
+# nobody died of SIGBUS here; the test stands against any read of the
+# mapping at load coming back.)  The thp loads write LD_DEBUG reports:
+# at least one load as each user must have had its text taken by the
+# thp backing, or the thp cases tested nothing.
+N=${REGROW_LOADS:-100}
+gcc -O2 -Wall -o "$B/regrow" "$HUGELD_TOP/tests/shortfile/regrow.c" \
+  && cp "$B/lastx.so" "$B/regrow.so" && chmod 644 "$B/regrow.so" \
+  || { fail build "regrow"; finish; }
+cut=$(cut_copy cut-tmp2 last 60 "$B/lastx.so")
+H=${HUGELD_CMD:-$HUGELD_TOP/build/tools/hugeld}
+pool_set 32
+cached=no
+timeout -k 5 60 "$H" cache add "$B/regrow.so" > "$TEST_TMP/regrow-cache.out" 2>&1 && cached=yes
+at_exit 'timeout -k 5 60 "$H" cache remove "$B/regrow.so" > /dev/null 2>&1'
+expect=$("$SYSTEM_LDSO" "$B/load" "$B/regrow.so" 2>&1; echo "exit $?")
+"$B/regrow" "$B/regrow.so" "$cut" 3000 > "$TEST_TMP/regrow.out" 2>&1 &
+writer=$!
+at_exit "kill $writer 2> /dev/null"
+for _ in $(seq 100); do grep -q ready "$TEST_TMP/regrow.out" && break; sleep 0.1; done
+# loads WHO LDSO ENV...: N loads of the file as WHO under the writer;
+# prints "SIGBUS OTHER": how many died of SIGBUS, how many else
+# differed from EXPECT.
+loads () {
+  local who=$1 ldso=$2 bus=0 other=0 i out; shift 2
+  for i in $(seq "$N"); do
+    out=$(as_user $who timeout 60 env "$@" "$ldso" "$B/load" "$B/regrow.so" 2>&1; echo "exit $?")
+    case $out in
+      *"exit 135") bus=$((bus + 1)) ;;
+      "$expect") ;;
+      *) other=$((other + 1)); echo "$out" > "$TEST_TMP/regrow-other.out" ;;
+    esac
+  done
+  echo "$bus $other"
+}
+stock_all=
+for who in root nobody; do
+  read -r bus other <<< "$(loads $who "$SYSTEM_LDSO")"
+  stock="$bus SIGBUS, $other other"
+  stock_all+="$who: $stock; "
+  for backing in shared private thp; do
+    dbg=()
+    if [ $backing = thp ]; then
+      mkdir -p "$TEST_TMP/regrow-dbg-$who" && chmod 777 "$TEST_TMP/regrow-dbg-$who"
+      dbg=(LD_DEBUG=hugepages LD_DEBUG_OUTPUT="$TEST_TMP/regrow-dbg-$who/dbg")
+    fi
+    read -r bus other <<< "$(loads $who "$HUGELD_LDSO" LD_HUGEPAGE_LIBS='*' LD_HUGEPAGE_BACKING=$backing "${dbg[@]}")"
+    what="cut and grown back while loaded $N times as $who, backing $backing$([ $backing = shared ] && echo " (entry made: $cached)")"
+    if [ "$bus" = 0 ] && [ "$other" = 0 ]; then
+      pass "$what: no SIGBUS, every load as the stock loader's (${expect//$'\n'/ }; stock: $stock)"
+    else
+      fail "$what" "$bus SIGBUS, $other other (stock: $stock): $(head -c 200 "$TEST_TMP/regrow-other.out" 2>/dev/null | tr '\n' ' ')"
+    fi
+  done
+done
+kill $writer 2> /dev/null
+wait $writer 2> /dev/null
+for who in root nobody; do
+  took=$(grep -l 'regrow.so: text .*thp: page-cache huge pages asked for (MADV_HUGEPAGE)' "$TEST_TMP/regrow-dbg-$who"/dbg.* 2>/dev/null | wc -l)
+  [ "$took" -gt 0 ] \
+    && pass "control: the thp backing took the text in $took of the $N loads as $who under the writer" \
+    || fail "control: the thp backing took the text in none of the $N loads as $who under the writer" "$(cat "$TEST_TMP/regrow-dbg-$who"/dbg.* 2>/dev/null | grep regrow.so | tail -3 | tr '\n' ' ')"
+done
+[ "$stock_all" = "root: 0 SIGBUS, 0 other; nobody: 0 SIGBUS, 0 other; " ] \
+  && pass "control: the stock loader's $N loads under the writer, as root and nobody: 0 SIGBUS, the same output ($(tail -1 "$TEST_TMP/regrow.out"))" \
+  || fail "control: the stock loader's loads under the writer" "$stock_all"
 
 # Control: the thp backing took the intact copy's text (so the cases
 # above went through it).

@@ -38,7 +38,7 @@ else
 fi
 
 # The settings a command runs a program with: decided by the loader's
-# own _dl_hugepage_effective (hugeld-conf --effective), an option over
+# own _dl_hugepage_resolve (hugeld-conf --effective), an option over
 # a variable (set, even empty) over the policy file over the default.
 CONF_HELPER=$(dirname "$HELPER")/hugeld-conf
 E=$TEST_TMP/effective.conf
@@ -62,7 +62,7 @@ out=$(eff)
   && pass "hugeld-conf --effective: all from the policy file, with their lines" \
   || fail "hugeld-conf --effective: from the file" "$out"
 out=$(eff LD_HUGEPAGE_LIBS=x LD_HUGEPAGE_SEGMENTS= LD_HUGEPAGE_BACKING=private -- --backing thp)
-[ "$out" = "libs=x(LD_HUGEPAGE_LIBS) segments=None(default) backing=thp(--backing) program E line 4" ] \
+[ "$out" = "libs=x(LD_HUGEPAGE_LIBS) segments=(LD_HUGEPAGE_SEGMENTS) backing=thp(--backing) program E line 4" ] \
   && pass "hugeld-conf --effective: option over variable, an empty variable keeps the file's value away" \
   || fail "hugeld-conf --effective: option, variable" "$out"
 # The tunables in GLIBC_TUNABLES: under their variables, over the file.
@@ -81,15 +81,16 @@ rc=$?
   && grep -q '^hugeld-conf: nothing selected: ' "$TEST_TMP/e.err" \
   && pass "hugeld-conf --effective: LD_HUGEPAGE_LIBS= selects nothing (exit 3, one line)" \
   || fail "hugeld-conf --effective: LD_HUGEPAGE_LIBS=" "exit $rc: $(cat "$TEST_TMP/e.err")"
-nm "$CONF_HELPER" 2> /dev/null | grep -q ' T _dl_hugepage_effective$' \
-  && pass "hugeld-conf is linked with the loader's _dl_hugepage_effective" \
-  || fail "hugeld-conf links _dl_hugepage_effective" "$(nm "$CONF_HELPER" 2>&1 | head -1)"
+nm "$CONF_HELPER" 2> /dev/null | grep -q ' T _dl_hugepage_resolve$' \
+  && pass "hugeld-conf is linked with the loader's _dl_hugepage_resolve" \
+  || fail "hugeld-conf links _dl_hugepage_resolve" "$(nm "$CONF_HELPER" 2>&1 | head -1)"
 
 D=$TEST_TMP/dest
 if make -C "$HUGELD_TOP/tools" OUT="$TEST_TMP/tools-out" DESTDIR="$D" \
      install > "$TEST_TMP/install.log" 2>&1; then
   ok=yes
-  for f in opt/hugeld/bin/hugeld opt/hugeld/libexec/hugeld-plan \
+  for f in opt/hugeld/bin/hugeld opt/hugeld/lib/python3/hugeld/cli.py \
+	   opt/hugeld/libexec/hugeld-plan \
 	   opt/hugeld/share/man/man1/hugeld.1 \
 	   opt/hugeld/share/bash-completion/completions/hugeld; do
     [ -f "$D/$f" ] || { ok="no $f"; break; }
@@ -98,9 +99,12 @@ if make -C "$HUGELD_TOP/tools" OUT="$TEST_TMP/tools-out" DESTDIR="$D" \
     || ok="usr/local/bin/hugeld -> $(readlink "$D/usr/local/bin/hugeld")"
   [ "$(readlink "$D/usr/local/share/man/man1/hugeld.1")" = /opt/hugeld/share/man/man1/hugeld.1 ] \
     || ok="no man page link"
-  head -1 "$D/opt/hugeld/bin/hugeld" | grep -q '^#!/usr/bin/python3$' || ok="shebang"
-  grep -q '^_LDSO = "/opt/hugeld/ld.so"$' "$D/opt/hugeld/bin/hugeld" || ok="loader path"
-  [ "$ok" = yes ] && pass "make install DESTDIR=: bin/hugeld, libexec/hugeld-plan, man page, completion, /usr/local links" \
+  head -1 "$D/opt/hugeld/bin/hugeld" | grep -q '^#!/usr/bin/python3 -IS$' || ok="shebang"
+  grep -q '^_LDSO = "/opt/hugeld/ld.so"$' "$D/opt/hugeld/lib/python3/hugeld/common.py" || ok="loader path"
+  # Compiled, and checked by the source's hash: install keeps it valid.
+  n=$(ls "$D"/opt/hugeld/lib/python3/hugeld/__pycache__/*.pyc "$D"/opt/hugeld/lib/python3/hugeld/*/__pycache__/*.pyc 2>/dev/null | wc -l)
+  [ "$n" -ge 20 ] || ok="$n compiled modules"
+  [ "$ok" = yes ] && pass "make install DESTDIR=: bin/hugeld and its compiled package, libexec/hugeld-plan, man page, completion, /usr/local links" \
     || fail "make install DESTDIR=" "$ok"
   # The installed copy finds its helper in ../libexec.
   out=$(HUGELD_PLAN= "$D/opt/hugeld/bin/hugeld" plan "$F/bigcheck-shared" --libs libbig.so --json 2>&1 | jq 'd["pages_per_process"]')
@@ -367,7 +371,7 @@ $H status --all --json > "$TEST_TMP/all.json"
 out=$(jq "[(p['pages'], p['objects'][0]['path'].split('/')[-1]) for p in d['processes'] if p['pid'] == $bench], d['pool']['total'] > 0" < "$TEST_TMP/all.json" 2>&1)
 [ "$out" = "[(16, 'libbig.so')] True" ] && pass "status --all --json: the benchmark with 16 pages of libbig.so, the pool" \
   || fail "status --all --json" "$out"
-$H status --all | grep -q "^ *$bench  *16  *32  *bigcheck-shared via ld.so  *libbig.so (16)$" \
+$H status --all | grep -q "^ *$bench  *16  *32  *0  *bigcheck-shared via ld.so  *libbig.so (16)$" \
   && pass "status --all: the table" || fail "status --all" "$($H status --all | head -5 | tr '\n' '|')"
 
 # Selected by the tunable: status reads it from the process's
@@ -377,7 +381,7 @@ GLIBC_TUNABLES=glibc.malloc.perturb=0:glibc.elf.hugepage.libs=nothing.so,libbig.
 tun=$!
 if wait_huge $tun; then
   out=$($H status $tun 2>&1)
-  echo "$out" | grep -q '^  settings: glibc.elf.hugepage.libs=nothing.so:libbig.so LD_HUGEPAGE_SEGMENTS=' \
+  echo "$out" | grep -q '^  settings: libs nothing.so:libbig.so (glibc.elf.hugepage.libs); segments text,rodata,relro (ld.so.s default)' \
     && echo "$out" | grep -q '^  /.*/libbig.so  *text ' \
     && pass "status PID: libs from GLIBC_TUNABLES, named as the tunable; libbig.so's zones" \
     || fail "status PID with the libs tunable" "$(echo "$out" | head -6 | tr '\n' '|')"
@@ -414,7 +418,7 @@ if cc -shared -fPIC -o "$TEST_TMP/mark.so" "$TEST_TMP/mark.c"; then
   $H status --all > /dev/null 2>&1
   kill $evil 2> /dev/null; wait $evil 2> /dev/null
   if [ -e "$TEST_TMP/mark.self" ] && [ ! -e "$TEST_TMP/mark.helper" ] \
-     && grep -q 'glibc.elf.hugepage.libs=libbig.so' "$TEST_TMP/evil.out"; then
+     && grep -q 'libs libbig.so (glibc.elf.hugepage.libs)' "$TEST_TMP/evil.out"; then
     pass "status PID of a process with LD_PRELOAD in its environment: its tunable read, its library never loaded into hugeld's helpers"
   else
     fail "status PID: another process's LD_PRELOAD" "self $([ -e "$TEST_TMP/mark.self" ] && echo marked || echo unmarked), helper $([ -e "$TEST_TMP/mark.helper" ] && echo MARKED || echo unmarked): $(head -4 "$TEST_TMP/evil.out" | tr '\n' '|')"
@@ -453,8 +457,8 @@ p=$!
 sleep 0.3
 out=$($H status $p)
 kill $p 2> /dev/null; wait $p 2> /dev/null
-echo "$out" | grep -qxF "        its plan has 16 pages, but the pool has 0 pages free now (too small when it was loaded, most likely: ENOMEM; LD_DEBUG=hugepages tells)" \
-  && pass "status: selected on hugeld with an empty pool: the pool is named" \
+echo "$out" | grep -qxF "        its plan has 16 pages, and the pool has 0 pages free now: if it had none when the object was loaded, ld.so got no page (a short pool goes to text first)" \
+  && pass "status: selected on hugeld with an empty pool: the pool is named, as a condition" \
   || fail "status: selected with an empty pool" "$(echo "$out" | tr '\n' '|')"
 # status_after_add BACKING: OUT, what hugeld status says of a process
 # that loaded libbig.so with BACKING, once libbig.so's cache entry has
@@ -623,14 +627,24 @@ for i in 1 2 3; do
   [ "$(cat $P)" = 0 ] && break
   echo "note: the pool was resized by someone else; again" >&2
 done
-if [ $rc = 1 ] && [ "$(wc -l < "$TEST_TMP/e.err")" = 1 ] \
-   && grep -q '^hugeld: no free huge pages (HugePages_Total 0' "$TEST_TMP/e.err"; then
+# (The pages other processes use stay, as surplus pages: HugePages_Total
+# counts them, and none is free.  Where the machine's shared cache holds
+# entries, run goes on for them and says so: other checkouts' tests and
+# the machine's own sync put entries there.)
+cache=$(sed -n 's/.*only objects in the shared cache (\(.*\)) and thp get huge pages.*/\1/p' "$TEST_TMP/e.err")
+others=; [ -z "$cache" ] || others=$(find "$cache" -mindepth 2 -maxdepth 2 ! -name '.*' 2> /dev/null | head -3 | tr '\n' ' ')
+if [ -n "$others" ]; then
+  skip "run with no free huge page: refused" "the shared cache $cache holds entries ($others): run warns and goes on for them: $(head -1 "$TEST_TMP/e.err")"
+elif [ $rc = 1 ] && [ "$(wc -l < "$TEST_TMP/e.err")" = 1 ] \
+   && grep -q "^hugeld: no free huge pages (HugePages_Total $(meminfo HugePages_Total)," "$TEST_TMP/e.err"; then
   pass "run with no free huge page: refused (exit 1: $(cat "$TEST_TMP/e.err"))"
 else
   fail "run with no free huge page: refused" "exit $rc: $(head -2 "$TEST_TMP/e.err" | tr '\n' '|')"
 fi
-[ ! -e "$TEST_TMP/ran" ] && pass "run with no pool: the program was not run" \
-  || fail "run with no pool: the program was run" ""
+if [ -n "$others" ]; then :
+elif [ ! -e "$TEST_TMP/ran" ]; then pass "run with no pool: the program was not run"
+else fail "run with no pool: the program was run" ""
+fi
 echo "$before" > $P
 
 finish

@@ -25,6 +25,14 @@
 #     trigger's sync that hangs is stopped (HUGELD_SYNC_TIMEOUT, 2 s
 #     here), with one line, and the script still succeeds (a private
 #     mount namespace: /opt and /etc are the test's there).
+#  6. Processes that name a FIFO, a device or hugeld's ld.so where
+#     their loader was (also in a mount namespace of their own), one
+#     that does not answer, programs whose PT_INTERP is a FIFO or a
+#     device: status, status --all, plan and --direct answer, judge by
+#     what they opened, and open only regular files (strace).
+#  7. Escape sequences, carriage returns and newlines in a process's
+#     settings, its command name and a library's name: shown escaped
+#     in every human-readable output, kept in --json.
 # Parts 1 and 4 run `cache sync' on a test policy file (--file): the
 # system's current entries are added back at the end, as in t-sync.
 . "$(dirname "$0")/lib.sh"
@@ -301,5 +309,309 @@ elif [ "$(cat "$P/postinst.rc")" = 0 ] && [ "$took" -lt 20 ] \
   pass "dpkg trigger: a sync that hangs is stopped (HUGELD_SYNC_TIMEOUT=2: ${took} s), one line, postinst exits 0"
 else
   fail "dpkg trigger: a sync that hangs is stopped" "rc $(cat "$P/postinst.rc"), ${took} s: $(cat "$P/postinst.out" "$P/postinst.err" | tr '\n' '|')"
+fi
+# 6. What a process names (its loader, the files it maps) and what a
+# program names (its PT_INTERP) decide nothing, open nothing but
+# regular files and hang nothing (issue 43).  nobody runs a copy of the
+# stock loader, then deletes it and puts at its name: a FIFO; the same
+# FIFO, in root's view only, while the copy sits on a tmpfs in
+# nobody's own mount namespace (unshare -Urm); a link to /dev/full; a
+# link to hugeld's ld.so.  A control runs on hugeld's ld.so.  status
+# PID and status --all (under strace -ff) must answer promptly, say
+# "(not hugeld)" for each copy and "(hugeld)" for the control, and open
+# none of those names and nothing but regular files (O_PATH, which
+# opens nothing, aside).  A process whose reading does not return is
+# played by the planning helper hanging on it (HUGELD_PLAN, a wrapper):
+# status --all lists the others and says so in one line, after its
+# time limit.  A program whose PT_INTERP is a FIFO or a link to a
+# device: plan answers, --direct says why, nothing is opened.
+mkdir -p "$TEST_TMP/t6"
+T6=$(readlink -f "$TEST_TMP/t6")
+chmod 755 "$T6"
+LDSO_REAL=$(readlink -f "$HUGELD_LDSO")
+HH=$T6/hugehold
+cc -O2 -Wall -Werror -o "$HH" "$HUGELD_TOP/tests/trust/hugehold.c" \
+  || { fail "build hugehold" ""; finish; }
+# Each attacker's own directory.
+for d in fifo ns dev link interp; do
+  mkdir -p "$T6/$d"
+  chown "$NOBODY_UID:$NOBODY_GID" "$T6/$d"
+done
+as_nobody () { setpriv --reuid="$NOBODY_UID" --regid="$NOBODY_GID" --clear-groups -- "$@"; }
+# spawn NAME CMD...: CMD in the background, its standard input open
+# until the test ends (HOLD_PIPE's writer); waits for "ready".
+# PID[NAME] is its process: CMD is no shell function, and each of its
+# commands (setpriv, env, unshare, sh -c 'exec') execs the next.
+declare -A PID
+HOLD_PIPE=$T6/hold.pipe
+mkfifo "$HOLD_PIPE"
+exec {HOLD_FD}<> "$HOLD_PIPE"
+at_exit 'exec {HOLD_FD}>&-'
+spawn () {
+  local name=$1; shift
+  "$@" < "$HOLD_PIPE" > "$T6/$name.out" 2>&1 &
+  PID[$name]=$!
+  at_exit "kill ${PID[$name]} 2> /dev/null"
+  local i
+  for i in $(seq 100); do
+    grep -q ready "$T6/$name.out" 2>/dev/null && return 0
+    kill -0 "${PID[$name]}" 2>/dev/null || break
+    sleep 0.1
+  done
+  return 1
+}
+# opens_ok TRACE NAME...: the strace -ff files TRACE.* show no open
+# (but O_PATH, which opens nothing) of any NAME, and nothing opened but
+# regular files and directories: each descriptor an open returned is
+# judged by the fstat (newfstatat, statx) of it that follows, as every
+# opener here does (Python's open, the opening rule, ld.so).  Not by
+# strace -yy's names: those it looks up again by path, which is what
+# the attacker changed.  Prints what was wrong.
+opens_ok () {
+  python3 - "$@" <<'PY'
+import glob, re, sys
+trace, names = sys.argv[1], set(sys.argv[2:])
+bad = []
+call = re.compile(r'^(open|openat|openat2)\((?:[^,]*, )?"((?:[^"\\]|\\.)*)", ([^,)]*).*\) = (-?\d+)')
+stat = re.compile(r'^(?:fstat|newfstatat|statx)\((\d+), (?:"", )?.*?(?:st_mode|stx_mode)=(S_IF[A-Z]+)')
+for f in glob.glob(trace + ".*"):
+    lines = open(f, errors="replace").read().splitlines()
+    for i, line in enumerate(lines):
+        m = call.match(line)
+        if not m or "O_PATH" in m.group(3):
+            continue
+        path, fd = m.group(2), int(m.group(4))
+        if path in names:
+            bad.append("opened %s (%s)" % (path, m.group(3)))
+        if fd < 0:
+            continue
+        for later in lines[i + 1:]:
+            s = stat.match(later)
+            if s and int(s.group(1)) == fd:
+                if s.group(2) not in ("S_IFREG", "S_IFDIR"):
+                    bad.append("%s: %s" % (s.group(2), line[:160]))
+                break
+            if re.match(r'^close\(%d\)' % fd, later):
+                break
+print("; ".join(bad[:4]))
+sys.exit(1 if bad else 0)
+PY
+}
+# traced NAME CMD...: CMD under strace -ff (opens, fstats, closes) and
+# a time limit; output in $T6/NAME.out, status in rc; false if the limit
+# fired.
+traced () {
+  local name=$1; shift
+  rm -f "$T6/$name.trace".*
+  strace -ff -qq -e trace=open,openat,openat2,fstat,newfstatat,statx,close \
+    -o "$T6/$name.trace" \
+    timeout -k 5 20 "$@" > "$T6/$name.out" 2>&1
+  rc=$?
+  [ $rc != 124 ] && [ $rc != 137 ]
+}
+
+started=1
+cp "$SYSTEM_LDSO" "$T6/fifo/ld.so" && cp "$SYSTEM_LDSO" "$T6/dev/ld.so" \
+  && cp "$SYSTEM_LDSO" "$T6/link/ld.so" && chown "$NOBODY_UID" "$T6"/*/ld.so \
+  || started=0
+spawn fifo "${AS_NOBODY[@]}" "$T6/fifo/ld.so" "$HH" || started=0
+spawn dev "${AS_NOBODY[@]}" "$T6/dev/ld.so" "$HH" || started=0
+spawn link "${AS_NOBODY[@]}" "$T6/link/ld.so" "$HH" || started=0
+spawn control "$HUGELD_LDSO" "$HH" || started=0
+as_nobody rm "$T6/fifo/ld.so" "$T6/dev/ld.so" "$T6/link/ld.so"
+as_nobody mkfifo "$T6/fifo/ld.so"
+as_nobody ln -s /dev/full "$T6/dev/ld.so"
+as_nobody ln -s "$HUGELD_LDSO" "$T6/link/ld.so"
+# In nobody's own mount namespace: a tmpfs over its directory, the copy
+# in it; in root's view, a FIFO at that name.
+as_nobody mkfifo "$T6/ns/ld.so"
+cases="fifo dev link control"
+if spawn ns "${AS_NOBODY[@]}" unshare -Urm sh -c 'mount -t tmpfs none "$0" && cp "$1" "$0/ld.so" && exec "$0/ld.so" "$2"' "$T6/ns" "$SYSTEM_LDSO" "$HH"; then
+  cases="fifo ns dev link control"
+else
+  skip "a loader on a tmpfs in nobody's own mount namespace" "unshare -Urm as nobody: $(head -c 200 "$T6/ns.out" | tr '\n' ' ')"
+fi
+[ $started = 1 ] || { fail "setup: the processes" "$(head -c 300 "$T6"/*.out | tr '\n' ' ')"; finish; }
+declare -A WHAT=([fifo]="a FIFO at its loader's name" [ns]="its loader on a tmpfs in its own namespace, a FIFO at that name in root's"
+                 [dev]="a link to /dev/full at its loader's name" [link]="a link to hugeld's ld.so at its stock loader's name"
+                 [control]="on hugeld's ld.so")
+all_names=("$T6/fifo/ld.so" "$T6/ns/ld.so" "$T6/dev/ld.so" "$T6/link/ld.so" /dev/full)
+for c in $cases; do
+  # The copies were deleted, but in nobody's namespace: there it is
+  # what the process runs (/proc/PID/exe), as for the control.
+  want="  loader: $T6/$c/ld.so (not hugeld)"
+  [ $c = ns ] && want+=", run as a command"
+  [ $c = control ] && want="  loader: $LDSO_REAL (hugeld), run as a command"
+  if ! traced "status-$c" "$H" status "${PID[$c]}"; then
+    fail "status of a process with ${WHAT[$c]}: answers" "still running after 20 s: $(head -c 300 "$T6/status-$c.out" | tr '\n' '|')"
+  elif [ $rc != 0 ] || ! grep -qxF "$want" "$T6/status-$c.out"; then
+    fail "status of a process with ${WHAT[$c]}" "rc $rc, want \"$want\": $(grep -m1 loader: "$T6/status-$c.out")"
+  elif ! why=$(opens_ok "$T6/status-$c.trace" "${all_names[@]}"); then
+    fail "status of a process with ${WHAT[$c]}: opens only regular files" "$why"
+  else
+    pass "status of a process with ${WHAT[$c]}: answers, \"$(sed 's/^  //' <<< "$want")\", opens only regular files (strace)"
+  fi
+done
+if ! traced status-all "$H" status --all; then
+  fail "status --all beside those processes: answers" "still running after 20 s"
+else
+  missing=
+  for c in $cases; do
+    grep -q "^ *${PID[$c]} " "$T6/status-all.out" || missing+=" $c"
+  done
+  if [ $rc = 0 ] && [ -z "$missing" ] && why=$(opens_ok "$T6/status-all.trace" "${all_names[@]}"); then
+    pass "status --all: answers, lists each of them, opens only regular files (strace)"
+  else
+    fail "status --all beside those processes" "rc $rc, not listed:${missing:- none}; ${why:-}"
+  fi
+fi
+
+# A process whose reading does not return, beside the others.
+REAL_PLAN=${HUGELD_PLAN:-}
+if [ -z "$REAL_PLAN" ]; then
+  REAL_PLAN=$(dirname "$(readlink -f "$H")")/hugeld-plan
+  [ -x "$REAL_PLAN" ] || REAL_PLAN=$(dirname "$REAL_PLAN")/../libexec/hugeld-plan
+fi
+if spawn stall "$HH"; then
+  cat > "$T6/plan-stall" <<EOF
+#!/bin/sh
+# The helper asked about process ${PID[stall]}'s hugetlb cgroup never
+# answers: a stand-in for a read of its /proc files that does not
+# return.
+case " \$* " in *" --cgroup-none ${PID[stall]} "*) echo \$\$ >> "$T6/stalled"; exec sleep 120 ;; esac
+exec "$REAL_PLAN" "\$@"
+EOF
+  chmod 755 "$T6/plan-stall"
+  at_exit '[ -f "$T6/stalled" ] && kill $(cat "$T6/stalled") 2> /dev/null'
+  start=$(date +%s)
+  HUGELD_PLAN=$T6/plan-stall timeout -k 5 60 "$H" status --all > "$T6/stall-all.out" 2>&1
+  rc=$? took=$(( $(date +%s) - start ))
+  line="(not counted: process ${PID[stall]} (hugehold): no answer in 10 s (reading its /proc files waits: its memory is held busy))"
+  if [ $rc = 0 ] && [ $took -lt 40 ] && grep -qxF "$line" "$T6/stall-all.out" \
+     && grep -q "^ *${PID[control]} " "$T6/stall-all.out"; then
+    pass "status --all beside a process that does not answer: done in $took s, the others listed, one line for it"
+  else
+    fail "status --all beside a process that does not answer" "rc $rc, $took s: $(head -c 600 "$T6/stall-all.out" | tr '\n' '|')"
+  fi
+  HUGELD_PLAN=$T6/plan-stall timeout -k 5 60 "$H" status "${PID[stall]}" > "$T6/stall-one.out" 2>&1
+  rc=$?
+  if [ $rc = 1 ] && [ "$(cat "$T6/stall-one.out")" = "hugeld: process ${PID[stall]}: no answer in 10 s (reading its /proc files waits: its memory is held busy)" ]; then
+    pass "status of a process that does not answer: one line after 10 s, exit 1"
+  else
+    fail "status of a process that does not answer" "rc $rc: $(head -c 300 "$T6/stall-one.out" | tr '\n' '|')"
+  fi
+else
+  fail "setup: a process that does not answer" "$(cat "$T6/stall.out")"
+fi
+
+# A program whose PT_INTERP is a FIFO, or a link to a device.
+as_nobody mkfifo "$T6/interp/fifo"
+as_nobody ln -s /dev/full "$T6/interp/dev"
+printf 'int main (void) { return 0; }\n' > "$T6/m.c"
+for k in fifo dev; do
+  cc -o "$T6/prog-$k" "$T6/m.c" -Wl,--dynamic-linker="$T6/interp/$k" \
+    || { fail "build a program with PT_INTERP $k" ""; continue; }
+  why="a FIFO"; [ $k = dev ] && why="a character device"
+  if ! traced "plan-$k" "$H" plan --libs '*' "$T6/prog-$k"; then
+    fail "plan of a program whose PT_INTERP is $why: answers" "still running after 20 s"
+  elif [ $rc != 0 ] || ! why2=$(opens_ok "$T6/plan-$k.trace" "$T6/interp/$k" /dev/full); then
+    fail "plan of a program whose PT_INTERP is $why" "rc $rc: $(head -c 300 "$T6/plan-$k.out" | tr '\n' '|') ${why2:-}"
+  else
+    pass "plan --libs '*' of a program whose PT_INTERP is $why: answers, opens only regular files (strace)"
+  fi
+  for cmd in plan run; do
+    if [ $cmd = plan ]; then
+      traced "direct-$k" "$H" plan --direct --libs '*' "$T6/prog-$k"
+    else
+      traced "direct-$k" "$H" run --direct --no-pool-check --libs '*' -- "$T6/prog-$k"
+    fi
+    want="hugeld: --direct: $T6/prog-$k's interpreter is $T6/interp/$k, not hugeld's loader (not a regular file ($why))"
+    if [ $rc = 1 ] && [ "$(head -1 "$T6/direct-$k.out" | cut -c1-${#want})" = "$want" ] \
+       && [ "$(wc -l < "$T6/direct-$k.out")" = 1 ] && opens_ok "$T6/direct-$k.trace" "$T6/interp/$k" /dev/full > /dev/null; then
+      pass "$cmd --direct, PT_INTERP $why: one line saying so, nothing opened"
+    else
+      fail "$cmd --direct, PT_INTERP $why" "rc $rc: $(head -c 300 "$T6/direct-$k.out" | tr '\n' '|')"
+    fi
+  done
+done
+
+# 7. Nothing a process controls reaches root's terminal raw (issue
+# 43): a process named with ESC[2J and a CR, running a library whose
+# name holds an OSC sequence, a CR and a newline, with LD_HUGEPAGE_LIBS
+# that erases the line above and writes a false loader line after a
+# newline, and LD_HUGEPAGE_SEGMENTS with a CR and ESC[2K.  Every
+# human-readable output (status, status --all, plan, an error) has no
+# control character but its own newlines, shows each escaped, and
+# forges no line; --json keeps the values as they are.
+mkdir -p "$TEST_TMP/t7"
+T7=$(readlink -f "$TEST_TMP/t7")
+chmod 755 "$T7"
+PROG=$T7/$'hold\e[2J\r'
+LIBW=$T7/$'lib\e]0;pwned\a\r\nvalue.so'
+LIBS_VALUE=$'\e[1A\e[2K\r  loader: /opt/x/ld.so (hugeld)\nforged line:lib*'
+SEGS_VALUE=$'text\r\e[2K'
+cp "$B/hold" "$PROG" && cp "$B/libvalue-1.so" "$LIBW" && chmod 755 "$PROG" && chmod 644 "$LIBW" \
+  || { fail "setup: names with escape sequences" ""; finish; }
+# controls FILE: the lines of FILE that hold a control character (but
+# the newline that ends them), C1 ones (UTF-8 \xc2\x80-\x9f) included.
+controls () { LC_ALL=C grep -c $'[\x01-\x09\x0b-\x1f\x7f]\|\xc2[\x80-\x9f]' "$1"; }
+if ! spawn weird env LD_HUGEPAGE_LIBS="$LIBS_VALUE" LD_HUGEPAGE_SEGMENTS="$SEGS_VALUE" \
+     LD_HUGEPAGE_BACKING=private "$HUGELD_LDSO" "$PROG" "$LIBW"; then
+  fail "setup: a process with escape sequences" "$(head -c 300 "$T6/weird.out" | tr '\n' '|')"
+else
+  p=${PID[weird]}
+  esc_libs='\x1b[1A\x1b[2K\r  loader: /opt/x/ld.so (hugeld)\nforged line:lib*'
+  esc_prog='hold\x1b[2J\r'
+  # /proc/PID/maps shows a newline in a name as \012.
+  esc_lib="$T7/"'lib\x1b]0;pwned\x07\r\012value.so'
+  for how in "status $p" "status --all"; do
+    n=${how// /-}
+    timeout -k 5 20 "$H" $how > "$T7/$n.out" 2>&1
+    rc=$?
+    c=$(controls "$T7/$n.out")
+    forged=$(grep -c '^forged\|^ *loader: /opt/x' "$T7/$n.out")
+    ok=1
+    grep -qF "$esc_prog" "$T7/$n.out" || ok=0
+    if [ "$how" = "status $p" ]; then
+      grep -qF "LD_HUGEPAGE_LIBS=$esc_libs" "$T7/$n.out" && grep -qF "$esc_lib" "$T7/$n.out" \
+        && grep -qF 'LD_HUGEPAGE_SEGMENTS=text\r\x1b[2K' "$T7/$n.out" || ok=0
+    else
+      grep -qF 'lib\x1b]0;pwned\x07\r\012value.so' "$T7/$n.out" || ok=0
+    fi
+    if [ $rc = 0 ] && [ "$c" = 0 ] && [ "$forged" = 0 ] && [ $ok = 1 ]; then
+      pass "$(cut -d' ' -f1-2 <<< "${how/$p/PID}"): no control character, the command name, library path and settings shown escaped, no line forged"
+    else
+      fail "${how/$p/PID} shows what the process controls escaped" "rc $rc, $c lines with control characters, $forged forged, escaped forms found: $ok: $(head -c 600 "$T7/$n.out" | cat -v | tr '\n' '|')"
+    fi
+  done
+  timeout -k 5 20 "$H" status --json "$p" > "$T7/json.out" 2>&1
+  if python3 - "$T7/json.out" "$LIBS_VALUE" "$SEGS_VALUE" "$PROG" <<'PY'
+import json, sys
+st = json.load(open(sys.argv[1]))
+s = st["settings"]
+sys.exit(0 if s["libs"] == sys.argv[2] and s["segments"] == sys.argv[3]
+         and st["program"] == sys.argv[4] else 1)
+PY
+  then
+    pass "status --json: the values as the process has them"
+  else
+    fail "status --json: the values as the process has them" "$(head -c 300 "$T7/json.out" | cat -v)"
+  fi
+fi
+timeout -k 5 20 "$H" plan --libs '*' "$LIBW" > "$T7/plan.out" 2>&1
+rc=$?
+if [ $rc = 0 ] && [ "$(controls "$T7/plan.out")" = 0 ] \
+   && grep -qF "$T7/"'lib\x1b]0;pwned\x07\r\nvalue.so' "$T7/plan.out"; then
+  pass "plan of a library whose name holds escape sequences and a newline: shown escaped"
+else
+  fail "plan of a library with escape sequences in its name" "rc $rc: $(head -c 400 "$T7/plan.out" | cat -v | tr '\n' '|')"
+fi
+timeout -k 5 20 "$H" plan --libs '*' "$T7/"$'none\nforged line\e[2J' > "$T7/err.out" 2>&1
+rc=$?
+if [ $rc = 1 ] && [ "$(wc -l < "$T7/err.out")" = 1 ] && [ "$(controls "$T7/err.out")" = 0 ] \
+   && grep -qF 'none\nforged line\x1b[2J' "$T7/err.out"; then
+  pass "an error about a name with a newline and ESC[2J: one line, escaped"
+else
+  fail "an error about a name with a newline and ESC[2J" "rc $rc: $(cat -v "$T7/err.out" | tr '\n' '|')"
 fi
 finish

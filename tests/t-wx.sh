@@ -82,7 +82,7 @@ for who in "" nobody; do
       pass "$AS$policy: private backing runs as stock (value 1, 0 kB huge, pool untouched), report: ${line#*: text }"
     fi
     if [ "$policy" = seccomp ]; then
-      grep -q "runs under a seccomp filter, which may refuse private copies of code" "$T.status" \
+      grep -q "runs under a seccomp filter: if it refuses to make written memory executable" "$T.status" \
         && pass "$AS$policy: hugeld status names the seccomp filter" \
         || fail "$AS$policy: hugeld status" "$(grep -A2 'note:' "$T.status" | tr '\n' ' ')"
     fi

@@ -26,19 +26,17 @@ HELPER=$(dirname "$(readlink -f "$H")")/hugeld-plan
 [ -x "$HELPER" ] || HELPER=$(dirname "$(readlink -f "$H")")/../libexec/hugeld-plan
 
 # The pool: at most about 40 pages at a time here.  Enlarge it only if
-# fewer are free (other tests may be using it); check again before each
-# part, in case a test running at the same time has shrunk it.
+# fewer are free; check again before each part.
 need=48
 ensure_pool () {
-  local free; free=$(meminfo HugePages_Free)
-  [ "${free:-0}" -ge $need ] && return 0
+  [ "$(pool_avail)" -ge $need ] && [ -n "${pool_saved:-}" ] && return 0
   if [ -z "${pool_saved:-}" ]; then
     pool_saved=yes
-    reserve_hugepages $(( $(meminfo HugePages_Total) - free + need ))
+    reserve_hugepages $need
   else
-    echo $(( $(meminfo HugePages_Total) - free + need )) > /proc/sys/vm/nr_hugepages
+    pool_set $(( $(pool_ours) + need ))
   fi
-  [ "$(meminfo HugePages_Free)" -ge $need ]
+  [ "$(pool_avail)" -ge $need ]
 }
 ensure_pool || { fail reserve "cannot get $need free huge pages"; finish; }
 

@@ -17,7 +17,7 @@
    <https://www.gnu.org/licenses/>.  */
 
 #include <stdio.h>
-#include "dl-hugepage-plan.h"
+#include "dl-hugepage-settings.h"
 #include "hugeld-check.h"
 
 const char *
@@ -43,7 +43,7 @@ hugeld_check_segments (const char *list, char *msg, size_t size)
     snprintf (msg, size, "empty list");
   else if (kinds < 0)
     snprintf (msg, size, "unknown segment kind in \"%s\": use a comma list "
-	      "of text, rodata, relro, data, bss or all", list);
+	      "of %s", list, _dl_hugepage_setting_words (HP_SET_SEGMENTS));
   else if (kinds == 0)
     snprintf (msg, size, "\"%s\" selects nothing", list);
   else
@@ -58,7 +58,7 @@ hugeld_check_backing (const char *list, unsigned char order[HP_NBACKINGS],
   *n = _dl_hugepage_parse_backing (list, order);
   if (*n < 0)
     snprintf (msg, size, "unknown backing in \"%s\": use a comma list of "
-	      "shared, private or thp", list);
+	      "%s", list, _dl_hugepage_setting_words (HP_SET_BACKING));
   else if (*n == 0)
     snprintf (msg, size, list[0] == '\0' ? "empty list"
 	      : "\"%s\" selects nothing", list);

@@ -46,22 +46,42 @@
    could be read, else 1 with one line on stderr.
 
    hugeld-conf --effective [--libs V] [--segments V] [--backing V]
-   [--run NAME [--cwd DIR]] FILE prints the settings a program run as
-   NAME gets, with ld.so's precedence (_dl_hugepage_effective): an
-   option, else the LD_HUGEPAGE_* variable of the environment (set,
-   even empty, it keeps the file's value away), else what FILE gives
-   it (if ld.so would use FILE), else ld.so's default:
-     {"libs", "segments", "backing": {"value", "source", "from"},
-      "policy": {"file", "why", "program", "patterns": [{"pattern",
-      "line"}]}}
-   where "from" is option, variable, file or default, "source" says
-   which ("--libs", "LD_HUGEPAGE_LIBS", "FILE line N" or "FILE lines
-   N, M", "default"), "value" is null for ld.so's default, and
+   [--environ FILE|- [--glibc-tunables NAMES]] [--exe PATH] [--secure]
+   [--cache CACHE] [--ldso-view] [--run NAME [--cwd DIR] [--kernel]] FILE
+   prints the settings a program run as NAME gets, decided by ld.so's
+   own resolver (_dl_hugepage_resolve) over the sources gathered here
+   as ld.so gathers them: the options (as its LD_HUGEPAGE_* variables),
+   the environment (ours, or with --environ the NUL-separated strings of
+   FILE, "-" for standard input: another process's, as /proc/PID/environ
+   has it; --glibc-tunables names the tunables that process's glibc,
+   before 2.39, ended with a NUL in place in GLIBC_TUNABLES, so that its
+   pieces are put back as ld.so saw them), the system-wide tunables of
+   CACHE (default /etc/ld.so.cache) for the program whose
+   /proc/self/exe is PATH (default: NAME's real path), AT_SECURE with
+   --secure, and FILE (if ld.so would use it) for the program's names:
+     {"libs", "segments", "backing": {"value", "source", "from",
+      "effective", "bad", "locked", "variable_ignored"},
+      "secure", "system_tunables": {"cache", "read", "why", "section",
+      "valid", "program"},
+      "policy": {"file", "why", "used", "cache_declared", "program",
+      "patterns": [{"pattern", "line"}]}}
+   where "from" is option, variable, tunable (GLIBC_TUNABLES), system
+   (/etc/tunables.conf), file or default, "source" says which ("--libs",
+   "LD_HUGEPAGE_LIBS", "glibc.elf.hugepage.libs", the same with
+   " (/etc/tunables.conf)", "FILE line N" or "FILE lines N, M",
+   "default"), "value" is the text that source gave (a tunable's libs
+   with colons; null for the default), "effective" the value in force
+   in ld.so's words (libs null: nothing selected), "bad" says ld.so
+   ignores the value given (and warns), "locked" that a nonoverridable
+   line gave it and "variable_ignored" that its variable lost to that
+   line; "cache_declared" that ld.so uses FILE and it has cache lines
+   (until a cache sync in this boot ld.so makes no private copy);
    "policy" says why FILE gives nothing ("why": "no such file",
-   "ignored by ld.so: ...") and which block and lines it used.  A
-   setting the hugeld command refuses (nothing selected, a bad pattern,
-   an unknown segment kind or backing) prints one line on stderr and
-   nothing on stdout: exit status 3 if nothing is selected, else 1.
+   "ignored by ld.so: ...") and which block and lines it used.  Unless
+   --ldso-view, a setting the hugeld command refuses (nothing selected,
+   a bad pattern, an unknown segment kind or backing) prints one line on
+   stderr and nothing on stdout: exit status 3 if nothing is selected,
+   else 1.
 
    hugeld-conf --system-tunables [--program PATH] [--secure] CACHE
    prints the glibc.elf.hugepage.* tunables that ld.so (glibc 2.44 and
@@ -92,11 +112,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dl-hugepage-conf.h"
-#include "dl-hugepage-plan.h"
+#include "dl-hugepage-settings.h"
 #include "hugeld-check.h"
 #include "hugeld-json.h"
 #include "hugeld-open.h"
+
+/* Where glibc 2.44 and later keep the system-wide tunables.  */
+#define LD_SO_CACHE "/etc/ld.so.cache"
 
 static void
 json_cstring (const char *s)
@@ -129,6 +151,7 @@ struct run
 {
   const char *name;
   const char *cwd;
+  const char *exe;		/* --exe: its real path, or NULL.  */
 };
 
 static long int
@@ -153,11 +176,14 @@ run_getcwd (void *ctx, char *buf, size_t size)
   return getcwd (buf, size) != NULL ? (long int) strlen (buf) + 1 : -1;
 }
 
-/* What /proc/self/exe would name for the program: its real path.  */
+/* What /proc/self/exe would name for the program: its real path, as
+   --exe gives it, or as the file system has it.  */
 static const char *
 run_exe (void *ctx, char *buf, size_t size)
 {
   const struct run *r = ctx;
+  if (r->exe != NULL)
+    return strlen (r->exe) < size ? strcpy (buf, r->exe) : NULL;
   char path[2 * HP_PATH_MAX + 2];
   if (r->name[0] != '/' && r->cwd != NULL)
     snprintf (path, sizeof path, "%s/%s", r->cwd, r->name);
@@ -418,40 +444,6 @@ conf_unused_why (const struct conf_file *cf, char *buf, size_t size)
   return buf;
 }
 
-/* --effective: the options given, the settings' variables.  */
-struct effective_request
-{
-  const char *option[3];	/* --libs, --segments, --backing, or NULL.  */
-  const char *program;		/* --run NAME, or NULL.  */
-  const char *tunables;		/* --tunables TEXT: GLIBC_TUNABLES's value
-				   to read instead of the environment's
-				   (another process's, read by hugeld
-				   status), or NULL.  */
-  bool tunable[3];		/* Set by print_effective: the value is
-				   its glibc.elf.hugepage.* tunable's.  */
-};
-
-/* The names of the three settings, their options and variables.  */
-static const char *const setting_name[3] = { "libs", "segments", "backing" };
-static const char *const setting_var[3] =
-  { "LD_HUGEPAGE_LIBS", "LD_HUGEPAGE_SEGMENTS", "LD_HUGEPAGE_BACKING" };
-
-/* The name the setting K of REQ was given by: its option, its tunable
-   or its variable.  */
-static const char *
-setting_label (const struct effective_request *req, int k, char *buf,
-	       size_t size)
-{
-  if (req->option[k] != NULL)
-    snprintf (buf, size, "--%s", setting_name[k]);
-  else if (req->tunable[k])
-    snprintf (buf, size, "%s%s", HP_TUNABLE_NAMESPACE,
-	      _dl_hugepage_tunable_name (k));
-  else
-    snprintf (buf, size, "%s", setting_var[k]);
-  return buf;
-}
-
 /* Say MSG on stderr and exit with STATUS.  */
 static void __attribute__ ((noreturn))
 refuse (int status, const char *msg)
@@ -460,17 +452,180 @@ refuse (int status, const char *msg)
   exit (status);
 }
 
-/* Where the setting K (0 libs, 1 segments, 2 backing) comes from, by
-   its SOURCE: "option", "variable", "file" or "default".  */
-static const char *
-effective_from (const struct effective_request *req,
-		enum hp_setting_source source, int k)
+/* A file read whole into memory: ld.so.cache, or an environment.  */
+struct blob
 {
-  switch (source)
+  char *buf;
+  size_t len;
+};
+
+/* Read all of FD into *B (NUL-terminated after LEN bytes); exits on
+   lack of memory or a read error, naming WHAT.  */
+static void
+read_blob (int fd, const char *what, struct blob *b)
+{
+  size_t cap = 1 << 16;
+  b->buf = malloc (cap + 1);
+  b->len = 0;
+  ssize_t n;
+  while (b->buf != NULL && (n = read (fd, b->buf + b->len, cap - b->len)) != 0)
+    {
+      if (n < 0)
+	{
+	  if (errno == EINTR)
+	    continue;
+	  char msg[HP_PATH_MAX + 64];
+	  snprintf (msg, sizeof msg, "%s: %s", what, strerror (errno));
+	  refuse (1, msg);
+	}
+      b->len += n;
+      if (b->len == cap)
+	b->buf = realloc (b->buf, (cap *= 2) + 1);
+    }
+  if (b->buf == NULL)
+    refuse (1, "out of memory");
+  b->buf[b->len] = '\0';
+}
+
+/* The system-wide tunables of ld.so.cache as ld.so 2.44 finds them
+   (_dl_hugepage_tunconf_locate, _dl_hugepage_tunconf_strings): the
+   cache CACHE read into *B, and the section into the sources S.
+   Returns whether the cache could be read; *SECTION says whether it
+   has a tunables section glibc would use.  A missing cache is none.  */
+static bool
+read_system_tunables (const char *cache, struct blob *b,
+		      struct hp_sources *s, bool *section, char *why)
+{
+  *section = false;
+  b->buf = NULL;
+  b->len = 0;
+  struct stat st;
+  if (lstat (cache, &st) != 0 && errno == ENOENT)
+    return true;
+  int fd = hugeld_open_regular (cache, false, &st, why);
+  if (fd < 0)
+    return false;
+  read_blob (fd, cache, b);
+  close (fd);
+  const void *sec;
+  size_t size;
+  bool valid;
+  if (_dl_hugepage_tunconf_locate (b->buf, b->len, &sec, &size, &valid)
+      && valid)
+    {
+      *section = true;
+      /* An exact copy of the section: a read past it is a bug.  */
+      void *copy = malloc (size);
+      if (copy == NULL)
+	refuse (1, "out of memory");
+      memcpy (copy, sec, size);
+      s->tunconf = copy;
+      s->tunconf_size = size;
+      s->tunconf_data = b->buf;
+      _dl_hugepage_tunconf_strings (b->buf, sec, &s->tunconf_start,
+				    &s->tunconf_end);
+    }
+  return true;
+}
+
+/* An environment as the process whose it is has it: the NUL-separated
+   strings of *B (a /proc/PID/environ), into a NULL-terminated array
+   (malloc'ed).  KNOWN (a comma list, or NULL) names the tunables of a
+   glibc before 2.39, which ends the value of each one it knows with a
+   NUL, in place, where GLIBC_TUNABLES had a `:' (its parse_tunables):
+   a string that follows such a value and starts with a tunable's name
+   (one with a dot) is put back after it with its colon, as ld.so,
+   which reads glibc's copy of the string, sees it.  A variable of its
+   own that follows a GLIBC_TUNABLES whose last entry is one of those
+   tunables reads the same: it is taken as part of the string.  */
+static char **
+split_environ (struct blob *b, const char *known)
+{
+  size_t n = 0;
+  for (size_t i = 0; i < b->len; ++i)
+    n += b->buf[i] == '\0';
+  char **env = calloc (n + 2, sizeof *env);
+  if (env == NULL)
+    refuse (1, "out of memory");
+  size_t k = 0;
+  bool tunables = false;
+  for (size_t i = 0; i < b->len; )
+    {
+      char *s = b->buf + i;
+      size_t len = strlen (s);
+      i += len + 1;
+      if (len == 0)
+	{
+	  tunables = false;
+	  continue;
+	}
+      if (tunables && known != NULL && k > 0)
+	{
+	  char *prev = env[k - 1];
+	  /* The last entry of what is glued so far: NAME=VALUE.  */
+	  char *last = strrchr (prev, ':');
+	  last = last != NULL ? last + 1 : strchr (prev, '=') + 1;
+	  size_t nlen = strcspn (last, "=");
+	  size_t slen = strcspn (s, "=:");
+	  bool known_name = false;
+	  for (const char *p = known; *p != '\0' && last[nlen] == '='; )
+	    {
+	      size_t l = strcspn (p, ",");
+	      known_name |= l == nlen && memcmp (p, last, l) == 0;
+	      p += l + (p[l] == ',');
+	    }
+	  if (known_name && memchr (s, '.', slen) != NULL)
+	    {
+	      /* The strings lie one after the other: the NUL between
+		 them was the colon.  */
+	      s[-1] = ':';
+	      continue;
+	    }
+	}
+      env[k++] = s;
+      tunables = strncmp (s, "GLIBC_TUNABLES=", 15) == 0;
+    }
+  env[k] = NULL;
+  return env;
+}
+
+/* --effective: the request.  */
+struct effective_request
+{
+  const char *option[HP_NSETTINGS];	/* --libs, --segments, --backing.  */
+  const char *program;		/* --run NAME, or NULL.  */
+  const char *environ_file;	/* --environ FILE ("-": stdin), or NULL:
+				   ours.  */
+  const char *known;		/* --glibc-tunables NAMES, or NULL.  */
+  const char *cache;		/* --cache CACHE.  */
+  const char *exe;		/* --exe PATH, or NULL.  */
+  bool secure;			/* --secure.  */
+  bool ldso_view;		/* --ldso-view: never refuse.  */
+};
+
+/* What the --effective document says of each setting.  */
+struct effective_doc
+{
+  const struct effective_request *req;
+  const struct hp_effective *e;
+  const char *conf_file;
+  const char *libs_source;	/* "FILE line N" or "FILE lines N, M".  */
+};
+
+/* Where setting T comes from, by its source: "option", "variable",
+   "tunable" (GLIBC_TUNABLES), "system" (/etc/tunables.conf), "file" or
+   "default".  */
+static const char *
+effective_from (const struct effective_doc *d, int t)
+{
+  switch (d->e->source[t])
     {
     case HP_SOURCE_VARIABLE:
-      return (req->option[k] != NULL ? "option"
-	      : req->tunable[k] ? "tunable" : "variable");
+      return d->req->option[t] != NULL ? "option" : "variable";
+    case HP_SOURCE_TUNABLES:
+      return "tunable";
+    case HP_SOURCE_SYSTEM:
+      return "system";
     case HP_SOURCE_FILE:
       return "file";
     default:
@@ -478,105 +633,159 @@ effective_from (const struct effective_request *req,
     }
 }
 
-/* Print the member K of --effective's document: {"value", "source",
-   "from"}: VALUE (NULL: null), the option, variable or FILE_SOURCE it
-   came from.  */
-static void
-print_effective_setting (const struct effective_request *req, int k,
-			 enum hp_setting_source source, const char *value,
-			 const char *file_source)
+/* The name setting T was given by, into BUF (SIZE bytes): its option,
+   its variable, its tunable (with " (/etc/tunables.conf)" from there),
+   "FILE line N" or "default".  */
+static const char *
+effective_label (const struct effective_doc *d, int t, char *buf,
+		 size_t size)
 {
-  const char *from = effective_from (req, source, k);
-  printf ("%s\"%s\": {\"value\": ", k > 0 ? ", " : "", setting_name[k]);
-  json_cstring (value);
-  printf (", \"source\": ");
-  if (source == HP_SOURCE_FILE)
-    json_string (file_source);
-  else if (source == HP_SOURCE_VARIABLE)
+  switch (d->e->source[t])
     {
-      char label[64];
-      json_string (setting_label (req, k, label, sizeof label));
+    case HP_SOURCE_VARIABLE:
+      if (d->req->option[t] != NULL)
+	snprintf (buf, size, "--%s", _dl_hugepage_setting_name (t));
+      else
+	snprintf (buf, size, "%s", _dl_hugepage_setting_variable (t));
+      break;
+    case HP_SOURCE_TUNABLES:
+      snprintf (buf, size, "%s", _dl_hugepage_setting_tunable (t));
+      break;
+    case HP_SOURCE_SYSTEM:
+      snprintf (buf, size, "%s (/etc/tunables.conf)",
+		_dl_hugepage_setting_tunable (t));
+      break;
+    case HP_SOURCE_FILE:
+      if (t == HP_SET_LIBS)
+	snprintf (buf, size, "%s", d->libs_source);
+      else
+	snprintf (buf, size, "%s line %u", d->conf_file, d->e->line[t]);
+      break;
+    default:
+      snprintf (buf, size, "default");
     }
-  else
-    printf ("\"default\"");
-  printf (", \"from\": \"%s\"}", from);
+  return buf;
 }
 
-/* hugeld-conf --effective: print the settings REQ's program runs with
-   under the file CF and this process's environment, or refuse them
-   (exit status 3: nothing selected; 1: a bad value).  NAMES[0..NNAMES)
-   are the program's names for the file's blocks.  Returns 0.  */
-static int
-print_effective (const struct effective_request *request,
-		 const struct conf_file *cf, const char *const *names,
-		 size_t nnames)
+/* Setting T's value as given, as its variable spells it (a tunable's
+   libs with colons), or NULL for the default (or a file's `libs
+   none').  Malloc'ed.  */
+static char *
+effective_given (const struct effective_doc *d, int t)
 {
-  /* As ld.so: the option, else the variable (set, even empty), else
-     its tunable in GLIBC_TUNABLES.  */
-  struct effective_request r = *request;
-  const struct effective_request *req = &r;
-  const char *tunables = (req->tunables != NULL ? req->tunables
-			  : getenv ("GLIBC_TUNABLES"));
-  const char *tv[HP_NTUNABLES];
-  size_t tl[HP_NTUNABLES];
-  bool have_tunables = (tunables != NULL
-			&& _dl_hugepage_tunables_find (tunables, tv, tl));
-  const char *value[3];
-  char *tvalue[3] = { NULL, NULL, NULL };
-  for (int k = 0; k < 3; ++k)
+  const struct hp_effective *e = d->e;
+  char list[HP_LIST_STRING_MAX];
+  const char *v = NULL;
+  size_t len = 0;
+  if (e->given[t] != NULL)
     {
-      value[k] = req->option[k] != NULL ? req->option[k]
-		 : getenv (setting_var[k]);
-      if (value[k] == NULL && have_tunables && tv[k] != NULL)
-	{
-	  tvalue[k] = malloc (tl[k] + 1);
-	  if (tvalue[k] == NULL)
-	    refuse (1, "out of memory");
-	  _dl_hugepage_tunable_value (k, tv[k], tl[k], tvalue[k]);
-	  value[k] = tvalue[k];
-	  r.tunable[k] = true;
-	}
+      v = e->given[t];
+      len = e->given_len[t];
     }
-  const struct hp_variables vars = { value[0], value[1], value[2] };
-
-  char whybuf[HUGELD_OPEN_WHY_MAX + 256];
-  const char *unused = conf_unused_why (cf, whybuf, sizeof whybuf);
-  struct hp_conf_settings s;
-  char *libs = NULL;
-  struct libs_pattern *pats = NULL;
-  size_t npats = 0;
-  unsigned int lines[64];
-  size_t nlines = 0;
-  if (unused == NULL)
+  else if (e->source[t] != HP_SOURCE_FILE)
+    return NULL;
+  else if (t == HP_SET_LIBS)
     {
-      libs = malloc (2 * cf->len + 2);
-      if (libs == NULL)
-	refuse (1, "out of memory");
-      _dl_hugepage_conf_resolve (cf->buf, cf->len, names, nnames, false, &s,
-				 libs);
-      npats = libs_patterns (cf->buf, cf->len, &s, libs, &pats);
-      nlines = libs_lines (&s, pats, npats, lines,
-			   sizeof lines / sizeof lines[0]);
+      if (e->libs == NULL)
+	return NULL;
+      v = e->libs;
+      len = e->libs_len;
     }
-  struct hp_effective e;
-  _dl_hugepage_effective (&vars, unused == NULL ? &s : NULL, libs, &e);
+  else
+    {
+      v = (t == HP_SET_SEGMENTS
+	   ? _dl_hugepage_kinds_string (e->kinds, ',', list, sizeof list)
+	   : _dl_hugepage_backings_string (e->backings, e->nbackings, list,
+					   sizeof list));
+      len = strlen (v);
+    }
+  char *buf = strndup (v, len);
+  if (buf == NULL)
+    refuse (1, "out of memory");
+  if (t == HP_SET_LIBS && e->source[t] != HP_SOURCE_VARIABLE)
+    for (char *p = buf; *p != '\0'; ++p)
+      if (*p == ',')
+	*p = ':';
+  return buf;
+}
 
-  char libs_source[HP_PATH_MAX + 256];
-  lines_source (cf->path, lines, nlines, libs_source, sizeof libs_source);
+/* Setting T's value in force, in its words (libs: the patterns, or
+   NULL for none).  Malloc'ed.  */
+static char *
+effective_value (const struct effective_doc *d, int t)
+{
+  const struct hp_effective *e = d->e;
+  char list[HP_LIST_STRING_MAX];
+  char *buf;
+  switch (t)
+    {
+    case HP_SET_LIBS:
+      if (e->libs == NULL)
+	return NULL;
+      buf = malloc (e->libs_len + 1);
+      if (buf != NULL)
+	_dl_hugepage_libs_copy (e, buf);
+      break;
+    case HP_SET_SEGMENTS:
+      buf = strdup (_dl_hugepage_kinds_string (e->kinds, ',', list,
+					       sizeof list));
+      break;
+    default:
+      buf = strdup (_dl_hugepage_backings_string (e->backings, e->nbackings,
+						  list, sizeof list));
+    }
+  if (buf == NULL)
+    refuse (1, "out of memory");
+  return buf;
+}
+
+/* Print the member T of --effective's document.  */
+static void
+print_effective_setting (const struct effective_doc *d, int t)
+{
+  const struct hp_effective *e = d->e;
+  char label[HP_PATH_MAX + 256];
+  char *given = effective_given (d, t), *value = effective_value (d, t);
+  printf ("%s\"%s\": {\"value\": ", t > 0 ? ",\n " : "",
+	  _dl_hugepage_setting_name (t));
+  json_cstring (given);
+  printf (", \"source\": ");
+  json_string (effective_label (d, t, label, sizeof label));
+  printf (", \"from\": \"%s\", \"effective\": ", effective_from (d, t));
+  json_cstring (value);
+  printf (", \"bad\": %s, \"locked\": %s, \"variable_ignored\": %s}",
+	  e->bad[t] ? "true" : "false", e->locked[t] ? "true" : "false",
+	  e->variable_ignored[t] ? "true" : "false");
+  free (given);
+  free (value);
+}
+
+/* The command's checks of the settings E gives (the loader would warn
+   about or not notice what they refuse): nothing selected (exit status
+   3, saying why the file CF gives nothing), then a bad pattern, then a
+   bad segments or backing value (1).  */
+static void
+check_effective (const struct effective_doc *d, const struct conf_file *cf,
+		 const char *unused)
+{
+  const struct hp_effective *e = d->e;
   char msg[HP_PATH_MAX * 2 + HUGELD_CHECK_MSG_MAX];
-  if (e.libs == NULL)
+  if (e->libs == NULL)
     {
       /* Why the file gives nothing, where it was asked.  */
       char why[HP_PATH_MAX * 2 + HUGELD_OPEN_WHY_MAX + 256];
       why[0] = '\0';
-      const char *prog = req->program != NULL ? req->program : "the program";
-      if (e.libs_source == HP_SOURCE_VARIABLE)
+      const char *prog = (d->req->program != NULL ? d->req->program
+			  : "the program");
+      if (e->source[HP_SET_LIBS] != HP_SOURCE_DEFAULT
+	  && e->source[HP_SET_LIBS] != HP_SOURCE_FILE)
 	;
       else if (unused != NULL && strcmp (unused, "no such file") != 0)
 	snprintf (why, sizeof why, "; %s: %s", cf->path, unused);
-      else if (e.libs_source == HP_SOURCE_FILE)
+      else if (e->source[HP_SET_LIBS] == HP_SOURCE_FILE)
 	snprintf (why, sizeof why, "; %s selects nothing for %s (libs none, "
-		  "%s)", cf->path, prog, libs_source + strlen (cf->path) + 1);
+		  "%s)", cf->path, prog,
+		  d->libs_source + strlen (cf->path) + 1);
       else if (unused == NULL)
 	snprintf (why, sizeof why, "; %s has no libs line for %s", cf->path,
 		  prog);
@@ -584,58 +793,150 @@ print_effective (const struct effective_request *request,
 		"set LD_HUGEPAGE_LIBS, or select it in %s)%s", cf->path, why);
       refuse (3, msg);
     }
-
-  /* The checks, libs first, then segments, then backing.  */
-  char check[HUGELD_CHECK_MSG_MAX];
-  char label[sizeof libs_source + 16];
-  if (e.libs_source == HP_SOURCE_FILE)
-    snprintf (label, sizeof label, "libs (%s)", libs_source);
-  else
-    setting_label (req, 0, label, sizeof label);
-  if (hugeld_check_libs (e.libs, check, sizeof check) != NULL)
+  char check[HUGELD_CHECK_MSG_MAX], label[HP_PATH_MAX + 512];
+  char *value = effective_value (d, HP_SET_LIBS);
+  if (hugeld_check_libs (value, check, sizeof check) != NULL)
     {
+      if (e->source[HP_SET_LIBS] == HP_SOURCE_FILE)
+	snprintf (label, sizeof label, "libs (%s)", d->libs_source);
+      else
+	effective_label (d, HP_SET_LIBS, label, sizeof label);
       snprintf (msg, sizeof msg, "%s: %s", label, check);
       refuse (1, msg);
     }
+  free (value);
   unsigned char order[HP_NBACKINGS];
   int norder;
-  for (int k = 1; k < 3; ++k)
-    if (value[k] != NULL && value[k][0] != '\0'
-	&& (k == 1 ? hugeld_check_segments (value[k], check, sizeof check)
-	    : hugeld_check_backing (value[k], order, &norder, check,
-				    sizeof check)) != NULL)
+  for (int t = HP_SET_SEGMENTS; t < HP_NSETTINGS; ++t)
+    {
+      if (e->given[t] == NULL || e->given_len[t] == 0)
+	continue;
+      value = effective_given (d, t);
+      if ((t == HP_SET_SEGMENTS
+	   ? hugeld_check_segments (value, check, sizeof check)
+	   : hugeld_check_backing (value, order, &norder, check,
+				   sizeof check)) != NULL)
+	{
+	  snprintf (msg, sizeof msg, "%s: %s",
+		    effective_label (d, t, label, sizeof label), check);
+	  refuse (1, msg);
+	}
+      free (value);
+    }
+}
+
+/* hugeld-conf --effective: print the settings REQ's program runs with
+   under the file CF, the environment (ours, or REQ's), ld.so.cache's
+   tunables and the options, decided by ld.so's own resolver; or
+   refuse them (exit status 3: nothing selected; 1: a bad value) unless
+   REQ asks for ld.so's view.  NAMES[0..NNAMES) are the program's names
+   for the file's blocks.  Returns 0.  */
+static int
+print_effective (const struct effective_request *req,
+		 const struct conf_file *cf, const char *const *names,
+		 size_t nnames)
+{
+  extern char **environ;
+  struct hp_sources s;
+  memset (&s, 0, sizeof s);
+  s.secure = req->secure;
+  struct blob envblob = { NULL, 0 };
+  char **env = environ;
+  if (req->environ_file != NULL)
+    {
+      int fd = strcmp (req->environ_file, "-") == 0 ? 0
+	       : open (req->environ_file, O_RDONLY | O_CLOEXEC);
+      if (fd < 0)
+	{
+	  char msg[HP_PATH_MAX + 64];
+	  snprintf (msg, sizeof msg, "%s: %s", req->environ_file,
+		    strerror (errno));
+	  refuse (1, msg);
+	}
+      read_blob (fd, req->environ_file, &envblob);
+      if (fd != 0)
+	close (fd);
+      env = split_environ (&envblob, req->known);
+    }
+  s.environ = env;
+  _dl_hugepage_environ_variables (env, s.variable);
+  for (int t = 0; t < HP_NSETTINGS; ++t)
+    if (req->option[t] != NULL)
+      s.variable[t] = req->option[t];
+
+  struct blob cache;
+  bool section;
+  char cachewhy[HUGELD_OPEN_WHY_MAX];
+  cachewhy[0] = '\0';
+  bool cache_read = read_system_tunables (req->cache, &cache, &s, &section,
+					  cachewhy);
+
+  char whybuf[HUGELD_OPEN_WHY_MAX + 256];
+  const char *unused = conf_unused_why (cf, whybuf, sizeof whybuf);
+  char *libs = malloc (2 * cf->len + 2);
+  if (libs == NULL)
+    refuse (1, "out of memory");
+  struct hp_effective e;
+  unsigned int need;
+  while ((need = _dl_hugepage_resolve (&s, &e)) != 0)
+    if ((need & HP_NEED_PATH) != 0)
       {
-	char name[64];
-	snprintf (msg, sizeof msg, "%s: %s",
-		  setting_label (req, k, name, sizeof name), check);
-	refuse (1, msg);
+	s.have_path = true;
+	s.path = req->exe;
+      }
+    else
+      {
+	s.have_conf = true;
+	if (unused == NULL)
+	  {
+	    s.conf = cf->buf;
+	    s.conf_len = cf->len;
+	    s.names = names;
+	    s.nnames = nnames;
+	    s.conf_libs = libs;
+	  }
       }
 
-  char list[HP_LIST_STRING_MAX], source[HP_PATH_MAX + 32];
+  /* The patterns of the file's libs, each with its line.  */
+  struct libs_pattern *pats = NULL;
+  size_t npats = 0;
+  unsigned int lines[64];
+  size_t nlines = 0;
+  struct hp_conf_settings cs;
+  if (unused == NULL)
+    {
+      _dl_hugepage_conf_resolve (cf->buf, cf->len, names, nnames, s.secure,
+				 &cs, libs);
+      npats = libs_patterns (cf->buf, cf->len, &cs, libs, &pats);
+      nlines = libs_lines (&cs, pats, npats, lines,
+			   sizeof lines / sizeof lines[0]);
+    }
+  char libs_source[HP_PATH_MAX + 256];
+  lines_source (cf->path, lines, nlines, libs_source, sizeof libs_source);
+  const struct effective_doc d = { req, &e, cf->path, libs_source };
+  if (!req->ldso_view)
+    check_effective (&d, cf, unused);
+
   printf ("{");
-  print_effective_setting (req, 0, e.libs_source, e.libs, libs_source);
-  snprintf (source, sizeof source, "%s line %u", cf->path, e.segments_line);
-  print_effective_setting (req, 1, e.segments_source,
-			   e.segments_source == HP_SOURCE_VARIABLE ? value[1]
-			   : e.segments_source == HP_SOURCE_FILE
-			   ? _dl_hugepage_kinds_string (e.kinds, ',', list,
-							sizeof list)
-			   : NULL, source);
-  snprintf (source, sizeof source, "%s line %u", cf->path, e.backing_line);
-  print_effective_setting (req, 2, e.backing_source,
-			   e.backing_source == HP_SOURCE_VARIABLE ? value[2]
-			   : e.backing_source == HP_SOURCE_FILE
-			   ? _dl_hugepage_backings_string (e.backings,
-							   e.nbackings, list,
-							   sizeof list)
-			   : NULL, source);
-  printf (",\n \"policy\": {\"file\": ");
+  for (int t = 0; t < HP_NSETTINGS; ++t)
+    print_effective_setting (&d, t);
+  printf (",\n \"secure\": %s,\n \"system_tunables\": {\"cache\": ",
+	  s.secure ? "true" : "false");
+  json_string (req->cache);
+  printf (", \"read\": %s, \"why\": ", cache_read ? "true" : "false");
+  json_cstring (cache_read ? NULL : cachewhy);
+  printf (", \"section\": %s, \"valid\": %s, \"program\": ",
+	  section ? "true" : "false", e.tunconf_bad ? "false" : "true");
+  json_cstring (s.have_path ? s.path : NULL);
+  printf ("},\n \"policy\": {\"file\": ");
   json_string (cf->path);
   printf (", \"why\": ");
   json_cstring (unused);
-  printf (", \"program\": ");
-  if (unused == NULL && s.block_line != 0)
-    printf ("\"%s line %u\"", cf->path, s.block_line);
+  printf (", \"used\": %s, \"cache_declared\": %s, \"program\": ",
+	  e.conf_used ? "true" : "false",
+	  unused == NULL && cf->sum.has_cache ? "true" : "false");
+  if (unused == NULL && cs.block_line != 0)
+    printf ("\"%s line %u\"", cf->path, cs.block_line);
   else
     printf ("null");
   printf (", \"patterns\": [");
@@ -648,86 +949,12 @@ print_effective (const struct effective_request *request,
   printf ("]}}\n");
   free (pats);
   free (libs);
-  for (int k = 0; k < 3; ++k)
-    free (tvalue[k]);
+  free ((void *) s.tunconf);
+  free (cache.buf);
+  if (env != environ)
+    free (env);
+  free (envblob.buf);
   return 0;
-}
-
-/* The tunables section of ld.so.cache, as ld.so 2.44 finds it
-   (_dl_load_cache_tunables, cache_extension_load): the cache in BUF
-   (SIZE bytes), new format at its start.  */
-struct cache_tunables
-{
-  bool section;			/* The cache has a tunables section.  */
-  const void *base;		/* Its bytes, or NULL.  */
-  size_t size;
-  size_t str_start, str_end;	/* The string table, clamped as ld.so
-				   clamps it (dl-hugepage.c).  */
-};
-
-static uint32_t
-cache_u32 (const unsigned char *buf, size_t off)
-{
-  uint32_t v;
-  memcpy (&v, buf + off, sizeof v);
-  return v;
-}
-
-/* The layout of glibc's sysdeps/generic/dl-cache.h.  */
-#define CACHE_MAGIC_NEW "glibc-ld.so.cache1.1"
-#define CACHE_HEADER_NEW 48	/* struct cache_file_new.  */
-#define CACHE_ENTRY_NEW 24	/* struct file_entry_new.  */
-#define CACHE_EXT_MAGIC ((uint32_t) -358342284)
-#define CACHE_EXT_TUNABLES 2	/* cache_extension_tag_tunables.  */
-
-static void
-find_cache_tunables (const unsigned char *buf, size_t size,
-		     struct cache_tunables *ct)
-{
-  memset (ct, 0, sizeof *ct);
-  if (size < CACHE_HEADER_NEW
-      || memcmp (buf, CACHE_MAGIC_NEW, sizeof CACHE_MAGIC_NEW - 1) != 0)
-    return;
-  uint64_t nlibs = cache_u32 (buf, 20);
-  uint64_t start = CACHE_HEADER_NEW + nlibs * CACHE_ENTRY_NEW;
-  uint64_t ext = cache_u32 (buf, 32);
-  if (start >= size || ext == 0 || ext % 4 != 0 || ext + 8 > size
-      || cache_u32 (buf, ext) != CACHE_EXT_MAGIC)
-    return;
-  uint64_t count = cache_u32 (buf, ext + 4);
-  if (ext + 8 + count * 16 > size)
-    return;
-  for (uint64_t i = 0; i < count; ++i)
-    {
-      const unsigned char *e = buf + ext + 8 + i * 16;
-      uint64_t off = cache_u32 (e, 8), len = cache_u32 (e, 12);
-      if (off + len > size)
-	return;			/* ld.so ignores the whole cache.  */
-      if (cache_u32 (e, 0) != CACHE_EXT_TUNABLES)
-	continue;
-      /* cache_extension_verify: not empty, 8-byte aligned and sized.  */
-      if (len == 0 || off % 8 != 0 || len % 8 != 0)
-	{
-	  ct->base = NULL;
-	  ct->section = false;
-	  continue;
-	}
-      ct->section = true;
-      ct->base = buf + off;
-      ct->size = len;
-    }
-  if (ct->base == NULL)
-    return;
-  uint64_t end = start + cache_u32 (buf, 24);
-  if (end > size)
-    end = size;
-  uint64_t sec = (const unsigned char *) ct->base - buf;
-  if (end > sec)
-    end = sec;
-  if (end < start)
-    end = start;
-  ct->str_start = start;
-  ct->str_end = end;
 }
 
 /* hugeld-conf --system-tunables: print what CACHE's system-wide
@@ -735,53 +962,40 @@ find_cache_tunables (const unsigned char *buf, size_t size,
 static int
 print_system_tunables (const char *cache, const char *path, bool secure)
 {
-  FILE *f = fopen (cache, "rb");
-  if (f == NULL)
+  struct hp_sources s;
+  memset (&s, 0, sizeof s);
+  struct blob b;
+  bool section;
+  char why[HUGELD_OPEN_WHY_MAX];
+  if (!read_system_tunables (cache, &b, &s, &section, why))
     {
-      fprintf (stderr, "hugeld-conf: %s: %s\n", cache, strerror (errno));
+      fprintf (stderr, "hugeld-conf: %s: %s\n", cache, why);
       return 1;
     }
-  size_t cap = 1 << 16, n = 0;
-  unsigned char *buf = malloc (cap);
-  size_t got;
-  while (buf != NULL && (got = fread (buf + n, 1, cap - n, f)) > 0)
+  if (b.buf == NULL)
     {
-      n += got;
-      if (n == cap)
-	buf = realloc (buf, cap *= 2);
+      fprintf (stderr, "hugeld-conf: %s: %s\n", cache, strerror (ENOENT));
+      return 1;
     }
-  fclose (f);
-  if (buf == NULL)
-    refuse (1, "out of memory");
-  struct cache_tunables ct;
-  find_cache_tunables (buf, n, &ct);
-  struct hp_tunconf_value v[HP_NTUNABLES];
+  struct hp_tunconf_value v[HP_NSETTINGS];
   bool valid = true;
-  if (ct.base != NULL)
-    {
-      /* An exact copy of the section: a read past it is a bug.  */
-      void *sec = malloc (ct.size);
-      if (sec == NULL)
-	refuse (1, "out of memory");
-      memcpy (sec, ct.base, ct.size);
-      valid = _dl_hugepage_tunconf_find (sec, ct.size, (const char *) buf,
-					 ct.str_start, ct.str_end, path,
-					 secure, v, NULL);
-      free (sec);
-    }
+  if (s.tunconf != NULL)
+    valid = _dl_hugepage_tunconf_find (s.tunconf, s.tunconf_size,
+				       s.tunconf_data, s.tunconf_start,
+				       s.tunconf_end, path, secure, v, NULL);
   else
-    for (int t = 0; t < HP_NTUNABLES; ++t)
+    for (int t = 0; t < HP_NSETTINGS; ++t)
       v[t] = (struct hp_tunconf_value) { NULL, 0, false };
   printf ("{\"cache\": ");
   json_string (cache);
   printf (", \"section\": %s, \"valid\": %s, \"program\": ",
-	  ct.section ? "true" : "false", valid ? "true" : "false");
+	  section ? "true" : "false", valid ? "true" : "false");
   json_cstring (path);
   printf (", \"secure\": %s, \"tunables\": {", secure ? "true" : "false");
-  for (int t = 0; t < HP_NTUNABLES; ++t)
+  for (int t = 0; t < HP_NSETTINGS; ++t)
     {
-      printf ("%s\"%s\": ", t > 0 ? ", " : "", _dl_hugepage_tunable_name (t));
-      if (v[t].value == NULL)
+      printf ("%s\"%s\": ", t > 0 ? ", " : "", _dl_hugepage_setting_name (t));
+      if (v[t].value == NULL || !valid)
 	printf ("null");
       else
 	{
@@ -791,14 +1005,17 @@ print_system_tunables (const char *cache, const char *path, bool secure)
 	}
     }
   printf ("}}\n");
-  free (buf);
+  free ((void *) s.tunconf);
+  free (b.buf);
   return 0;
 }
 
 #define USAGE "usage: hugeld-conf [--run NAME [--cwd DIR] [--kernel] | " \
   "--program NAME...] [--secure] [--expand] FILE\n" \
   "       hugeld-conf --effective [--libs V] [--segments V] [--backing V] " \
-  "[--tunables TEXT] [--run NAME [--cwd DIR]] FILE\n" \
+  "[--environ FILE|- [--glibc-tunables NAMES]] [--exe PATH] [--secure] " \
+  "[--cache CACHE] [--ldso-view] [--run NAME [--cwd DIR] [--kernel]] " \
+  "FILE\n" \
   "       hugeld-conf --check FILE\n" \
   "       hugeld-conf --system-tunables [--program PATH] [--secure] CACHE"
 
@@ -859,8 +1076,16 @@ parse_command (int argc, char **argv, struct conf_command *cmd)
 	cmd->req.option[1] = argv[++i];
       else if (strcmp (argv[i], "--backing") == 0 && i + 1 < argc)
 	cmd->req.option[2] = argv[++i];
-      else if (strcmp (argv[i], "--tunables") == 0 && i + 1 < argc)
-	cmd->req.tunables = argv[++i];
+      else if (strcmp (argv[i], "--environ") == 0 && i + 1 < argc)
+	cmd->req.environ_file = argv[++i];
+      else if (strcmp (argv[i], "--glibc-tunables") == 0 && i + 1 < argc)
+	cmd->req.known = argv[++i];
+      else if (strcmp (argv[i], "--cache") == 0 && i + 1 < argc)
+	cmd->req.cache = argv[++i];
+      else if (strcmp (argv[i], "--exe") == 0 && i + 1 < argc)
+	cmd->run.exe = argv[++i];
+      else if (strcmp (argv[i], "--ldso-view") == 0)
+	cmd->req.ldso_view = true;
       else if (strcmp (argv[i], "--help") == 0)
 	{
 	  puts (USAGE);
@@ -875,16 +1100,23 @@ parse_command (int argc, char **argv, struct conf_command *cmd)
 	  && (cmd->effective || cmd->check || cmd->expand
 	      || cmd->run.name != NULL || cmd->nprograms > 1))
       || ((cmd->run.cwd != NULL || cmd->by_kernel) && cmd->run.name == NULL)
+      || (cmd->req.known != NULL && cmd->req.environ_file == NULL)
       || (!cmd->effective && (req->option[0] != NULL
 			      || req->option[1] != NULL
 			      || req->option[2] != NULL
-			      || req->tunables != NULL)))
+			      || req->environ_file != NULL
+			      || req->cache != NULL || req->ldso_view
+			      || cmd->run.exe != NULL)))
     {
       fputs (USAGE "\n", stderr);
       return 2;
     }
   cmd->file = argv[i];
   cmd->req.program = cmd->run.name;
+  cmd->req.exe = cmd->run.exe;
+  cmd->req.secure = cmd->secure;
+  if (cmd->req.cache == NULL)
+    cmd->req.cache = LD_SO_CACHE;
   return -1;
 }
 

@@ -157,43 +157,94 @@ static const char *const self_maps_names[] =
     "/proc/self/map_files",
   };
 
-/* Whether the bytes the object open as FD loads (its PT_LOAD segments'
-   file contents) hold one of self_maps_names; *NAME is then the one
-   found.  */
+/* Whether [OFF, END) of FD holds one of self_maps_names (*NAME is then
+   the one found).  Holes (SEEK_DATA) are skipped: they hold zeros, and
+   a sparse file that claims gigabytes costs nothing.  */
 static bool
-looks_at_own_mappings (const struct object *o, int fd, const char **name)
+scan_range (int fd, uint64_t off, uint64_t end, const char **name)
 {
   enum { CHUNK = 1 << 20, OVERLAP = 64 };
   static char buf[CHUNK + OVERLAP];
+  size_t kept = 0;
+  while (off < end)
+    {
+      off_t data = lseek (fd, off, SEEK_DATA);
+      if (data < 0 && errno == ENXIO)
+	return false;
+      if (data > (off_t) off)
+	{
+	  /* A hole: no name goes across it.  */
+	  off = data;
+	  kept = 0;
+	  if (off >= end)
+	    return false;
+	}
+      off_t hole = lseek (fd, off, SEEK_HOLE);
+      uint64_t stop = (hole > (off_t) off && (uint64_t) hole < end
+		       ? (uint64_t) hole : end);
+      size_t want = stop - off < CHUNK ? stop - off : CHUNK;
+      long int n = read_fd (&fd, buf + kept, want, off);
+      if (n <= 0)
+	return false;
+      size_t len = kept + n;
+      for (size_t k = 0; k < sizeof self_maps_names
+	     / sizeof self_maps_names[0]; ++k)
+	if (memmem (buf, len, self_maps_names[k],
+		    strlen (self_maps_names[k])) != NULL)
+	  {
+	    *name = self_maps_names[k];
+	    return true;
+	  }
+      /* Keep the tail: a name may straddle two reads.  */
+      kept = len < OVERLAP ? len : OVERLAP;
+      memmove (buf, buf + len - kept, kept);
+      off += n;
+    }
+  return false;
+}
+
+/* Whether the data the object open as FD loads holds one of
+   self_maps_names; *NAME is then the one found.  Where the object has
+   section headers, that is its allocated sections of data that are not
+   code (.rodata, .data.rel.ro, .data: where a name is written as
+   bytes; code can only build one, and no copy of it is then in the
+   file); where it has none, all its PT_LOAD segments' file contents.  */
+static bool
+looks_at_own_mappings (const struct object *o, int fd, const char **name)
+{
+  ElfW(Ehdr) eh;
+  if (read_fd (&fd, &eh, sizeof eh, 0) == (long int) sizeof eh
+      && eh.e_shnum > 0 && eh.e_shoff != 0
+      && eh.e_shentsize == sizeof (ElfW(Shdr)))
+    {
+      bool found = false;
+      for (size_t i = 0; i < eh.e_shnum && !found; ++i)
+	{
+	  ElfW(Shdr) sh;
+	  if (read_fd (&fd, &sh, sizeof sh, eh.e_shoff + i * sizeof sh)
+	      != (long int) sizeof sh)
+	    break;
+	  if (sh.sh_type == SHT_PROGBITS && (sh.sh_flags & SHF_ALLOC) != 0
+	      && (sh.sh_flags & SHF_EXECINSTR) == 0 && sh.sh_size > 0
+	      && sh.sh_offset < o->file_size)
+	    found = scan_range (fd, sh.sh_offset,
+				sh.sh_size < o->file_size - sh.sh_offset
+				? sh.sh_offset + sh.sh_size : o->file_size,
+				name);
+	}
+      return found;
+    }
   for (size_t i = 0; i < o->nphdr; ++i)
     {
       const ElfW(Phdr) *ph = &o->phdr[i];
-      if (ph->p_type != PT_LOAD || ph->p_filesz == 0)
+      if (ph->p_type != PT_LOAD || ph->p_filesz == 0
+	  || ph->p_offset >= o->file_size)
 	continue;
       uint64_t end = ph->p_offset + ph->p_filesz;
-      if (end > o->file_size)
+      if (end > o->file_size || end < ph->p_offset)
 	end = o->file_size;
-      size_t kept = 0;
-      for (uint64_t off = ph->p_offset; off < end; )
-	{
-	  size_t want = end - off < CHUNK ? end - off : CHUNK;
-	  long int n = read_fd (&fd, buf + kept, want, off);
-	  if (n <= 0)
-	    break;
-	  size_t len = kept + n;
-	  for (size_t k = 0; k < sizeof self_maps_names
-		 / sizeof self_maps_names[0]; ++k)
-	    if (memmem (buf, len, self_maps_names[k],
-			strlen (self_maps_names[k])) != NULL)
-	      {
-		*name = self_maps_names[k];
-		return true;
-	      }
-	  /* Keep the tail: a name may straddle two reads.  */
-	  kept = len < OVERLAP ? len : OVERLAP;
-	  memmove (buf, buf + len - kept, kept);
-	  off += n;
-	}
+      if (scan_range (fd, ph->p_offset, end, name))
+	return true;
     }
   return false;
 }

@@ -77,14 +77,24 @@ print_plan (const struct hp_plan *plan, bool textrel,
 	  plan->bias, plan->modulus,
 	  plan->error == HP_E_NONE ? plan->huge_bytes : 0,
 	  plan->error == HP_E_NONE ? plan->huge_bytes / PLAN_HUGEPAGESIZE : 0);
+  /* Where each zone comes in the order ld.so gives a short pool's
+     pages (text first).  */
+  unsigned char order[HP_MAX_RUNS], rank[HP_MAX_RUNS];
+  if (plan->error == HP_E_NONE)
+    {
+      _dl_hugepage_zone_order (plan, order);
+      for (size_t i = 0; i < plan->nzones; ++i)
+	rank[order[i]] = i;
+    }
   for (size_t i = 0; plan->error == HP_E_NONE && i < plan->nzones; ++i)
     {
       const struct hp_zone *z = &plan->zones[i];
       printf ("%s\n    {\"kind\": \"%s\", \"start\": %" PRIu64
 	      ", \"end\": %" PRIu64 ", \"pages\": %" PRIu64
-	      ", \"load\": %d, \"prot\": ",
+	      ", \"order\": %d, \"load\": %d, \"prot\": ",
 	      i > 0 ? "," : "", _dl_hugepage_kind_name (z->kind), z->start,
-	      z->end, (z->end - z->start) / PLAN_HUGEPAGESIZE, z->load);
+	      z->end, (z->end - z->start) / PLAN_HUGEPAGESIZE, rank[i],
+	      z->load);
       print_prot (z->prot);
       printf (", \"backing_cached\": ");
       print_backing (_dl_hugepage_expected_backing (opt->order, opt->norder,

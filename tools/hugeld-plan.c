@@ -54,7 +54,7 @@
 
 #include "dl-hugepage-plan.h"
 #include "dl-hugepage-cache.h"
-#include "dl-hugepage-conf.h"
+#include "dl-hugepage-settings.h"
 #include "hugeld-check.h"
 #include "hugeld-plan.h"
 #include "hugeld-json.h"
@@ -130,6 +130,39 @@ parse_backing (const char *list, unsigned char order[HP_NBACKINGS])
   return n;
 }
 
+/* The settings of the plans from the options, else the LD_HUGEPAGE_*
+   variables, else the defaults, decided by ld.so's resolver
+   (_dl_hugepage_resolve) with no other source: the hugeld command
+   asks hugeld-conf --effective for what the policy file and the
+   tunables give, and passes the result as options.  Without
+   ENVIRONMENT, the variables are not read: ld.so's defaults.  The loader warns
+   about and ignores a bad list; here it is an error (dies).  */
+static void
+resolve_settings (const char *option[HP_NSETTINGS], bool environment,
+		  struct hp_effective *e)
+{
+  extern char **environ;
+  struct hp_sources s;
+  memset (&s, 0, sizeof s);
+  _dl_hugepage_environ_variables (environment ? environ : NULL, s.variable);
+  for (int t = 0; t < HP_NSETTINGS; ++t)
+    if (option[t] != NULL)
+      s.variable[t] = option[t];
+  s.have_path = s.have_conf = true;
+  _dl_hugepage_resolve (&s, e);
+  char msg[HUGELD_CHECK_MSG_MAX];
+  unsigned char order[HP_NBACKINGS];
+  int n;
+  if (e->bad[HP_SET_SEGMENTS])
+    die ("bad segment list \"%s\": use a comma list of %s",
+	 s.variable[HP_SET_SEGMENTS],
+	 _dl_hugepage_setting_words (HP_SET_SEGMENTS));
+  if (e->given[HP_SET_BACKING] != NULL && e->given_len[HP_SET_BACKING] > 0
+      && hugeld_check_backing (e->given[HP_SET_BACKING], order, &n, msg,
+			       sizeof msg) != NULL)
+    die ("%s", msg);
+}
+
 /* The "settings" member: what the objects are planned with, ld.so's
    defaults where nothing is set, the backings it knows (in
    enum hp_backing's order), the paths compiled into it (the policy
@@ -139,8 +172,10 @@ static void
 print_settings (const struct options *opt)
 {
   char list[HP_LIST_STRING_MAX];
-  static const unsigned char default_order[HP_NBACKINGS] =
-    HP_BACKINGS_DEFAULT;
+  /* ld.so's defaults: what the resolver gives where nothing is set.  */
+  const char *none[HP_NSETTINGS] = { NULL };
+  struct hp_effective dflt;
+  resolve_settings (none, false, &dflt);
   printf ("{\"settings\": {\"libs\": ");
   if (opt->libs != NULL)
     json_string (opt->libs);
@@ -155,14 +190,35 @@ print_settings (const struct options *opt)
   printf (", \"thp_enabled\": %s, \"pagesize\": %" PRIu64
 	  ", \"hugepagesize\": %" PRIu64 ",\n  \"defaults\": {\"segments\": ",
 	  opt->thp ? "true" : "false", PLAN_PAGESIZE, PLAN_HUGEPAGESIZE);
-  json_string (_dl_hugepage_kinds_string (HP_KIND_DEFAULT, ',', list,
+  json_string (_dl_hugepage_kinds_string (dflt.kinds, ',', list,
 					  sizeof list));
   printf (", \"backing\": ");
-  json_string (_dl_hugepage_backings_string (default_order, HP_NBACKINGS,
+  json_string (_dl_hugepage_backings_string (dflt.backings, dflt.nbackings,
 					     list, sizeof list));
   printf ("},\n  \"backings\": [");
   for (int b = 1; b <= HP_NBACKINGS; ++b)
     printf ("%s\"%s\"", b > 1 ? ", " : "", _dl_hugepage_backing_name (b));
+  printf ("],\n  \"kinds\": [");
+  for (unsigned int k = HP_KIND_TEXT; k <= HP_KIND_BSS; k <<= 1)
+    printf ("%s\"%s\"", k > HP_KIND_TEXT ? ", " : "",
+	    _dl_hugepage_kind_name (k));
+  /* The settings' table: what the command calls each, its variable
+     and its tunable.  */
+  printf ("],\n  \"table\": [");
+  for (int t = 0; t < HP_NSETTINGS; ++t)
+    {
+      printf ("%s{\"name\": \"%s\", \"variable\": \"%s\", "
+	      "\"tunable\": \"%s\", \"words\": ", t > 0 ? ", " : "",
+	      _dl_hugepage_setting_name (t),
+	      _dl_hugepage_setting_variable (t),
+	      _dl_hugepage_setting_tunable (t));
+      const char *w = _dl_hugepage_setting_words (t);
+      if (w != NULL)
+	json_string (w);
+      else
+	printf ("null");
+      printf ("}");
+    }
   printf ("],\n  \"paths\": {\"conf_file\": ");
   json_string (HP_CONF_FILE);
   printf (", \"cache_dir\": ");
@@ -409,39 +465,24 @@ answer (const struct command *cmd)
 }
 
 /* Read what the plans need besides the command line into *OPT: the
-   LD_HUGEPAGE_* variables where no option gives the setting, and
-   whether the kernel gives transparent huge pages.  Then settle the
-   settings as _dl_hugepage_init does: an empty or unset
-   LD_HUGEPAGE_LIBS selects nothing, an empty LD_HUGEPAGE_SEGMENTS or
-   LD_HUGEPAGE_BACKING is ld.so's default.  The loader warns about and
-   ignores a bad list; here it is an error (dies).  */
+   settings (resolve_settings), and whether the kernel gives
+   transparent huge pages.  */
 static void
 read_settings (struct options *opt)
 {
-  if (opt->libs == NULL)
-    opt->libs = getenv ("LD_HUGEPAGE_LIBS");
-  if (opt->segments == NULL)
-    opt->segments = getenv ("LD_HUGEPAGE_SEGMENTS");
-  if (opt->backing == NULL)
-    opt->backing = getenv ("LD_HUGEPAGE_BACKING");
-
-  if (opt->libs != NULL && opt->libs[0] == '\0')
-    opt->libs = NULL;
-  opt->kinds = HP_KIND_DEFAULT;
-  if (opt->segments != NULL && opt->segments[0] != '\0')
+  const char *option[HP_NSETTINGS] =
     {
-      int k = _dl_hugepage_parse_kinds (opt->segments);
-      if (k < 0)
-	die ("bad segment list \"%s\": use a comma list of text, rodata, "
-	     "relro, data, bss or all", opt->segments);
-      opt->kinds = k;
-    }
-  static const unsigned char default_order[HP_NBACKINGS] =
-    HP_BACKINGS_DEFAULT;
-  memcpy (opt->order, default_order, HP_NBACKINGS);
-  opt->norder = HP_NBACKINGS;
-  if (opt->backing != NULL && opt->backing[0] != '\0')
-    opt->norder = parse_backing (opt->backing, opt->order);
+      [HP_SET_LIBS] = opt->libs, [HP_SET_SEGMENTS] = opt->segments,
+      [HP_SET_BACKING] = opt->backing,
+    };
+  struct hp_effective e;
+  resolve_settings (option, true, &e);
+  opt->libs = e.libs;
+  opt->segments = e.given[HP_SET_SEGMENTS];
+  opt->backing = e.given[HP_SET_BACKING];
+  opt->kinds = e.kinds;
+  memcpy (opt->order, e.backings, e.nbackings);
+  opt->norder = e.nbackings;
   opt->phase = _dl_hugepage_phase_mode (opt->order, opt->norder,
 					opt->no_pool);
   opt->thp = thp_enabled ();
@@ -466,6 +507,49 @@ read_objects (const struct command *cmd)
   return objs;
 }
 
+/* The "patterns" member: each pattern of --libs with the number of the
+   N objects OBJS it selects by itself, matched as ld.so matches the
+   whole list (so that the command can name a pattern that selects
+   nothing).  Patterns are separated by `:' as in
+   _dl_hugepage_match_list.  */
+static void
+print_patterns (const struct options *opt, const struct object *objs,
+		size_t n)
+{
+  printf (",\n \"patterns\": [");
+  const char *p = opt->libs;
+  bool first = true;
+  while (p != NULL && *p != '\0')
+    {
+      size_t l = strcspn (p, ":");
+      if (l > 0)
+	{
+	  char *one = strndup (p, l);
+	  if (one == NULL)
+	    die ("out of memory");
+	  size_t count = 0;
+	  for (size_t i = 0; i < n; ++i)
+	    {
+	      size_t len;
+	      const char *how;
+	      if (_dl_hugepage_select (one, objs[i].path, objs[i].soname,
+				       opt->kernel ? opt->alias : NULL, &len,
+				       &how) != NULL)
+		++count;
+	    }
+	  printf ("%s{\"pattern\": ", first ? "" : ", ");
+	  json_string (one);
+	  printf (", \"objects\": %zu}", count);
+	  first = false;
+	  free (one);
+	}
+      p += l;
+      if (*p == ':')
+	++p;
+    }
+  printf ("]");
+}
+
 /* Print the document of the plans: {"settings": ..., "objects": [the
    N objects OBJS planned with OPT]}, or with SETTINGS_ONLY
    {"settings": ...}.  Returns the exit status (dies if the output
@@ -483,7 +567,9 @@ print_plans (const struct options *opt, const struct object *objs, size_t n,
   printf (",\n \"objects\": [");
   for (size_t i = 0; i < n; ++i)
     print_object (&objs[i], opt, i == 0);
-  printf ("]}\n");
+  printf ("]");
+  print_patterns (opt, objs, n);
+  printf ("}\n");
   return finish ();
 }
 

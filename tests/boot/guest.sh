@@ -124,6 +124,83 @@ svc_check () {
   fi
   SVC=$pid
 }
+# loader_of PID: hugeld if the loader PID maps is hugeld's (by inode: in
+# a service that hugeld enable put on hugeld, hugeld's loader is
+# mounted over the system's path), else system.
+loader_of () {
+  local ino
+  ino=$(awk '$6 ~ /ld-linux-x86-64\.so\.2$/ { print $5; exit }' "/proc/$1/maps" 2> /dev/null)
+  if [ -n "$ino" ] && [ "$ino" = "$(stat -L -c %i /opt/hugeld/ld.so)" ]; then
+    echo hugeld
+  else
+    echo "system (inode ${ino:-none})"
+  fi
+}
+# mariadb_up WHAT: mariadb.service is active, answers a query, and its
+# main process is mariadbd for ps, pidof and systemctl; sets MPID.
+mariadb_up () {
+  MPID=$(systemctl show -p MainPID --value mariadb.service)
+  local q comm pidof
+  q=$(timeout 120 mariadb -N -e 'select 6*7' 2>&1)
+  comm=$(ps -o comm= -p "$MPID" 2> /dev/null)
+  pidof=$(pidof mariadbd)
+  if [ "$(systemctl is-active mariadb.service)" = active ] && [ "$q" = 42 ] \
+     && [ "$comm" = mariadbd ] && [ "$pidof" = "$MPID" ] \
+     && [ "$(readlink "/proc/$MPID/exe")" = /usr/sbin/mariadbd ]; then
+    pass "$1: mariadb is up (a query answered), its process is mariadbd for ps, pidof and systemctl (pid $MPID, loader: $(loader_of "$MPID"))"
+  else
+    fail "$1: mariadb up as mariadbd" "$(systemctl is-active mariadb.service), query '$q', ps '$comm', pidof '$pidof', MainPID $MPID, exe $(readlink "/proc/$MPID/exe"); $(journalctl -b -u mariadb.service -o cat | tail -3 | tr '\n' ' ')"
+  fi
+}
+# One service on hugeld, not as the system loader (hugeld enable):
+# mariadb, whose unit runs mariadbd through a shell, up with no pool
+# page free and with the pool its plan asks for; hugeld check fails in
+# one line without the pages and passes with them.
+service_checks () {
+  if ! systemctl cat mariadb.service > /dev/null 2>&1; then
+    fail "hugeld enable mariadb" "mariadb-server is not in the image"
+    return
+  fi
+  if timeout 120 "$H" enable mariadb --libs mariadbd > /tmp/enable.log 2>&1 \
+     && grep -q '^BindReadOnlyPaths=/opt/hugeld/ld.so:' /etc/systemd/system/mariadb.service.d/hugeld.conf; then
+    pass "hugeld enable mariadb --libs mariadbd: $(head -1 /tmp/enable.log | cut -c1-200)"
+  else
+    fail "hugeld enable mariadb" "$(cat /tmp/enable.log)"
+  fi
+  # No page free in the pool: the pool shrunk to the pages in use.
+  echo $(( $(meminfo HugePages_Total) - $(meminfo HugePages_Free) + $(meminfo HugePages_Rsvd) )) > /proc/sys/vm/nr_hugepages
+  info "pool with no page available: $(meminfo HugePages_Total) pages, $(meminfo HugePages_Free) free, $(meminfo HugePages_Rsvd) reserved"
+  timeout 900 systemctl restart mariadb.service
+  mariadb_up "the pool with no free page"
+  [ "$(loader_of "$MPID")" = hugeld ] && pass "mariadbd is loaded by hugeld's ld.so (mounted in its namespace only)" \
+    || fail "mariadbd loaded by hugeld" "$(loader_of "$MPID")"
+  [ "$(loader_of 1)" != hugeld ] && pass "PID 1 still runs on the distribution's loader" \
+    || fail "PID 1 left alone" "PID 1 runs on hugeld"
+  timeout 120 "$H" check mariadb > /tmp/check.out 2> /tmp/check.err; rc=$?
+  if [ $rc = 1 ] && [ ! -s /tmp/check.out ] && [ "$(wc -l < /tmp/check.err)" = 1 ] \
+     && grep -q "^hugeld check: mariadb: process $MPID (mariadbd): /usr/sbin/mariadbd: text on 0 of its [0-9]* huge pages: its plan has" /tmp/check.err && ! grep -q "not hugeld" /tmp/check.err; then
+    pass "hugeld check mariadb without the pool: exit 1, one line: $(cat /tmp/check.err)"
+  else
+    fail "hugeld check mariadb without the pool" "exit $rc: $(cat /tmp/check.out /tmp/check.err | tr '\n' ' ')"
+  fi
+  # The pool its plan asks for.
+  timeout 300 "$H" plan /usr/sbin/mariadbd --libs mariadbd --apply > /tmp/plan.log 2>&1 \
+    || fail "hugeld plan mariadbd --apply" "$(tail -2 /tmp/plan.log | tr '\n' ' ')"
+  info "plan: $(grep -m1 '^per process' /tmp/plan.log); pool $(meminfo HugePages_Total), $(meminfo HugePages_Free) free"
+  timeout 900 systemctl restart mariadb.service
+  mariadb_up "the pool at the planned size"
+  out=$(timeout 120 "$H" check mariadb 2>&1); rc=$?
+  [ $rc = 0 ] && pass "hugeld check mariadb with the pool: $out" \
+    || fail "hugeld check mariadb with the pool" "exit $rc: $out; $(timeout 120 "$H" status "$MPID" 2>&1 | head -12 | tr '\n' '|')"
+  # disable: the next start is the stock one.
+  timeout 120 "$H" disable mariadb > /tmp/disable.log 2>&1 \
+    || fail "hugeld disable mariadb" "$(cat /tmp/disable.log)"
+  timeout 900 systemctl restart mariadb.service
+  mariadb_up "after hugeld disable"
+  [ "$(loader_of "$MPID")" != hugeld ] && pass "after hugeld disable: mariadbd on the distribution's loader" \
+    || fail "after hugeld disable" "still on hugeld"
+  timeout 300 systemctl stop mariadb.service
+}
 entries () {
   timeout 120 "$H" cache list --json 2> /dev/null | python3 -c '
 import json, sys
@@ -159,6 +236,19 @@ policy)
     || fail "dpkg -i hpsvc 2" "$(tail -3 /tmp/dpkg3.log | tr '\n' ' ')"
   svc_check "hpsvc 2 (postinst: daemon-reexec, restart)" 2
   info "pool: $(meminfo HugePages_Total) pages, $(meminfo HugePages_Free) free"
+  service_checks
+  # The metrics timer: enabled by the package; its service writes the
+  # Prometheus text where node_exporter's textfile collector reads it.
+  mkdir -p /var/lib/prometheus/node-exporter
+  timeout 300 systemctl start hugeld-metrics.service
+  prom=/var/lib/prometheus/node-exporter/hugeld.prom
+  if [ "$(systemctl is-enabled hugeld-metrics.timer)" = enabled ] \
+     && grep -q "^hugeld_pool_pages{state=\"total\"} $(meminfo HugePages_Total)$" "$prom" \
+     && grep -q '^hugeld_cache_entry_pages{file="/usr/lib/hpdemo/libhpdemo.so"} [1-9]' "$prom"; then
+    pass "hugeld-metrics.timer enabled; its service wrote $prom ($(grep -c '^hugeld_' "$prom") samples: the pool, the cache entry)"
+  else
+    fail "hugeld-metrics" "timer $(systemctl is-enabled hugeld-metrics.timer), $(systemctl show -p Result --value hugeld-metrics.service): $(head -c 300 "$prom" 2>&1 | tr '\n' '|')"
+  fi
   # hugeld becomes the system loader, for every program.
   if timeout 300 "$TOOL" install > /tmp/install.log 2>&1; then
     pass "hugeld-system-loader install"

@@ -9,7 +9,8 @@
 #include <stdlib.h>
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
-extern long fuzz_plans_with_zones, fuzz_confs_selecting;
+extern long fuzz_plans_with_zones, fuzz_confs_selecting, fuzz_resolved,
+  fuzz_resolved_from[5];
 
 static uint64_t state = 0x9e3779b97f4a7c15ULL;
 static uint64_t
@@ -53,8 +54,11 @@ main (int argc, char **argv)
       LLVMFuzzerTestOneInput (buf, n);
     }
   printf ("fuzz: %d corpus files and %ld random inputs (%ld plans with "
-	  "huge page zones, %ld policy files that select), no invariant "
-	  "broken\n", files, runs, fuzz_plans_with_zones,
-	  fuzz_confs_selecting);
+	  "huge page zones, %ld policy files that select, %ld settings "
+	  "resolved: %ld variables, %ld GLIBC_TUNABLES, %ld tunables.conf, "
+	  "%ld policy file), no invariant broken\n", files, runs,
+	  fuzz_plans_with_zones, fuzz_confs_selecting, fuzz_resolved,
+	  fuzz_resolved_from[1], fuzz_resolved_from[2], fuzz_resolved_from[3],
+	  fuzz_resolved_from[4]);
   return 0;
 }

@@ -74,6 +74,15 @@ seeds = {
     "glob-4": bytes([0x80]) + b"mysqld::/usr/lib/*:[\\]\0/usr/lib/x",
     "cgroup-1": bytes([0x80]) + b"12:hugetlb:/a/b\n1:name=systemd:/u\n0::/u:1/x\n",
     "cgroup-2": bytes([0x80]) + b"0::/kubepods.slice/pod.slice/cri.scope\n0\n",
+    # Resolve mode (bits 6 and 7): flags (secure, a policy file, a
+    # tunables section, the program's path), each variable's value,
+    # four environment strings, then the section's and the file's
+    # bytes.  Every source, and AT_SECURE.
+    "resolve-all": bytes([0xc0, 0x0e, 0x01, 0x03, 0x07, 0x41, 0x42, 0x80,
+                          0x80, 0x00, 0x09, 0x12, 0x1b]) + bytes(range(40)),
+    "resolve-secure": bytes([0xc0, 0x0f, 0x81, 0x82, 0x83, 0x43, 0x80,
+                             0x80, 0x80, 0x01, 0x0a, 0x11, 0x1a])
+                      + bytes([0x09, 0x00, 0x01, 0x02] * 6) + b"\x00\x03\x0e\x11",
 }
 
 out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "corpus")

@@ -54,6 +54,9 @@ jq root jq
 bc root bc
 ssh-keygen root openssh-client
 elfutils root elfutils
+asan root,nobody gcc libasan8
+valgrind root valgrind python3
+strace root,nobody strace
 "
 
 # snap PID: PID's smaps into W/smaps (a server's code, while it runs).
@@ -295,7 +298,12 @@ p_emacs () {
 p_libreoffice () {
   printf '<html><body><h1>hugeld</h1><p>%s</p><table><tr><td>1</td><td>2</td></tr></table></body></html>\n' \
     "$(seq 50 | tr '\n' ' ')" > doc.html
-  $M soffice --headless --norestore -env:UserInstallation="file://$W/lo" \
+  # soffice.bin itself (the soffice script's oosplash starts it as a
+  # child, which $M would not see): a first run makes the profile and
+  # asks for a restart (81), as oosplash would do it.
+  local lo=/usr/lib/libreoffice/program/soffice.bin
+  "$lo" --headless --norestore -env:UserInstallation="file://$W/lo" --terminate_after_init > init.log 2>&1
+  $M "$lo" --headless --norestore -env:UserInstallation="file://$W/lo" \
     --convert-to txt:Text --outdir "$W/out" "$W/doc.html" > convert.log 2>&1 || { cat convert.log >&2; return 1; }
   cat out/doc.txt
 }
@@ -358,4 +366,31 @@ p_ssh_keygen () {
 p_elfutils () {
   $M eu-readelf -h /bin/true | grep -E 'Class|Machine'
   eu-nm -D /bin/true 2> /dev/null | wc -l
+}
+
+# Programs that look at themselves or at another process.
+p_asan () {
+  cat > a.c <<'EOF2'
+#include <stdlib.h>
+#include <string.h>
+static int __attribute__ ((noinline)) overflow (char *p, int n) { return p[n]; }
+int main (int argc, char **argv) { char *p = malloc (8); memset (p, 1, 8); return overflow (p, 8 + argc - 1); }
+EOF2
+  gcc -g -O0 -fsanitize=address -o a a.c || return 99
+  # ASan reads /proc/self/maps for its own modules and symbolizes the
+  # report: the same frames, whatever the addresses.
+  $M ./a 2> asan.txt
+  local rc=$?
+  grep -Eo 'ERROR: AddressSanitizer: [a-z-]+|#[0-9] 0x[0-9a-f]+ in [a-z_]+ [^ ]*a\.c:[0-9]+' asan.txt | sed 's/0x[0-9a-f]*/ADDR/'
+  # ASan's exit status for a report (1) is the expected one.
+  echo "exit $rc"
+  [ $rc = 1 ]
+}
+p_valgrind () {
+  # valgrind runs the program's loader (hugeld's, here) on its own CPU.
+  $M valgrind -q --error-exitcode=3 python3 -c 'print(sum(range(1000)))'
+}
+p_strace () {
+  $M strace -f -qq -e trace=execve,exit_group -o trace.txt sh -c 'echo hi; true'
+  grep -Eo 'execve\("[^"]*"|exit_group\([0-9]+\)' trace.txt | sort | uniq -c
 }

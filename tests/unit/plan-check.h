@@ -177,4 +177,101 @@ plan_violation (const ElfW(Phdr) *phdr, size_t phnum,
   return NULL;
 }
 
+/* The rank _dl_hugepage_zone_order gives a zone of KIND: text, rodata,
+   relro, data (and data+bss), bss.  */
+static unsigned int
+pc_rank (unsigned int kind)
+{
+  return ((kind & HP_KIND_TEXT) ? 0 : (kind & HP_KIND_RODATA) ? 1
+	  : (kind & HP_KIND_RELRO) ? 2 : (kind & HP_KIND_DATA) ? 3 : 4);
+}
+
+/* Returns NULL if the order ld.so spends a short pool in and every way
+   of cutting a zone of the sound plan P in two are sound, else a
+   description of the first broken rule: the order is a permutation,
+   text first, then rodata, relro, data, bss, one kind in address
+   order; each part of a split zone, put in the plan in its place, makes
+   a plan plan_violation accepts, and the two parts copy between them
+   exactly what the zone copies.  */
+static __attribute__ ((unused)) const char *
+plan_parts_violation (const ElfW(Phdr) *phdr, size_t phnum,
+		      const struct hp_settings *s, const struct hp_plan *p)
+{
+  static char buf[256];
+  static struct hp_plan q;
+  if (p->error != HP_E_NONE)
+    return NULL;
+  unsigned char order[HP_MAX_RUNS];
+  bool seen[HP_MAX_RUNS] = { false };
+  _dl_hugepage_zone_order (p, order);
+  for (size_t i = 0; i < p->nzones; ++i)
+    {
+      if (order[i] >= p->nzones || seen[order[i]])
+	return "zone order is not a permutation";
+      seen[order[i]] = true;
+      if (i == 0)
+	continue;
+      const struct hp_zone *x = &p->zones[order[i - 1]];
+      const struct hp_zone *y = &p->zones[order[i]];
+      if (pc_rank (x->kind) > pc_rank (y->kind))
+	return "zone order: a kind before a kind it must follow";
+      if (pc_rank (x->kind) == pc_rank (y->kind) && x->start > y->start)
+	return "zone order: one kind not in address order";
+    }
+  if (p->nzones >= HP_MAX_RUNS)
+    return NULL;
+  for (size_t z = 0; z < p->nzones; ++z)
+    {
+      const struct hp_zone *zn = &p->zones[z];
+      uint64_t h = s->hugepagesize;
+      /* Every cut for small zones; the first, second and last pages
+	 for large ones.  */
+      uint64_t pages = (zn->end - zn->start) / h;
+      for (uint64_t k = 1; k < pages; ++k)
+	{
+	  if (pages > 8 && k > 2 && k + 1 < pages)
+	    continue;
+	  struct hp_zone head, tail;
+	  _dl_hugepage_zone_split (zn, k * h, &head, &tail);
+	  snprintf (buf, sizeof buf, "zone %zu cut after %lu pages: ", z,
+		    (unsigned long) k);
+	  size_t bl = strlen (buf);
+	  if (head.start != zn->start || head.end != zn->start + k * h
+	      || tail.start != head.end || tail.end != zn->end)
+	    {
+	      snprintf (buf + bl, sizeof buf - bl, "parts do not tile it");
+	      return buf;
+	    }
+	  if (head.copy_len + tail.copy_len != zn->copy_len
+	      || head.copy_need + tail.copy_need != zn->copy_need)
+	    {
+	      snprintf (buf + bl, sizeof buf - bl, "copies do not add up");
+	      return buf;
+	    }
+	  if (head.fileoff != zn->fileoff
+	      || (tail.copy_len > 0 && head.copy_len > 0
+		  && tail.copy_start != head.copy_start + head.copy_len)
+	      || tail.fileoff != zn->fileoff + (tail.copy_start
+						- zn->copy_start))
+	    {
+	      snprintf (buf + bl, sizeof buf - bl, "file offsets differ");
+	      return buf;
+	    }
+	  q = *p;
+	  memmove (&q.zones[z + 2], &q.zones[z + 1],
+		   (p->nzones - z - 1) * sizeof q.zones[0]);
+	  q.zones[z] = head;
+	  q.zones[z + 1] = tail;
+	  q.nzones = p->nzones + 1;
+	  const char *v = plan_violation (phdr, phnum, s, &q);
+	  if (v != NULL)
+	    {
+	      snprintf (buf + bl, sizeof buf - bl, "%s", v);
+	      return buf;
+	    }
+	}
+    }
+  return NULL;
+}
+
 #endif

@@ -363,67 +363,9 @@ test_program_names (void)
 	 == 0, "no name");
 }
 
-/* The settings of a process: variables over the file, one at a time
-   (_dl_hugepage_effective).  */
-static void
-test_effective (void)
-{
-  const char *text = "libs a:b\nsegments text\nbacking private\n";
-  struct hp_conf_settings s;
-  char libs[128];
-  resolve (text, NULL, &s, libs);
-  struct hp_effective e;
-  const struct hp_variables none = { NULL, NULL, NULL };
-  CHECK (_dl_hugepage_conf_wanted (&none), "no variable: the file is read");
-  _dl_hugepage_effective (&none, &s, libs, &e);
-  CHECK (e.libs == libs && e.libs_source == HP_SOURCE_FILE
-	 && e.libs_line == 1 && e.kinds == HP_KIND_TEXT
-	 && e.segments_source == HP_SOURCE_FILE && e.segments_line == 2
-	 && e.nbackings == 1 && e.backings[0] == HP_B_PRIVATE
-	 && e.backing_source == HP_SOURCE_FILE && e.backing_line == 3,
-	 "no variable: all from the file");
-
-  const struct hp_variables empty = { "x", "", "" };
-  _dl_hugepage_effective (&empty, &s, libs, &e);
-  CHECK (strcmp (e.libs, "x") == 0 && e.libs_source == HP_SOURCE_VARIABLE
-	 && e.kinds == HP_KIND_DEFAULT
-	 && e.segments_source == HP_SOURCE_DEFAULT
-	 && e.nbackings == HP_NBACKINGS
-	 && e.backing_source == HP_SOURCE_DEFAULT && e.backing_line == 0,
-	 "set empty: ld.so's default, not the file's");
-
-  const struct hp_variables bad = { NULL, "txet", "thp,foo" };
-  _dl_hugepage_effective (&bad, &s, libs, &e);
-  CHECK (e.libs == libs && e.segments_bad && e.backing_bad
-	 && e.kinds == HP_KIND_DEFAULT
-	 && e.segments_source == HP_SOURCE_DEFAULT
-	 && e.nbackings == HP_NBACKINGS, "bad variables: ignored, default");
-
-  const struct hp_variables off = { "", NULL, NULL };
-  CHECK (!_dl_hugepage_conf_wanted (&off), "LD_HUGEPAGE_LIBS=: no file");
-  _dl_hugepage_effective (&off, NULL, NULL, &e);
-  CHECK (e.libs == NULL && e.libs_source == HP_SOURCE_VARIABLE,
-	 "LD_HUGEPAGE_LIBS=: nothing selected");
-  const struct hp_variables all = { "x", "text", "thp" };
-  CHECK (!_dl_hugepage_conf_wanted (&all), "every variable set: no file");
-  _dl_hugepage_effective (&all, NULL, NULL, &e);
-  CHECK (e.kinds == HP_KIND_TEXT && e.nbackings == 1
-	 && e.backings[0] == HP_B_THP
-	 && e.backing_source == HP_SOURCE_VARIABLE, "every variable");
-
-  resolve ("libs none\n", NULL, &s, libs);
-  _dl_hugepage_effective (&none, &s, libs, &e);
-  CHECK (e.libs == NULL && e.libs_source == HP_SOURCE_FILE
-	 && e.libs_line == 1, "libs none: nothing, from its line");
-  _dl_hugepage_effective (&none, NULL, NULL, &e);
-  CHECK (e.libs == NULL && e.libs_source == HP_SOURCE_DEFAULT,
-	 "nothing at all: nothing selected");
-}
-
 void
 test_conf (void)
 {
-  test_effective ();
   test_program_names ();
   test_distrust ();
   test_path ();

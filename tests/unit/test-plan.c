@@ -22,6 +22,8 @@ run (const ElfW(Phdr) *ph, size_t n, const struct hp_settings *s)
   _dl_hugepage_plan (ph, n, s, &plan);
   const char *v = plan_violation (ph, n, s, &plan);
   CHECK (v == NULL, "invariant: %s", v);
+  v = plan_parts_violation (ph, n, s, &plan);
+  CHECK (v == NULL, "invariant: %s", v);
 }
 
 static uint64_t
@@ -546,10 +548,67 @@ test_read_dynamic (void)
 	 && !textrel && soname[0] == '\0', "no PT_DYNAMIC");
 }
 
+/* The shape of tests/fixtures' libbigbody.so: rodata before a 71 MiB
+   text, then RELRO.  A short pool goes to text first (the order), and
+   what does not fit whole is split at a huge page.  */
+static void
+test_short_pool_order (void)
+{
+  ElfW(Phdr) ph[] = {
+    load (0, 0xd6b018, 0xd6b018, 0, PF_R, 0x1000),
+    load (0xd6c000, 0x4701fd1, 0x4701fd1, 0xd6c000, PF_R | PF_X, 0x1000),
+    load (0x546e000, 4, 4, 0x546e000, PF_R, 0x1000),
+    load (0x546fff0, 0x324018, 0x324020, 0x546eff0, PF_R | PF_W, 0x1000),
+    relro (0x546fff0, 0x324010),
+  };
+  struct hp_settings s = settings (HP_KIND_DEFAULT);
+  run (ph, 5, &s);
+  CHECK (plan.nzones == 3, "%zu zones", plan.nzones);
+  if (plan.nzones != 3)
+    return;
+  CHECK (plan.zones[0].kind == HP_KIND_RODATA
+	 && plan.zones[0].end - plan.zones[0].start == 6 * H, "rodata 6");
+  CHECK (plan.zones[1].kind == HP_KIND_TEXT
+	 && plan.zones[1].end - plan.zones[1].start == 35 * H, "text 35");
+  CHECK (plan.zones[2].kind == HP_KIND_RELRO
+	 && plan.zones[2].end - plan.zones[2].start == H, "relro 1");
+  unsigned char order[HP_MAX_RUNS];
+  _dl_hugepage_zone_order (&plan, order);
+  CHECK (order[0] == 1 && order[1] == 0 && order[2] == 2,
+	 "order text, rodata, relro: %d %d %d", order[0], order[1], order[2]);
+
+  /* 20 pages of text: its first 20, from the file at their offsets.  */
+  struct hp_zone head, tail;
+  const struct hp_zone *t = &plan.zones[1];
+  _dl_hugepage_zone_split (t, 20 * H, &head, &tail);
+  CHECK (head.start == t->start && head.end == t->start + 20 * H
+	 && tail.start == head.end && tail.end == t->end, "split at 20");
+  CHECK (head.copy_start == head.start && head.copy_len == 20 * H
+	 && head.fileoff == t->fileoff, "head copies its pages");
+  CHECK (tail.copy_start == tail.start && tail.copy_len == 15 * H
+	 && tail.fileoff == t->fileoff + 20 * H, "tail copies the rest");
+  CHECK (head.kind == HP_KIND_TEXT && tail.prot == t->prot
+	 && tail.load == t->load, "parts keep kind, segment, protection");
+
+  /* A zone that starts in the gap before its segment: the head's copy
+     starts where the segment's file pages do.  */
+  struct hp_zone g = *t;
+  g.copy_start = g.start + 0x1000;
+  g.copy_len = g.end - g.copy_start;
+  g.copy_need = g.copy_len - 0x800;
+  _dl_hugepage_zone_split (&g, H, &head, &tail);
+  CHECK (head.copy_start == g.copy_start && head.copy_len == H - 0x1000
+	 && head.copy_need == H - 0x1000, "gap head");
+  CHECK (tail.copy_start == g.start + H && tail.copy_len == g.end - tail.start
+	 && tail.copy_need == tail.copy_len - 0x800
+	 && tail.fileoff == g.fileoff + H - 0x1000, "gap tail");
+}
+
 void test_cache (void);
 void test_conf (void);
 void test_tunables (void);
 void test_tunconf (void);
+void test_settings_resolve (void);
 
 int
 main (void)
@@ -567,12 +626,14 @@ main (void)
   test_short_file ();
   test_bad_headers ();
   test_relro_split ();
+  test_short_pool_order ();
   test_dynamic ();
   test_read_dynamic ();
   test_cache ();
   test_conf ();
   test_tunables ();
   test_tunconf ();
+  test_settings_resolve ();
   printf ("%d passed, %d failed\n", checks - failures, failures);
   return failures != 0;
 }

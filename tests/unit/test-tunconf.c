@@ -6,78 +6,12 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include "dl-hugepage-plan.h"
+#include "dl-hugepage-settings.h"
 #include "unit-check.h"
 
-/* ldconfig's flags for a line without prefixes (overridable,
-   nonsecure), and for `-', `@', `*' and [proc:NAME].  */
-#define DEFAULT HP_TUNCONF_EXCLUDE_SECURE
-#define DENY HP_TUNCONF_OVERRIDE_DENY
-#define ONLYSECURE HP_TUNCONF_EXCLUDE_UNSECURE
-#define ANYSECURE 0
-#define PROC HP_TUNCONF_FILTER_PERPROC
+#include "tunconf-build.h"
 
-/* A cache as ldconfig lays it out: a header (here 48 bytes of it), the
-   string table, then the tunables section, which is kept apart so that
-   the sanitizer sees a read past its exact size.  */
-struct cache
-{
-  char data[2048];
-  size_t start, end;
-  unsigned char sec[HP_TUNCONF_HEADER_SIZE + 16 * HP_TUNCONF_ENTRY_SIZE];
-  uint32_t count;
-};
-
-static void
-init (struct cache *c)
-{
-  memset (c, 0, sizeof *c);
-  memcpy (c->data, "glibc-ld.so.cache1.1", 20);
-  c->start = c->end = 48;
-}
-
-static uint32_t
-str (struct cache *c, const char *s)
-{
-  uint32_t off = c->end;
-  size_t n = strlen (s) + 1;
-  memcpy (c->data + c->end, s, n);
-  c->end += n;
-  return off;
-}
-
-static void
-put32 (unsigned char *p, uint32_t v)
-{
-  memcpy (p, &v, 4);
-}
-
-static void
-add (struct cache *c, uint32_t flags, const char *name, const char *value,
-     const char *filter)
-{
-  unsigned char *e = c->sec + HP_TUNCONF_HEADER_SIZE
-		     + c->count * HP_TUNCONF_ENTRY_SIZE;
-  if (filter != NULL)
-    flags |= PROC;
-  put32 (e + HP_TUNCONF_ENTRY_FLAGS, flags);
-  put32 (e + 4, (uint32_t) -1);
-  put32 (e + HP_TUNCONF_ENTRY_NAME, str (c, name));
-  put32 (e + HP_TUNCONF_ENTRY_VALUE, str (c, value));
-  put32 (e + HP_TUNCONF_ENTRY_FILTER, filter != NULL ? str (c, filter) : 0);
-  ++c->count;
-}
-
-static size_t
-seal (struct cache *c)
-{
-  put32 (c->sec, HP_TUNCONF_SIGNATURE);
-  put32 (c->sec + 4, HP_TUNCONF_VERSION);
-  put32 (c->sec + 8, c->count);
-  return HP_TUNCONF_HEADER_SIZE + c->count * HP_TUNCONF_ENTRY_SIZE;
-}
-
-static struct hp_tunconf_value v[HP_NTUNABLES];
+static struct hp_tunconf_value v[HP_NSETTINGS];
 
 /* Find in C for PATH, SECURE; in an exact-size copy of the section.  */
 static bool
@@ -104,7 +38,7 @@ is (int t, const char *want, bool locked)
 static bool
 none (void)
 {
-  for (int t = 0; t < HP_NTUNABLES; ++t)
+  for (int t = 0; t < HP_NSETTINGS; ++t)
     if (v[t].value != NULL)
       return false;
   return true;
@@ -130,9 +64,9 @@ test_tunconf (void)
   add (&c, DEFAULT, "glibc.elf.hugepage.segments.x", "x", NULL);
   add (&c, DEFAULT, "xglibc.elf.hugepage.backing", "x", NULL);
   need = false;
-  CHECK (find (&c, NULL, false, &need) && is (HP_TUN_LIBS, "libbig.so,libc.so*",
+  CHECK (find (&c, NULL, false, &need) && is (HP_SET_LIBS, "libbig.so,libc.so*",
 					       false)
-	 && is (HP_TUN_SEGMENTS, NULL, false) && is (HP_TUN_BACKING, NULL, false)
+	 && is (HP_SET_SEGMENTS, NULL, false) && is (HP_SET_BACKING, NULL, false)
 	 && !need, "a plain line; only the exact names");
 
   /* The secure flags.  */
@@ -141,12 +75,12 @@ test_tunconf (void)
   init (&c);
   add (&c, ONLYSECURE, LIBS, "a", NULL);
   CHECK (find (&c, NULL, false, NULL) && none (), "onlysecure: not for others");
-  CHECK (find (&c, NULL, true, NULL) && is (HP_TUN_LIBS, "a", false),
+  CHECK (find (&c, NULL, true, NULL) && is (HP_SET_LIBS, "a", false),
 	 "onlysecure: for AT_SECURE");
   init (&c);
   add (&c, ANYSECURE | DENY, SEGMENTS, "all", NULL);
-  CHECK (find (&c, NULL, false, NULL) && is (HP_TUN_SEGMENTS, "all", true)
-	 && find (&c, NULL, true, NULL) && is (HP_TUN_SEGMENTS, "all", true),
+  CHECK (find (&c, NULL, false, NULL) && is (HP_SET_SEGMENTS, "all", true)
+	 && find (&c, NULL, true, NULL) && is (HP_SET_SEGMENTS, "all", true),
 	 "anysecure, nonoverridable: for both, locked");
 
   /* [proc:NAME]: a name without `/' is the path's last component, one
@@ -158,14 +92,14 @@ test_tunconf (void)
   CHECK (find (&c, NULL, false, &need) && none () && need,
 	 "a filter and no path: nothing, path needed");
   CHECK (find (&c, "/usr/bin/myprog", false, NULL)
-	 && is (HP_TUN_LIBS, "base", false)
-	 && is (HP_TUN_BACKING, "private", false), "both filters match");
+	 && is (HP_SET_LIBS, "base", false)
+	 && is (HP_SET_BACKING, "private", false), "both filters match");
   CHECK (find (&c, "/usr/local/bin/myprog", false, NULL)
-	 && is (HP_TUN_LIBS, "base", false) && is (HP_TUN_BACKING, NULL, false),
+	 && is (HP_SET_LIBS, "base", false) && is (HP_SET_BACKING, NULL, false),
 	 "another directory: the name matches, the path does not");
   CHECK (find (&c, "/usr/bin/myprog2", false, NULL) && none ()
 	 && find (&c, "/usr/bin/my", false, NULL) && none ()
-	 && find (&c, "myprog", false, NULL) && is (HP_TUN_LIBS, "base", false)
+	 && find (&c, "myprog", false, NULL) && is (HP_SET_LIBS, "base", false)
 	 && find (&c, "/usr/bin/", false, NULL) && none (),
 	 "exact names only");
   need = false;
@@ -178,15 +112,15 @@ test_tunconf (void)
   add (&c, DEFAULT | DENY, LIBS, "locked", NULL);
   add (&c, DEFAULT, LIBS, "other", "otherprog");
   CHECK (find (&c, "/bin/myprog", false, NULL)
-	 && is (HP_TUN_LIBS, "locked", true), "a later filtered-out line");
+	 && is (HP_SET_LIBS, "locked", true), "a later filtered-out line");
   CHECK (find (&c, "/bin/otherprog", false, NULL)
-	 && is (HP_TUN_LIBS, "other", false),
+	 && is (HP_SET_LIBS, "other", false),
 	 "a later line that applies replaces the value and the lock");
   add (&c, ONLYSECURE | DENY, LIBS, "secure", NULL);
   CHECK (find (&c, "/bin/otherprog", false, NULL)
-	 && is (HP_TUN_LIBS, "other", false)
+	 && is (HP_SET_LIBS, "other", false)
 	 && find (&c, "/bin/otherprog", true, NULL)
-	 && is (HP_TUN_LIBS, "secure", true), "secure lines in order");
+	 && is (HP_SET_LIBS, "secure", true), "secure lines in order");
 
   /* A filter this release does not know, and a per-program filter
      without its string: never applied.  */
@@ -209,7 +143,7 @@ test_tunconf (void)
   size_t size = seal (&c);
   CHECK (_dl_hugepage_tunconf_find (c.sec, size, c.data, c.start, c.end,
 				    NULL, false, v, NULL)
-	 && is (HP_TUN_LIBS, "a", false), "control");
+	 && is (HP_SET_LIBS, "a", false), "control");
   CHECK (!_dl_hugepage_tunconf_find (NULL, size, c.data, c.start, c.end,
 				     NULL, false, v, NULL) && none (), "NULL");
   for (size_t s = 0; s < size; s += 4)

@@ -6,6 +6,7 @@
 #   python3 -m unittest discover -s tests/unit -p 'test_*.py'
 
 import argparse
+import io
 import os
 import re
 import sys
@@ -16,7 +17,7 @@ sys.path.insert(0, os.path.join(TOP, "tools"))
 
 from hugeld import cli, common, elf, planner, pool  # noqa: E402
 from hugeld.cache import entry, mount  # noqa: E402
-from hugeld.commands import plan, status  # noqa: E402
+from hugeld.commands import plan, status, thp  # noqa: E402
 
 MAN = os.path.join(TOP, "tools", "hugeld.1")
 COMPLETION = os.path.join(TOP, "tools", "hugeld.bash-completion")
@@ -130,6 +131,45 @@ class RunCommandLine(unittest.TestCase):
 
 
 class Helpers(unittest.TestCase):
+
+    def test_shown(self):
+        # What another process controls reaches the terminal escaped
+        # (issue 43): no line forged, none overwritten, no sequence run.
+        for raw, want in (
+                ("/usr/lib/libc.so.6", "/usr/lib/libc.so.6"),
+                ("\x1b[1A\x1b[2K\r  loader: x (hugeld)\nforged",
+                 "\\x1b[1A\\x1b[2K\\r  loader: x (hugeld)\\nforged"),
+                ("a\tb\x7f\x00", "a\\tb\\x7f\\x00"),
+                ("caf\u00e9 \u65e5\u672c", "caf\u00e9 \u65e5\u672c"),
+                ("\u009b2J", "\\x9b2J"),                  # C1 CSI
+                ("x\u202eevil", "x\\u202eevil"),          # RTL override
+                ("a\u2028b", "a\\u2028b"),                # line separator
+                (b"lib\xff.so".decode("utf-8", "surrogateescape"),
+                 "lib\\xff.so")):
+            self.assertEqual(common.shown(raw), want, msg=repr(raw))
+        self.assertEqual(common.shown("a\nb\x1b", keep="\n"), "a\nb\\x1b")
+        self.assertEqual(common.shown(None), "None")
+
+    def test_thp_lines_escaped(self):
+        # hugeld thp's lines name files a process mapped: escaped.
+        bad = "/tmp/x\x1b[2K\rlib.so"
+        r = {"file": bad, "ranges": 2, "huge": 1, "repaired": 0,
+             "collapsed": 0, "small": 1, "held": 0, "not_cached": 0,
+             "failed": 0, "why": "a\x1b]0;t\x07"}
+        for line in (thp.describe(r),
+                     thp.describe({"file": bad, "error": "x\ny"}),
+                     thp.describe(dict(r, ranges=0))):
+            self.assertFalse(re.search(r"[\x00-\x1f\x7f]", line), line)
+            self.assertIn("\\x1b[2K\\r", line)
+
+    def test_escaped_stream(self):
+        # The guard under the commands: every control character but a
+        # newline escaped; JSON, which is ASCII already, unchanged.
+        buf = io.StringIO()
+        out = common.EscapedStream(buf)
+        print("a\x1b[2Jb\rc", file=out)
+        print('{"x": "\\u001b"}', file=out)
+        self.assertEqual(buf.getvalue(), 'a\\x1b[2Jb\\rc\n{"x": "\\u001b"}\n')
 
     def test_mib_and_plural(self):
         self.assertEqual(common.plural(1, "page"), "1 page")

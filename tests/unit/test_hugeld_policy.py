@@ -115,46 +115,43 @@ class PolicyFile(unittest.TestCase):
             self.skipTest("hugeld-plan not built (make -C tools)")
         f = self.write("libs a:b  # first\nsegments text\n"
                        "program x\n  libs c\n  libs none\n  libs d:e f\n")
+
+        def lines(c):
+            return [(x["pattern"], x["line"]) for x in c["libs"]["patterns"]]
         c = policy.read_conf(f, "/usr/bin/x")
-        self.assertEqual(policy.pattern_lines(c),
-                         [("c", 4), ("d", 6), ("e", 6), ("f", 6)])
+        self.assertEqual(lines(c), [("c", 4), ("d", 6), ("e", 6), ("f", 6)])
         self.assertEqual(c["libs"]["lines"], [4, 6])
         c = policy.read_conf(f, "/usr/bin/y")
-        self.assertEqual(policy.pattern_lines(c), [("a", 1), ("b", 1)])
+        self.assertEqual(lines(c), [("a", 1), ("b", 1)])
         f = self.write("program x\n  libs none\n")
         c = policy.read_conf(f, "/usr/bin/x")
-        self.assertEqual(policy.pattern_lines(c), [])
+        self.assertEqual(lines(c), [])
         self.assertEqual(c["libs"]["lines"], [2])
-        self.assertEqual(policy.pattern_lines({"file": f, "libs": None}), [])
 
-    def test_file_policy(self):
+    def test_file_settings(self):
         if not helper():
             self.skipTest("hugeld-plan not built (make -C tools)")
         f = self.write("libs libA.so\nlibs libB.so*\nsegments text\n"
                        "program /no/such/prog other\n  libs none\n"
                        "program /usr/bin/prog-*\n  backing private\n")
-        pol = policy.file_policy("/usr/bin/x", f)
+        none = dict.fromkeys(settings.NAMES)
         if os.geteuid() != 0:
             # Not root's: ld.so ignores it, and says why.
-            self.assertIsNone(pol["libs"])
-            self.assertIn("ignored by ld.so: not owned by root", pol["why"])
+            with self.assertRaisesRegex(common.Error,
+                                        "ignored by ld.so: not owned by root"):
+                settings.resolve("plan", none, {}, "/usr/bin/x", f)
             self.skipTest("the rest needs a file of root's")
-        self.assertEqual((pol["why"], pol["libs"], pol["segments"],
-                          pol["backing"]), (None, "libA.so:libB.so*", "text", None))
-        self.assertEqual(pol["lines"], {"libA.so": 1, "libB.so*": 2})
-        self.assertEqual(pol["where"]["libs"], "%s lines 1, 2" % f)
-        other = policy.file_policy("other", f)
-        self.assertEqual((other["libs"], other["where"]["program"]),
-                         ("", "%s line 4" % f))
+        s = settings.resolve("plan", none, {}, "/usr/bin/x", f)
+        self.assertEqual((s.policy["why"], s.libs, s.segments, s.backing),
+                         (None, "libA.so:libB.so*", "text", None))
+        self.assertEqual(dict(s.policy["lines"]), {"libA.so": 1, "libB.so*": 2})
+        self.assertEqual(s.sources["libs"], "%s lines 1, 2" % f)
         # Why nothing is selected: said by hugeld-conf --effective.
-        none = dict.fromkeys(settings.NAMES)
         with self.assertRaises(common.Error) as cm:
             settings.resolve("plan", none, {}, "other", f)
         self.assertEqual(str(cm.exception), "plan: nothing selected: give --libs "
                          "PATTERNS (or set LD_HUGEPAGE_LIBS, or select it in %s); "
                          "%s selects nothing for other (libs none, line 5)" % (f, f))
-        blk = policy.file_policy("/usr/bin/prog-2", f)
-        self.assertEqual((blk["libs"], blk["backing"]), ("libA.so:libB.so*", "private"))
         s = settings.resolve("plan", none, {}, "/usr/bin/prog-2", f)
         self.assertEqual((s.libs, s.segments, s.backing),
                          ("libA.so:libB.so*", "text", "private"))
@@ -162,11 +159,14 @@ class PolicyFile(unittest.TestCase):
             "libs": "%s lines 1, 2" % f, "segments": "%s line 3" % f,
             "backing": "%s line 7" % f, "program": "%s line 6" % f})
         self.assertEqual(dict(s.policy["lines"]), {"libA.so": 1, "libB.so*": 2})
-        bad = policy.file_policy(None, self.write("libs a\nlibz b\nsegments\n"))
-        self.assertEqual(bad["why"], "ignored by ld.so: line 2: unknown keyword "
-                         "(use libs, segments, backing, cache, pool or program) "
-                         "(and 1 other bad line)")
-        self.assertEqual(policy.file_policy(None, f + ".none")["why"], "no such file")
+        bad = self.write("libs a\nlibz b\nsegments\n")
+        with self.assertRaises(common.Error) as cm:
+            settings.resolve("plan", none, {}, None, bad)
+        self.assertIn("ignored by ld.so: line 2: unknown keyword "
+                      "(use libs, segments, backing, cache, pool or program) "
+                      "(and 1 other bad line)", str(cm.exception))
+        with self.assertRaisesRegex(common.Error, "nothing selected.*\\)$"):
+            settings.resolve("plan", none, {}, None, f + ".none")
 
     def test_settings_come_from_options_variables_then_the_file(self):
         # One setting at a time, as ld.so: a variable that is set (even
@@ -188,8 +188,9 @@ class PolicyFile(unittest.TestCase):
         self.assertEqual((libs, segs, back), ("libA.so", "text", "private"))
         self.assertEqual(src["libs"], "%s line 1" % f)
         libs, segs, back, src = run(["--libs", "x"], {"LD_HUGEPAGE_SEGMENTS": ""})
-        self.assertEqual((libs, segs, back), ("x", None, "private"))
-        self.assertEqual((src["libs"], src["segments"]), ("--libs", "default"))
+        self.assertEqual((libs, segs, back), ("x", "", "private"))
+        self.assertEqual((src["libs"], src["segments"]),
+                         ("--libs", "LD_HUGEPAGE_SEGMENTS"))
         libs, segs, back, src = run([], {"LD_HUGEPAGE_LIBS": "y", "LD_HUGEPAGE_BACKING": "thp"})
         self.assertEqual((libs, segs, back), ("y", "text", "thp"))
         with self.assertRaisesRegex(common.Error, "^plan: nothing selected: "
@@ -292,29 +293,52 @@ class PolicyCounts(unittest.TestCase):
                       "process (4 in it already; 11 declared in /etc/hugeld.conf, "
                       "which hugeld cache sync adds)\n", out.getvalue())
 
-    def test_status_settings_line(self):
-        st = {"settings": {"libs": None, "segments": "all", "backing": None},
-              "policy": {"file": "/etc/hugeld.conf", "libs": "libA.so",
-                         "segments": "text", "backing": None, "why": None,
-                         "block_line": 7, "where": {
-                             "libs": "/etc/hugeld.conf line 8",
-                             "segments": "/etc/hugeld.conf line 2"}}}
-        self.assertEqual(status.settings_line(st),
-                         "no LD_HUGEPAGE_LIBS: from /etc/hugeld.conf as it reads "
-                         "now, the program block at line 7: libs libA.so "
-                         "(/etc/hugeld.conf line 8); LD_HUGEPAGE_SEGMENTS=all; "
-                         "backing (default: shared,private,thp)")
-        st["policy"] = {"file": "/etc/hugeld.conf", "libs": None,
-                        "why": "ignored by ld.so: not owned by root"}
-        self.assertEqual(status.settings_line(st),
-                         "LD_HUGEPAGE_LIBS=(unset) LD_HUGEPAGE_SEGMENTS=all "
-                         "LD_HUGEPAGE_BACKING=(default: shared,private,thp); "
-                         "/etc/hugeld.conf: ignored by ld.so: not owned by root")
-        st["settings"]["segments"] = None
-        self.assertEqual(status.settings_line(st), "LD_HUGEPAGE_LIBS not set; "
-                         "/etc/hugeld.conf: ignored by ld.so: not owned by root")
-        st["policy"]["why"] = "no such file"
-        self.assertEqual(status.settings_line(st), "LD_HUGEPAGE_LIBS not set")
+    def test_settings_line(self):
+        # What status says of a process's settings, from its Settings.
+        ro = dict
+
+        def make(**kw):
+            d = dict(libs="libA.so", segments=None, backing=None,
+                     sources=ro(libs="/etc/hugeld.conf line 8",
+                                segments="default", backing="default"),
+                     from_file=ro(libs="/etc/hugeld.conf line 8",
+                                  program="/etc/hugeld.conf line 7"),
+                     policy=ro(file="/etc/hugeld.conf", why=None,
+                               program="/etc/hugeld.conf line 7", lines={}),
+                     origin=ro(libs="file", segments="default",
+                               backing="default"),
+                     effective=ro(libs="libA.so",
+                                  segments="text,rodata,relro",
+                                  backing="shared,private,thp"),
+                     bad=frozenset(), locked=frozenset(),
+                     ignored=frozenset(), secure=False)
+            d.update(kw)
+            return settings.Settings(**d)
+        self.assertEqual(make().line(),
+                         "libs libA.so (/etc/hugeld.conf line 8); segments "
+                         "text,rodata,relro (ld.so's default); backing "
+                         "shared,private,thp (ld.so's default); the program "
+                         "block at /etc/hugeld.conf line 7")
+        s = make(libs=None, segments="txt", from_file={},
+                 sources=ro(libs="default", segments="GLIBC_TUNABLES",
+                            backing="glibc.elf.hugepage.backing "
+                            "(/etc/tunables.conf)"),
+                 origin=ro(libs="default", segments="tunable",
+                           backing="system"),
+                 effective=ro(libs=None, segments="text,rodata,relro",
+                              backing="thp"),
+                 bad=frozenset(["segments"]), locked=frozenset(["backing"]),
+                 ignored=frozenset(["backing"]),
+                 policy=ro(file="/etc/hugeld.conf", program=None, lines={},
+                           why="ignored by ld.so: not owned by root"))
+        self.assertEqual(s.line(),
+                         "libs none (nothing gives libs); segments "
+                         "text,rodata,relro (GLIBC_TUNABLES=txt ignored: not "
+                         "a list ld.so reads; the default); backing thp "
+                         "(glibc.elf.hugepage.backing (/etc/tunables.conf), "
+                         "nonoverridable; its variable is ignored); "
+                         "/etc/hugeld.conf: ignored by ld.so: not owned by "
+                         "root")
 
     def test_execfn(self):
         # The name the kernel ran this process by, from its own memory.

@@ -20,22 +20,74 @@
 """The command line: options, help and dispatch."""
 
 import argparse
+import os
 import re
 import sys
 
 from .commands.cache import cmd_cache
+from .commands.check import cmd_check
 from .commands.config import cmd_config
 from .commands.gdb import cmd_gdb
 from .commands.perfmap import cmd_perf_map
 from .commands.plan import cmd_plan
 from .commands.run import cmd_run
+from .commands.service import cmd_disable, cmd_enable
 from .commands.status import cmd_status
 from .commands.thp import cmd_thp
-from .common import DEBUG_DIR, DEFAULT_LDSO, Error, UsageError, VERSION, pid_arg, positive_int
-from .planner import backing_names, cache_dir, conf_file, default_setting, mount_dir
+from .commands.sync import AUTO_EXTRA, AUTO_MARGIN_PERCENT
+from .common import DEBUG_DIR, DEFAULT_LDSO, EscapedStream, Error, UsageError, VERSION, pid_arg, positive_int, shown
+from .planner import backing_names, cache_dir, conf_file, default_setting, mount_dir, setting_words
+
+
+# ld.so's facts in the help texts, asked of the helper only when a help
+# text is printed (a command that prints none starts no helper): each
+# {NAME} of a help text is replaced by LD_FACTS[NAME] (), or, where the
+# helper is missing, by the second member.
+LD_FACTS = {
+    "backings": (lambda: ", ".join(backing_names()), "ld.so's backings"),
+    "cache_dir": (lambda: cache_dir(), "ld.so's cache directory"),
+    "mount_dir": (lambda: mount_dir(), "ld.so's cache mount"),
+    "conf_file": (lambda: conf_file(), "the one ld.so reads"),
+}
+
+
+def ld_facts(text):
+    """TEXT with each {NAME} of LD_FACTS replaced by what ld.so says."""
+    def one(m):
+        what, otherwise = LD_FACTS[m.group(1)]
+        return ld_said(what, otherwise)
+    return re.sub(r"\{(%s)\}" % "|".join(LD_FACTS), one, text)
+
+
+class Formatter(argparse.HelpFormatter):
+    """argparse's formatter, with the width of the terminal found without
+    shutil: argparse imports it for every formatter it makes, and
+    add_argument makes one for each option (checking its metavar), so
+    that every start paid for the import."""
+
+    def __init__(self, prog, indent_increment=2, max_help_position=24,
+                 width=None):
+        if width is None:
+            try:
+                width = int(os.environ["COLUMNS"])
+            except (KeyError, ValueError):
+                try:
+                    width = os.get_terminal_size(sys.__stdout__.fileno()
+                                                 ).columns
+                except (AttributeError, ValueError, OSError):
+                    width = 80
+            width = max(width - 2, 11)
+        super().__init__(prog, indent_increment, max_help_position, width)
 
 
 class Parser(argparse.ArgumentParser):
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", Formatter)
+        super().__init__(*args, **kwargs)
+
+    def format_help(self):
+        return ld_facts(super().format_help())
+
     def error(self, message):
         # The commands this parser has, from argparse's own list (quoted
         # or not, as Python versions differ).
@@ -59,8 +111,13 @@ commands:
   plan PROG [--libs PATTERNS] [--segments LIST] [--copies N] [--apply]
                  the huge pages PROG and its libraries take (the loader's
                  own planner) and the nr_hugepages N processes need
-  status PID|--all [--json]
-                 what of a process is on huge pages, and the pool
+  status PID|--all [--json|--prometheus]
+                 what of a process is on huge pages, and the pool; --all:
+                 every process and the node (cache, sharing, pool)
+  check PID|UNIT exit 0 if the selected text of a process (or a unit's
+                 main process) is on huge pages, else say why, exit 1
+  enable UNIT [--libs PATTERNS] | disable UNIT
+                 one systemd service on hugeld's loader (a drop-in)
   perf-map PID   write /tmp/perf-PID.map so perf names huge-page code
   gdb PID|--core CORE [-- GDB-ARGS...]
                  gdb on a process (or core) that hugeld run started, with
@@ -80,10 +137,10 @@ commands:
 
 'hugeld COMMAND --help' for each.  PATTERNS is a colon-separated list of
 shell globs matched against object file names (or paths, with a /) and
-DT_SONAME, like LD_HUGEPAGE_LIBS; LIST a comma list of text, rodata,
-relro, data, bss, all (default %s).  --backing LIST: a
-comma list of %s, the order in which the loader tries
-them for each zone, as LD_HUGEPAGE_BACKING (default %s).
+DT_SONAME, like LD_HUGEPAGE_LIBS; LIST a comma list of %s
+(default %s).  --backing LIST: a comma list of %s, the order in which
+the loader tries them for each zone, as LD_HUGEPAGE_BACKING (default
+%s).
 
 environment: HUGELD_LDSO (the loader, default %s), HUGELD_PLAN (the
 planning helper).  See hugeld(1).
@@ -108,8 +165,10 @@ def help_text():
                          default_setting("backing"))
     except Error:
         segs = backing = "ld.so's"
-    return HELP % (segs, ld_said(lambda: ", ".join(backing_names()),
-                                 "the backings"), backing, DEFAULT_LDSO)
+    return HELP % (ld_said(lambda: setting_words("segments"),
+                           "the segment kinds"), segs,
+                   ld_said(lambda: ", ".join(backing_names()),
+                           "the backings"), backing, DEFAULT_LDSO)
 
 
 def _add_common(p):
@@ -119,15 +178,15 @@ def _add_common(p):
                    help="colon-separated globs selecting objects, as "
                    "LD_HUGEPAGE_LIBS (default: $LD_HUGEPAGE_LIBS)")
     p.add_argument("--segments", metavar="LIST",
-                   help="comma list of text, rodata, relro, data, bss, "
-                   "all, as LD_HUGEPAGE_SEGMENTS (default: "
-                   "$LD_HUGEPAGE_SEGMENTS or ld.so's default)")
+                   help="comma list of %s, as LD_HUGEPAGE_SEGMENTS "
+                   "(default: $LD_HUGEPAGE_SEGMENTS or ld.so's default)"
+                   % ld_said(lambda: setting_words("segments"),
+                             "ld.so's segment kinds"))
     p.add_argument("--backing", metavar="LIST",
                    help="comma list of %s: how the "
                    "loader tries to back each zone, in order, as "
                    "LD_HUGEPAGE_BACKING (default: $LD_HUGEPAGE_BACKING "
-                   "or ld.so's default)" % ld_said(
-                       lambda: ", ".join(backing_names()), "ld.so's backings"))
+                   "or ld.so's default)" % "{backings}")
     p.add_argument("--ldso", metavar="PATH",
                    help="hugeld's loader (default: $HUGELD_LDSO or %s)"
                    % DEFAULT_LDSO)
@@ -213,7 +272,7 @@ def _add_status(sub):
     """hugeld status: what a process has on huge pages."""
     p = sub.add_parser(
         "status", prog="hugeld status",
-        usage="hugeld status PID|--all [--json]",
+        usage="hugeld status PID|--all [--json|--prometheus] [-o FILE]",
         description="Show which objects and ranges of a running process "
         "are on huge pages (from /proc/PID/smaps and maps: hugetlb "
         "mappings inside an object's address range are its), how each is "
@@ -224,10 +283,70 @@ def _add_status(sub):
     p.add_argument("pid", nargs="?", type=pid_arg, metavar="PID",
                    help="the process")
     p.add_argument("--all", action="store_true",
-                   help="all processes that have huge pages")
+                   help="all processes that have huge pages of any kind, "
+                   "and the node: pool, shared cache, what sharing saves")
     p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--prometheus", action="store_true",
+                   help="with --all: the Prometheus text format, for "
+                   "node_exporter's textfile collector")
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="write FILE (replaced atomically) instead of "
+                   "standard output")
     p.add_argument("--ldso", metavar="PATH", help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_status)
+
+
+def _add_check(sub):
+    """hugeld check: is a process's selected text on huge pages?"""
+    p = sub.add_parser(
+        "check", prog="hugeld check", usage="hugeld check PID|UNIT [-q]",
+        description="Exit 0 if the whole 2 MiB pages of text of every "
+        "object that process PID (or the main process of the systemd "
+        "unit UNIT) selects are on huge pages (hugetlb, or the page "
+        "cache's huge pages); otherwise print one line naming the object "
+        "and why, and exit 1.  For monitors and health checks.")
+    p.add_argument("target", metavar="PID|UNIT",
+                   help="a process ID, or a systemd unit")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="print nothing when the check passes")
+    p.set_defaults(func=cmd_check)
+
+
+def _add_service(sub):
+    """hugeld enable and disable: a systemd service on hugeld's loader."""
+    p = sub.add_parser(
+        "enable", prog="hugeld enable",
+        usage="hugeld enable UNIT [--libs PATTERNS] [--segments LIST] "
+        "[--backing LIST] [--ldso PATH]",
+        description="Put one systemd service on hugeld's loader without "
+        "making hugeld the system's loader (root): write the drop-in "
+        "/etc/systemd/system/UNIT.d/hugeld.conf, which sets the "
+        "LD_HUGEPAGE_* variables and mounts hugeld's loader over the "
+        "system's in the service's own mount namespace "
+        "(BindReadOnlyPaths=), and reload systemd.  The unit's command is "
+        "left as it is; its process is the program (ps, pidof, systemctl), "
+        "and it starts whatever the pool holds.  Restart the unit to "
+        "apply it.",
+        epilog="example: hugeld enable mariadb --libs 'mariadbd:libcrypto*'")
+    p.add_argument("unit", metavar="UNIT", help="the unit (.service if "
+                   "no suffix)")
+    p.add_argument("--libs", metavar="PATTERNS",
+                   help="LD_HUGEPAGE_LIBS (default: the file name of the "
+                   "program ExecStart= runs; needed where that is a shell)")
+    p.add_argument("--segments", metavar="LIST",
+                   help="LD_HUGEPAGE_SEGMENTS (default: ld.so's)")
+    p.add_argument("--backing", metavar="LIST",
+                   help="LD_HUGEPAGE_BACKING (default: ld.so's)")
+    p.add_argument("--ldso", metavar="PATH",
+                   help="hugeld's loader (default: $HUGELD_LDSO or %s)"
+                   % DEFAULT_LDSO)
+    p.set_defaults(func=cmd_enable)
+    p = sub.add_parser(
+        "disable", prog="hugeld disable", usage="hugeld disable UNIT",
+        description="Remove the drop-in hugeld enable wrote for UNIT and "
+        "reload systemd (root).  Restart the unit to apply it.")
+    p.add_argument("unit", metavar="UNIT")
+    p.set_defaults(func=cmd_disable)
 
 
 def _add_perf_map(sub):
@@ -310,7 +429,7 @@ def _add_cache(sub):
         "every process maps the same huge pages, none is copied per "
         "process.  The pages an entry holds are out of the pool until "
         "it is removed.  Root only, except list."
-        % ld_said(cache_dir, "ld.so's cache directory"),
+        % "{cache_dir}",
         epilog="example: hugeld cache add /usr/lib/x86_64-linux-gnu/"
         "libLLVM-14.so.1; hugeld cache list")
     csub = p.add_subparsers(dest="cache_cmd", parser_class=Parser,
@@ -321,7 +440,7 @@ def _add_cache(sub):
         "ld.so plans them) into the cache, mounting a hugetlbfs on "
         "%s first if none is mounted there.  FILE must be readable by "
         "everybody.  Older entries of the same file are removed."
-        % ld_said(mount_dir, "ld.so's cache mount"))
+        % "{mount_dir}")
     c.add_argument("files", nargs="+", metavar="FILE")
     c = csub.add_parser(
         "list", prog="hugeld cache list", usage="hugeld cache list [--json]",
@@ -341,7 +460,7 @@ def _add_cache(sub):
     csub.add_parser(
         "clear", prog="hugeld cache clear", usage="hugeld cache clear",
         description="Remove every entry (%s stays, and so does the "
-        "mount)." % ld_said(cache_dir, "the cache directory"))
+        "mount)." % "{cache_dir}")
     c = csub.add_parser(
         "sync", prog="hugeld cache sync",
         usage="hugeld cache sync [--file FILE] [--reserve-pool] [--dry-run]",
@@ -354,11 +473,12 @@ def _add_cache(sub):
         "after package changes by the Debian package's unit and trigger.")
     c.add_argument("--file", metavar="FILE",
                    help="the policy file (default %s)"
-                   % ld_said(conf_file, "the one ld.so reads"))
+                   % "{conf_file}")
     c.add_argument("--reserve-pool", action="store_true",
                    help="first grow nr_hugepages (never shrink it) to the "
                    "file's `pool N', or for `pool auto' to the declared "
-                   "entries' pages plus 10%% and 8 pages")
+                   "entries' pages plus %d%% and %d pages"
+                   % (AUTO_MARGIN_PERCENT, AUTO_EXTRA))
     c.add_argument("--dry-run", action="store_true",
                    help="say what would change, change nothing")
     p.set_defaults(func=cmd_cache)
@@ -385,7 +505,7 @@ def _add_config(sub):
         "selects for PROG.")
     c.add_argument("--file", metavar="FILE",
                    help="the policy file (default %s)"
-                   % ld_said(conf_file, "the one ld.so reads"))
+                   % "{conf_file}")
     c.add_argument("--program", metavar="PROG",
                    help="a program (searched in PATH if it has no slash)")
     c.add_argument("--json", action="store_true",
@@ -412,10 +532,10 @@ def _add_thp(sub):
         "small ones 2 MiB folios: MADV_COLLAPSE where the kernel "
         "collapses file text, else dropped and read again where no "
         "process maps them (a range another process maps is left "
-        "alone).  Objects: the FILEs, else those the policy file's libs "
-        "select for the thp backing among the dynamic linker's "
-        "libraries (ldconfig -p) and those running processes map with "
-        "it.  Root only.  hugeld-thp-repair.timer runs repair every "
+        "alone).  Objects: the FILEs, else those the system-wide "
+        "tunables and the policy file's global lines select for the thp "
+        "backing among the dynamic linker's libraries (ldconfig -p) and "
+        "those running processes map with it.  Root only.  hugeld-thp-repair.timer runs repair every "
         "minute.",
         epilog="example: hugeld thp repair /usr/lib/x86_64-linux-gnu/"
         "libLLVM-14.so.1")
@@ -437,14 +557,29 @@ def _add_thp(sub):
     p.set_defaults(func=cmd_thp, thp_cmd=None)
 
 
-def build_parser():
+# Each command and the function that adds its parser (enable and
+# disable share one), in the order of the help.
+ADDERS = (("run", _add_run), ("plan", _add_plan), ("status", _add_status),
+          ("check", _add_check), ("enable", _add_service),
+          ("disable", _add_service), ("perf-map", _add_perf_map),
+          ("gdb", _add_gdb), ("cache", _add_cache), ("config", _add_config),
+          ("thp", _add_thp))
+
+
+def build_parser(command=None):
+    """The command line's parser: with COMMAND (a command's name), only
+    that command's subparser, which is all that parsing its command line
+    needs (each start builds no more than it uses); else all of them."""
     top = Parser(prog="hugeld", add_help=False, usage=argparse.SUPPRESS)
     top.add_argument("-h", "--help", action="store_true")
     top.add_argument("--version", action="store_true")
     sub = top.add_subparsers(dest="cmd", parser_class=Parser)
-    for add in (_add_run, _add_plan, _add_status, _add_perf_map, _add_gdb,
-                _add_cache, _add_config, _add_thp):
+    added = []
+    for name, add in ADDERS:
+        if (command in dict(ADDERS) and name != command) or add in added:
+            continue
         add(sub)
+        added.append(add)
     return top
 
 
@@ -485,7 +620,14 @@ def run_argv(top, argv):
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
-    top = build_parser()
+    # Nothing another process controls reaches the terminal raw: each
+    # command escapes the values it shows (common.shown), and these
+    # streams escape whatever control character is left.
+    for name in ("stdout", "stderr"):
+        f = getattr(sys, name)
+        if f is not None and not isinstance(f, EscapedStream):
+            setattr(sys, name, EscapedStream(f))
+    top = build_parser(argv[0] if argv else None)
     try:
         if argv and argv[0] == "run":
             argv = run_argv(top, argv)
@@ -506,13 +648,14 @@ def main(argv=None):
             args.debug_dir = [DEBUG_DIR]
         return args.func(args) or 0
     except UsageError as e:
-        msg = str(e)
+        msg = shown(e)
         if not msg.startswith("hugeld"):
             msg = "hugeld " + msg
         print("%s (try --help)" % msg, file=sys.stderr)
         return 2
     except Error as e:
-        print("hugeld: %s" % e, file=sys.stderr)
+        # One line: a path in it may hold a newline.
+        print("hugeld: %s" % shown(e), file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130

@@ -23,6 +23,7 @@ import argparse
 import os
 import re
 import sys
+import unicodedata
 
 
 VERSION = "@VERSION@"
@@ -49,7 +50,33 @@ class Error(Exception):
 
 
 def warn(msg):
-    print("hugeld: warning: " + msg, file=sys.stderr)
+    # One line: a path in it may hold a newline.
+    print("hugeld: warning: " + shown(msg), file=sys.stderr)
+
+
+def which(prog, path=None):
+    """The file a shell runs for PROG (no slash in it), searched in PATH
+    (default: the environment's): the first executable regular file,
+    or None."""
+    for d in (path if path is not None
+              else os.environ.get("PATH", os.defpath)).split(os.pathsep):
+        p = os.path.join(d or ".", prog)
+        if os.path.isfile(p) and os.access(p, os.X_OK):
+            return p
+    return None
+
+
+def create_temp(directory, prefix):
+    """A new file in DIRECTORY named PREFIX and random letters, created
+    mode 0600, never through a link: (descriptor, path)."""
+    for _ in range(100):
+        path = os.path.join(directory, prefix + os.urandom(6).hex())
+        try:
+            return os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL
+                           | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600), path
+        except FileExistsError:
+            continue
+    raise FileExistsError(17, "no free temporary name", directory)
 
 
 def mib(pages):
@@ -77,9 +104,16 @@ def pid_arg(s):
     return int(s)
 
 
-def ldso_path(args):
-    p = getattr(args, "ldso", None) or os.environ.get("HUGELD_LDSO") \
+def ldso_arg(args):
+    """hugeld's loader for a command: its --ldso, else $HUGELD_LDSO,
+    else the installed one."""
+    return getattr(args, "ldso", None) or os.environ.get("HUGELD_LDSO") \
         or DEFAULT_LDSO
+
+
+def ldso_path(args):
+    """ldso_arg (ARGS), which must be an executable file."""
+    p = ldso_arg(args)
     if not os.path.isfile(p) or not os.access(p, os.X_OK):
         raise Error("hugeld's loader %s is not installed (make install, or "
                     "--ldso PATH)" % p)
@@ -123,6 +157,66 @@ def table(rows, right=(), indent=""):
                                 else c.ljust(widths[i])
                                 for i, c in enumerate(row))).rstrip()
             for row in rows]
+
+
+# What another process controls (its environment, its command name, the
+# names of the files it maps and of the files those name) reaches root's
+# terminal only through shown(): a newline would forge a line of the
+# report, a carriage return or an escape sequence overwrite one, clear
+# the screen or retitle the window.  The categories escaped: control
+# characters (C0, DEL, C1), format characters (the bidirectional
+# overrides that reorder what a line shows), line and paragraph
+# separators, and surrogates (a byte that was not UTF-8, kept by
+# surrogateescape: it cannot be written as text at all).
+_ESCAPED = frozenset(("Cc", "Cf", "Zl", "Zp", "Cs"))
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(c):
+    if c in _NAMED:
+        return _NAMED[c]
+    n = ord(c)
+    if 0xdc80 <= n <= 0xdcff:
+        # A byte surrogateescape kept: the byte itself.
+        return "\\x%02x" % (n - 0xdc00)
+    if n < 0x100:
+        return "\\x%02x" % n
+    return "\\u%04x" % n if n < 0x10000 else "\\U%08x" % n
+
+
+def shown(s, keep=""):
+    """S (a str; anything else as str()) as it may be shown on a
+    terminal: each character of the categories above, but those in
+    KEEP, written as \\n, \\r, \\t, \\xNN (a byte that was not UTF-8
+    too), \\uNNNN; everything else as it is."""
+    s = s if isinstance(s, str) else str(s)
+    if s.isascii() and s.isprintable():
+        return s
+    return "".join(_escape(c) if c not in keep
+                   and unicodedata.category(c) in _ESCAPED else c
+                   for c in s)
+
+
+class EscapedStream(object):
+    """A text stream (sys.stdout, sys.stderr) that passes everything
+    written to it through shown(), newlines kept: the last guard of the
+    terminal, under the values each command escapes itself (a newline
+    in a value is one only they can tell from the line's end).  JSON
+    output is unchanged by it: json.dump writes ASCII, with every
+    control character escaped already."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, s):
+        return self._stream.write(shown(s, keep="\n"))
+
+    def writelines(self, lines):
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
 
 
 def shlex_quote(s):

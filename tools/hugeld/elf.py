@@ -21,10 +21,9 @@
 
 import os
 import re
-import shutil
 import struct
 
-from .common import Error, PAGE
+from .common import Error, PAGE, which
 from .openfile import NotOpened, open_regular
 
 
@@ -53,20 +52,26 @@ class Phdr(object):
 class Elf(object):
     """Just enough of an ELF64 little-endian reader."""
 
-    def __init__(self, path, display=None):
+    def __init__(self, path, display=None, opened=None):
+        """The ELF file at PATH (named DISPLAY in messages), or the one
+        already OPENED there (an openfile.Opened, now this reader's)."""
         self.path = path
         self.name = display or path
         # Never a FIFO or a device: a process's mappings name them too.
-        try:
-            o = open_regular(path, trusted_links=False)
-        except NotOpened as e:
-            raise Error("%s: %s" % (self.name, e))
+        if opened is None:
+            try:
+                opened = open_regular(path, trusted_links=False)
+            except NotOpened as e:
+                raise Error("%s: %s" % (self.name, e))
+        o = opened
         self.f = os.fdopen(o.fd, "rb")
+        o.fd = None
+        st = o.st
+        self.dev_ino = (st.st_dev, st.st_ino)
         try:
-            st = o.st
-            self.dev_ino = (st.st_dev, st.st_ino)
-            h = self.f.read(64)
+            h = os.pread(self.f.fileno(), 64, 0)
         except OSError as e:
+            self.f.close()
             raise Error("%s: %s" % (self.name, e.strerror))
         if len(h) < 4 or h[:4] != b"\x7fELF":
             raise Error("%s is not an ELF file%s" % (
@@ -92,10 +97,16 @@ class Elf(object):
                       if p.type == PT_LOAD and p.memsz > 0]
         self._sections = None
 
+    def fileno(self):
+        """The descriptor read from: /proc/self/fd/N is this file, for
+        a helper (planner.run_helper's pass_fds)."""
+        return self.f.fileno()
+
     def read(self, off, n):
+        # pread: one reader may serve threads at once (status --all
+        # goes on while a process that does not answer is still read).
         try:
-            self.f.seek(off)
-            return self.f.read(n)
+            return os.pread(self.f.fileno(), n, off)
         except (OSError, OverflowError, ValueError):
             return b""
 
@@ -204,25 +215,40 @@ class Elf(object):
         return None
 
 
-def is_hugeld_loader(path, ldso, _cache={}):
-    """Is the file at PATH hugeld's ld.so (the installed one, or any
-    build of it: its version string names hugeld)?"""
+def is_hugeld_loader(elf, ldso, _cache={}):
+    """Is ELF (an open Elf) hugeld's ld.so: the installed one LDSO, or
+    any build of it (its version string names hugeld)?  Decided from
+    the file ELF opened, never from a path: a process names its loader
+    by a path that is its to choose (a link to LDSO, a FIFO or a device
+    put where its own copy was)."""
     try:
-        real = os.path.realpath(path)
-        if os.path.exists(ldso) and os.path.samefile(real, ldso):
+        st = os.stat(ldso)
+        if (st.st_dev, st.st_ino) == elf.dev_ino:
             return True
-        key = os.stat(real)[1:3]
     except OSError:
-        return False
-    if key not in _cache:
-        try:
-            with open(real, "rb") as f:
-                data = f.read(8 << 20)
-            _cache[key] = re.search(rb"GLIBC [^\0)]* hugeld [0-9]", data) \
-                is not None
-        except OSError:
-            _cache[key] = False
-    return _cache[key]
+        pass
+    if elf.dev_ino not in _cache:
+        _cache[elf.dev_ino] = re.search(rb"GLIBC [^\0)]* hugeld [0-9]",
+                                        elf.read(0, 8 << 20)) is not None
+    return _cache[elf.dev_ino]
+
+
+def interp_is_hugeld_loader(interp, ldso):
+    """(whether the program interpreter INTERP, a path a program's
+    PT_INTERP names, is hugeld's ld.so; why not, if it could not be
+    read): opened by the opening rule, so a FIFO or a device there is
+    never opened."""
+    if not interp:
+        return False, None
+    try:
+        elf = Elf(interp)
+    except Error as e:
+        return False, str(e)[len(interp) + 2:] \
+            if str(e).startswith(interp + ": ") else str(e)
+    try:
+        return is_hugeld_loader(elf, ldso), None
+    finally:
+        elf.close()
 
 
 def resolve_program(prog):
@@ -231,7 +257,7 @@ def resolve_program(prog):
     if "/" in prog:
         path = prog
     else:
-        path = shutil.which(prog)
+        path = which(prog)
         if path is None:
             raise Error("%s: command not found" % prog)
     if not os.path.exists(path):

@@ -23,20 +23,26 @@ setting, ld.so's defaults) and ld.so --list."""
 import json
 import os
 import re
-import subprocess
 
+from . import spawn
 from .common import Error, helper_path
 
 
-def run_helper(args_list):
+def without_settings(environ, also=()):
+    """A copy of ENVIRON without hugeld's variables (every LD_HUGEPAGE_*:
+    the helper, or ld.so asked a question, must not take this
+    command's settings) and the names in ALSO."""
+    return {k: v for k, v in environ.items()
+            if not k.startswith("LD_HUGEPAGE_") and k not in also}
+
+
+def run_helper(args_list, pass_fds=()):
+    """hugeld-plan's JSON document for ARGS_LIST; PASS_FDS: descriptors
+    the helper inherits (files named to it as /proc/self/fd/N)."""
     helper = helper_path()
-    env = dict(os.environ)
-    for v in ("LD_HUGEPAGE_LIBS", "LD_HUGEPAGE_SEGMENTS",
-              "LD_HUGEPAGE_BACKING"):
-        env.pop(v, None)
+    env = without_settings(os.environ)
     try:
-        p = subprocess.run([helper] + args_list, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, env=env)
+        p = spawn.run([helper] + args_list, env=env, pass_fds=pass_fds)
     except OSError as e:
         raise Error("cannot run %s: %s" % (helper, e.strerror))
     if p.returncode != 0:
@@ -51,22 +57,29 @@ def run_helper(args_list):
 
 def plan_each(args_list, items):
     """hugeld-plan's object for each (NAME, FILE) of ITEMS (FILE planned
-    as if opened as NAME) under ARGS_LIST: one run of the helper for
-    all; if that fails (a file that cannot be read any more, or that the
-    helper refuses), one run per object, and None for those that fail."""
+    as if opened as NAME; FILE a path, or an open descriptor, which the
+    helper reads as /proc/self/fd/N: what the caller opened, not what a
+    path names now) under ARGS_LIST: one run of the helper for all; if
+    that fails (a file that cannot be read any more, or that the helper
+    refuses), one run per object, and None for those that fail."""
     helper_path()       # A missing helper is an error, not a None each.
     if not items:
         return []
+
+    def arg(f):
+        return "/proc/self/fd/%d" % f if isinstance(f, int) else f
+    fds = tuple(sorted({f for _, f in items if isinstance(f, int)}))
     try:
         return run_helper(args_list + [a for name, f in items
-                                       for a in ("--name", name, f)]
-                          )["objects"]
+                                       for a in ("--name", name, arg(f))],
+                          fds)["objects"]
     except Error:
         pass
     out = []
     for name, f in items:
         try:
-            out.append(run_helper(args_list + ["--name", name, f])
+            out.append(run_helper(args_list + ["--name", name, arg(f)],
+                                  fds if isinstance(f, int) else ())
                        ["objects"][0])
         except Error:
             out.append(None)
@@ -96,19 +109,25 @@ def helper_objects(args_list, files):
     return out
 
 
+# How long `ld.so --list' may take: it opens the libraries a program
+# names as ld.so does, with a plain open(2), and one of them may be a
+# FIFO in a directory of its RUNPATH that another user can write.
+LIST_TIME_LIMIT = 60
+
+
 def ldso_list(ldso, path):
     """The objects ld.so loads for PATH, from the loader's own
     `ld.so --list': [(name, path or None)]."""
-    env = dict(os.environ)
-    for v in ("LD_HUGEPAGE_LIBS", "LD_HUGEPAGE_SEGMENTS",
-              "LD_HUGEPAGE_BACKING", "LD_DEBUG", "LD_DEBUG_OUTPUT",
-              "LD_TRACE_LOADED_OBJECTS"):
-        env.pop(v, None)
+    env = without_settings(os.environ, ("LD_DEBUG", "LD_DEBUG_OUTPUT",
+                                        "LD_TRACE_LOADED_OBJECTS"))
     try:
-        p = subprocess.run([ldso, "--list", path], stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, env=env)
+        p = spawn.run([ldso, "--list", path], env=env,
+                      timeout=LIST_TIME_LIMIT)
     except OSError as e:
         raise Error("cannot run %s: %s" % (ldso, e.strerror))
+    except spawn.TimedOut:
+        raise Error("%s --list %s: no answer in %d s (a library it opens "
+                    "blocks: a FIFO?)" % (ldso, path, LIST_TIME_LIMIT))
     out = p.stdout.decode("utf-8", "surrogateescape")
     if p.returncode != 0 and "=>" not in out:
         err = (p.stderr.decode("utf-8", "replace").strip() or out.strip()) \
@@ -129,6 +148,77 @@ def ldso_list(ldso, path):
             objs.append((m.group(1), m.group(1) if "/" in m.group(1)
                          else None))
     return objs
+
+
+def likeness(a, b):
+    """How alike strings A and B are, from 0 to 1: one less their edit
+    distance over the longer one's length."""
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i]
+        for j, cb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1,
+                           prev[j - 1] + (ca != cb)))
+        prev = cur
+    return 1 - prev[-1] / max(len(a), len(b), 1)
+
+
+def unmatched_patterns(docs, objects):
+    """The patterns of --libs that select none of the objects the
+    helper's documents DOCS planned (their "patterns" counts, as
+    ld.so's matcher gives them), each with the names of OBJECTS
+    (hugeld-plan objects) it comes closest to: [(pattern, [names])].
+    The names are a hint for a mistyped pattern, nothing more."""
+    counts = {}
+    for d in docs:
+        for p in d.get("patterns") or []:
+            counts[p["pattern"]] = counts.get(p["pattern"], 0) + \
+                p["objects"]
+    names = []
+    for o in objects:
+        for n in (os.path.basename(o["path"]), o.get("soname")):
+            if n and n not in names:
+                names.append(n)
+    out = []
+    for pat, n in counts.items():
+        if n:
+            continue
+        # The pattern's text up to its first wildcard, against as much
+        # of each name.
+        lit = re.split(r"[*?\[\\]", os.path.basename(pat))[0]
+        scored = sorted(((likeness(lit, name[:len(lit) + 2]), name)
+                         for name in names), key=lambda x: -x[0])
+        out.append((pat, [name for r, name in scored[:3]
+                          if lit and r >= 0.6]))
+    return out
+
+
+_GLIBC = {}
+
+
+def glibc_tunables_in_place(ldso):
+    """The tunables that the glibc of the loader LDSO ends with a NUL,
+    in place, in a process's GLIBC_TUNABLES where a `:' followed their
+    value (glibc before 2.39: its parse_tunables; what
+    /proc/PID/environ then shows), from `LDSO --list-tunables'; None
+    for a glibc that leaves the string as it is (2.39 and later: its
+    `--version'), or a loader that does not say.  Asked once per
+    loader."""
+    if ldso not in _GLIBC:
+        _GLIBC[ldso] = None
+        try:
+            v = spawn.run([ldso, "--version"], env={}, timeout=10)
+            m = re.search(rb"release version (\d+)\.(\d+)", v.stdout)
+            if m and (int(m.group(1)), int(m.group(2))) < (2, 39):
+                t = spawn.run([ldso, "--list-tunables"], env={},
+                              timeout=10)
+                _GLIBC[ldso] = [
+                    line.split(b":")[0].decode("ascii", "replace")
+                    for line in t.stdout.splitlines()
+                    if line.startswith(b"glibc.") and b":" in line]
+        except (OSError, spawn.TimedOut):
+            pass
+    return _GLIBC[ldso]
 
 
 def summarize(o):
@@ -152,8 +242,7 @@ def helper_check(flag, value, what):
         raise Error("%s: contains a NUL byte" % what)
     helper = helper_path()
     try:
-        p = subprocess.run([helper, flag, value], stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE)
+        p = spawn.run([helper, flag, value])
     except OSError as e:
         raise Error("cannot run %s: %s" % (helper, e.strerror))
     if p.returncode != 0:
@@ -183,14 +272,38 @@ _SETTINGS = []
 
 def ld_settings():
     """What the helper says of ld.so itself (hugeld-plan --settings):
-    {"defaults": {"segments", "backing"}, "backings": [...], "paths":
-    {"conf_file", "cache_dir", "cache_synced", "cache_notext"},
-    "limits": {...},
+    {"defaults": {"segments", "backing"}, "backings": [...], "kinds":
+    [...], "table": [...] (setting_table), "paths": {"conf_file",
+    "cache_dir", "cache_synced", "cache_notext"}, "limits": {...},
     "thp_enabled"}; asked once per run of the command, when first
     needed (so that --help works without the helper)."""
     if not _SETTINGS:
         _SETTINGS.append(run_helper(["--settings"])["settings"])
     return _SETTINGS[0]
+
+
+def setting_table():
+    """hugeld's settings, as ld.so's table has them (hugeld-plan
+    --settings): [{"name", "variable", "tunable", "words": what its
+    messages list, or None}]."""
+    return ld_settings()["table"]
+
+
+def setting_variable(name):
+    """The environment variable of the setting NAME ("libs")."""
+    for t in setting_table():
+        if t["name"] == name:
+            return t["variable"]
+    raise Error("hugeld-plan --settings has no setting %s" % name)
+
+
+def setting_words(name):
+    """The words of the setting NAME's list, as ld.so's messages list
+    them ("text, rodata, relro, data, bss, or all")."""
+    for t in setting_table():
+        if t["name"] == name:
+            return t["words"]
+    raise Error("hugeld-plan --settings has no setting %s" % name)
 
 
 def default_setting(name):

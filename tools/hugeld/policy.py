@@ -24,10 +24,9 @@ loader."""
 
 import json
 import os
-import shutil
-import subprocess
 
-from .common import Error, helper_path, plural
+from . import spawn
+from .common import Error, helper_path, which
 from .planner import conf_file
 
 
@@ -36,12 +35,12 @@ def conf_helper():
     return os.path.join(os.path.dirname(plan), "hugeld-conf")
 
 
-def _run_conf(args, env=None):
-    """Run the hugeld-conf helper with ARGS (its path first) and ENV
-    (None: ours); its CompletedProcess.  An Error if it cannot run."""
+def _run_conf(args, env=None, data=None):
+    """Run the hugeld-conf helper with ARGS (its path first), ENV (None:
+    ours) and DATA (bytes) on its standard input; its spawn.Completed.
+    An Error if it cannot run."""
     try:
-        return subprocess.run(args, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, env=env)
+        return spawn.run(args, env=env, data=data)
     except OSError as e:
         raise Error("cannot run %s: %s" % (args[0], e.strerror))
 
@@ -51,14 +50,28 @@ def _conf_json(p):
     return json.loads(p.stdout.decode("utf-8", "surrogateescape"))
 
 
-def effective(cmd, options, environ, program, path=None):
-    """hugeld-conf --effective's document: the settings the program
-    PROGRAM (a path, or None) gets from OPTIONS ({setting: the option's
-    value or None}), else the LD_HUGEPAGE_* variables of ENVIRON (a
-    mapping: the helper runs with it as its environment), else the
-    policy file at PATH (default ld.so's), decided by ld.so's own code.  An Error of one
-    line if they are unusable: "CMD: nothing selected: ...", or what
-    is wrong with which setting."""
+def effective(cmd, options, environ, program, path=None, exe=None,
+              process=None):
+    """hugeld-conf --effective's document: the settings a program gets
+    from every source, decided by ld.so's own resolver
+    (_dl_hugepage_resolve): OPTIONS ({setting: the option's value or
+    None}), else the environment ENVIRON (a mapping: the helper runs
+    with it), else the system-wide tunables of ld.so.cache, else the
+    policy file at PATH (default ld.so's), else the default.  PROGRAM
+    is the name the program is run by (a path, or None), for the file's
+    program blocks; EXE what /proc/self/exe names for the process
+    (None: PROGRAM's real path), for the [proc:] lines of
+    /etc/tunables.conf and the blocks.
+
+    PROCESS, for another process (hugeld status), is a mapping with its
+    "environ" (the bytes of /proc/PID/environ, given to the helper on
+    its standard input: no argument-length limit), "glibc_tunables"
+    (the names glibc ends in place in that environment, or None),
+    "secure" (AT_SECURE), "exe" (/proc/PID/exe), "cwd" and "kernel"
+    (whether the kernel ran PROGRAM); the helper then never refuses,
+    and says what ld.so took.  Otherwise an Error of one line if the
+    settings are unusable: "CMD: nothing selected: ...", or what is
+    wrong with which setting."""
     path = path or conf_file()
     args = [conf_helper(), "--effective"]
     for k in ("libs", "segments", "backing"):
@@ -66,38 +79,31 @@ def effective(cmd, options, environ, program, path=None):
             if "\0" in options[k]:
                 raise Error("--%s: contains a NUL byte" % k)
             args += ["--" + k, options[k]]
+    data = None
+    proc = process or {"exe": exe}
+    if process is not None:
+        args += ["--ldso-view", "--environ", "-"]
+        data = process["environ"]
+        if process.get("glibc_tunables"):
+            args += ["--glibc-tunables", ",".join(process["glibc_tunables"])]
+        if process.get("secure"):
+            args.append("--secure")
+        environ = {}
+    if proc.get("exe"):
+        args += ["--exe", proc["exe"]]
     if program:
         args += ["--run", program]
-    p = _run_conf(args + [path], environ)
+        if proc.get("cwd"):
+            args += ["--cwd", proc["cwd"]]
+        if proc.get("kernel"):
+            args.append("--kernel")
+    p = _run_conf(args + [path], environ, data)
     if p.returncode != 0:
         msg = p.stderr.decode("utf-8", "replace").strip().replace(
             "hugeld-conf: ", "", 1) or "%s failed" % args[0]
         # Status 3: nothing selected, said of the command.
         raise Error("%s: %s" % (cmd, msg) if p.returncode == 3 else msg)
     return _conf_json(p)
-
-
-def given_settings(variables, tunables):
-    """What another process's LD_HUGEPAGE_* VARIABLES ({name: value},
-    only those it has) and its GLIBC_TUNABLES value TUNABLES (or None)
-    give it, decided by ld.so's own code (hugeld-conf --effective
-    --tunables, run with those variables alone, so nothing else of that
-    process's environment reaches the helper): {setting: (value, name)}
-    for each setting one of them gives, NAME the variable's or the
-    tunable's.  {} where they select nothing or are unusable (the
-    caller shows the variables as they are)."""
-    args = [conf_helper(), "--effective"]
-    if tunables is not None:
-        args += ["--tunables", tunables]
-    env = {k: v for k, v in variables.items()
-           if k.startswith("LD_HUGEPAGE_")}
-    p = _run_conf(args + [os.devnull], env)
-    if p.returncode != 0:
-        return {}
-    d = _conf_json(p)
-    return {k: (d[k]["value"], d[k]["source"])
-            for k in ("libs", "segments", "backing")
-            if d[k]["from"] in ("variable", "tunable")}
 
 
 def read_conf(path=None, program=None, cwd=None, expand=False):
@@ -134,63 +140,6 @@ def conf_problems(c):
     return out
 
 
-def pattern_lines(c):
-    """[(pattern, line)] for the libs that the file's document C gives,
-    in order, with the lines hugeld-conf found them on (as ld.so's
-    report does)."""
-    libs = c.get("libs")
-    if not libs:
-        return []
-    return [(x["pattern"], x["line"] or None) for x in libs["patterns"]]
-
-
-def first_problem(c):
-    """Why ld.so ignores the file of document C, in a few words."""
-    if not c["trusted"]:
-        return c["untrusted_why"]
-    e = c["errors"][0]
-    more = len(c["errors"]) - 1
-    return "line %d: %s%s" % (e["line"], e["message"], "" if not more
-                              else " (and %s)" % plural(more, "other bad line"))
-
-
-def file_policy(program, path=None, cwd=None):
-    """What ld.so takes from the policy file at PATH (default ld.so's)
-    for a program run by the name PROGRAM (None: the global settings):
-    {"file", "conf": hugeld-conf's document or None, "why": why it
-    gives nothing (no file, ignored by ld.so) or None, "libs",
-    "segments", "backing": the values it gives or None, "where":
-    {setting or "program": "FILE line N"}, "lines": {pattern: its
-    line}}."""
-    path = path or conf_file()
-    pol = {"file": path, "conf": None, "why": None, "libs": None,
-           "segments": None, "backing": None, "where": {}, "lines": {}}
-    try:
-        c = read_conf(path, program, cwd)
-    except Error as e:
-        pol["why"] = str(e)
-        return pol
-    if c is None:
-        pol["why"] = "no such file"
-        return pol
-    pol["conf"] = c
-    if not c["applies"]:
-        pol["why"] = "ignored by ld.so: %s" % first_problem(c)
-        return pol
-    for k in ("libs", "segments", "backing"):
-        v = c[k]
-        if v is not None:
-            pol[k] = v["value"]
-            pol["where"][k] = "%s line%s %s" % (
-                path, "s" if len(v.get("lines", ())) > 1 else "",
-                ", ".join(str(x) for x in v.get("lines") or [v["line"]]))
-    if c["program"]:
-        pol["where"]["program"] = "%s line %d" % (path, c["program"]["line"])
-    for x, n in pattern_lines(c):
-        pol["lines"].setdefault(x, n)
-    return pol
-
-
 # glibc 2.44's system-wide tunables: ldconfig compiles TUNABLES_CONF
 # into LD_SO_CACHE, where ld.so reads them.
 LD_SO_CACHE = "/etc/ld.so.cache"
@@ -221,13 +170,12 @@ def tunconf_supported(doc):
     ldconfig takes a tunables file (-t TUNCONF)."""
     if doc is not None and doc["section"]:
         return True
-    ldconfig = shutil.which("ldconfig") or shutil.which(
-        "ldconfig", path="/sbin:/usr/sbin")
+    ldconfig = which("ldconfig") or which("ldconfig", "/sbin:/usr/sbin")
     if ldconfig is None:
         return False
     try:
-        p = subprocess.run([ldconfig, "--help"], stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, timeout=10)
-    except (OSError, subprocess.TimeoutExpired):
+        p = spawn.run([ldconfig, "--help"], stderr=spawn.STDOUT,
+                      timeout=10)
+    except (OSError, spawn.TimedOut):
         return False
     return b"TUNCONF" in p.stdout

@@ -22,8 +22,9 @@
 import errno
 import os
 
-from .common import Error, PAGE
+from .common import Error, HUGE, PAGE
 from .elf import Elf
+from .openfile import NotOpened, open_regular
 from .planner import cache_dir
 
 
@@ -88,10 +89,30 @@ def proc_error(pid, e, what):
     return Error("cannot read /proc/%d/%s: %s" % (pid, what, e.strerror))
 
 
+# PF_KTHREAD in the flags of /proc/PID/stat (include/linux/sched.h).
+PF_KTHREAD = 0x00200000
+
+
+def kernel_thread(pid):
+    """Whether PID is a kernel thread (kthreadd, kworker/...): it has no
+    memory of its own, so nothing of it is on huge pages.  False where
+    /proc/PID/stat cannot be read (read_smaps then says why)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return bool(int(fields[6]) & PF_KTHREAD)
+    except (OSError, ValueError, IndexError):
+        return False
+
+
 def read_smaps(pid):
     maps = []
     try:
-        with open("/proc/%d/smaps" % pid) as f:
+        # A mapped file's name is any bytes but a newline (shown as
+        # \012): kept as they are (surrogateescape), shown escaped; a
+        # carriage return in it ends no line.
+        with open("/proc/%d/smaps" % pid, encoding="utf-8",
+                  errors="surrogateescape", newline="\n") as f:
             cur = None
             for line in f:
                 k = line.split(None, 1)[0] if line.strip() else ""
@@ -139,31 +160,38 @@ class ProcObject(object):
 
 
 def open_mapped_elf(pid, m, cache):
-    """The ELF file behind mapping M of process PID: the file at its
-    path if it is still the same inode, else through
-    /proc/PID/map_files (root), else /proc/PID/root."""
+    """The ELF file behind mapping M of process PID, or None.  What is
+    read of it is read from the descriptor opened here, never again by
+    a path: the path a mapping shows is the process's to choose (in its
+    own mount namespace, or replaced after it was mapped: deleted, with
+    a FIFO or a link to a device put at its name).  Tried in order:
+    /proc/PID/map_files (the mapped file itself; root only), the path in
+    the process's root, the path in ours; each opened by the command's
+    opening rule (openfile: the type looked at without opening, and
+    only a regular file opened, O_NONBLOCK), and taken only if the file
+    opened has the mapping's device and inode."""
     key = (m.dev, m.inode)
     if key in cache:
         return cache[key]
-    cands = []
+    cands = ["/proc/%d/map_files/%x-%x" % (pid, m.start, m.end)]
     if not m.deleted:
-        cands.append(m.path)
         cands.append("/proc/%d/root%s" % (pid, m.path))
-    cands.append("/proc/%d/map_files/%x-%x" % (pid, m.start, m.end))
+        cands.append(m.path)
     elf = None
     for c in cands:
         try:
-            st = os.stat(c)
-        except OSError:
+            o = open_regular(c, trusted_links=False)
+        except NotOpened:
             continue
-        if st.st_ino != m.inode or (os.major(st.st_dev),
-                                    os.minor(st.st_dev)) != m.dev:
+        if o.st.st_ino != m.inode or (os.major(o.st.st_dev),
+                                      os.minor(o.st.st_dev)) != m.dev:
+            o.close()
             continue
         try:
-            elf = Elf(c, display=m.path)
-            break
+            elf = Elf(c, display=m.path, opened=o)
         except Error:
-            break
+            pass
+        break
     cache[key] = elf
     return elf
 
@@ -191,13 +219,19 @@ def text_coverage(ms):
     """How the executable file mappings MS of an object are mapped, in
     bytes: {"size", "pmd" (on the page cache's 2 MiB folios), "small"
     (on 4 KiB pages: the page cache held small folios, or the kernel
-    could not map them huge), "unmapped" (not faulted in)}."""
+    could not map them huge), "unmapped" (not faulted in),
+    "incongruent" (at an address not congruent to its file offset
+    modulo 2 MiB, where no page-cache huge page can ever be mapped:
+    counted in none of the others)}."""
     x = [m for m in ms if "x" in m.perms and not m.huge]
+    off = [m for m in x if (m.start - m.offset) % HUGE]
+    x = [m for m in x if not (m.start - m.offset) % HUGE]
     size = sum(m.end - m.start for m in x)
     pmd = sum(m.file_thp for m in x)
     rss = sum(m.rss for m in x)
     return {"size": size, "pmd": pmd, "small": max(rss - pmd, 0),
-            "unmapped": max(size - rss, 0)}
+            "unmapped": max(size - rss, 0),
+            "incongruent": sum(m.end - m.start for m in off)}
 
 
 def process_objects(pid, maps, cache):
@@ -253,34 +287,17 @@ def process_objects(pid, maps, cache):
     return objs, others
 
 
-def read_environ(pid):
-    """The environment process PID was started with ({name: value}), or
-    None if it cannot be read.  glibc's ld.so parses GLIBC_TUNABLES in
-    place: it ends the value of each tunable it knows with a NUL where
-    the `:' was (the process itself then uses a copy).  The pieces that
-    follow ("glibc.x.y=value", each ended the same way) are put back
-    with their colons, so GLIBC_TUNABLES reads as it was given."""
+def environ_bytes(pid):
+    """The bytes of /proc/PID/environ: the environment process PID was
+    started with, as its memory holds it now (glibc before 2.39 writes
+    a NUL into GLIBC_TUNABLES after each value of a tunable it knows:
+    hugeld-conf --environ puts it back together as ld.so saw it), or
+    None if it cannot be read."""
     try:
         with open("/proc/%d/environ" % pid, "rb") as f:
-            data = f.read()
+            return f.read()
     except OSError:
         return None
-    env = {}
-    last = None
-    for item in data.split(b"\0"):
-        if b"=" not in item:
-            last = None
-            continue
-        k, v = item.split(b"=", 1)
-        k = k.decode("utf-8", "replace")
-        v = v.decode("utf-8", "surrogateescape")
-        if last == "GLIBC_TUNABLES" and k.startswith("glibc.") \
-                and "." in k[6:]:
-            env[last] += ":%s=%s" % (k, v)
-            continue
-        env[k] = v
-        last = k
-    return env
 
 
 def ldso_command_program(pid):
@@ -301,7 +318,28 @@ def ldso_command_program(pid):
     return None
 
 
+AT_SECURE = 23
 AT_EXECFN = 31
+
+
+def auxv(pid, key):
+    """The value of KEY in process PID's auxiliary vector, or None."""
+    try:
+        with open("/proc/%d/auxv" % pid, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    for i in range(0, len(data) - 15, 16):
+        if int.from_bytes(data[i:i + 8], "little") == key:
+            return int.from_bytes(data[i + 8:i + 16], "little")
+    return None
+
+
+def at_secure(pid):
+    """Whether process PID is AT_SECURE (set-user-ID, set-group-ID, file
+    capabilities): ld.so then takes no LD_HUGEPAGE_* variable nor
+    GLIBC_TUNABLES.  False if it cannot be read."""
+    return bool(auxv(pid, AT_SECURE))
 
 
 def execfn(pid):
@@ -309,12 +347,7 @@ def execfn(pid):
     execve, as ld.so sees it), read from its memory; None if that cannot
     be read (another user's process, not root)."""
     try:
-        with open("/proc/%d/auxv" % pid, "rb") as f:
-            auxv = f.read()
-        addr = None
-        for i in range(0, len(auxv) - 15, 16):
-            if int.from_bytes(auxv[i:i + 8], "little") == AT_EXECFN:
-                addr = int.from_bytes(auxv[i + 8:i + 16], "little")
+        addr = auxv(pid, AT_EXECFN)
         if not addr:
             return None
         # The string is near the top of the stack: read page by page,
@@ -341,8 +374,10 @@ def process_cwd(pid):
 
 
 def command_of(pid):
+    """Process PID's command name (any bytes the process chose, kept by
+    surrogateescape: shown escaped), or ?."""
     try:
-        with open("/proc/%d/comm" % pid) as f:
-            return f.read().strip()
+        with open("/proc/%d/comm" % pid, "rb") as f:
+            return f.read().rstrip(b"\n").decode("utf-8", "surrogateescape")
     except OSError:
         return "?"

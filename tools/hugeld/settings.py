@@ -17,37 +17,39 @@
 # License along with the GNU C Library; if not, see
 # <https://www.gnu.org/licenses/>.
 
-"""The settings a command runs or plans a program with: libs, segments
-and backing, each with where it comes from (an option, a variable, a
-line of the policy file, ld.so's default).  Made once, by resolve (),
-from explicit values (the options, the variables, the program, the
-policy file): the hugeld-conf helper decides with ld.so's own code
-(_dl_hugepage_effective: option, else variable, else the file, else
-the default) and checks them; the result is handed to the command as
-one value that nothing changes."""
+"""The settings a command runs or plans a program with, or that a
+running process got: libs, segments and backing, each with where it
+comes from (an option, a variable, GLIBC_TUNABLES, /etc/tunables.conf,
+a line of the policy file, ld.so's default).  Made once, by resolve ()
+or of_process (), from explicit values (the options, the environment,
+the program, the policy file): the hugeld-conf helper decides with
+ld.so's own resolver (_dl_hugepage_resolve) and checks them; the
+result is handed to the command as one value that nothing changes."""
 
 import collections
-import shutil
 import types
 
-from .planner import parse_backing
+from .common import which
+from .planner import parse_backing, setting_variable
 from .policy import effective
 
 NAMES = ("libs", "segments", "backing")
-# The variable of each setting (its tunable is glibc.elf.hugepage.NAME).
-VARS = {"libs": "LD_HUGEPAGE_LIBS", "segments": "LD_HUGEPAGE_SEGMENTS",
-        "backing": "LD_HUGEPAGE_BACKING"}
 
 
 class Settings(collections.namedtuple(
-        "Settings", "libs segments backing sources from_file policy")):
-    """The settings of one command, checked.
+        "Settings", "libs segments backing sources from_file policy origin "
+        "effective bad locked ignored secure")):
+    """The settings of one command or process.
 
-    libs       the patterns (never empty)
-    segments   LD_HUGEPAGE_SEGMENTS's value, or None for ld.so's default
-    backing    LD_HUGEPAGE_BACKING's value, or None for ld.so's default
-    sources    {setting: "--libs", "LD_HUGEPAGE_LIBS", "FILE line N" or
-               "default"}: where each of the three comes from
+    libs       the patterns (None: nothing selected; never empty)
+    segments   LD_HUGEPAGE_SEGMENTS's value as given, or None for
+               ld.so's default
+    backing    LD_HUGEPAGE_BACKING's value as given, or None for
+               ld.so's default
+    sources    {setting: "--libs", "LD_HUGEPAGE_LIBS",
+               "glibc.elf.hugepage.libs" (GLIBC_TUNABLES),
+               "glibc.elf.hugepage.libs (/etc/tunables.conf)", "FILE
+               line N" or "default"}: where each comes from
     from_file  {setting or "program": "FILE line N"} for the settings
                the policy file gives (and its program block, if it
                gives any)
@@ -55,17 +57,26 @@ class Settings(collections.namedtuple(
                "why": why it gives nothing (no file, ignored by ld.so)
                or None, "program": "FILE line N" of the block that
                applies or None, "lines": {pattern: the line it is on}}
+    origin     {setting: "option", "variable", "tunable" (GLIBC_TUNABLES),
+               "system" (/etc/tunables.conf), "file" or "default"}
+    effective  {setting: the value in force, in ld.so's words} (libs:
+               None where nothing is selected)
+    bad        the settings given a value ld.so ignores (it warns and
+               uses its default)
+    locked     the settings a nonoverridable line of /etc/tunables.conf
+               gives
+    ignored    the settings whose variable that line overrides
+    secure     the process is AT_SECURE
 
-    sources, from_file and policy are read-only mappings (dict () of
-    them for JSON)."""
+    The mappings are read-only (dict () of them for JSON)."""
 
     __slots__ = ()
 
     def tunables(self):
-        """The settings whose value is their glibc.elf.hugepage.*
-        tunable's in GLIBC_TUNABLES (ld.so reads it there itself)."""
-        return [k for k in NAMES
-                if self.sources[k].startswith("glibc.elf.hugepage.")]
+        """The settings whose value is a glibc.elf.hugepage.* tunable's,
+        from GLIBC_TUNABLES or /etc/tunables.conf (ld.so reads them
+        there itself)."""
+        return [k for k in NAMES if self.origin[k] in ("tunable", "system")]
 
     def describe(self, values):
         """One line for the settings VALUES ({setting: value}) and
@@ -76,12 +87,41 @@ class Settings(collections.namedtuple(
         return "settings: " + "; ".join(
             "%s %s (%s)" % (k, values[k], self.sources[k]) for k in NAMES)
 
+    def line(self):
+        """The settings in force and where each comes from, in one line
+        (hugeld status): "libs P (SOURCE); segments ...; backing ..."."""
+        out = []
+        for k in NAMES:
+            v = self.effective[k]
+            src = self.sources[k]
+            if k == "libs" and v is None:
+                v = "none"
+                src = ("nothing gives libs" if self.origin[k] == "default"
+                       else "%s: nothing selected" % src)
+            elif k in self.bad:
+                src = "%s=%s ignored: not a list ld.so reads; the default" \
+                      % (src, getattr(self, k))
+            elif self.origin[k] == "default":
+                src = "ld.so's default"
+            if k in self.locked:
+                src += ", nonoverridable"
+            if k in self.ignored:
+                src += "; its variable is ignored"
+            out.append("%s %s (%s)" % (k, v, src))
+        line = "; ".join(out)
+        if self.policy["program"] and self.from_file:
+            line += "; the program block at %s" % self.policy["program"]
+        if self.policy["why"] not in (None, "no such file") \
+                and not self.from_file:
+            line += "; %s: %s" % (self.policy["file"], self.policy["why"])
+        return line
+
 
 def program_path(prog):
     """PROG, the program a command is about (for the policy file's
     program blocks), as a path if PATH has it; None stays None."""
     if prog and "/" not in prog:
-        prog = shutil.which(prog) or prog
+        prog = which(prog) or prog
     return prog
 
 
@@ -92,21 +132,16 @@ def checked_backing(option, environ):
     if option is not None:
         parse_backing(option, "--backing")
         return option
-    b = environ.get("LD_HUGEPAGE_BACKING")
+    var = setting_variable("backing")
+    b = environ.get(var)
     if b:
-        parse_backing(b, "LD_HUGEPAGE_BACKING")
+        parse_backing(b, var)
         return b
     return None
 
 
-def resolve(cmd, options, environ, program, path=None):
-    """The Settings of the command CMD ("run", "plan"): OPTIONS
-    ({setting: the option's value or None}), else the LD_HUGEPAGE_*
-    variables of ENVIRON, else what the policy file at PATH (default
-    ld.so's) gives PROGRAM (a path, or None), as ld.so takes them (hugeld-conf
-    --effective).  One clear error if a setting is unusable (libs
-    first, then segments, then backing)."""
-    d = effective(cmd, options, environ, program, path)
+def _of_document(d):
+    """The Settings of hugeld-conf --effective's document D."""
     pol = d["policy"]
     lines = {}
     for x in pol["patterns"]:
@@ -114,14 +149,43 @@ def resolve(cmd, options, environ, program, path=None):
     where = {k: d[k]["source"] for k in NAMES if d[k]["from"] == "file"}
     if pol["program"] and where:
         where["program"] = pol["program"]
-    return Settings(d["libs"]["value"], d["segments"]["value"],
-                    d["backing"]["value"],
-                    types.MappingProxyType({k: d[k]["source"] for k in NAMES}),
-                    types.MappingProxyType(where),
-                    types.MappingProxyType({
-                        "file": pol["file"], "why": pol["why"],
-                        "program": pol["program"],
-                        "lines": types.MappingProxyType(lines)}))
+    ro = types.MappingProxyType
+    return Settings(
+        d["libs"]["effective"], d["segments"]["value"], d["backing"]["value"],
+        ro({k: d[k]["source"] for k in NAMES}), ro(where),
+        ro({"file": pol["file"], "why": pol["why"],
+            "program": pol["program"], "lines": ro(lines),
+            "cache_declared": pol.get("cache_declared", False)}),
+        ro({k: d[k]["from"] for k in NAMES}),
+        ro({k: d[k]["effective"] for k in NAMES}),
+        frozenset(k for k in NAMES if d[k]["bad"]),
+        frozenset(k for k in NAMES if d[k]["locked"]),
+        frozenset(k for k in NAMES if d[k]["variable_ignored"]),
+        d["secure"])
+
+
+def resolve(cmd, options, environ, program, path=None, exe=None):
+    """The Settings of the command CMD ("run", "plan"): OPTIONS
+    ({setting: the option's value or None}), else what the environment
+    ENVIRON, the system-wide tunables and the policy file at PATH
+    (default ld.so's) give PROGRAM (a path, or None) as ld.so takes them
+    (hugeld-conf --effective).  EXE is what /proc/self/exe will name
+    for the process ([proc:] lines of /etc/tunables.conf): the loader,
+    run as a command, or the program.  One clear error if a setting is
+    unusable (libs first, then segments, then backing)."""
+    return _of_document(effective(cmd, options, environ, program, path,
+                                  exe=exe))
+
+
+def of_process(process, program, path=None):
+    """The Settings a running process got, as its ld.so took them from
+    its environment, the system-wide tunables and the policy file at
+    PATH (default ld.so's) as they read now: PROCESS is what
+    policy.effective takes for it, PROGRAM the name ld.so matched its
+    program by.  Nothing is refused: a value ld.so ignores is in
+    Settings.bad, and libs None where nothing is selected."""
+    return _of_document(effective("status", {}, {}, program, path,
+                                  process=process))
 
 
 def options_of(args):

@@ -40,7 +40,6 @@ import errno
 import fcntl
 import os
 import re
-import shutil
 import stat
 import time
 
@@ -356,7 +355,25 @@ def remove_name(parent, name):
         aside = "%srm-%s-%d" % (TMP, name[:160], os.getpid())
         os.rename(name, aside, src_dir_fd=parent, dst_dir_fd=parent)
         name = aside
-    shutil.rmtree(name, dir_fd=parent)
+    rmtree_at(parent, name)
+
+
+def rmtree_at(parent, name):
+    """Remove the directory NAME of directory PARENT (a descriptor) and
+    everything below it, never following a symbolic link: each level is
+    walked through the descriptor of the one above (as shutil.rmtree
+    with dir_fd does), so that a link put in a directory meanwhile is
+    removed, not followed."""
+    for _, dirs, files, fd in os.fwalk(name, topdown=False, dir_fd=parent):
+        for f in files:
+            os.unlink(f, dir_fd=fd)
+        for d in dirs:
+            st = os.stat(d, dir_fd=fd, follow_symlinks=False)
+            if stat.S_ISDIR(st.st_mode):
+                os.rmdir(d, dir_fd=fd)
+            else:
+                os.unlink(d, dir_fd=fd)
+    os.rmdir(name, dir_fd=parent)
 
 
 def remove_entry(top, e):
@@ -399,7 +416,9 @@ def mapped_entries():
             continue
         seen = set()
         try:
-            with open("/proc/%s/maps" % d) as f:
+            # A mapped file's name is any bytes but a newline.
+            with open("/proc/%s/maps" % d, encoding="utf-8",
+                      errors="surrogateescape", newline="\n") as f:
                 for line in f:
                     i = line.find(top)
                     if i >= 0:

@@ -24,15 +24,14 @@ be), the cache directory in it checked by ld.so's own rule
 says who made a directory ld.so ignores.  entry.py has the entries
 in it."""
 
-import ctypes
 import errno
 import fcntl
 import os
 import pwd
 import re
 import stat
-import subprocess
 
+from .. import spawn
 from ..common import Error, HUGE
 from ..planner import cache_dir, mount_dir, run_helper
 
@@ -58,21 +57,23 @@ def mount_type(path, mountinfo="/proc/self/mountinfo"):
     return fstype
 
 
-class _Statfs(ctypes.Structure):
-    # struct statfs starts with f_type and f_bsize (longs); the rest is
-    # not looked at (and _rest is larger than it).
-    _fields_ = [("f_type", ctypes.c_long), ("f_bsize", ctypes.c_long),
-                ("_rest", ctypes.c_long * 30)]
-
-
-def fstatfs(fd):
-    """(f_type, f_bsize) of the file system FD is on."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    buf = _Statfs()
-    if libc.fstatfs(fd, ctypes.byref(buf)) != 0:
-        e = ctypes.get_errno()
-        raise OSError(e, os.strerror(e))
-    return buf.f_type & 0xffffffff, buf.f_bsize
+def fstatfs(fd, mountinfo="/proc/self/mountinfo"):
+    """(f_type, f_bsize) of the file system FD is on, as statfs(2) would
+    give them for a hugetlbfs: the type is the one /proc/self/mountinfo
+    gives the device FD is on (HUGETLBFS_MAGIC for hugetlbfs, else 0),
+    the block size fstatvfs's (a hugetlbfs's is its page size).  Read
+    without ctypes, which every start of the command paid for."""
+    st = os.fstat(fd)
+    dev = "%d:%d" % (os.major(st.st_dev), os.minor(st.st_dev))
+    ftype = 0
+    with open(mountinfo) as f:
+        for line in f:
+            a, _, b = line.partition(" - ")
+            fields = a.split()
+            if len(fields) >= 3 and fields[2] == dev and b.split():
+                ftype = HUGETLBFS_MAGIC if b.split()[0] == "hugetlbfs" else 0
+                break
+    return ftype, os.fstatvfs(fd).f_bsize
 
 
 def check_hugetlbfs(fd, path):
@@ -126,10 +127,9 @@ def open_mount(mount=True):
         try:
             fcntl.flock(lock, fcntl.LOCK_EX)
             if mount_type(where) is None:
-                p = subprocess.run(["mount", "-t", "hugetlbfs", "-o",
-                                    "pagesize=2M", "none", where],
-                                   stdout=subprocess.PIPE,
-                                   stderr=subprocess.STDOUT)
+                p = spawn.run(["mount", "-t", "hugetlbfs", "-o",
+                               "pagesize=2M", "none", where],
+                              stderr=spawn.STDOUT)
                 if p.returncode != 0:
                     msg = p.stdout.decode("utf-8", "replace").strip()
                     raise Error("cannot mount a hugetlbfs on %s: %s" % (

@@ -23,7 +23,7 @@ root check, the entries with their states, and removing them."""
 import os
 import sys
 
-from ..common import Error, mib, plural
+from ..common import Error, mib, plural, shown
 from ..planner import cache_dir, helper_objects
 from . import entry, mount
 
@@ -35,7 +35,8 @@ def need_root(what):
 
 
 def say_error(msg):
-    print("hugeld: %s" % msg, file=sys.stderr)
+    # One line: a path in it may hold a newline.
+    print("hugeld: %s" % shown(msg), file=sys.stderr)
 
 
 def scan_states():
@@ -86,7 +87,8 @@ def report_removed(removed, users):
     still = sum(e.pages for _, e in removed if users.get(e.path))
     for what, e in removed:
         n = users.get(e.path, 0)
-        print("removed %s: %s%s" % (what, plural(e.pages, "huge page"),
+        print("removed %s: %s%s" % (shown(what),
+                                    plural(e.pages, "huge page"),
                                     ", still mapped by %s" % plural(
                                         n, "process", "processes")
                                     if n else ""))

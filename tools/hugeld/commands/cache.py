@@ -34,22 +34,27 @@ from ..cache import entry, mount
 from ..cache.build import add_one, kinds_text
 from ..cache.upkeep import (need_root, remove_all, say_error, scan_states,
                             summarize_entries)
-from ..common import Error, UsageError, mib, plural, table
+from ..common import Error, UsageError, mib, plural, shown, table
 from ..planner import cache_dir, helper_objects
 from .sync import cache_sync
 
 
 def cache_add(args):
     need_root("add")
+    objs = helper_objects(entry.PLAN_ARGS, args.files)
+    if all(o is None for o, _ in objs):
+        # Nothing to add: not even the mount is made.
+        for name, (o, err) in zip(args.files, objs):
+            say_error("%s: not cached: %s" % (name, err))
+        return 1
     top = mount.open_cache(create=True)
     failed = False
     try:
-        for name, (o, err) in zip(args.files, helper_objects(
-                entry.PLAN_ARGS, args.files)):
+        for name, (o, err) in zip(args.files, objs):
             try:
                 if o is None:
                     raise Error("%s: not cached: %s" % (name, err))
-                print(add_one(top, name, o))
+                print(shown(add_one(top, name, o)))
             except Error as e:
                 say_error(str(e))
                 failed = True
@@ -82,7 +87,8 @@ def cache_list(args):
         return 0
     rows = [("SOURCE", "STATE", "PAGES", "ZONES")]
     for e in entries:
-        rows.append((e.source if e.source and not e.tmp else "(%s)" % e.path,
+        rows.append((shown(e.source if e.source and not e.tmp
+                           else "(%s)" % e.path),
                      e.state, str(e.pages), kinds_text(e.kinds())))
     if len(rows) > 1:
         for line in table(rows, right={2}):
@@ -140,11 +146,14 @@ def cache_remove(args):
                 entries.remove(e)
                 pick.append(("%s (%s)" % (name, e.name if e.tmp
                                           else "entry %s" % e.name[:16]), e))
-        rc = remove_all(top, pick, empty)
+        # A file that is not in the cache is an error, and an error
+        # changes nothing: the others are not removed either.
+        rc = remove_all(top, pick, empty) if not missing else 1
     finally:
         os.close(top)
     for name in missing:
-        say_error("%s: not in the cache" % name)
+        say_error("%s: not in the cache%s" % (
+            name, "; nothing removed" if len(args.files) > 1 else ""))
     return 1 if missing else rc
 
 

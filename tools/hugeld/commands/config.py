@@ -25,15 +25,15 @@ import os
 import stat
 import sys
 
-from ..common import Error, UsageError, plural
+from ..common import Error, UsageError, ldso_arg, plural, shown
 from ..elf import resolve_program
 from ..pathglob import expand_cache
-from ..planner import conf_file, default_setting
+from ..planner import conf_file, default_setting, setting_variable
 from ..policy import (LD_SO_CACHE, TUNABLES_CONF, conf_problems, read_conf,
                       system_tunables, tunconf_supported)
 from ..pool import pool_info
 from ..settings import NAMES, program_path, resolve
-from .plan import PlanOptions, make_plan
+from .plan import PlanOptions, make_plan, unmatched_messages
 
 
 def object_line(o, conf_file):
@@ -106,7 +106,7 @@ def tunables_check(prog):
     else:
         out.append("%s, for %s:" % (src, who))
         for k, v in found:
-            var = "LD_HUGEPAGE_" + k.upper()
+            var = setting_variable(k)
             out.append("  glibc.elf.hugepage.%s=%s  (%s; it overrides the "
                        "policy file)" % (k, v["value"],
                        "nonoverridable: GLIBC_TUNABLES and %s cannot "
@@ -124,29 +124,31 @@ def cmd_config(args):
     c = read_conf(path, prog, expand=True)
     if c is None:
         if args.json:
-            json.dump({"system_tunables": tun_doc}, sys.stdout, indent=1)
+            json.dump({"file": path, "exists": False, "used": False,
+                       "why": "no such file",
+                       "system_tunables": tun_doc}, sys.stdout, indent=1)
             print()
         else:
             for line in tun_lines:
-                print(line)
+                print(shown(line))
             print("%s: no such file: ld.so selects nothing without "
                   "variables%s" % (path, " or tunables" if tun_lines
-                                   else ""))
+                                   else ""), file=sys.stderr)
         return 1
     problems = conf_problems(c)
     refused = []
     files, empty = expand_cache(c, refused) if not problems else ([], [])
-    res = dict(c,
+    res = dict(c, exists=True, used=not problems,
                cache_files=[{k: f[k] for k in ("path", "real", "line")}
                             for f in files],
                cache_refused=[{k: r[k] for k in ("path", "line", "why")}
                               for r in refused], selection=None,
                system_tunables=tun_doc)
     out = list(tun_lines)
-    for p in problems:
-        out.append(p)
+    # The lines that make ld.so ignore the file are errors: on stderr.
+    errors = list(problems)
     if problems:
-        out.append("%s: ld.so ignores the whole file" % path)
+        errors.append("%s: ld.so ignores the whole file" % path)
     else:
         out.append("%s: ld.so uses it (%s; owned by root, writable by "
                    "nobody else)" % (path, plural(c["rules"], "rule")))
@@ -160,12 +162,10 @@ def cmd_config(args):
             out.append("%s: no program block applies: the global settings"
                        % prog)
     # The settings of a file ld.so ignores would mislead.
-    for k, var, dflt in () if problems else (
-            ("libs", "LD_HUGEPAGE_LIBS", "nothing selected"),
-                         ("segments", "LD_HUGEPAGE_SEGMENTS",
-                          "ld.so's default, " + default_setting("segments")),
-                         ("backing", "LD_HUGEPAGE_BACKING",
-                          "ld.so's default, " + default_setting("backing"))):
+    for k in () if problems else NAMES:
+        var = setting_variable(k)
+        dflt = ("nothing selected" if k == "libs"
+                else "ld.so's default, " + default_setting(k))
         v = c[k]
         if v is None:
             out.append("  %-9s (%s)" % (k, dflt))
@@ -194,18 +194,26 @@ def cmd_config(args):
         out.append("what ld.so would put on huge pages for %s (run as "
                    "hugeld run runs it; hugeld plan for the pool):"
                    % prog)
+        warnings = []
         try:
-            res["selection"] = select(prog, path)
+            res["selection"], warnings = select(prog, path)
         except Error as e:
             # The check of the file stands; the plan needs the loader.
             out.append("  (cannot plan it: %s)" % e)
         for o in res["selection"] or []:
             out.append("  " + object_line(o, path))
+        res["warnings"] = warnings
+        errors += ["hugeld: warning: " + w for w in warnings]
     if args.json:
         json.dump(res, sys.stdout, indent=1)
         print()
     else:
-        print("\n".join(out))
+        # One line each: a path in them may hold a newline.
+        if out:
+            print("\n".join(shown(line) for line in out))
+        sys.stdout.flush()
+    for e in errors:
+        print(shown(e), file=sys.stderr)
     return 0 if not problems else 1
 
 
@@ -215,10 +223,21 @@ def select(prog, path):
     prints with no option and no LD_HUGEPAGE_* variable."""
     pool = pool_info()
     settings = resolve("plan", {k: None for k in NAMES}, {},
-                       program_path(prog), path)
+                       program_path(prog), path,
+                       exe=os.path.realpath(ldso_arg(None)))
     result = make_plan(PlanOptions(prog, None, False, None, 1), settings,
                        pool)
+    # The file serves every program: a pattern that selects nothing here
+    # is said only when none selects anything.
+    warnings = unmatched_messages(result)
+    need = result["pages_to_reserve"]
+    if pool is not None and need > pool["available"]:
+        warnings.append("the pool has %d of the %d huge pages %s takes from "
+                        "it: %d short (hugeld plan %s --apply reserves them; "
+                        "a pool line and hugeld cache sync --reserve-pool, "
+                        "at boot)" % (max(0, pool["available"]), need, prog,
+                                      need - max(0, pool["available"]), prog))
     return [{k: o.get(k) for k in ("path", "role", "selected", "pattern",
                                    "matched_by", "conf_line", "error",
                                    "zones", "huge_pages")}
-            for o in result["objects"]]
+            for o in result["objects"]], warnings

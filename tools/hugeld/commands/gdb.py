@@ -20,13 +20,12 @@
 """hugeld gdb: gdb with the right symbols for a process or core."""
 
 import os
-import shutil
 import struct
 import sys
 
-from ..common import DEFAULT_LDSO, Error, HUGE, UsageError, plural, shlex_quote, warn
+from ..common import Error, HUGE, UsageError, ldso_arg, plural, shlex_quote, warn, which
 from ..elf import Elf, PT_NOTE
-from ..planner import parse_backing, plan_each
+from ..planner import parse_backing, plan_each, setting_variable
 from ..pool import apply_pool, pool_info, read_int
 from ..procfs import load_bias, process_objects, read_smaps
 from ..settings import checked_backing
@@ -155,21 +154,22 @@ def gdb_argv_start(gdb_args, args):
     (--backing, else the environment's, else private,thp, so that
     breakpoints need no spare pool page)."""
     argv = ["gdb"]
+    var = setting_variable("backing")
     backing = checked_backing(args.backing, os.environ)
     if backing is None:
         backing = "private,thp"
-        print("hugeld: note: LD_HUGEPAGE_BACKING=%s for the program: a "
+        print("hugeld: note: %s=%s for the program: a "
               "software breakpoint in code that the loader maps from the "
               "shared cache needs a spare huge page for a copy of that "
-              "2 MiB page; in a private copy it needs none" % backing,
-              file=sys.stderr)
+              "2 MiB page; in a private copy it needs none"
+              % (var, backing), file=sys.stderr)
     elif "shared" in parse_backing(backing):
-        warn("LD_HUGEPAGE_BACKING=%s: a software breakpoint in code from "
+        warn("%s=%s: a software breakpoint in code from "
              "the shared cache needs a spare huge page (gdb cannot insert "
-             "it without one); use hbreak there" % backing)
-    if backing != os.environ.get("LD_HUGEPAGE_BACKING"):
+             "it without one); use hbreak there" % (var, backing))
+    if backing != os.environ.get(var):
         # For the program only, not for gdb itself.
-        argv += ["-iex", "set environment LD_HUGEPAGE_BACKING=%s" % backing]
+        argv += ["-iex", "set environment %s=%s" % (var, backing)]
     return argv + gdb_args
 
 
@@ -253,8 +253,7 @@ def check_breakpoint_pages(pid, grow):
 
 
 def cmd_gdb(args):
-    ldso = getattr(args, "ldso", None) or os.environ.get("HUGELD_LDSO") \
-        or DEFAULT_LDSO
+    ldso = ldso_arg(args)
     gdb_args = list(args.gdb_args)
     start = args.pid is None and args.core is None
     if args.pid is not None and args.core is not None:
@@ -280,7 +279,7 @@ def cmd_gdb(args):
             raise Error("--grow-pool needs root: it writes "
                         "/proc/sys/vm/nr_hugepages")
         argv = gdb_argv_pid(args.pid, gdb_args, ldso)
-    gdb = shutil.which("gdb")
+    gdb = which("gdb")
     if gdb is None:
         raise Error("gdb is not installed")
     if args.pid is not None:

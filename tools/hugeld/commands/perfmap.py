@@ -22,9 +22,8 @@
 import os
 import stat
 import sys
-import tempfile
 
-from ..common import DEBUG_DIR, Error, plural
+from ..common import DEBUG_DIR, Error, create_temp, plural, shown
 from ..elf import Elf, SHT_DYNSYM, SHT_SYMTAB
 from ..procfs import process_objects, read_smaps
 
@@ -126,7 +125,9 @@ def perf_map_entries(pid, debug_dirs, cache):
 def write_perf_map(pid, output, debug_dirs, cache, quiet=False):
     entries, report, ranges = perf_map_entries(pid, debug_dirs or
                                                [DEBUG_DIR], cache)
-    lines = ["%x %x %s\n" % e for e in entries]
+    # A symbol's name is any bytes of the file's: one line each.
+    lines = ["%x %x %s\n" % (a, size, shown(name))
+             for a, size, name in entries]
     if output == "-":
         sys.stdout.write("".join(lines))
         return report, None
@@ -166,8 +167,7 @@ def write_perf_map(pid, output, debug_dirs, cache, quiet=False):
                 raise Error("%s: %s" % (path, e.strerror))
     d = os.path.dirname(os.path.abspath(path))
     try:
-        fd, tmp = tempfile.mkstemp(dir=d, prefix=".%s." %
-                                   os.path.basename(path))
+        fd, tmp = create_temp(d, ".%s." % os.path.basename(path))
     except OSError as e:
         raise Error("cannot write in %s: %s" % (d, e.strerror))
     try:
@@ -197,6 +197,7 @@ def cmd_perf_map(args):
               % args.pid, file=sys.stderr)
         return 0
     print("%s: %s for %s" % (path, plural(n, "function"), ", ".join(
-        "%s (%d, from %s)" % (r["path"], r["symbols"], r["source"])
+        "%s (%d, from %s)" % (shown(r["path"]), r["symbols"],
+                              shown(r["source"]))
         for r in report) or "nothing"), file=sys.stderr)
     return 0

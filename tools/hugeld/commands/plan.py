@@ -24,10 +24,10 @@ import json
 import os
 import sys
 
-from ..common import Error, HUGE, KINDS, NR_HUGEPAGES, SYSFS_HUGE, SYSFS_NODES, UsageError, ldso_path, mib, plural, table
-from ..elf import Elf, check_program, is_hugeld_loader, resolve_program
+from ..common import Error, HUGE, KINDS, NR_HUGEPAGES, SYSFS_HUGE, SYSFS_NODES, UsageError, ldso_arg, ldso_path, mib, plural, shown, table, warn
+from ..elf import Elf, check_program, interp_is_hugeld_loader, resolve_program
 from ..pathglob import expand_cache
-from ..planner import backing_names, default_setting, ldso_list, run_helper, summarize
+from ..planner import backing_names, default_setting, ldso_list, run_helper, setting_variable, summarize, unmatched_patterns
 from ..policy import read_conf
 from ..pool import apply_pool, pool_info, pool_line
 from ..settings import options_of, program_path, resolve
@@ -129,20 +129,25 @@ def _library_paths(dlopen, ldso, path, interp):
     return libpaths, dlopened, skipped
 
 
-def _plan_objects(common, path, libpaths, kernel):
+def _plan_objects(common, path, libpaths, kernel, direct):
     """The helper's plans under the options COMMON: (the program at PATH
     as ld.so run as a command maps it, as the kernel maps it if KERNEL
-    (else None), the libraries LIBPATHS)."""
-    res_libs = run_helper(common + libpaths)["objects"] if libpaths else []
+    (else None), the libraries LIBPATHS, the helper's documents of the
+    objects as they are loaded (with the kernel's program if DIRECT))."""
+    doc_libs = run_helper(common + libpaths) if libpaths else {}
+    res_libs = doc_libs.get("objects", [])
     # The main program: as `hugeld run' runs it (ld.so command), or as
     # the kernel maps it (--direct, or for the note).
-    res_main = run_helper(common + [path])["objects"][0]
-    res_kernel = None
+    doc_main = run_helper(common + [path])
+    res_main = doc_main["objects"][0]
+    res_kernel = doc_kernel = None
     if kernel:
-        res_kernel = run_helper(common + ["--kernel", "--alias", path,
+        doc_kernel = run_helper(common + ["--kernel", "--alias", path,
                                           "--name", os.path.realpath(path),
-                                          path])["objects"][0]
-    return res_main, res_kernel, res_libs
+                                          path])
+        res_kernel = doc_kernel["objects"][0]
+    docs = [doc_libs, doc_kernel if direct else doc_main]
+    return res_main, res_kernel, res_libs, docs
 
 
 def make_plan(opts, settings, pool):
@@ -155,10 +160,13 @@ def make_plan(opts, settings, pool):
     elf = check_program(path)
     interp = elf.interp
     elf.close()
-    direct_ok = bool(interp) and is_hugeld_loader(interp, ldso)
+    # PT_INTERP names a path: opened by the opening rule (a FIFO or a
+    # device there is never opened), and judged by what was opened.
+    direct_ok, why = interp_is_hugeld_loader(interp, ldso)
     if opts.direct and not direct_ok:
-        raise Error("--direct: %s's interpreter is %s, not hugeld's loader"
-                    % (path, interp or "none"))
+        raise Error("--direct: %s's interpreter is %s, not hugeld's loader%s"
+                    % (shown(path), shown(interp or "none"),
+                       " (%s)" % shown(why) if why else ""))
 
     libpaths, dlopened, skipped = _library_paths(opts.dlopen, ldso, path,
                                                  interp)
@@ -166,8 +174,8 @@ def make_plan(opts, settings, pool):
     # a pool (what the plan sizes); thp first places text for thp.
     common = ["--libs", libs, "--cache", "--backing", backing] + (
         ["--segments", segs] if segs else [])
-    res_main, res_kernel, res_libs = _plan_objects(
-        common, path, libpaths, direct_ok)
+    res_main, res_kernel, res_libs, docs = _plan_objects(
+        common, path, libpaths, direct_ok, opts.direct)
     library = not interp and res_main["soname"] is not None
     main = res_kernel if opts.direct else res_main
     main["role"] = "program"
@@ -188,6 +196,8 @@ def make_plan(opts, settings, pool):
     result = _result(opts, settings, path, ldso, libs, segs, backing,
                      objects, by)
     result.update({
+        "unmatched_patterns": [{"pattern": p, "close": c} for p, c in
+                               unmatched_patterns(docs, objects)],
         "mode": "direct" if opts.direct else "library" if library
         else "ldso-command",
         "conf_file": conf["file"] if conf else None,
@@ -247,10 +257,34 @@ def _result(opts, settings, path, ldso, libs, segs, backing, objects, by):
     }
 
 
+def spend_pool(objects, available):
+    """What one process started now gets of a pool with AVAILABLE free,
+    unreserved pages, as ld.so spends it: objects in load order, the
+    zones of each in the order the helper gives (ld.so's own
+    _dl_hugepage_zone_order: text first), each private zone as many
+    whole huge pages as are left.  A list of {"path", "kind", "pages",
+    "got"} for the private zones, in that order."""
+    spent = []
+    left = max(0, available)
+    for o in objects:
+        if not o["selected"] or o.get("error"):
+            continue
+        for z in sorted(o.get("zones") or [], key=lambda z: z["order"]):
+            if z.get("backing") != "private":
+                continue
+            got = min(z["pages"], left)
+            left -= got
+            spent.append({"path": o["path"], "kind": z["kind"],
+                          "pages": z["pages"], "got": got})
+    return spent
+
+
 def cmd_plan(args):
     pool, nodes = _apply_target(args)
     settings = resolve("plan", options_of(args), os.environ,
-                       program_path(args.program))
+                       program_path(args.program),
+                       exe=None if args.direct
+                       else os.path.realpath(ldso_arg(args)))
     result = make_plan(PlanOptions(args.program, args.ldso, args.direct,
                                    args.dlopen, args.copies), settings, pool)
     need = result["pages_to_reserve"]
@@ -259,6 +293,10 @@ def cmd_plan(args):
         applied = apply_pool(need, nodes)
         result["applied"] = applied
         result["pool"] = pool_info()
+    p = result["pool"]
+    if p is not None and result["pages_per_process"] > p["available"]:
+        result["short_pool"] = spend_pool(result["objects"],
+                                          p["available"])
     if args.json:
         json.dump(result, sys.stdout, indent=1)
         print()
@@ -337,34 +375,57 @@ def place_zones(objects, declared=frozenset()):
     return by
 
 
+def unmatched_messages(r):
+    """The warnings for the patterns of the plan R that select none of
+    the objects the program loads (and --dlopen adds).  The policy
+    file's patterns serve every program: they are named only when none
+    of them selects anything."""
+    n = len(r["objects"])
+    unmatched = r.get("unmatched_patterns") or []
+    if "libs" in r["settings"]["from_file"]:
+        if any(o["selected"] for o in r["objects"]):
+            return []
+    out = []
+    for u in unmatched:
+        out.append("pattern '%s' selects none of the %s %s loads%s%s" % (
+            u["pattern"], plural(n, "object"), r["program"],
+            " (did you mean %s?)" % " or ".join(u["close"])
+            if u["close"] else "",
+            "" if r.get("mode") == "library" else
+            "; a library it dlopens later: --dlopen FILE"))
+    return out
+
+
 def print_plan(r, verbose):
     how = {"direct": "started directly, hugeld as its PT_INTERP",
            "library": "a shared library, as ld.so loads it",
            "ldso-command": "run by hugeld's ld.so, as hugeld run does"}
-    print("hugeld plan: %s (%s)" % (r["program"], how[r["mode"]]))
+    print("hugeld plan: %s (%s)" % (shown(r["program"]), how[r["mode"]]))
     st = r["settings"]
     tunable = any(str(v).startswith("glibc.elf.hugepage.")
                   for v in st.get("sources", {}).values())
     if not st.get("from_file") and not tunable:
-        print("LD_HUGEPAGE_LIBS=%s  LD_HUGEPAGE_SEGMENTS=%s  "
-              "LD_HUGEPAGE_BACKING=%s" % (st["libs"], st["segments"],
-                                          st["backing"]))
+        print("  ".join("%s=%s" % (setting_variable(k), shown(st[k]))
+                        for k in ("libs", "segments", "backing")))
     else:
         # No variable gives these: ld.so takes them from the file or
         # GLIBC_TUNABLES.
         print("settings: " + "; ".join(
-            "%s %s (%s)" % (k, st[k], st["sources"][k])
+            "%s %s (%s)" % (k, shown(st[k]), shown(st["sources"][k]))
             for k in ("libs", "segments", "backing")))
         if "program" in st["from_file"]:
             print("(the program block at %s)" % st["from_file"]["program"])
     if r.get("conf_ignored"):
         print("(%s; hugeld config check lists every bad line)"
-              % r["conf_ignored"])
+              % shown(r["conf_ignored"]))
+    sys.stdout.flush()
+    for msg in unmatched_messages(r):
+        warn(shown(msg))
     print()
     rows = [("OBJECT", "SELECTED BY") + KINDS + ("PAGES",)]
     unselected = 0
     for o in r["objects"]:
-        name = o["path"]
+        name = shown(o["path"])
         if o.get("role") == "dlopen":
             name += " (dlopen)"
         if not o["selected"]:
@@ -380,12 +441,14 @@ def print_plan(r, verbose):
             cells.append(str(by[k]) if by.get(k) else "-")
         if by.get("data+bss"):
             cells[3] = "%d(+bss)" % by["data+bss"]
-        sel = '"%s" (%s)' % (o["pattern"], o["matched_by"])
+        sel = '"%s" (%s)' % (shown(o["pattern"]), o["matched_by"])
         if o.get("conf_line"):
-            sel = '"%s" (%s, %s line %d)' % (o["pattern"], o["matched_by"],
-                                             r["conf_file"], o["conf_line"])
+            sel = '"%s" (%s, %s line %d)' % (shown(o["pattern"]),
+                                             o["matched_by"],
+                                             shown(r["conf_file"]),
+                                             o["conf_line"])
         if o["error"]:
-            sel += ": " + o["error"]
+            sel += ": " + shown(o["error"])
         rows.append((name, sel) + tuple(cells) + (str(o["huge_pages"]),))
     for line in table(rows, right=range(2, len(rows[0]))):
         print(line)
@@ -393,16 +456,16 @@ def print_plan(r, verbose):
         print("(and %s not selected; -v lists them)"
               % plural(unselected, "other object"))
     for s in r["skipped"]:
-        print("(%s: %s)" % (s["path"], s["why"]))
+        print("(%s: %s)" % (shown(s["path"]), shown(s["why"])))
     if verbose:
         for o in r["objects"]:
             if not o["selected"]:
                 continue
             print()
-            print("%s:%s" % (o["path"], " text relocations," if o["textrel"]
-                             else ""))
+            print("%s:%s" % (shown(o["path"]), " text relocations,"
+                             if o["textrel"] else ""))
             if o["error"]:
-                print("  ordinary pages: %s" % o["error"])
+                print("  ordinary pages: %s" % shown(o["error"]))
                 continue
             how = {"shared": " (shared: from the cache)",
                    "private": "", "thp": " (thp: asked of the kernel)",
@@ -412,7 +475,8 @@ def print_plan(r, verbose):
                       (plural(z["pages"], "page"), how[z["backing"]]))
                      for z in o["zones"]]
             items += [(s["start"], s["end"], s["kind"],
-                       "ordinary pages: " + s["reason"]) for s in o["small"]]
+                       "ordinary pages: " + shown(s["reason"]))
+                      for s in o["small"]]
             for a, b, k, what in sorted(items):
                 print("  %-8s [%#x, %#x)  %s" % (k, a, b, what))
             if o["type"] == "DYN" and o["mode"] == "ldso":
@@ -483,3 +547,18 @@ def print_plan(r, verbose):
         else:
             print("short by %d: run with --apply (as root) to reserve them"
                   % (want - p["available"]))
+    if r.get("short_pool"):
+        # ld.so gives a short pool to text first, and a zone that does
+        # not fit whole the pages there are.
+        got = sum(z["got"] for z in r["short_pool"])
+        if not got:
+            print("with the pool now, a process started now gets no huge "
+                  "page from it")
+            return
+        print("with the pool now, a process started now gets %s of its "
+              "%s (text first; the rest stays on ordinary pages):" % (
+                  plural(got, "huge page"),
+                  plural(r["pages_per_process"], "page")))
+        for z in r["short_pool"]:
+            print("  %-8s %3d of %3d  %s" % (z["kind"], z["got"],
+                                             z["pages"], z["path"]))

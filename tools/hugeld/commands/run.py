@@ -25,12 +25,13 @@ import sys
 import time
 
 from ..cache import entry
-from ..common import Error, SYSFS_HUGE, UsageError, ldso_path, warn
-from ..elf import check_program, is_hugeld_loader, resolve_program
-from ..planner import cache_dir, default_setting, parse_backing
+from ..common import Error, SYSFS_HUGE, UsageError, ldso_arg, ldso_path, shown, warn
+from ..elf import check_program, interp_is_hugeld_loader, resolve_program
+from ..planner import cache_dir, default_setting, parse_backing, setting_variable
 from ..pool import hugetlb_cgroup_none, pool_info
 from ..settings import options_of, program_path, resolve
 from .perfmap import write_perf_map
+from .plan import PlanOptions, make_plan, unmatched_messages
 
 
 def cmd_run(args):
@@ -40,8 +41,11 @@ def cmd_run(args):
     if not cmd:
         raise UsageError("hugeld run: no program given (hugeld run "
                          "[OPTIONS] -- PROG ARGS...)")
+    # /proc/self/exe names the loader, run as a command, or the program
+    # (the [proc:] lines of /etc/tunables.conf match it).
     settings = resolve("run", options_of(args), os.environ, program_path(
-        next((c for c in args.command if c != "--"), None)))
+        next((c for c in args.command if c != "--"), None)),
+        exe=None if args.direct else os.path.realpath(ldso_arg(args)))
     libs, segs, backing = settings.libs, settings.segments, settings.backing
     from_file = settings.from_file
     ldso = ldso_path(args)
@@ -49,10 +53,16 @@ def cmd_run(args):
     elf = check_program(path)
     interp = elf.interp
     elf.close()
-    if args.direct and not (interp and is_hugeld_loader(interp, ldso)):
-        raise Error("--direct: %s's interpreter is %s, not hugeld's loader "
-                    "(relink with -Wl,--dynamic-linker=%s, or leave out "
-                    "--direct)" % (path, interp or "none", ldso))
+    if args.direct:
+        # PT_INTERP names a path: opened by the opening rule (never a
+        # FIFO or a device), and judged by what was opened.
+        ok, why = interp_is_hugeld_loader(interp, ldso)
+        if not ok:
+            raise Error("--direct: %s's interpreter is %s, not hugeld's "
+                        "loader%s (relink with -Wl,--dynamic-linker=%s, or "
+                        "leave out --direct)" % (
+                            shown(path), shown(interp or "none"),
+                            " (%s)" % shown(why) if why else "", ldso))
     # Only the private backing takes pages from the pool (shared ones
     # are the cache's, thp ones the kernel's).
     order = parse_backing(backing or default_setting("backing"))
@@ -67,7 +77,8 @@ def cmd_run(args):
             short = "no free huge pages"
             why = ("no free huge pages (HugePages_Total %d, Free %d, "
                    "Rsvd %d): reserve some first, e.g. hugeld plan %s "
-                   "%s--apply (as root); or --no-pool-check"
+                   "%s--apply (as root); or --backing thp (no pool), or "
+                   "--no-pool-check"
                    % (p["total"], p["free"], p["reserved"], cmd[0],
                       "" if "libs" in from_file
                       else "--libs '%s' " % libs))
@@ -83,25 +94,28 @@ def cmd_run(args):
                 raise Error(why)
             warn("%s: only objects in the shared cache (%s) and thp get "
                  "huge pages" % (short, cache_dir()))
+    for msg in plan_warnings(cmd[0], args, settings, order):
+        warn(msg)
     env = dict(os.environ)
-    # What comes from /etc/hugeld.conf or GLIBC_TUNABLES ld.so reads
-    # there itself.
+    # What comes from /etc/hugeld.conf, GLIBC_TUNABLES or
+    # /etc/tunables.conf ld.so reads there itself.
     own = set(from_file) | set(settings.tunables())
-    if "libs" not in own:
-        env["LD_HUGEPAGE_LIBS"] = libs
-    if segs and "segments" not in own:
-        env["LD_HUGEPAGE_SEGMENTS"] = segs
-    if backing and "backing" not in own:
-        env["LD_HUGEPAGE_BACKING"] = backing
+    for k, v in (("libs", libs), ("segments", segs), ("backing", backing)):
+        if v and k not in own:
+            env[setting_variable(k)] = v
     note = settings.describe({"libs": libs,
                            "segments": segs or default_setting("segments"),
                            "backing": backing or default_setting("backing")})
     if note:
         # Not a warning: the file is how the system is meant to work.
-        print("hugeld: %s%s; ld.so reads %s itself" % (
+        where = {"file": settings.policy["file"],
+                 "tunable": "GLIBC_TUNABLES",
+                 "system": "/etc/tunables.conf"}
+        print(shown("hugeld: %s%s; ld.so reads %s itself" % (
             note, ", the program block at " + from_file["program"]
             if "program" in from_file else "",
-            settings.policy["file"] if from_file else "GLIBC_TUNABLES"),
+            " and ".join(sorted({where[settings.origin[k]] for k in own
+                                 if k in settings.origin})))),
             file=sys.stderr)
     if args.debug is not None:
         env["LD_DEBUG"] = "hugepages"
@@ -122,6 +136,31 @@ def cmd_run(args):
         except OSError as e:
             raise Error("cannot run %s: %s" % (exe, e.strerror))
     return run_with_perf_map(exe, argv, env, args)
+
+
+def plan_warnings(prog, args, settings, order):
+    """What `hugeld run' says before it runs PROG with SETTINGS (the
+    backings ORDER): the patterns that select none of the objects it
+    loads, and a pool too small for what it takes (ld.so then gives the
+    pages there are to text first).  The plan is `hugeld plan''s; where
+    it cannot be made (a library not found), nothing: the program
+    fails, or not, on its own."""
+    try:
+        r = make_plan(PlanOptions(prog, args.ldso, args.direct, None, 1),
+                      settings, pool_info())
+    except Error:
+        return []
+    out = unmatched_messages(r)
+    p = r["pool"]
+    need = r["pages_per_process"]
+    if p is not None and "private" in order and 0 < p["available"] < need:
+        out.append("the pool has %d of the %d huge pages this process "
+                   "takes from it: %d short; ld.so gives the pages there "
+                   "are to text first (hugeld plan %s %s--apply reserves "
+                   "them)" % (p["available"], need, need - p["available"],
+                              prog, "" if "libs" in settings.from_file
+                              else "--libs '%s' " % settings.libs))
+    return out
 
 
 def run_with_perf_map(exe, argv, env, args):
@@ -163,7 +202,8 @@ def run_with_perf_map(exe, argv, env, args):
         if done == pid:
             break
         try:
-            with open("/proc/%d/maps" % pid) as f:
+            with open("/proc/%d/maps" % pid, encoding="utf-8",
+                      errors="surrogateescape", newline="\n") as f:
                 sig = tuple(l.split(None, 1)[0] for l in f
                             if "/anon_hugepage" in l)
         except OSError:

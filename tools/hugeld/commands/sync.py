@@ -32,9 +32,9 @@ import os
 import sys
 
 from ..cache import entry, mount
-from ..cache.build import NotFitted, add_one
+from ..cache.build import NotFitted, add_one, notext_text
 from ..cache.upkeep import need_root, remove_all
-from ..common import Error, HUGE, mib, plural, warn
+from ..common import Error, HUGE, mib, plural, shown, warn
 from ..pathglob import expand_cache
 from ..planner import conf_file, helper_objects
 from ..policy import conf_problems, read_conf
@@ -45,7 +45,7 @@ SYNC_LOCK = "/run/hugeld-sync.lock"
 # pool auto: the pages the declared entries hold, plus this share and
 # this many pages for what processes still copy (relro, data, objects
 # not in the cache) and for new versions made before old ones go.
-AUTO_MARGIN = 0.10
+AUTO_MARGIN_PERCENT = 10
 AUTO_EXTRA = 8
 
 
@@ -80,10 +80,11 @@ def auto_cap(meminfo=MEMINFO):
 
 def auto_pool(pages):
     """The pool `pool auto' asks for, for declared entries of PAGES:
-    PAGES plus 10% (rounded up) plus 8, or 0 if nothing is declared."""
+    PAGES plus AUTO_MARGIN_PERCENT (rounded up) plus AUTO_EXTRA, or 0
+    if nothing is declared."""
     if pages <= 0:
         return 0
-    return pages + -(-pages * 10 // 100) + AUTO_EXTRA
+    return pages + -(-pages * AUTO_MARGIN_PERCENT // 100) + AUTO_EXTRA
 
 
 def entry_pages(o):
@@ -129,8 +130,9 @@ def reserve(conf, need_now, total_declared, dry_run):
     if want == "auto":
         target = auto_pool(total_declared)
         grow = max(target - p["total"], need_now - p["available"], 0)
-        what = "pool auto: %s declared + 10%% + %d" % (
-            plural(total_declared, "page"), AUTO_EXTRA) \
+        what = "pool auto: %s declared + %d%% + %d" % (
+            plural(total_declared, "page"), AUTO_MARGIN_PERCENT,
+            AUTO_EXTRA) \
             if total_declared else "pool auto: nothing declared"
         cap = auto_cap()
         if cap is not None and grow and p["total"] + grow > cap:
@@ -194,11 +196,13 @@ def sync(conf, reserve_pool, dry_run):
                     sum(entry_pages(o) for _, o in want), dry_run)
         if dry_run:
             for what, e in pick:
-                print("would remove %s: %s" % (what, plural(e.pages,
-                                                             "huge page")))
+                print("would remove %s: %s" % (shown(what), plural(
+                    e.pages, "huge page")))
             for f, o in add:
-                print("would cache %s: %s" % (f["path"], plural(
-                    entry_pages(o), "huge page")))
+                print("would cache %s: %s%s" % (shown(f["path"]), plural(
+                    entry_pages(o), "huge page"),
+                    "; " + notext_text(o["cache"])
+                    if o["cache"].get("notext") else ""))
             print("dry run: %d to add, %d to remove, %d current" % (
                 len(add), len(pick), len(want) - len(add)))
             return 0
@@ -216,14 +220,14 @@ def sync(conf, reserve_pool, dry_run):
         added = short = errors = 0
         for f, o in add:
             try:
-                print(add_one(top, f["path"], o))
+                print(shown(add_one(top, f["path"], o)))
                 added += 1
             except NotFitted as e:
                 # The pool the administrator sized: said, not a failure.
-                print("hugeld: %s" % e, file=sys.stderr)
+                print("hugeld: %s" % shown(e), file=sys.stderr)
                 short += 1
             except Error as e:
-                print("hugeld: %s" % e, file=sys.stderr)
+                print("hugeld: %s" % shown(e), file=sys.stderr)
                 errors += 1
         # The cache of this boot is filled: from now on ld.so makes
         # private copies again (_dl_hugepage_private_allowed).
@@ -259,7 +263,7 @@ def cache_sync(args):
     problems = conf_problems(conf)
     if problems:
         for p in problems:
-            print("hugeld: %s" % p, file=sys.stderr)
+            print("hugeld: %s" % shown(p), file=sys.stderr)
         raise Error("%s: ld.so would ignore it; the cache is left as it "
                     "is (hugeld config check)" % path)
     # One line at a time, in order with standard error: under systemd

@@ -29,24 +29,29 @@ by root, between starts: the hugeld-thp helper (tools/hugeld-thp.c)
 plans each object with the loader's own planner and, per 2 MiB range,
 asks the page cache (mincore) and repairs it (MADV_COLLAPSE where the
 kernel collapses file text, else drop and read again where nobody
-maps it).  Which objects: the FILEs given, else those the policy file
-selects for the thp backing among the libraries of the dynamic
-linker's cache (ldconfig -p), and those running processes map with
+maps it).  Which objects: the FILEs given, else those that the
+settings of a process with nothing in its environment (the system-wide
+tunables and the policy file's global lines, by ld.so's resolver)
+select for the thp backing among the libraries of the dynamic linker's
+cache (ldconfig -p), and those running processes map with
 MADV_HUGEPAGE at an address congruent to their file offset modulo
-2 MiB (smaps VmFlags "hg"; opened through /proc/PID/map_files).
+2 MiB (smaps VmFlags "hg"; opened through /proc/PID/map_files; each
+process within status's time limit).  Names and reasons shown are
+escaped (common.shown): a process or a file's owner chose them.
 hugeld-thp-repair.timer runs `hugeld thp repair' every minute, the
 package's trigger after every package change."""
 
 import json
 import os
 import re
-import subprocess
 import sys
 
-from ..common import HUGE, Error, helper_path, warn
+from .. import spawn
+from ..common import HUGE, Error, helper_path, shown, warn
 from ..openfile import NotOpened, open_regular
-from ..planner import default_setting, helper_objects
-from ..policy import file_policy
+from ..planner import helper_objects
+from ..settings import resolve
+from .status import within
 
 LDCONFIG_DIRS = "/sbin:/usr/sbin:/usr/bin:/bin"
 
@@ -63,8 +68,7 @@ def thp_helper():
 def _run_thp(files, repair):
     args = [thp_helper()] + (["--repair"] if repair else []) + files
     try:
-        p = subprocess.run(args, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE)
+        p = spawn.run(args)
     except OSError as e:
         raise Error("cannot run %s: %s" % (args[0], e.strerror))
     if p.returncode != 0:
@@ -111,9 +115,8 @@ def dynamic_linker_libraries():
     if ldconfig is None:
         return []
     try:
-        p = subprocess.run([ldconfig, "-p"], stdout=subprocess.PIPE,
-                           stderr=subprocess.DEVNULL, timeout=30)
-    except (OSError, subprocess.TimeoutExpired):
+        p = spawn.run([ldconfig, "-p"], timeout=30)
+    except (OSError, spawn.TimedOut):
         return []
     out, seen = [], set()
     for line in p.stdout.decode("utf-8", "surrogateescape").splitlines():
@@ -124,15 +127,21 @@ def dynamic_linker_libraries():
     return out
 
 
-def policy_files():
-    """[(path, real path)] of the objects the policy file's global libs
-    select among the dynamic linker's libraries, where its backing
-    (or ld.so's default) lists thp; big enough for a 2 MiB range."""
-    pol = file_policy(None)
-    if pol["why"] or not pol["libs"]:
+def policy_files(path=None):
+    """[(path, real path)] of the objects that the settings a process
+    gets with nothing in its environment (the system-wide tunables and
+    the policy file at PATH, default ld.so's, its global lines, as
+    ld.so's resolver takes them: hugeld-conf --effective) select among
+    the dynamic linker's libraries, where their backing lists thp; big
+    enough for a 2 MiB range."""
+    try:
+        st = resolve("thp", {}, {}, None, path)
+    except Error:
+        # Nothing selected, or a value ld.so ignores: nothing to look at.
         return []
-    backing = pol["backing"] or default_setting("backing")
-    if "thp" not in backing.split(","):
+    libs, backing = st.effective["libs"], st.effective["backing"]
+    segments = st.effective["segments"]
+    if not libs or "thp" not in backing.split(","):
         return []
     cands, seen = [], set()
     for path in dynamic_linker_libraries():
@@ -147,7 +156,8 @@ def policy_files():
         cands.append((path, real))
     out = []
     for (path, real), (o, _) in zip(cands, helper_objects(
-            ["--libs", pol["libs"], "--backing", backing, "--no-pool"],
+            ["--libs", libs, "--segments", segments, "--backing", backing,
+             "--no-pool"],
             [r for _, r in cands])):
         if o is not None and o["selected"]:
             out.append((path, real))
@@ -159,7 +169,8 @@ def _hg_mappings(pid, wanted):
     WANTED, those whose VmFlags have "hg" (MADV_HUGEPAGE)."""
     out, cur = set(), None
     try:
-        with open("/proc/%d/smaps" % pid) as f:
+        with open("/proc/%d/smaps" % pid, encoding="utf-8",
+                  errors="surrogateescape", newline="\n") as f:
             for line in f:
                 k = line.split(None, 1)[0] if line.strip() else ""
                 if "-" in k and not k.endswith(":"):
@@ -171,6 +182,31 @@ def _hg_mappings(pid, wanted):
     except OSError:
         pass
     return out
+
+
+def _thp_candidates(pid, seen):
+    """The executable file mappings of process PID at addresses
+    congruent to their file offsets modulo 2 MiB, over at least one
+    whole 2 MiB, of files not in SEEN ({(device, inode)}): {start:
+    (end, (device, inode), path)}; and the starts of those marked
+    MADV_HUGEPAGE.  A mapped file's name is any bytes but a newline:
+    kept as they are (surrogateescape)."""
+    cands = {}
+    with open("/proc/%d/maps" % pid, encoding="utf-8",
+              errors="surrogateescape", newline="\n") as f:
+        for line in f:
+            w = line.split(None, 5)
+            if len(w) < 6 or w[1] != "r-xp" or w[4] == "0" \
+                    or not w[5].startswith("/"):
+                continue
+            a, b = (int(x, 16) for x in w[0].split("-"))
+            off = int(w[2], 16)
+            key = (w[3], w[4])
+            if (a - off) % HUGE or key in seen \
+                    or (b & -HUGE) - ((a + HUGE - 1) & -HUGE) < HUGE:
+                continue
+            cands[a] = (b, key, w[5].rstrip("\n"))
+    return cands, (_hg_mappings(pid, cands) if cands else set())
 
 
 def mapped_files():
@@ -186,26 +222,13 @@ def mapped_files():
         if not d.isdigit() or int(d) == os.getpid():
             continue
         pid = int(d)
-        cands = {}
         try:
-            with open("/proc/%d/maps" % pid) as f:
-                for line in f:
-                    w = line.split(None, 5)
-                    if len(w) < 6 or w[1] != "r-xp" or w[4] == "0" \
-                            or not w[5].startswith("/"):
-                        continue
-                    a, b = (int(x, 16) for x in w[0].split("-"))
-                    off = int(w[2], 16)
-                    key = (w[3], w[4])
-                    if (a - off) % HUGE or key in seen \
-                            or (b & -HUGE) - ((a + HUGE - 1) & -HUGE) < HUGE:
-                        continue
-                    cands[a] = (b, key, w[5].rstrip("\n"))
-        except OSError:
+            cands, hg = within(pid, lambda: _thp_candidates(pid, seen))
+        except (Error, OSError):
+            # Gone, not readable, or no answer in time: left out (its
+            # objects are looked at by the next run).
             continue
-        if not cands:
-            continue
-        for a in sorted(_hg_mappings(pid, cands)):
+        for a in sorted(hg):
             b, key, path = cands[a]
             if key in seen:
                 continue
@@ -234,11 +257,12 @@ def targets(args):
 
 def describe(r):
     """One line for hugeld-thp's record R."""
+    name = shown(r["file"])
     if "error" in r:
-        return "%s: %s" % (r["file"], r["error"])
+        return "%s: %s" % (name, shown(r["error"]))
     if r["ranges"] == 0:
         return "%s: no 2 MiB range the thp backing maps from the file" % (
-            r["file"])
+            name)
     parts = ["%d on 2 MiB folios" % r["huge"]]
     done = [x for x in (
         "%d repaired" % r["repaired"] if r["repaired"] else "",
@@ -255,9 +279,9 @@ def describe(r):
     if r["failed"]:
         parts.append("%d read again in small folios" % r["failed"])
     line = "%s: %s of the thp backing's 2 MiB ranges: %s" % (
-        r["file"], r["ranges"], ", ".join(parts))
+        name, r["ranges"], ", ".join(parts))
     if r["why"]:
-        line += " (%s)" % r["why"]
+        line += " (%s)" % shown(r["why"])
     return line
 
 

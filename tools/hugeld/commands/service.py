@@ -1,0 +1,275 @@
+# hugeld: run programs with hugeld's loader, plan the huge page pool,
+# show what is on huge pages, and keep perf working.
+# Copyright (C) 2026 The hugeld authors.
+# This file is part of hugeld, a patch set for the GNU C Library.
+#
+# The GNU C Library is free software; you can redistribute it and/or
+# modify it under the terms of the GNU Lesser General Public
+# License as published by the Free Software Foundation; either
+# version 2.1 of the License, or (at your option) any later version.
+#
+# The GNU C Library is distributed in the hope that it will be useful,
+# but WITHOUT ANY WARRANTY; without even the implied warranty of
+# MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+# Lesser General Public License for more details.
+#
+# You should have received a copy of the GNU Lesser General Public
+# License along with the GNU C Library; if not, see
+# <https://www.gnu.org/licenses/>.
+
+"""hugeld enable and disable: one systemd service on hugeld's loader,
+without making hugeld the system's loader.
+
+enable writes a drop-in, /etc/systemd/system/UNIT.d/hugeld.conf, that
+sets the LD_HUGEPAGE_* variables and bind-mounts hugeld's loader over
+the system's loader in the service's own mount namespace
+(BindReadOnlyPaths=): every program the service runs is loaded by
+hugeld's ld.so, as with hugeld as the system loader, and nothing
+outside it is.  The unit's own command is not rewritten: a shell that
+execs the program (Debian's mariadb.service does), ExecStartPre= and
+package upgrades of the unit all keep working; the process is the
+program itself (ps, pidof, systemctl and /proc/PID/exe see it; the
+kernel maps it and ld.so moves its zones, docs/backings.md); and it
+starts whatever the pool holds: what does not fit stays on ordinary
+pages (hugeld run, which refuses an empty pool, is for a person at a
+terminal).  disable removes the drop-in."""
+
+import os
+
+from .. import spawn
+from ..common import Error, UsageError, ldso_arg
+from ..elf import check_program
+from ..planner import check_patterns, check_segments, parse_backing
+
+DROPIN_DIR = "/etc/systemd/system"
+DROPIN_NAME = "hugeld.conf"
+MARK = "# Written by hugeld enable (hugeld(1)); hugeld disable removes it."
+# Where systemd looks for a command given without a path (systemd.service(5)).
+SYSTEMD_PATH = ("/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin",
+                "/sbin", "/bin")
+# The x86-64 ABI's loader path, where a program's PT_INTERP does not say.
+ABI_LOADER = "/lib64/ld-linux-x86-64.so.2"
+# Programs whose name says nothing of what they run: --libs is needed.
+SHELLS = ("sh", "bash", "dash", "env", "nice", "ionice", "chrt", "taskset",
+          "numactl", "setpriv", "runuser")
+
+
+def unit_name(unit):
+    if "/" in unit or unit.startswith("-") or not unit:
+        raise UsageError("hugeld: not a unit name: %r" % unit)
+    return unit if "." in unit else unit + ".service"
+
+
+def systemctl(*args, timeout=60):
+    try:
+        p = spawn.run(("systemctl",) + args, timeout=timeout)
+    except (OSError, spawn.TimedOut) as e:
+        raise Error("cannot run systemctl %s: %s" % (
+            args[0], getattr(e, "strerror", None) or "timed out"))
+    if p.returncode != 0:
+        msg = p.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise Error("systemctl %s: %s" % (" ".join(args),
+                                          msg[0] if msg else "failed"))
+    return p.stdout.decode("utf-8", "surrogateescape")
+
+
+def exec_start(cat, dropin):
+    """The ExecStart= command of a unit from `systemctl cat' CAT (its
+    files in the order systemd reads them, each after a `# PATH' line),
+    leaving out the drop-in DROPIN (hugeld's own): the one value after
+    the last empty ExecStart=, or an error for none or several."""
+    values = []
+    path = None
+    section = None
+    lines = cat.split("\n")
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        i += 1
+        if line.startswith("# /"):
+            path = line[2:].strip()
+            section = None
+            continue
+        s = line.strip()
+        while s.endswith("\\") and i < len(lines):
+            s = s[:-1].rstrip() + " " + lines[i].strip()
+            i += 1
+        if not s or s[0] in "#;":
+            continue
+        if s.startswith("["):
+            section = s
+            continue
+        if path == dropin or section != "[Service]":
+            continue
+        k, eq, v = s.partition("=")
+        if eq and k.strip() == "ExecStart":
+            v = v.strip()
+            if v:
+                values.append(v)
+            else:
+                values = []
+    if not values:
+        raise Error("it has no ExecStart=")
+    if len(values) > 1:
+        raise Error("it has %d ExecStart= commands: give --libs" % len(values))
+    return values[0]
+
+
+def command_program(value):
+    """The program an ExecStart= VALUE runs: its first word after the
+    prefixes (-, @, :, +, !, |), searched in systemd's fixed directories
+    if it has no slash."""
+    n = 0
+    while n < len(value) and value[n] in "-@:+!|":
+        n += 1
+    rest = value[n:]
+    if not rest or rest[0] in "\"'" or "$" in rest.split(None, 1)[0] \
+            or "%" in rest.split(None, 1)[0]:
+        raise Error("its ExecStart= program is not a plain path: give --libs")
+    prog = rest.split(None, 1)[0]
+    if prog.startswith("/"):
+        return prog
+    for d in SYSTEMD_PATH:
+        p = os.path.join(d, prog)
+        if os.path.isfile(p) and os.access(p, os.X_OK):
+            return p
+    raise Error("its ExecStart= program %s is not found" % prog)
+
+
+def system_loader(program):
+    """The file the kernel loads as the interpreter of PROGRAM (its
+    PT_INTERP, links followed), or of the ABI's loader path where
+    PROGRAM is not known: what the drop-in mounts hugeld's loader
+    over."""
+    interp = None
+    if program:
+        try:
+            elf = check_program(program)
+            interp = elf.interp
+            elf.close()
+        except Error:
+            interp = None
+    return os.path.realpath(interp or ABI_LOADER)
+
+
+def unit_quote(s):
+    """S as one word of a unit file: %% for %, quoted with \\ and \" escaped
+    where it has anything but the plainest characters."""
+    s = s.replace("%", "%%")
+    if all(c.isalnum() or c in "/._-+:=,*?[]" for c in s):
+        return s
+    return '"%s"' % s.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def dropin_text(ldso, loader, settings):
+    """The drop-in that puts a service on LDSO (hugeld's loader, mounted
+    over the system's LOADER in its namespace) with SETTINGS [(variable,
+    value)]."""
+    lines = [MARK, "[Service]"]
+    for var, v in settings:
+        lines.append("Environment=%s" % unit_quote("%s=%s" % (var, v)))
+    # A colon separates the source from the destination.
+    if ":" in ldso or ":" in loader:
+        raise Error("a loader path with a colon cannot be bind-mounted by "
+                    "a unit file")
+    lines.append("BindReadOnlyPaths=%s:%s" % (unit_quote(ldso),
+                                              unit_quote(loader)))
+    return "\n".join(lines) + "\n"
+
+
+def write_file(path, text):
+    tmp = "%s.tmp.%d" % (path, os.getpid())
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+                 | os.O_CLOEXEC, 0o644)
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.rename(tmp, path)
+    except OSError:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def cmd_enable(args):
+    unit = unit_name(args.unit)
+    d = os.path.join(DROPIN_DIR, unit + ".d")
+    dropin = os.path.join(d, DROPIN_NAME)
+    if os.geteuid() != 0:
+        raise Error("enable needs root: it writes %s" % dropin)
+    ldso = ldso_arg(args)
+    if not os.path.isabs(ldso) or not os.path.isfile(ldso) \
+            or not os.access(ldso, os.X_OK):
+        raise Error("hugeld's loader %s is not installed (make install, or "
+                    "--ldso PATH)" % ldso)
+    program = None
+    try:
+        program = command_program(exec_start(systemctl("cat", "--", unit),
+                                             dropin))
+    except Error as e:
+        if args.libs is None:
+            raise Error("%s: %s" % (unit, e))
+    libs = args.libs
+    if libs is None:
+        if os.path.basename(program) in SHELLS:
+            raise Error("%s: its ExecStart= runs %s, which runs the program: "
+                        "give --libs" % (unit, program))
+        # The program itself, by its file name.
+        libs = os.path.basename(program)
+    settings = [("LD_HUGEPAGE_LIBS", check_patterns(libs))]
+    if args.segments:
+        settings.append(("LD_HUGEPAGE_SEGMENTS",
+                         check_segments(args.segments)))
+    if args.backing:
+        parse_backing(args.backing)
+        settings.append(("LD_HUGEPAGE_BACKING", args.backing))
+    loader = system_loader(program)
+    text = dropin_text(ldso, loader, settings)
+    try:
+        os.makedirs(d, 0o755, exist_ok=True)
+        write_file(dropin, text)
+    except OSError as e:
+        raise Error("cannot write %s: %s" % (dropin, e.strerror))
+    systemctl("daemon-reload")
+    print("%s: %s written: its programs are loaded by %s (in place of %s, "
+          "in its mount namespace) with %s" % (
+              unit, dropin, ldso, loader,
+              " ".join("%s=%s" % kv for kv in settings)))
+    print("systemctl restart %s applies it; hugeld check %s tells whether "
+          "its text is on huge pages" % (unit, unit))
+    return 0
+
+
+def cmd_disable(args):
+    unit = unit_name(args.unit)
+    d = os.path.join(DROPIN_DIR, unit + ".d")
+    dropin = os.path.join(d, DROPIN_NAME)
+    if os.geteuid() != 0:
+        raise Error("disable needs root: it removes %s" % dropin)
+    try:
+        with open(dropin) as f:
+            mine = f.readline().rstrip("\n") == MARK
+    except FileNotFoundError:
+        raise Error("%s: hugeld is not enabled for it (no %s)"
+                    % (unit, dropin))
+    except OSError as e:
+        raise Error("cannot read %s: %s" % (dropin, e.strerror))
+    if not mine:
+        raise Error("%s was not written by hugeld enable: left alone"
+                    % dropin)
+    try:
+        os.unlink(dropin)
+    except OSError as e:
+        raise Error("cannot remove %s: %s" % (dropin, e.strerror))
+    try:
+        os.rmdir(d)
+    except OSError:
+        pass
+    systemctl("daemon-reload")
+    print("%s: %s removed; systemctl restart %s starts it without hugeld"
+          % (unit, dropin, unit))
+    return 0
