@@ -15,7 +15,7 @@
 #   make tools      the hugeld command only (no glibc build needed)
 #   make bench      benchmarks against the stock loader, THP and libhugetlbfs (bench-quick: < 5 min)
 #   make check-kernels  the built loader under Debian's 5.10, 6.1, 6.12, 7.2 and 7.3 kernels (qemu)
-#   make check-boot     the .deb on a whole Debian machine, from PID 1 on, booted five times (qemu)
+#   make check-boot     the .deb on a whole Debian machine, from PID 1 on, booted six times (qemu)
 #   make deb        a Debian package of the build: build/hugeld_VERSION+LIBC6VERSION_amd64.deb
 #   make check-distro DIST=trixie   build and `make check' in a debootstrapped chroot (bookworm, trixie, sid, experimental)
 #   make check-series  apply the patch series to the glibc source of every supported release, and

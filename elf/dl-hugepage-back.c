@@ -40,6 +40,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <ldsodefs.h>
 #include <not-cancel.h>
 #include <sysdep.h>
@@ -95,6 +96,7 @@ hp_open_dir (struct hp_object_state *c, int dirfd, const char *name,
     {
       c->err = errno;
       c->why = "opening the cache";
+      c->denied = _dl_hugepage_denied (c->err, dirfd, name);
       if (errno == ENOENT)
 	{
 	  c->err = 0;
@@ -126,6 +128,7 @@ hp_cache_open (struct hp_load_state *ls, int fd)
   c->looked = true;
   c->dirfd = -1;
   c->err = 0;
+  c->denied = false;
   c->verify = false;
   struct hp_identity id;
   if (!hp_identity (ls, fd, &id))
@@ -179,16 +182,18 @@ hp_cache_open (struct hp_load_state *ls, int fd)
 #define HP_CACHE_MAP_FLAGS (MAP_PRIVATE | MAP_NORESERVE)
 
 /* Open the file of zone Z (for bias BIAS) in the version directory and
-   check it.  Returns the descriptor, or -1 with *ERR and *WHAT set.  */
+   check it.  Returns the descriptor, or -1 with *ERR and *WHAT set
+   (and *DENIED if a security policy refused the open).  */
 static int
 hp_open_zone (int dirfd, const struct hp_zone *z, uint64_t bias, int *err,
-	      const char **what)
+	      const char **what, bool *denied)
 {
   char name[HP_CACHE_NAME_MAX];
   _dl_hugepage_cache_zone_name (z, bias, name);
   int zfd = hp_openat (dirfd, name, 0);
   if (zfd < 0)
     {
+      *denied = _dl_hugepage_denied (errno, dirfd, name);
       *err = errno == ENOENT || errno == ELOOP ? 0 : errno;
       *what = (errno == ENOENT
 	       ? "no cache entry for this zone (made for other segments or "
@@ -243,9 +248,11 @@ _dl_hugepage_cache_has_zone (struct hp_load_state *ls,
       const struct hp_zone *z = &plan->zones[i];
       int err;
       const char *what;
+      bool denied;
       if (!_dl_hugepage_zone_shareable (z, ls->textrel))
 	continue;
-      int zfd = hp_open_zone (c->dirfd, z, plan->bias, &err, &what);
+      int zfd = hp_open_zone (c->dirfd, z, plan->bias, &err, &what,
+			      &denied);
       if (zfd >= 0)
 	{
 	  __close_nocancel (zfd);
@@ -293,6 +300,20 @@ hp_file_matches (const char *e, size_t len, size_t need, int fd, off64_t off)
   if (buf != small)
     __munmap (buf, size);
   return same;
+}
+
+/* Whether ERR, the error of mapping the zone file ZFD (open for
+   reading) shared, read and execute, is a security policy's refusal:
+   EACCES (AppArmor's `m' permission, SELinux's execute) or EPERM on a
+   file system not mounted noexec (the other reason for it).  */
+static bool
+hp_mmap_denied (int err, int zfd)
+{
+  struct statfs sfs;
+  if (err == EPERM && INTERNAL_SYSCALL_CALL (fstatfs, zfd, &sfs) == 0
+      && (sfs.f_flags & ST_NOEXEC) != 0)
+    return false;
+  return _dl_hugepage_denied (err, zfd, NULL);
 }
 
 /* Whether the cache entry of zone Z mapped at ENTRY holds what the
@@ -345,9 +366,10 @@ _dl_hugepage_shared_zone (struct hp_load_state *ls, const struct hp_zone *z,
     {
       *err = c->err;
       *what = c->why;
+      ls->denied = c->denied;
       return HP_FALLBACK;
     }
-  int zfd = hp_open_zone (c->dirfd, z, bias, err, what);
+  int zfd = hp_open_zone (c->dirfd, z, bias, err, what, &ls->denied);
   if (zfd < 0)
     return HP_FALLBACK;
 
@@ -373,6 +395,7 @@ _dl_hugepage_shared_zone (struct hp_load_state *ls, const struct hp_zone *z,
 	      if (ls->enomem == NULL)
 		ls->enomem = "ENOMEM, out of memory";
 	    }
+	  ls->denied = hp_mmap_denied (*err, zfd);
 	}
       else if ((verify || c->verify)
 	       && !hp_entry_matches (tmp, z, l_addr, fd, verify, c->verify))
@@ -411,6 +434,7 @@ _dl_hugepage_shared_zone (struct hp_load_state *ls, const struct hp_zone *z,
 	{
 	  *err = errno;
 	  *what = HP_STEP_MMAP_CACHE;
+	  ls->denied = hp_mmap_denied (*err, zfd);
 	  o = _dl_hugepage_unhole (ls, z, l_addr, fd, err);
 	}
     }

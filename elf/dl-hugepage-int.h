@@ -54,6 +54,7 @@ struct hp_object_state
   int dirfd;			/* The version directory, or -1.  */
   int err;			/* Why not: an errno value or 0 ...  */
   const char *why;		/* ... and what.  */
+  bool denied;			/* ERR is a security policy's refusal.  */
 };
 
 /* The state of the object being loaded, from _dl_hugepage_prepare to
@@ -78,6 +79,9 @@ struct hp_load_state
      report).  */
   int phase;
   bool placed_for_cache;
+  /* The error of the zone function that just returned is a security
+     policy's refusal (_dl_hugepage_denied): the report says so.  */
+  bool denied;
   struct hp_object_state cache;
   /* With LD_DEBUG=hugepages, what an ENOMEM of the backing being tried
      means where that is not the pool's (_dl_hugepage_enomem_why), or
@@ -318,6 +322,20 @@ ssize_t _dl_hugepage_read_file (const char *name, void *buf, size_t size)
 /* madvise (ADDR, LEN, ADVICE): 0, or -1 with errno set.  */
 int _dl_hugepage_madvise (void *addr, size_t len, int advice)
   attribute_hidden;
+
+/* Whether ERR, the error of opening NAME (relative to DIRFD) for
+   reading, is a security policy's refusal (Landlock, AppArmor,
+   systemd's RestrictFileSystems=...), not the file's modes': EACCES
+   or EPERM although the modes let this process read it.  With NAME
+   NULL (a mapping of a file open for reading), EACCES or EPERM is.  */
+bool _dl_hugepage_denied (int err, int dirfd, const char *name)
+  attribute_hidden;
+
+/* What the report adds to an error that _dl_hugepage_denied says a
+   security policy gave: one clear reason, the same everywhere.  */
+#define HP_DENIED_WORDS \
+  "denied by a security policy (Landlock or a security module)"
+#define HP_DENIED ", " HP_DENIED_WORDS
 
 /* ld.so has no strerror: the name of ERR (EINVAL, ...).  */
 const char *_dl_hugepage_errno_name (int err) attribute_hidden;

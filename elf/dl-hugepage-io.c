@@ -19,8 +19,9 @@
 /* What every other file of ld.so's hugeld code reads and reports with:
    reading an object's file until a range is in, the reader the pure
    readers are given, reading a small kernel file, the names of the
-   errors the system calls give (ld.so has no strerror), and which
-   limit of the process an ENOMEM comes from.  No state.  */
+   errors the system calls give (ld.so has no strerror), which limit
+   of the process an ENOMEM comes from, and whether an error was a
+   security policy's refusal.  No state.  */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -163,6 +164,25 @@ _dl_hugepage_enomem_why (size_t len, bool data)
 	    : NULL);
   __munmap (p, len);
   return NULL;
+}
+
+/* A refusal by a security policy looks like the file's own modes
+   refusing (EACCES, or EPERM from systemd's RestrictFileSystems=): the
+   modes are asked again with faccessat.  Landlock and the path-based
+   security modules (AppArmor, TOMOYO, a BPF program on the file_open
+   hook) decide at open and mmap, not there, so a file the modes let
+   this process read and whose open failed with one of these was
+   refused by such a policy.  SELinux also answers faccessat: its
+   refusals are reported with the error alone.  */
+bool
+_dl_hugepage_denied (int err, int dirfd, const char *name)
+{
+  if (err != EACCES && err != EPERM)
+    return false;
+  if (name == NULL)
+    return true;
+  int r = INTERNAL_SYSCALL_CALL (faccessat, dirfd, name, R_OK);
+  return !INTERNAL_SYSCALL_ERROR_P (r);
 }
 
 ssize_t

@@ -72,6 +72,21 @@
 static int hp_can_move;
 static int hp_move_errno;
 static const char *hp_move_what;
+/* ... and whether that was a security policy refusing the probe's
+   MAP_HUGETLB mapping (hp_hugetlb_denied).  */
+static bool hp_move_denied;
+
+/* Whether ERR, from an anonymous MAP_HUGETLB mapping, is a security
+   policy's refusal.  The mapping fails with ENOMEM or EINVAL of its
+   own; EACCES comes from a security module that mediates the memory's
+   file on the kernel's internal hugetlbfs (AppArmor refuses its path,
+   which no mount namespace reaches, in every profile without
+   attach_disconnected).  */
+static bool
+hp_hugetlb_denied (int err)
+{
+  return err == EACCES;
+}
 
 /* Whether the running kernel can move a hugetlb mapping with
    mremap (MREMAP_FIXED), found out once with a 2 MiB mapping that
@@ -93,6 +108,7 @@ hp_probe_move (void)
     {
       hp_move_errno = errno;
       hp_move_what = HP_STEP_MMAP_HUGETLB;
+      hp_move_denied = hp_hugetlb_denied (hp_move_errno);
       return false;
     }
   hp_move_what = "moving a huge page mapping (mremap; Linux 5.16 or later)";
@@ -379,9 +395,18 @@ _dl_hugepage_fill_and_move (const struct hp_load_state *ls, void *tmp,
     }
   else if (__mprotect (tmp, len, hp_prot (z->prot)) != 0)
     {
+      /* Code whose probe passed (hp_probe_wx: ordinary anonymous
+	 memory may become executable) and whose huge pages may not:
+	 a security module's rule on the huge page memory's file
+	 (SELinux checks execmod on its hugetlbfs_t file, AppArmor its
+	 `m' permission).  */
       *err = errno;
-      *what = ((hp_prot (z->prot) & PROT_EXEC) != 0 && *err != ENOMEM
-	       ? HP_WX_REFUSED : "mprotect");
+      bool exec = (hp_prot (z->prot) & PROT_EXEC) != 0;
+      *what = (!exec || *err == ENOMEM ? "mprotect"
+	       : hp_wx_ok > 0 && _dl_hugepage_denied (*err, -1, NULL)
+	       ? "mprotect PROT_EXEC of the copy (" HP_DENIED_WORDS
+		 ": a rule on huge page memory)"
+	       : HP_WX_REFUSED);
     }
   else
     return _dl_hugepage_move_zone (ls, tmp, z, l_addr, fd, err, what);
@@ -407,6 +432,9 @@ _dl_hugepage_private_zone (struct hp_load_state *ls, const struct hp_zone *z,
 	 memory.  */
       if (*err == ENOMEM && hp_debug ())
 	ls->enomem = _dl_hugepage_enomem_why (2 * HP_HUGEPAGE_SIZE, true);
+      /* The probe's MAP_HUGETLB mapping is the first this process asks
+	 for: a security policy refuses it there.  */
+      ls->denied = hp_move_denied;
       return HP_FALLBACK;
     }
   if ((hp_prot (z->prot) & PROT_EXEC) != 0
@@ -420,6 +448,7 @@ _dl_hugepage_private_zone (struct hp_load_state *ls, const struct hp_zone *z,
     {
       *what = HP_STEP_MMAP_HUGETLB;
       *err = errno;
+      ls->denied = hp_hugetlb_denied (*err);
       if (*err != ENOMEM)
 	return HP_FALLBACK;
       /* The kernel checks the process's limits before the pool (a
@@ -538,17 +567,18 @@ hp_report_zone (const struct hp_load_state *ls, const struct hp_zone *z,
   /* An ENOMEM that a limit of the process explains says so.  */
   const char *ename = (err == ENOMEM && ls->enomem != NULL ? ls->enomem
 		       : _dl_hugepage_errno_name (err));
+  const char *denied = ls->denied && err != 0 ? HP_DENIED : "";
   if (plain && err != 0)
     _dl_debug_printf ("hugepages: %s: %s [0x%lx, 0x%lx) fallback to ordinary "
-		      "pages%s: %s failed: %s (errno %d)\n", obj, kind, s, e,
-		      again, what, ename, err);
+		      "pages%s: %s failed: %s (errno %d)%s\n", obj, kind, s, e,
+		      again, what, ename, err, denied);
   else if (err == 0)
     _dl_debug_printf ("hugepages: %s: %s [0x%lx, 0x%lx): %s: %s%s\n", obj,
 		      kind, s, e, bname, what, again);
   else
     _dl_debug_printf ("hugepages: %s: %s [0x%lx, 0x%lx): %s: %s failed: %s "
-		      "(errno %d)%s\n", obj, kind, s, e, bname, what,
-		      ename, err, again);
+		      "(errno %d)%s%s\n", obj, kind, s, e, bname, what,
+		      ename, err, denied, again);
 }
 
 /* The zone functions of HP_BACKING_TABLE, indexed by HP_B_* - 1.  */
@@ -604,6 +634,7 @@ _dl_hugepage_apply_plan (struct hp_load_state *ls, struct link_map *l,
 	  if (!_dl_hugepage_backing_tried (b, z, ls->textrel))
 	    continue;
 	  ls->enomem = NULL;
+	  ls->denied = false;
 	  tried = true;
 	  o = hp_zone_fns[b - 1] (ls, z, plan->bias, l->l_addr, fd, verify,
 				  &err, &what);

@@ -67,6 +67,7 @@ hp_policy_open (off64_t *size)
 {
   const char *why = NULL;
   int err = 0;
+  bool denied = false;
   int fd = -1;
   int pfd = __open64_nocancel (HP_CONF_FILE, O_PATH | O_CLOEXEC);
   struct __stat64_t64 st;
@@ -74,6 +75,7 @@ hp_policy_open (off64_t *size)
     {
       err = errno;
       why = err == ENOENT ? NULL : "open failed";
+      denied = _dl_hugepage_denied (err, AT_FDCWD, HP_CONF_FILE);
     }
   else if (__fstat64_time64 (pfd, &st) != 0)
     {
@@ -102,8 +104,10 @@ hp_policy_open (off64_t *size)
       if (fd < 0)
 	{
 	  err = errno;
-	  why = "cannot be opened again through /proc/self/fd "
-		"(is /proc mounted?)";
+	  denied = _dl_hugepage_denied (err, AT_FDCWD, name);
+	  why = (denied ? "cannot be opened again through /proc/self/fd"
+		 : "cannot be opened again through /proc/self/fd "
+		   "(is /proc mounted?)");
 	}
       *size = st.st_size;
     }
@@ -114,8 +118,9 @@ hp_policy_open (off64_t *size)
       if (pfd < 0 && err == ENOENT)
 	_dl_debug_printf ("hugepages: %s: none\n", HP_CONF_FILE);
       else if (why != NULL && err != 0)
-	_dl_debug_printf ("hugepages: %s ignored: %s: %s\n", HP_CONF_FILE,
-			  why, _dl_hugepage_errno_name (err));
+	_dl_debug_printf ("hugepages: %s ignored: %s: %s%s\n", HP_CONF_FILE,
+			  why, _dl_hugepage_errno_name (err),
+			  denied ? HP_DENIED : "");
       else if (why != NULL)
 	_dl_debug_printf ("hugepages: %s ignored: %s\n", HP_CONF_FILE, why);
     }

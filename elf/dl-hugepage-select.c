@@ -277,10 +277,13 @@ _dl_hugepage_select_main (struct hp_load_state *ls,
   int fd = __open64_nocancel ("/proc/self/exe", O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     {
+      int err = errno;
       if (hp_debug ())
 	_dl_debug_printf ("hugepages: %s: ordinary pages: cannot open "
-			  "/proc/self/exe: %s (errno %d)\n", path,
-			  _dl_hugepage_errno_name (errno), errno);
+			  "/proc/self/exe: %s (errno %d)%s\n", path,
+			  _dl_hugepage_errno_name (err), err,
+			  _dl_hugepage_denied (err, AT_FDCWD, "/proc/self/exe")
+			  ? HP_DENIED : "");
       return -1;
     }
   int type;

@@ -44,6 +44,11 @@
    (/sys/kernel/mm/transparent_hugepage/enabled says [never], or the
    kernel has none), 0 not known yet.  */
 static int hp_thp;
+/* The file could not be read because a security policy refused it
+   (Landlock without /sys, an AppArmor profile): THP is then asked for
+   all the same (madvise needs no file, and where THP is off it does
+   nothing), and the report says so.  */
+static bool hp_thp_denied;
 
 #ifdef HAVE_THP
 /* glibc 2.44 and later: ld.so reads the THP mode itself for
@@ -57,7 +62,14 @@ hp_thp_mode (void)
   enum thp_mode_t m = GL(dl_thp_mode);
   if (m == thp_mode_unknown)
     m = __get_thp_mode ();
-  return m == thp_mode_always || m == thp_mode_madvise ? 1 : -1;
+  if (m == thp_mode_always || m == thp_mode_madvise)
+    return 1;
+  /* glibc's reader says nothing of why it found no mode.  */
+  char buf[64];
+  ssize_t n = _dl_hugepage_read_file (HP_THP_ENABLED_FILE, buf, sizeof buf);
+  hp_thp_denied = n < 0 && _dl_hugepage_denied (-n, AT_FDCWD,
+						HP_THP_ENABLED_FILE);
+  return hp_thp_denied ? 1 : -1;
 }
 #else
 static int
@@ -65,7 +77,10 @@ hp_thp_mode (void)
 {
   char buf[64];
   ssize_t n = _dl_hugepage_read_file (HP_THP_ENABLED_FILE, buf, sizeof buf);
-  return n > 0 && _dl_hugepage_thp_enabled_text (buf, n) ? 1 : -1;
+  hp_thp_denied = n < 0 && _dl_hugepage_denied (-n, AT_FDCWD,
+						HP_THP_ENABLED_FILE);
+  return (hp_thp_denied
+	  || (n > 0 && _dl_hugepage_thp_enabled_text (buf, n))) ? 1 : -1;
 }
 #endif
 
@@ -304,7 +319,7 @@ _dl_hugepage_thp_zone (struct hp_load_state *ls, const struct hp_zone *z,
      and the process has no system call to make that a seccomp filter
      may refuse.  What the kernel gave shows in /proc/PID/smaps
      (FilePmdMapped), which hugeld status reads.  */
-  static char msg[320];
+  static char msg[512];
   char *p = hp_put_count (__stpcpy (msg, "page-cache huge pages asked for "
 					"(MADV_HUGEPAGE) for "),
 			  len / HP_HUGEPAGE_SIZE,
@@ -315,6 +330,9 @@ _dl_hugepage_thp_zone (struct hp_load_state *ls, const struct hp_zone *z,
     p = hp_put_count (__stpcpy (p, "; "), edges,
 		      " on ordinary pages where the file holds another "
 		      "segment's bytes");
+  if (hp_thp_denied)
+    __stpcpy (p, "; " HP_THP_ENABLED_FILE " unreadable" HP_DENIED
+	      ": asked for all the same");
   *what = msg;
   return HP_THP;
 }

@@ -1,8 +1,9 @@
 #!/bin/bash
 # make check-boot: hugeld on a whole machine, from PID 1 on.  Boots a
 # Debian image made here (debootstrap of the host's release with
-# systemd and the release's kernel, plus build/hugeld_*.deb from
-# `make deb') under qemu, five times, and runs tests/boot/guest.sh in
+# systemd and the release's kernel, apparmor, systemd-coredump, gdb
+# and elfutils, plus build/hugeld_*.deb from `make deb') under qemu,
+# six times, and runs tests/boot/guest.sh in
 # it after each boot (a unit ordered after multi-user.target):
 #
 #   1. policy: hugeld as a policy-file user.  The boot unit fills the
@@ -32,15 +33,26 @@
 #      hardened service (SystemCallFilter=@system-service with the
 #      kill action, MemoryDenyWriteExecute=, PrivateDevices=, a system
 #      user) is up, never restarted, and hugeld status says what it
-#      got.  Then the pool is made smaller than the cache.
-#   3. small pool: the machine boots to running, no failed unit; what
+#      got.
+#   3. guards (the kernel's security modules plus bpf, where it has the
+#      BPF module): AppArmor enforcing, as Debian boots; a service
+#      confined by a profile that includes <abstractions/base> maps
+#      the cache through the package's base.d/hugeld; one whose base
+#      has no base.d runs all the same, its library on what else it
+#      can have, and LD_DEBUG=hugepages and hugeld status name the
+#      guard; a service with RestrictFileSystems= without hugetlbfs
+#      likewise (SKIP where the kernel or systemd cannot enforce it);
+#      a process killed in code from the cache, and one in a private
+#      copy: coredumpctl's stack trace, gdb and eu-stack on its core.
+#      Then the pool is made smaller than the cache.
+#   4. small pool: the machine boots to running, no failed unit; what
 #      does not fit is said in the unit's journal; the hardened service
 #      is up as in 2.  Then a bad line in the policy file.
-#   4. bad policy file: the machine boots, the boot unit names the bad
+#   5. bad policy file: the machine boots, the boot unit names the bad
 #      line and is the only failed unit, programs run on ordinary
 #      pages.  Then hugeld-system-loader uninstall: the distribution's
 #      loader back, byte for byte; hugeld purged.
-#   5. stock: the machine without hugeld, for the boot time to compare.
+#   6. stock: the machine without hugeld, for the boot time to compare.
 #
 # Prints "PASS: boot-<phase>: <check>" / "FAIL: ..." per check and "N
 # passed, N failed"; each boot's serial console is kept in
@@ -163,6 +175,33 @@ base_mariadb () {
   trap - EXIT
 }
 base_mariadb
+# --- The guards' packages (issue 40). -----------------------------------
+# AppArmor as Debian boots it (the kernel has it on; the apparmor
+# package loads the profiles), and what looks at a crashed process
+# (systemd-coredump, gdb, elfutils' eu-stack).  Added to the cached
+# base once.
+GUARD_PKGS="apparmor systemd-coredump gdb elfutils"
+base_guard_packages () {
+  local p missing=
+  for p in $GUARD_PKGS; do
+    in_chroot "$BASE" dpkg-query -W -f='${Status}' "$p" 2> /dev/null | grep -q ' installed$' \
+      || missing="$missing $p"
+  done
+  [ -n "$missing" ] || return 0
+  note "installing$missing in the base image"
+  chroot_mounts "$BASE"
+  trap 'umount_root "$BASE"' EXIT
+  in_chroot "$BASE" apt-get update -qq > "$LOGS/base-guards.log" 2>&1
+  in_chroot "$BASE" apt-get install -y -qq --no-install-recommends $missing \
+    >> "$LOGS/base-guards.log" 2>&1 \
+    || die "installing$missing in the base failed: $(tail -3 "$LOGS/base-guards.log" | tr '\n' ' ')"
+  in_chroot "$BASE" apt-get clean
+  umount_root "$BASE"
+  trap - EXIT
+  [ "$(in_chroot "$BASE" dpkg-query -W -f='${Version}' libc6)" = "$GLIBC_DEBVERSION" ] \
+    || die "installing$missing moved the base's libc6 off $GLIBC_DEBVERSION"
+}
+base_guard_packages
 
 # --- The packages the guest upgrades. -----------------------------------
 # libhpdemo 1 and 2 ship /usr/lib/hpdemo/libhpdemo.so (10 MiB: value ()
@@ -261,7 +300,8 @@ ln -sf /etc/systemd/system/hpearly.service \
 # A service hardened as Debian's and systemd's own units are: its own
 # system user, a seccomp allow-list with the kill action (no
 # SystemCallErrorNumber=), no writable executable memory, a private
-# /dev (no /dev/hugepages: no cache).  With hugeld as the system loader
+# /dev (systemd binds /dev/hugepages into it, so the cache is there:
+# hugeld status shows it mapped).  With hugeld as the system loader
 # and `libs *' it must start and stay up, whatever backing its library
 # gets (Restart= counts every death).
 cat > "$ROOT/etc/systemd/system/hphard.service" <<'EOF'
@@ -282,6 +322,62 @@ WantedBy=multi-user.target
 EOF
 ln -sf /etc/systemd/system/hphard.service \
   "$ROOT/etc/systemd/system/multi-user.target.wants/hphard.service"
+# The guards phase (issue 40; tests/boot/guest.sh guards_*): four
+# services the checks start themselves (enabled, the system phase would
+# find their private copies), each mapping libhpdemo with hugeld as the
+# system loader and `libs *':
+#   hpaa   confined by an AppArmor profile that includes
+#          <abstractions/base>, and with it the package's
+#          base.d/hugeld: it maps the cache;
+#   hpaa2  confined by the same profile but with base as it is without
+#          base.d (a profile the package's abstraction does not reach):
+#          it falls back, and LD_DEBUG=hugepages names the guard;
+#   hpaa3  as hpaa, with LD_HUGEPAGE_BACKING=private: AppArmor refuses
+#          anonymous huge page memory in a profile without
+#          attach_disconnected, so it runs on ordinary pages, named;
+#   hprfs  RestrictFileSystems= with systemd's sets of basic, block
+#          and temporary file systems, which leave out hugetlbfs (the
+#          BPF security module refuses the cache's open).
+# And hpspin (tests/guards/spin.c), a program linked with libhpspin
+# (tests/guards/spinlib.c) that spins in the middle of its text, for
+# core dumps through systemd-coredump.
+guard_image () {
+  local a=$ROOT/etc/apparmor.d base=$ROOT/etc/apparmor.d/abstractions/base p inc
+  grep -q '^ *include if exists <abstractions/base.d>' "$base" \
+    || die "the image's abstractions/base does not include base.d"
+  mkdir -p "$ROOT/usr/lib/hpdemo"
+  cp "$PKGS/hpsvc" "$ROOT/usr/bin/hpaa"
+  cp "$PKGS/hpsvc" "$ROOT/usr/bin/hpaa2"
+  cp "$PKGS/hpsvc" "$ROOT/usr/bin/hpaa3"
+  cp "$PKGS/hpsvc" "$ROOT/usr/bin/hpaa4"
+  sed '/^ *include if exists <abstractions\/base.d>/d' "$base" \
+    > "$a/abstractions/hugeld-check-base-only"
+  for p in hpaa hpaa2 hpaa3 hpaa4; do
+    inc=abstractions/base flags= extra=
+    [ $p = hpaa2 ] && inc=abstractions/hugeld-check-base-only
+    # hpaa4: what a profile needs for private copies (docs/security.md).
+    [ $p = hpaa4 ] && flags=' flags=(attach_disconnected)' extra='  / rwm,'
+    printf '%s\n' "# hugeld check-boot: a service confined as Debian confines its own." \
+      'abi <abi/3.0>,' 'include <tunables/global>' "profile $p /usr/bin/$p$flags {" \
+      "  include <$inc>" "  /usr/bin/$p mr," '  /usr/lib/hpdemo/libhpdemo.so mr,' ${extra:+"$extra"} '}' \
+      > "$a/usr.bin.$p"
+    printf '%s\n' '[Unit]' "Description=hugeld check-boot: a service under the AppArmor profile $p" \
+      '[Service]' \
+      "Environment=HOLD_UNTIL=/run/$p.stop LD_DEBUG=hugepages$(case $p in hpaa2) echo ' LD_HUGEPAGE_LIBS=libhpdemo.so' ;; hpaa[34]) echo ' LD_HUGEPAGE_BACKING=private' ;; esac)" \
+      "ExecStart=/usr/bin/$p /usr/lib/hpdemo/libhpdemo.so" 'Restart=on-failure' 'RestartSec=1' \
+      > "$ROOT/etc/systemd/system/$p.service"
+  done
+  printf '%s\n' '[Unit]' 'Description=hugeld check-boot: a service whose file systems leave out hugetlbfs' \
+    '[Service]' 'User=hphard' 'RestrictFileSystems=@basic-api @common-block @temporary' \
+    'Environment=HOLD_UNTIL=/run/hprfs.stop LD_DEBUG=hugepages' \
+    'ExecStart=/usr/bin/hpsvc /usr/lib/hpdemo/libhpdemo.so' 'Restart=on-failure' 'RestartSec=1' \
+    > "$ROOT/etc/systemd/system/hprfs.service"
+  cc -shared -fPIC -O2 -o "$ROOT/usr/lib/hpdemo/libhpspin.so" "$HUGELD_TOP/tests/guards/spinlib.c" \
+    && cc -O2 -g -o "$ROOT/usr/bin/hpspin" "$HUGELD_TOP/tests/guards/spin.c" \
+         -L"$ROOT/usr/lib/hpdemo" -lhpspin -Wl,-rpath,/usr/lib/hpdemo \
+    || die "building hpspin"
+}
+guard_image
 echo '/dev/vda / ext4 rw,errors=remount-ro 0 1' > "$ROOT/etc/fstab"
 echo hugeld-boot > "$ROOT/etc/hostname"
 # mariadb starts only when the checks start it (phase 1).
@@ -323,6 +419,22 @@ VMLINUZ=$(ls "$ROOT"/boot/vmlinuz-* | head -1)
 INITRD=$(ls "$ROOT"/boot/initrd.img-* | head -1)
 [ -f "$VMLINUZ" ] && [ -f "$INITRD" ] || die "no kernel or initramfs in the image"
 cp "$VMLINUZ" "$BDIR/vmlinuz"; cp "$INITRD" "$BDIR/initrd.img"
+# The guards phase boots with the BPF security module on (systemd's
+# RestrictFileSystems= needs it), as an administrator who uses that
+# setting boots: the kernel's own list (CONFIG_LSM) plus bpf, where the
+# kernel has it (CONFIG_BPF_LSM) and the list lacks it; otherwise the
+# kernel's default, and the guest says RestrictFileSystems= is not
+# enforced (SKIP).
+GUARDS_LSM=
+KCONFIG=$(ls "$ROOT"/boot/config-* 2> /dev/null | head -1)
+if [ -n "$KCONFIG" ] && grep -q '^CONFIG_BPF_LSM=y' "$KCONFIG"; then
+  lsms=$(sed -n 's/^CONFIG_LSM="\(.*\)"$/\1/p' "$KCONFIG")
+  case ",$lsms," in
+    *,bpf,*) ;;
+    ,,) ;;
+    *) GUARDS_LSM="lsm=$lsms,bpf" ;;
+  esac
+fi
 mke2fs -q -t ext4 -d "$ROOT" -L root "$IMG" 4G \
   || die "mke2fs -d of the image failed"
 rm -rf "$ROOT"
@@ -372,9 +484,10 @@ boot () {
 # The system phase boots with a pool reserved on the kernel command
 # line, as many machines do (before memory fragments): the early
 # processes could take private copies from it before the boot unit.
-for phase in policy system smallpool badconf stock; do
+for phase in policy system guards smallpool badconf stock; do
   args=
   [ "$phase" = system ] && args=hugepages=8
+  [ "$phase" = guards ] && args=$GUARDS_LSM
   boot "$phase" "$args" || break
 done
 # The guest's own log, for a failure's details.

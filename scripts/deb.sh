@@ -11,6 +11,10 @@
 #   /usr/share/bash-completion/completions/hugeld   (so that the command,
 #                        `man hugeld' and completion work without PATH changes)
 #   /usr/share/doc/hugeld/{copyright,changelog.Debian.gz}, lintian overrides
+#   /etc/apparmor.d/abstractions/base.d/hugeld   (a conffile: what lets a
+#                        program confined by an AppArmor profile that
+#                        includes <abstractions/base> read the policy file
+#                        and map the shared cache; scripts/deb/apparmor-base.d-hugeld)
 #
 # It depends on exactly the libc6 it was built from: ld.so and libc.so.6
 # share GLIBC_PRIVATE internals, so apt must never pair this loader with
@@ -131,6 +135,17 @@ install -m 0644 "$HUGELD_TOP/scripts/deb/hugeld-cache.service" \
 install -d "$root/usr/share/man/man5"
 gzip -9n < "$HUGELD_TOP/tools/hugeld.conf.5" > "$root/usr/share/man/man5/hugeld.conf.5.gz"
 
+# AppArmor: profiles that include <abstractions/base> (most of those
+# Debian ships for services) allow the distribution's loader and
+# libraries; this lets them read the policy file and map the shared
+# cache the same way, as packages add to an abstraction (base.d, which
+# base includes if it exists; AppArmor 3.0 and later).  The postinst
+# makes it newer than the compiled profiles and reloads them, so that it
+# applies at once.
+install -d "$root/etc/apparmor.d/abstractions/base.d"
+install -m 0644 "$HUGELD_TOP/scripts/deb/apparmor-base.d-hugeld" \
+  "$root/etc/apparmor.d/abstractions/base.d/hugeld"
+
 # Maintainer scripts (scripts/deb/): postinst enables the unit and runs
 # cache sync on the file trigger (triggers); prerm puts the system loader
 # back and frees the cache; postrm cleans up.
@@ -139,6 +154,7 @@ for f in postinst prerm postrm; do
   install -m 0755 "$HUGELD_TOP/scripts/deb/$f" "$root/DEBIAN/$f"
 done
 install -m 0644 "$HUGELD_TOP/scripts/deb/triggers" "$root/DEBIAN/triggers"
+echo /etc/apparmor.d/abstractions/base.d/hugeld > "$root/DEBIAN/conffiles"
 size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
 cat > "$root/DEBIAN/control" <<EOF
 Package: hugeld
@@ -167,7 +183,7 @@ Description: dynamic loader that maps selected objects onto huge pages
 EOF
 ( cd "$root" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | sort -z \
     | xargs -0 md5sum ) > "$root/DEBIAN/md5sums"
-chmod 0644 "$root/DEBIAN/control" "$root/DEBIAN/md5sums"
+chmod 0644 "$root/DEBIAN/control" "$root/DEBIAN/md5sums" "$root/DEBIAN/conffiles"
 dpkg-deb --root-owner-group -Zxz --build "$root" "$deb.tmp" > /dev/null
 mv -f "$deb.tmp" "$deb"
 echo "hugeld: built $deb"

@@ -2,7 +2,10 @@
 # The Debian package (make deb, scripts/deb.sh), in a throwaway root of
 # the host's release (debian_root in lib.sh):
 # - its name and Depends name exactly the libc6 it was built from;
-#   lintian finds nothing (where lintian can be installed);
+#   lintian finds nothing (where lintian can be installed); its one file
+#   in /etc, the AppArmor abstraction base.d/hugeld, is a conffile that
+#   apparmor_parser accepts in a profile including <abstractions/base>
+#   (where apparmor is installed; make check-boot loads it for real);
 # - apt-get installs it in the root (a chroot) with a policy file that
 #   declares a cache: the postinst skips the cache sync, says so in one
 #   line, and takes no page of the host's pool;
@@ -10,7 +13,7 @@
 #   loader, the command, the man page and the completion work; the demo
 #   (scripts/demo.sh, with the package's loader) puts the big-code
 #   library on 2 MiB pages and runs;
-# - purged, nothing of it is left;
+# - purged, nothing of it is left (the abstraction neither);
 # - installed again and made the system loader (install-system), then
 #   purged: the distribution's loader is back byte for byte, the
 #   diversion and the dpkg hooks are gone, apt-get succeeds, programs run.
@@ -58,12 +61,37 @@ for f in ./opt/hugeld/ld.so ./opt/hugeld/bin/hugeld ./opt/hugeld/lib/python3/hug
 done
 [ -z "$missing" ] && pass "contents: /opt/hugeld (loader, command compiled, helpers, system-loader, man pages, completion), /usr/bin/hugeld, man pages, copyright, $unit, the metrics timer, the thp repair's service and timer" \
   || fail "contents" "missing:$missing"
-# Nothing outside /opt/hugeld and /usr/share except the /usr/bin link
-# and the units (boot, metrics, thp repair).
+# Nothing outside /opt/hugeld and /usr/share except the /usr/bin link,
+# the units (boot, metrics, thp repair) and, in /etc, the AppArmor
+# abstraction (a conffile).
+AA=etc/apparmor.d/abstractions/base.d/hugeld
 other=$(grep -v -e '^\./$' -e '^\./opt/' -e '^\./usr/$' -e '^\./usr/share/' -e '^\./usr/bin/$' -e '^\./usr/bin/hugeld$' \
-  -e '^\./\(usr/\)\?\(lib/\(systemd/\(system/\(hugeld-cache\.service\|hugeld-metrics\.service\|hugeld-metrics\.timer\|hugeld-thp-repair\.service\|hugeld-thp-repair\.timer\)\?\)\?\)\?\)\?$' <<< "$files")
-[ -z "$other" ] && pass "no files outside /opt/hugeld, /usr/share, /usr/bin/hugeld and the units (nothing in /etc, no loader)" \
+  -e '^\./\(usr/\)\?\(lib/\(systemd/\(system/\(hugeld-cache\.service\|hugeld-metrics\.service\|hugeld-metrics\.timer\|hugeld-thp-repair\.service\|hugeld-thp-repair\.timer\)\?\)\?\)\?\)\?$' \
+  -e '^\./\(etc/\(apparmor\.d/\(abstractions/\(base\.d/\(hugeld\)\?\)\?\)\?\)\?\)\?$' <<< "$files")
+[ -z "$other" ] && pass "no files outside /opt/hugeld, /usr/share, /usr/bin/hugeld, the units and /$AA (no loader)" \
   || fail "files outside /opt/hugeld" "$(echo "$other" | tr '\n' ' ')"
+# The AppArmor abstraction: a conffile, and what apparmor_parser accepts
+# in a profile that includes <abstractions/base> (which includes
+# base.d), with the host's own abstractions.
+conff=$(dpkg-deb -I "$DEB" conffiles 2> /dev/null)
+if ! grep -qx "./$AA" <<< "$files" || [ "$conff" != "/$AA" ]; then
+  fail "/$AA: in the package, its only conffile" "conffiles: $conff"
+elif ! command -v apparmor_parser > /dev/null || [ ! -f /etc/apparmor.d/abstractions/base ]; then
+  skip "/$AA: apparmor_parser" "apparmor is not installed here (its check runs in make check-boot)"
+else
+  A=$TEST_TMP/apparmor.d
+  mkdir -p "$A"
+  cp -a /etc/apparmor.d/abi /etc/apparmor.d/tunables /etc/apparmor.d/abstractions "$A/"
+  mkdir -p "$A/abstractions/base.d"
+  dpkg-deb --fsys-tarfile "$DEB" | tar -xO "./$AA" > "$A/abstractions/base.d/hugeld"
+  printf 'abi <abi/3.0>,\ninclude <tunables/global>\nprofile hugeld-t-deb /usr/bin/true {\n  include <abstractions/base>\n}\n' > "$A/t-deb"
+  if apparmor_parser -Q -K -b "$A" -I "$A" "$A/t-deb" > "$TEST_TMP/aa.log" 2>&1 \
+     && apparmor_parser -Q -K -p -b "$A" -I "$A" "$A/t-deb" 2> /dev/null | grep -q '^ */dev/hugepages/hugeld/\*\* m,'; then
+    pass "/$AA: a conffile; apparmor_parser accepts a profile that includes <abstractions/base> with it"
+  else
+    fail "/$AA: apparmor_parser" "$(grep -v 'Cache read/write disabled' "$TEST_TMP/aa.log" | head -3 | tr '\n' ' ')"
+  fi
+fi
 
 command -v lintian > /dev/null || apt-get install -y -qq --no-install-recommends lintian > /dev/null 2>&1
 if ! command -v lintian > /dev/null; then
@@ -152,7 +180,7 @@ umount -l "$C/hugeld"
 in_root apt-get purge -y -qq hugeld > "$TEST_TMP/purge1.log" 2>&1
 rc=$?
 left=$(cd "$C" && ls -d opt/hugeld usr/bin/hugeld usr/share/doc/hugeld var/lib/hugeld etc/dpkg/dpkg.cfg.d/hugeld \
-  lib/systemd/system/hugeld-cache.service usr/lib/systemd/system/hugeld-cache.service \
+  "$AA" lib/systemd/system/hugeld-cache.service usr/lib/systemd/system/hugeld-cache.service \
   etc/systemd/system/*/hugeld-cache.service lib/systemd/system/hugeld-thp-repair.* \
   usr/lib/systemd/system/hugeld-thp-repair.* etc/systemd/system/*/hugeld-thp-repair.* \
   lib/systemd/system/hugeld-metrics.* usr/lib/systemd/system/hugeld-metrics.* \

@@ -312,9 +312,18 @@ if "$H" cache add "$F/libbigbody.so" > /dev/null 2>&1; then
 fi
 set_available 0
 "$H" run --libs libbigbody.so -- "$F/bigbody-run" > /dev/null 2> "$TEST_TMP/e"; rc=$?
-[ $rc = 1 ] && grep -q -- "--backing thp (no pool)" "$TEST_TMP/e" \
-  && pass "run with no free page: refuses, naming --backing thp" \
-  || fail "run with no free page" "exit $rc: $(cat "$TEST_TMP/e")"
+# Where the machine's shared cache holds entries (other checkouts'
+# tests, the machine's own sync), run warns and goes on for them
+# (t-tool says the same).
+cache=$(sed -n 's/.*only objects in the shared cache (\(.*\)) and thp get huge pages.*/\1/p' "$TEST_TMP/e")
+others=; [ -z "$cache" ] || others=$(find "$cache" -mindepth 2 -maxdepth 2 ! -name '.*' 2> /dev/null | head -3 | tr '\n' ' ')
+if [ -n "$others" ]; then
+  skip "run with no free page: refuses, naming --backing thp" "the shared cache $cache holds entries ($others)"
+else
+  [ $rc = 1 ] && grep -q -- "--backing thp (no pool)" "$TEST_TMP/e" \
+    && pass "run with no free page: refuses, naming --backing thp" \
+    || fail "run with no free page" "exit $rc: $(cat "$TEST_TMP/e")"
+fi
 
 # make uninstall takes out everything make install put in.
 # (make install's steps without its build of glibc: the build is there.)

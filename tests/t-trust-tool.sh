@@ -573,7 +573,7 @@ else
     ok=1
     grep -qF "$esc_prog" "$T7/$n.out" || ok=0
     if [ "$how" = "status $p" ]; then
-      grep -qF "LD_HUGEPAGE_LIBS=$esc_libs" "$T7/$n.out" && grep -qF "$esc_lib" "$T7/$n.out" \
+      grep -qF "libs $esc_libs (LD_HUGEPAGE_LIBS)" "$T7/$n.out" && grep -qF "$esc_lib" "$T7/$n.out" \
         && grep -qF 'LD_HUGEPAGE_SEGMENTS=text\r\x1b[2K' "$T7/$n.out" || ok=0
     else
       grep -qF 'lib\x1b]0;pwned\x07\r\012value.so' "$T7/$n.out" || ok=0
@@ -589,7 +589,8 @@ else
 import json, sys
 st = json.load(open(sys.argv[1]))
 s = st["settings"]
-sys.exit(0 if s["libs"] == sys.argv[2] and s["segments"] == sys.argv[3]
+sys.exit(0 if s["given"]["libs"] == sys.argv[2]
+         and s["given"]["segments"] == sys.argv[3]
          and st["program"] == sys.argv[4] else 1)
 PY
   then

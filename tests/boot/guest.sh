@@ -208,6 +208,233 @@ for e in json.load(sys.stdin)["entries"]:
     print(e["state"].split(":")[0], e["source"])'
 }
 
+# --- Guards (issue 40) -------------------------------------------------
+# The guards phase starts four services itself (scripts/check-boot.sh
+# guard_image): hpaa under an AppArmor profile that includes
+# <abstractions/base> (with the package's base.d/hugeld), hpaa2 under
+# one whose base has no base.d, hpaa3 as hpaa with only private copies,
+# hprfs with RestrictFileSystems= that
+# leaves out hugetlbfs; each maps libhpdemo with hugeld as the system
+# loader, `libs *' (hpaa2: LD_HUGEPAGE_LIBS, its profile keeps the
+# policy file from it), and LD_DEBUG=hugepages into its journal.
+
+# guard_start UNIT: start UNIT and wait until it has said its value
+# (TCG is slow); GPID its main PID, GLOG its journal since this start
+# (a unit may be started twice).
+guard_start () {
+  local cur
+  cur=$(journalctl -n 1 --show-cursor -o cat 2> /dev/null | sed -n 's/^-- cursor: //p')
+  rm -f "/run/$1.stop"
+  systemctl start "$1.service"
+  for _ in $(seq 120); do
+    GPID=$(systemctl show -p MainPID --value "$1.service")
+    [ "${GPID:-0}" != 0 ] && journalctl -b -u "$1.service" ${cur:+--after-cursor="$cur"} -o cat | grep -q '^value ' && break
+    sleep 1
+  done
+  GLOG=$(journalctl -b -u "$1.service" ${cur:+--after-cursor="$cur"} -o cat)
+}
+guard_stop () {
+  touch "/run/$1.stop"
+  systemctl stop "$1.service"
+}
+# guard_up UNIT: the unit is active, never restarted, runs on hugeld
+# and said libhpdemo's value (2, since the policy phase).
+guard_up () {
+  [ "$(systemctl is-active "$1.service")" = active ] \
+    && [ "$(systemctl show -p NRestarts --value "$1.service")" = 0 ] \
+    && on_hugeld "$GPID" && printf '%s\n' "$GLOG" | grep -qx 'value 2'
+}
+# guard_got PID: what backs libhpdemo's text in PID, for a person.
+guard_got () {
+  local c p
+  c=$(hugetlb_kb "$1" "$CACHE/")
+  p=$(awk '/^[0-9a-f]+-[0-9a-f]+ / { on = index($0, "/anon_hugepage") > 0; next }
+    on && $1 == "Private_Hugetlb:" { s += $2 } END { print s + 0 }' "/proc/$1/smaps")
+  echo "$c kB from the cache, $p kB private hugetlb"
+}
+DENIED="denied by a security policy (Landlock or a security module)"
+
+guards_apparmor () {
+  local en label st got
+  en=$(cat /sys/module/apparmor/parameters/enabled 2> /dev/null)
+  if [ "$en" != Y ]; then
+    fail "AppArmor is on, as Debian boots" "enabled '$en'; lsm $(cat /sys/kernel/security/lsm 2> /dev/null)"
+    return
+  fi
+  info "AppArmor: lsm $(cat /sys/kernel/security/lsm); $(aa-status 2> /dev/null | grep -m2 'profiles are' | tr '\n' ' ')"
+  [ -f /etc/apparmor.d/abstractions/base.d/hugeld ] \
+    || fail "the package's abstractions/base.d/hugeld" "not in /etc/apparmor.d"
+  # The package installed on a running system whose profiles were
+  # compiled and loaded before it: hpaa's profile loaded (and its
+  # compiled cache written) without base.d/hugeld, which then comes back
+  # with the time dpkg gave it, older than that cache.  hpaa cannot map
+  # the cache; the postinst reloads the profiles, and hpaa below must
+  # map it (apparmor_parser would load the stale compiled profile if
+  # the postinst did not make the file newer).
+  local f=/etc/apparmor.d/abstractions/base.d/hugeld kb out
+  mv "$f" /root/base.d-hugeld
+  if apparmor_parser -r -T -W /etc/apparmor.d/usr.bin.hpaa > /tmp/aa-r.log 2>&1; then
+    guard_start hpaa
+    kb=$(hugetlb_kb "$GPID" "$CACHE/")
+    guard_stop hpaa
+  else
+    kb="apparmor_parser -r failed: $(head -2 /tmp/aa-r.log | tr '\n' ' ')"
+  fi
+  mv /root/base.d-hugeld "$f"
+  out=$(timeout 300 /var/lib/dpkg/info/hugeld.postinst configure "$(dpkg-query -W -f='${Version}' hugeld)" 2>&1)
+  if [ "$kb" = 0 ] && printf '%s\n' "$out" | grep -q '^hugeld: AppArmor profiles reloaded'; then
+    pass "AppArmor: hpaa's profile compiled without base.d/hugeld maps nothing from the cache; the postinst on the running system: $(printf '%s\n' "$out" | grep -m1 'AppArmor')"
+  else
+    fail "AppArmor: the postinst reloads the profiles" "hpaa without base.d/hugeld: '$kb' kB from the cache; postinst: $(printf '%s\n' "$out" | tail -3 | tr '\n' '|')"
+  fi
+  # A profile with <abstractions/base>: the package's base.d/hugeld
+  # lets it read the policy file and map the cache.
+  guard_start hpaa
+  label=$(cat "/proc/$GPID/attr/apparmor/current" 2> /dev/null)
+  got=$(guard_got "$GPID")
+  st=$(timeout 120 "$H" status "$GPID" 2>&1)
+  if [ "$label" = "hpaa (enforce)" ] && guard_up hpaa && [ "$(hugetlb_kb "$GPID" "$CACHE/")" -gt 0 ] \
+     && ! printf '%s\n' "$GLOG" | grep -q "denied by a security policy" \
+     && printf '%s\n' "$st" | grep -q '^  guards: AppArmor profile hpaa (enforce)' \
+     && ! printf '%s\n' "$st" | grep -q 'cache entry was current when'; then
+    pass "AppArmor, a profile that includes <abstractions/base> (and the package's base.d/hugeld): hpaa ($label) maps libhpdemo from the cache ($got); the report names no refusal; hugeld status: $(printf '%s\n' "$st" | grep -m1 '^  guards:' | sed 's/^ *//')"
+  else
+    fail "AppArmor, a profile with <abstractions/base>: hpaa maps the cache" "label '$label', $(systemctl is-active hpaa.service), $got; $(printf '%s\n' "$GLOG" | grep -m3 'denied\|libhpdemo.so: text' | tr '\n' '|'); status: $(printf '%s\n' "$st" | grep -m2 'guards\|note' | tr '\n' '|')"
+  fi
+  guard_stop hpaa
+  # A profile whose base has no base.d: the program runs, its text on
+  # what else it can have, and the report and status name the guard.
+  guard_start hpaa2
+  label=$(cat "/proc/$GPID/attr/apparmor/current" 2> /dev/null)
+  got=$(guard_got "$GPID")
+  st=$(timeout 120 "$H" status "$GPID" 2>&1)
+  if [ "$label" = "hpaa2 (enforce)" ] && guard_up hpaa2 && [ "$(hugetlb_kb "$GPID" "$CACHE/")" = 0 ] \
+     && printf '%s\n' "$GLOG" | grep -qF "/etc/hugeld.conf ignored: cannot be opened again through /proc/self/fd: EACCES, $DENIED" \
+     && printf '%s\n' "$GLOG" | grep -q "libhpdemo.so: text .*: shared: opening the cache failed: EACCES (errno 13), $DENIED" \
+     && printf '%s\n' "$GLOG" | grep -q "libhpdemo.so: text .*: mmap MAP_HUGETLB failed: EACCES (errno 13), $DENIED" \
+     && printf '%s\n' "$st" | grep -q '^  guards: AppArmor profile hpaa2 (enforce)' \
+     && printf '%s\n' "$st" | grep -q 'libhpdemo.so: its cache entry was current when the process started'; then
+    pass "AppArmor, a profile without base.d/hugeld: hpaa2 ($label) runs, 0 restarts, libhpdemo's text not from the cache ($got); the report: $(printf '%s\n' "$GLOG" | grep -m1 'libhpdemo.so: text .*: shared:' | sed 's/^.*: shared: //'); $(printf '%s\n' "$GLOG" | grep -m1 'libhpdemo.so: text .*) \(at\|fallback\|: private\|: thp\)' | sed 's/^.*libhpdemo.so: //' | cut -c1-160); hugeld status: $(printf '%s\n' "$st" | grep -m1 '^  guards:' | sed 's/^ *//')"
+  else
+    fail "AppArmor, a profile without base.d/hugeld: hpaa2 falls back" "label '$label', $(systemctl is-active hpaa2.service), $(systemctl show -p NRestarts --value hpaa2.service) restarts, $got; $(printf '%s\n' "$GLOG" | grep -m3 'denied\|hugeld.conf\|libhpdemo.so: text' | tr '\n' '|'); status: $(printf '%s\n' "$st" | grep -m2 'guards\|note' | tr '\n' '|')"
+  fi
+  guard_stop hpaa2
+  # A profile with <abstractions/base>, and only private copies:
+  # AppArmor names anonymous huge page memory by a path outside every
+  # namespace and refuses it in a profile without attach_disconnected;
+  # the program runs on ordinary pages, and the report says why.
+  guard_start hpaa3
+  label=$(cat "/proc/$GPID/attr/apparmor/current" 2> /dev/null)
+  got=$(guard_got "$GPID")
+  if [ "$label" = "hpaa3 (enforce)" ] && guard_up hpaa3 \
+     && [ "$(awk '$1 ~ /_Hugetlb:$/ { s += $2 } END { print s + 0 }' "/proc/$GPID/smaps")" = 0 ] \
+     && printf '%s\n' "$GLOG" | grep -q "libhpdemo.so: text .*fallback to ordinary pages: mmap MAP_HUGETLB failed: EACCES (errno 13), $DENIED"; then
+    pass "AppArmor, a profile with <abstractions/base>, LD_HUGEPAGE_BACKING=private: hpaa3 ($label) runs, 0 restarts, on ordinary pages ($got): $(printf '%s\n' "$GLOG" | grep -m1 'libhpdemo.so: text .*fallback' | sed 's/^.*libhpdemo.so: //')"
+  else
+    fail "AppArmor, LD_HUGEPAGE_BACKING=private: hpaa3 falls back" "label '$label', $(systemctl is-active hpaa3.service), $got; $(printf '%s\n' "$GLOG" | grep -m3 'libhpdemo.so: text' | tr '\n' '|')"
+  fi
+  guard_stop hpaa3
+  # With what a profile needs for private copies (attach_disconnected,
+  # and `/ rwm': AppArmor names anonymous huge page memory `/'), as
+  # docs/security.md says: hpaa4 gets its private copy.
+  guard_start hpaa4
+  label=$(cat "/proc/$GPID/attr/apparmor/current" 2> /dev/null)
+  got=$(guard_got "$GPID")
+  if [ "$label" = "hpaa4 (enforce)" ] && guard_up hpaa4 \
+     && [ "$(awk '/^[0-9a-f]+-[0-9a-f]+ / { on = index($0, "/anon_hugepage") > 0; next }
+          on && $1 == "Private_Hugetlb:" { s += $2 } END { print s + 0 }' "/proc/$GPID/smaps")" -gt 0 ] \
+     && ! printf '%s\n' "$GLOG" | grep -q "denied by a security policy"; then
+    pass "AppArmor, a profile with flags=(attach_disconnected) and / rwm, LD_HUGEPAGE_BACKING=private: hpaa4 ($label) has its private copy ($got), no refusal"
+  else
+    fail "AppArmor, attach_disconnected and / rwm: hpaa4 gets a private copy" "label '$label', $(systemctl is-active hpaa4.service), $got; $(printf '%s\n' "$GLOG" | grep -m3 'denied\|libhpdemo.so: text' | tr '\n' '|')"
+  fi
+  guard_stop hpaa4
+}
+
+guards_restrictfs () {
+  local lsm got st
+  lsm=$(cat /sys/kernel/security/lsm 2> /dev/null)
+  guard_start hprfs
+  got=$(guard_got "$GPID")
+  st=$(timeout 120 "$H" status "$GPID" 2>&1)
+  if ! guard_up hprfs; then
+    fail "RestrictFileSystems= without hugetlbfs: hprfs runs" "$(systemctl is-active hprfs.service), $(systemctl show -p NRestarts --value hprfs.service) restarts; $(printf '%s\n' "$GLOG" | grep -v 'hugepages:' | tail -3 | tr '\n' '|')"
+  elif [ "${lsm#*bpf}" = "$lsm" ] || systemctl --version | grep -q -- '-BPF_FRAMEWORK'; then
+    # Not enforced: the program runs as without the setting, its
+    # library from the cache.  A systemd without BPF_FRAMEWORK does not
+    # keep the setting at all (systemctl show has it empty): there is
+    # nothing for hugeld status to name.  Where systemd keeps it and
+    # the kernel lacks the BPF module, status says it is not enforced.
+    local rfs
+    rfs=$(systemctl show -p RestrictFileSystems --value hprfs.service)
+    if [ "$(hugetlb_kb "$GPID" "$CACHE/")" -gt 0 ] \
+       && { [ -z "$rfs" ] || printf '%s\n' "$st" | grep -q '^  guards: .*RestrictFileSystems=.*without hugetlbfs (enforced only where the kernel runs'; }; then
+      pass "RestrictFileSystems= without hugetlbfs, not enforced: hprfs runs, 0 restarts, its library from the cache ($got); systemctl show: RestrictFileSystems='$(printf '%s' "$rfs" | cut -c1-60)'; hugeld status: $(printf '%s\n' "$st" | grep -m1 '^  guards:' | sed 's/^ *//' | cut -c1-200)"
+    else
+      fail "RestrictFileSystems= not enforced: hprfs runs as without it" "$got; systemctl show: RestrictFileSystems='$(printf '%s' "$rfs" | cut -c1-60)'; status: $(printf '%s\n' "$st" | grep -m2 'guards\|note' | tr '\n' '|')"
+    fi
+    echo "SKIP: boot-$phase: RestrictFileSystems= is not enforced here: $([ "${lsm#*bpf}" = "$lsm" ] && echo "the kernel does not run the BPF security module (lsm: $lsm; CONFIG_BPF_LSM and lsm=...,bpf)" || echo "systemd is built without BPF_FRAMEWORK")"
+  elif [ "$(hugetlb_kb "$GPID" "$CACHE/")" = 0 ] \
+     && printf '%s\n' "$GLOG" | grep -q "libhpdemo.so: text .*: shared: opening the cache failed: EPERM (errno 1), $DENIED" \
+     && printf '%s\n' "$st" | grep -q '^  guards: .*RestrictFileSystems=.*without hugetlbfs (enforced' \
+     && printf '%s\n' "$st" | grep -q 'libhpdemo.so: its cache entry was current when the process started'; then
+    pass "RestrictFileSystems= without hugetlbfs (BPF LSM: lsm $lsm): hprfs runs, 0 restarts, libhpdemo's text not from the cache ($got); the report: $(printf '%s\n' "$GLOG" | grep -m1 'libhpdemo.so: text .*: shared:' | sed 's/^.*: shared: //'); hugeld status: $(printf '%s\n' "$st" | grep -m1 '^  guards:' | sed 's/^ *//' | cut -c1-200)"
+  else
+    fail "RestrictFileSystems= without hugetlbfs: the fallback, named" "$got; $(printf '%s\n' "$GLOG" | grep -m3 'denied\|libhpdemo.so: text' | tr '\n' '|'); status: $(printf '%s\n' "$st" | grep -m2 'guards\|note' | tr '\n' '|')"
+  fi
+  guard_stop hprfs
+}
+
+# A process whose code came from the cache (and one with a private
+# copy), killed in that code: systemd-coredump's stack trace, coredumpctl
+# and gdb on its core, eu-stack.
+guards_coredump () {
+  local b pid page trace total core=/tmp/hpspin.core
+  grep -q '^cache /usr/lib/hpdemo/libhpspin.so$' /etc/hugeld.conf \
+    || echo 'cache /usr/lib/hpdemo/libhpspin.so' >> /etc/hugeld.conf
+  timeout 300 "$H" cache sync > /tmp/spinsync.log 2>&1 \
+    || info "cache sync for libhpspin: $(tail -2 /tmp/spinsync.log | tr '\n' ' ')"
+  total=$(meminfo HugePages_Total)
+  for b in shared private; do
+    # Room for the private copy: 3 text, 2 rodata pages.
+    [ $b = private ] && echo $(( $(meminfo HugePages_Total) - $(meminfo HugePages_Free) + 6 )) > /proc/sys/vm/nr_hugepages
+    rm -f /tmp/hpspin.out "$core"
+    (ulimit -c unlimited; exec env -u LD_HUGEPAGE_LIBS LD_HUGEPAGE_BACKING=$b /usr/bin/hpspin) > /tmp/hpspin.out 2>&1 &
+    pid=$!
+    for _ in $(seq 100); do grep -q '^spinning' /tmp/hpspin.out && break; sleep 0.2; done
+    page=$(awk '/^[0-9a-f]+-[0-9a-f]+ / { on = index($0, "/hugeld/") > 0 || index($0, "/anon_hugepage") > 0; p = $6; next }
+      on && $1 == "KernelPageSize:" && $2 == 2048 { print p; exit }' "/proc/$pid/smaps")
+    kill -SEGV "$pid"; wait "$pid" 2> /dev/null
+    for _ in $(seq 60); do
+      coredumpctl info "$pid" > /tmp/hpspin.info 2>&1 && grep -q 'Stack trace' /tmp/hpspin.info && break
+      sleep 1
+    done
+    coredumpctl dump -q -o "$core" "$pid" > /dev/null 2>&1
+    trace=$(grep -m2 '#[01] ' /tmp/hpspin.info | sed 's/^ *//' | tr '\n' ';')
+    case $b:$page in shared:*/hugeld/*|private:/anon_hugepage) ;; *) page= ;; esac
+    if [ -n "$page" ] && grep -q '#0  *0x[0-9a-f]* spin (libhpspin.so' /tmp/hpspin.info \
+       && grep -q '#1  *0x[0-9a-f]* main (hpspin' /tmp/hpspin.info; then
+      pass "systemd-coredump, $b ($page): coredumpctl info: $trace"
+    else
+      fail "systemd-coredump, $b: coredumpctl names spin in libhpspin.so" "page '$page'; $(grep -m4 '#[0-9]\|Storage\|Signal' /tmp/hpspin.info | tr '\n' '|')"
+    fi
+    if [ -s "$core" ]; then
+      timeout 300 gdb -batch -nx -iex 'set debuginfod enabled off' -ex bt -ex 'x/i $pc' /usr/bin/hpspin "$core" > /tmp/hpspin.gdb 2>&1
+      timeout 300 eu-stack -m --core="$core" > /tmp/hpspin.eu 2>&1
+      if grep -q '^#0  0x[0-9a-f]* in spin () from /usr/lib/hpdemo/libhpspin.so$' /tmp/hpspin.gdb \
+         && grep -q '^#1  0x[0-9a-f]* in main ()' /tmp/hpspin.gdb && grep -q '^=> .*<spin+' /tmp/hpspin.gdb \
+         && grep -q '^#0  *0x[0-9a-f]* spin - .*libhpspin.so$' /tmp/hpspin.eu; then
+        pass "$b: coredumpctl dump, then gdb (backtrace spin, main; the instruction at the PC) and eu-stack ($(grep -m1 '^#0' /tmp/hpspin.eu | sed 's/  */ /g'))"
+      else
+        fail "$b: gdb and eu-stack on the core" "$(grep -E '^#|^=>|rror' /tmp/hpspin.gdb | head -3 | tr '\n' '|') $(head -3 /tmp/hpspin.eu | tr '\n' '|')"
+      fi
+    else
+      fail "$b: coredumpctl dump" "no core ($(grep -m2 'Storage\|Size' /tmp/hpspin.info | tr '\n' ' '))"
+    fi
+  done
+  echo "$total" > /proc/sys/vm/nr_hugepages
+}
+
 info "phase $phase: kernel $(uname -r), pool $(meminfo HugePages_Total) pages, $(meminfo HugePages_Free) free"
 case "$phase" in
 policy)
@@ -337,6 +564,16 @@ EOF
   grep -q "started while the distribution's loader" /tmp/dpkg3.log \
     && fail "dpkg -i: no process left on the distribution's loader" "$(grep hugeld: /tmp/dpkg3.log | head -2)"
   hard_check "system loader, libs *"
+  next guards
+  ;;
+guards)
+  # Guards (issue 40): AppArmor, RestrictFileSystems=, and what a crashed
+  # process's code looks like to systemd-coredump, gdb and eu-stack.
+  check_running
+  check_unit
+  guards_apparmor
+  guards_restrictfs
+  guards_coredump
   # A pool smaller than the cache for the next boot.
   sed -i 's/^pool auto$/pool 2/' /etc/hugeld.conf
   next smallpool

@@ -132,18 +132,20 @@ def program_dir():
     return p
 
 
-def helper_path():
+def helper_path(name="hugeld-plan", variable="HUGELD_PLAN"):
+    """The path of the C helper NAME: $VARIABLE, else the one beside
+    the command (installed, or in a build)."""
     here = program_dir()
-    cands = [os.environ.get("HUGELD_PLAN"),
-             os.path.join(here, "hugeld-plan"),
-             os.path.join(here, "..", "libexec", "hugeld-plan"),
-             os.path.join(here, "..", "build", "tools", "hugeld-plan"),
-             os.path.join(here, "..", "..", "build", "tools", "hugeld-plan")]
+    cands = [os.environ.get(variable),
+             os.path.join(here, name),
+             os.path.join(here, "..", "libexec", name),
+             os.path.join(here, "..", "build", "tools", name),
+             os.path.join(here, "..", "..", "build", "tools", name)]
     for c in cands:
         if c and os.path.isfile(c) and os.access(c, os.X_OK):
             return c
-    raise Error("the hugeld-plan helper is missing (make -C tools; "
-                "or set HUGELD_PLAN)")
+    raise Error("the %s helper is missing (make -C tools; or set %s)"
+                % (name, variable))
 
 
 def table(rows, right=(), indent=""):

@@ -33,6 +33,7 @@ from ..cache.entry import mapped_entries
 from ..cache.upkeep import cache_summary, scan_states
 from ..common import Error, HUGE, UsageError, helper_path, ldso_arg, mib, plural, shown, table
 from ..elf import is_hugeld_loader
+from ..guards import process_guards
 from ..planner import cache_dir, check_patterns, conf_file, default_setting, glibc_tunables_in_place, parse_backing, plan_each, synced_name
 from ..policy import read_conf
 from ..pool import hugetlb_cgroup_none, pool_info, pool_line
@@ -71,6 +72,7 @@ def process_status(pid, cache, ldso, detail=True):
         and is_hugeld_loader(loader_elf, ldso)
     st["hugetlb_cgroup_none"] = hugetlb_cgroup_none(pid)
     st["seccomp_filter"] = seccomp_filter(pid)
+    st["guards"] = process_guards(pid, cache_dir()) if detail else None
     st["ldso_command"] = bool(exe and loader) and exe == loader
     st["program"] = exe
     if st["ldso_command"]:
@@ -183,8 +185,10 @@ def process_status(pid, cache, ldso, detail=True):
     started = process_started(pid)
     private = [o for o in olist if o["shared_pages"] == 0 and any(
         r["backing"] == "private" for r in o["ranges"])]
+    order = st["backings"]
     made = cache_entries_made() \
-        if st["selected_without_huge_pages"] or private else {}
+        if st["selected_without_huge_pages"] or private \
+        or (detail and "shared" in order) else {}
     # By the file the process maps (its device and inode), not by the
     # path it shows.
     ids = {o.path: o.elf.dev_ino for o in objs}
@@ -197,6 +201,30 @@ def process_status(pid, cache, ldso, detail=True):
     st["private_cached_since_start"] = [
         {"path": o["path"], "pages": o["pages"]}
         for o in private if since_start(o["path"])]
+    # The shared cache had a current entry for a selected object when
+    # the process started, the process's backings list shared, and yet
+    # it maps nothing of it from the cache: ld.so tried the entry and
+    # could not use it (a guard refused the open or the mapping, the
+    # entry was made for another placement, ...; LD_DEBUG=hugepages
+    # says which).  Named with the guards /proc shows.
+    got = {o["path"]: o for o in olist}
+
+    def before_start(path):
+        t = made.get(ids.get(path))
+        return bool(t and started and t <= started)
+    st["cache_unused"] = []
+    if detail and "shared" in order:
+        for o, x in zip(objs, plans):
+            if x is None or not x["selected"] or not x["huge_pages"] \
+                    or o.path == loader or not before_start(o.path):
+                continue
+            g = got.get(o.path)
+            if g is not None and g["shared_pages"]:
+                continue
+            backings = sorted({r["backing"] for r in g["ranges"]}) \
+                if g is not None else []
+            st["cache_unused"].append({"path": o.path,
+                                       "backings": backings})
     return st
 
 
@@ -285,6 +313,9 @@ def no_huge_pages_reason(st, x):
                 "and ignores the selection%s" % (
                     n, "; its page-cache huge pages are the kernel's own"
                     if x["thp"] else "")]
+    if any(u["path"] == x["path"] for u in st.get("cache_unused", [])):
+        return ["its plan has %s, and the shared cache's entry was current "
+                "when it started: see the note above" % n]
     if x.get("cached_since_start"):
         return ["its plan has %s, and the shared cache serves it now, but "
                 "its entry was made after this process started: a restart "
@@ -454,11 +485,14 @@ def process_settings(pid, st, ldso):
 
 def settings_document(s):
     """The Settings S as JSON: {"libs", "segments", "backing": the values
-    in force (libs None: nothing selected), "sources", "origin",
+    in force (libs None: nothing selected), "given": each as its source
+    gave it (None: the default), "sources", "origin",
     "bad", "locked", "ignored", "secure", "policy"}."""
     return {"libs": s.effective["libs"],
             "segments": s.effective["segments"],
             "backing": s.effective["backing"],
+            "given": {"libs": s.libs, "segments": s.segments,
+                      "backing": s.backing},
             "sources": dict(s.sources), "origin": dict(s.origin),
             "bad": sorted(s.bad), "locked": sorted(s.locked),
             "ignored": sorted(s.ignored), "secure": s.secure,
@@ -625,6 +659,9 @@ def print_status(st):
                   "loader in place (a libc6 upgrade or reinstall); it runs "
                   "without hugeld until it is restarted")
     print("  settings: %s" % shown(st["settings_line"]))
+    g = st.get("guards")
+    if g and g["words"]:
+        print("  guards: %s" % shown("; ".join(g["words"])))
     rows = [("OBJECT", "KIND", "ADDRESSES", "IN THE OBJECT", "BACKING",
              "PAGES")]
     for o in st["objects"]:
@@ -671,6 +708,13 @@ def print_status(st):
                 shown(o["path"]), shown(x["pattern"]), x["matched_by"],
                 shown(pol["file"]),
                 x["conf_line"]))
+    for x in st.get("cache_unused", []):
+        print("  note: %s: its cache entry was current when the process "
+              "started, but the process does not map it (%s): ld.so could "
+              "not use it, and LD_DEBUG=hugepages says why; %s" % (
+                  shown(x["path"]), ", ".join(x["backings"]) or "ordinary pages",
+                  "the guards /proc shows: " + shown("; ".join(g["words"]))
+                  if g and g["words"] else "/proc shows no guard"))
     for x in st.get("private_cached_since_start", []):
         print("  note: %s: a private copy (%s) of what the shared cache "
               "serves now: its entry was made after this process "
@@ -695,7 +739,7 @@ def print_status(st):
                 or not st["hugeld"]:
             continue
         print("  note: %s: text on %d of its %s:" % (
-            x["path"], x["huge"], plural(x["whole"], "huge page")))
+            shown(x["path"]), x["huge"], plural(x["whole"], "huge page")))
         for line in no_huge_pages_reason(st, dict(x, planned_pages=x["whole"])):
             print("        " + line)
         if x["text"]["size"] or x["text"].get("incongruent"):
