@@ -39,7 +39,7 @@ import os
 from .. import spawn
 from ..common import Error, UsageError, ldso_arg
 from ..elf import check_program
-from ..planner import check_patterns, check_segments, parse_backing
+from ..planner import check_patterns, check_segments, parse_backing, setting_variable
 
 DROPIN_DIR = "/etc/systemd/system"
 DROPIN_NAME = "hugeld.conf"
@@ -220,13 +220,13 @@ def cmd_enable(args):
                         "give --libs" % (unit, program))
         # The program itself, by its file name.
         libs = os.path.basename(program)
-    settings = [("LD_HUGEPAGE_LIBS", check_patterns(libs))]
+    settings = [(setting_variable("libs"), check_patterns(libs))]
     if args.segments:
-        settings.append(("LD_HUGEPAGE_SEGMENTS",
+        settings.append((setting_variable("segments"),
                          check_segments(args.segments)))
     if args.backing:
         parse_backing(args.backing)
-        settings.append(("LD_HUGEPAGE_BACKING", args.backing))
+        settings.append((setting_variable("backing"), args.backing))
     loader = system_loader(program)
     text = dropin_text(ldso, loader, settings)
     try:
