@@ -24,7 +24,6 @@
 			place, mapping it again from the file
    dl-hugepage-back.c	the shared cache backing
    dl-hugepage-thp.c	the transparent huge page backing
-   dl-hugepage-thpfill.c	the page cache under a thp zone
    dl-hugepage-pool.c	whether the process can have pool pages at all
    dl-hugepage-policy.c	the policy file
    dl-hugepage-io.c	input and output primitives
@@ -44,12 +43,11 @@
 /* What ld.so keeps for the object it is putting on huge pages: its
    shared cache entry, looked up when the placement depends on it or at
    its first shareable zone, and whether its file mappings were marked
-   MADV_HUGEPAGE (and MADV_RANDOM).  Valid only while LOOKED;
+   MADV_HUGEPAGE.  Valid only while LOOKED;
    _dl_hugepage_cache_done ends it.  */
 struct hp_object_state
 {
   bool thp_advised;
-  bool thp_random;		/* Its file mappings are MADV_RANDOM.  */
   bool looked;
   bool verify;			/* Compare the bytes before using them
 				   (made on another device).  */
@@ -349,47 +347,6 @@ const char *_dl_hugepage_errno_name (int err) attribute_hidden;
    bytes to find out.  */
 const char *_dl_hugepage_enomem_why (size_t len, bool data)
   attribute_hidden;
-
-/* The page cache under a thp zone (dl-hugepage-thpfill.c).  */
-
-/* What became of the 2 MiB chunks of a read-only zone.  */
-struct hp_thp_fill
-{
-  size_t pmd;			/* Mapped with a huge page.  */
-  size_t repaired;		/* Dropped from the page cache (small folios
-				   nobody mapped), then mapped huge or
-				   left to LAZY.  */
-  size_t lazy;			/* Not in the page cache: read as one
-				   2 MiB folio when first touched.  */
-  size_t held;			/* From the first chunk another process
-				   maps in small folios on: left alone.  */
-  size_t other;			/* The rest: small folios where the kernel
-				   makes no 2 MiB ones, our own changed
-				   pages (breakpoints, uprobes), or not
-				   mapped yet.  */
-  const char *unasked;		/* Why the page cache could not be asked
-				   (every chunk then read at load), or
-				   NULL.  */
-  const char *stopped;		/* Why the fill stopped before the zone's
-				   end, the rest counted in OTHER (the file
-				   was cut while it was loaded), or NULL.  */
-  int pagemap_err;		/* /proc/self/pagemap could not be opened
-				   (errno): what came of each chunk is not
-				   known.  */
-  bool pagemap_denied;		/* ... refused by a security policy.  */
-};
-
-/* Map the 2 MiB chunks of [DST, DST + LEN), the part of a read-only
-   thp zone at file offset OFF of FD (mapped with PROT), with the page
-   cache's huge pages, repairing small folios nobody else maps and
-   leaving what is not cached to be read on first use; *N says what
-   became of them.  OBJECT_RANDOM: the object's mappings are
-   MADV_RANDOM already (an earlier zone read 2 MiB folios).  False if
-   unmapping a range with its page table failed: the zone may have a
-   hole.  */
-bool _dl_hugepage_thp_fill (uintptr_t dst, size_t len, int prot, int fd,
-			    off64_t off, bool object_random,
-			    struct hp_thp_fill *n) attribute_hidden;
 
 /* The policy file (dl-hugepage-policy.c).  */
 

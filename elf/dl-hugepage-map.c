@@ -228,7 +228,6 @@ _dl_hugepage_cache_done (struct hp_object_state *c)
   c->looked = false;
   c->verify = false;
   c->thp_advised = false;
-  c->thp_random = false;
 }
 
 /* Whether every page of [ADDR, ADDR + LEN) is mapped: msync fails

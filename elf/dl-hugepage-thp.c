@@ -20,11 +20,14 @@
    pool.  A read-only zone stays mapped from the object's file, at an
    address congruent to its file offset modulo 2 MiB (the planner chose
    the bias for that), and ld.so asks the kernel to use page-cache huge
-   pages for it (MADV_HUGEPAGE, then MADV_COLLAPSE where the kernel can
-   collapse file pages).  Where it cannot collapse, ld.so maps the
-   zone 2 MiB at a time itself, repairing what the page cache holds in
-   small folios when no other process maps them (dl-hugepage-thpfill.c), and
-   reports how many 2 MiB ranges came up huge.  A writable zone becomes
+   pages for it (MADV_HUGEPAGE) and does nothing more: the kernel reads
+   such a mapping in 2 MiB folios when the program first touches it,
+   with its own readahead, and maps a 2 MiB folio the page cache holds
+   with one fault.  What the page cache holds in small folios (another
+   process read the file first) stays so for this process: dropping
+   and reading it again would cost the start the user waits for, and
+   cannot drop what another process maps.  `hugeld thp repair' makes
+   such ranges whole between starts.  A writable zone becomes
    an anonymous private copy marked MADV_HUGEPAGE, built aside and
    moved into place like the private copy (moving ordinary memory works
    on every kernel).  */
@@ -34,13 +37,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <ldsodefs.h>
-#include <not-cancel.h>
 #include <sysdep.h>
 #include "dl-hugepage-int.h"
-
-#ifndef MADV_COLLAPSE
-# define MADV_COLLAPSE 25
-#endif
 
 /* Whether transparent huge pages are enabled at all: 1 yes, -1 no
    (/sys/kernel/mm/transparent_hugepage/enabled says [never], or the
@@ -51,9 +49,6 @@ static int hp_thp;
    all the same (madvise needs no file, and where THP is off it does
    nothing), and the report says so.  */
 static bool hp_thp_denied;
-/* MADV_COLLAPSE failed with EINVAL: the kernel cannot collapse file
-   pages; do not ask again.  */
-static bool hp_no_collapse;
 
 #ifdef HAVE_THP
 /* glibc 2.44 and later: ld.so reads the THP mode itself for
@@ -139,22 +134,19 @@ hp_thp_copy (struct hp_load_state *ls, const struct hp_zone *z,
   return HP_THP;
 }
 
-/* Give every file page of the object with load bias L_ADDR ADVICE, not
-   only its huge page zones.  MADV_HUGEPAGE, before anything faults
+/* Mark every file page of the object with load bias L_ADDR
+   MADV_HUGEPAGE, not only its huge page zones, before anything faults
    them in: the kernel's read-around for a fault anywhere else in the
    file (relocation, constructors; read_ahead_kb may be megabytes)
    would otherwise fill the page cache with small folios, also where
-   the zones are, and those can never be mapped with huge pages.  With
-   the mark, every fault reads whole aligned huge folios.  MADV_RANDOM,
-   once a zone is known to read as 2 MiB folios and has chunks left to
-   be read on first use: a fault elsewhere (a symbol lookup in the
-   first segment, say) then reads its own 2 MiB and starts no
-   readahead that would bring those chunks in small folios.  Best
-   effort: a zone already on hugetlb pages refuses the advice, and
-   only the zone's own madvise must succeed.  */
+   the zones are, and those are never mapped with huge pages.  With the
+   mark, a fault where the page cache holds nothing reads whole aligned
+   2 MiB folios (Linux 5.18 and later: the 2 MiB around the fault and
+   the next, then the device's readahead).  Best effort: a zone already
+   on hugetlb pages refuses the advice, and only the zone's own
+   madvise must succeed.  */
 static void
-hp_advise_object (const struct hp_load_state *ls, ElfW(Addr) l_addr,
-		  int advice)
+hp_advise_object (const struct hp_load_state *ls, ElfW(Addr) l_addr)
 {
   const ElfW(Phdr) *phdr = ls->phdr;
   size_t pg = GLRO(dl_pagesize);
@@ -164,7 +156,7 @@ hp_advise_object (const struct hp_load_state *ls, ElfW(Addr) l_addr,
 	ElfW(Addr) s = HP_ALIGN_DOWN (l_addr + phdr[i].p_vaddr, pg);
 	ElfW(Addr) e = HP_ALIGN_UP (l_addr + phdr[i].p_vaddr
 				    + phdr[i].p_filesz, pg);
-	_dl_hugepage_madvise ((void *) s, e - s, advice);
+	_dl_hugepage_madvise ((void *) s, e - s, MADV_HUGEPAGE);
       }
 }
 
@@ -315,7 +307,7 @@ _dl_hugepage_thp_zone (struct hp_load_state *ls, const struct hp_zone *z,
   if (!ls->cache.thp_advised)
     {
       ls->cache.thp_advised = true;
-      hp_advise_object (ls, l_addr, MADV_HUGEPAGE);
+      hp_advise_object (ls, l_addr);
     }
   if (_dl_hugepage_madvise (dst, len, MADV_HUGEPAGE) != 0)
     {
@@ -323,73 +315,21 @@ _dl_hugepage_thp_zone (struct hp_load_state *ls, const struct hp_zone *z,
       *what = HP_STEP_MADV_HUGEPAGE;
       return HP_FALLBACK;
     }
-  *what = "page-cache huge pages asked for (MADV_HUGEPAGE; MADV_COLLAPSE "
-	  "not supported here)";
-  if (!hp_no_collapse)
-    {
-      int r = _dl_hugepage_madvise (dst, len, MADV_COLLAPSE);
-      /* EAGAIN is transient (a folio locked or being collapsed by
-	 khugepaged at the same moment; seen on Linux 7.2 and 7.3 with a
-	 warm page cache): ask once more.  */
-      if (r != 0 && errno == EAGAIN)
-	r = _dl_hugepage_madvise (dst, len, MADV_COLLAPSE);
-      if (r == 0)
-	*what = (hp_thp_denied
-		 ? "page-cache huge pages asked for (MADV_HUGEPAGE, "
-		   "MADV_COLLAPSE done); " HP_THP_ENABLED_FILE " unreadable"
-		   HP_DENIED ": asked for all the same"
-		 : "page-cache huge pages asked for (MADV_HUGEPAGE, "
-		   "MADV_COLLAPSE done)");
-      else if (errno == EINVAL)
-	hp_no_collapse = true;
-      else
-	*what = "page-cache huge pages asked for (MADV_HUGEPAGE; "
-		"MADV_COLLAPSE failed)";
-      if (r == 0)
-	return HP_THP;
-    }
-  if ((z->prot & PF_R) == 0)
-    return HP_THP;
-
-  struct hp_thp_fill n = { 0 };
-  if (!_dl_hugepage_thp_fill ((uintptr_t) dst, len, hp_prot (z->prot), fd,
-			      hp_zone_offset (z, start), ls->cache.thp_random,
-			      &n))
-    {
-      *err = errno;
-      *what = "mmap of the file again over a 2 MiB range to repair";
-      return (_dl_hugepage_unhole (ls, z, l_addr, fd, err) == HP_LOST
-	      ? HP_LOST : HP_FALLBACK);
-    }
-  if (n.lazy != 0 && !ls->cache.thp_random)
-    {
-      ls->cache.thp_random = true;
-      hp_advise_object (ls, l_addr, MADV_RANDOM);
-    }
-  /* What was asked for, then what came of it.  */
-  static char msg[1024];
-  char *p = __stpcpy (__stpcpy (msg, *what), ": ");
-  p = hp_put_count (p, n.pmd, " of ");
-  p = hp_put_count (p, len / HP_HUGEPAGE_SIZE + edges,
-		    " 2 MiB ranges mapped huge (");
-  p = hp_put_count (p, n.repaired, " repaired from small folios, ");
-  p = hp_put_count (p, n.lazy, " to be read as 2 MiB folios on first use, ");
-  p = hp_put_count (p, n.held, " held in small folios by another process, ");
-  p = hp_put_count (p, n.other, " left as they were");
+  /* Nothing is touched, dropped or asked here: no range is read at load
+     and the process has no system call to make that a seccomp filter
+     may refuse.  What the kernel gave shows in /proc/PID/smaps
+     (FilePmdMapped), which hugeld status reads.  */
+  static char msg[512];
+  char *p = hp_put_count (__stpcpy (msg, "page-cache huge pages asked for "
+					"(MADV_HUGEPAGE) for "),
+			  len / HP_HUGEPAGE_SIZE,
+			  " 2 MiB ranges: huge from first use, except where "
+			  "the page cache holds small folios (hugeld thp "
+			  "repair makes them whole)");
   if (edges != 0)
-    p = hp_put_count (__stpcpy (p, ", "), edges,
-		      " where the file holds another segment's bytes");
-  p = __stpcpy (p, ")");
-  if (n.unasked != NULL)
-    p = __stpcpy (__stpcpy (__stpcpy (p, "; the page cache not asked ("),
-			    n.unasked), ": each range faulted in at load)");
-  if (n.stopped != NULL)
-    p = __stpcpy (__stpcpy (p, "; stopped: "), n.stopped);
-  if (n.pagemap_err != 0)
-    p = __stpcpy (__stpcpy (__stpcpy (p, "; /proc/self/pagemap: "),
-			    _dl_hugepage_errno_name (n.pagemap_err)),
-		  n.pagemap_denied ? HP_DENIED ": the rest left to first use"
-		  : ": the rest left to first use");
+    p = hp_put_count (__stpcpy (p, "; "), edges,
+		      " on ordinary pages where the file holds another "
+		      "segment's bytes");
   if (hp_thp_denied)
     __stpcpy (p, "; " HP_THP_ENABLED_FILE " unreadable" HP_DENIED
 	      ": asked for all the same");

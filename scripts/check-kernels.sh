@@ -9,9 +9,10 @@
 # program with PT_INTERP /opt/hugeld/ld.so, fork with data and bss on
 # huge pages, NUMA bindings, the shared cache, thp, an empty pool, and
 # the thp backing for a library on ext4 (a read-only virtio disk made
-# here with mke2fs -d) with the page cache warm (single pages) and cold,
-# where MADV_COLLAPSE must either be refused with EINVAL or put the
-# text on huge pages.  Every check compares with the stock loader in
+# here with mke2fs -d) with the page cache warm (single pages) and cold:
+# the same result as the stock loader, and where the thp repair
+# (hugeld-thp --repair, tools/hugeld-thp.c) puts the text on 2 MiB
+# folios, the next start has it on huge pages.  Every check compares with the stock loader in
 # the same guest.  Whether the selected objects must be on huge pages
 # depends on whether the kernel can move a hugetlb mapping with mremap
 # (MREMAP_FIXED), which a probe finds out in the guest
@@ -311,6 +312,15 @@ if [ ! -f "$mkcache" ] || [ -n "$(find "$HUGELD_TOP/tests/kernels/mkcache.c" "$H
   mv "$mkcache.tmp" "$mkcache"
 fi
 
+# hugeld-thp, static: the thp repair (hugeld thp repair) in the guest.
+thprepair=$KDIR/bin/hugeld-thp
+THP_SRCS=("$HUGELD_TOP"/tools/hugeld-{thp,plan-elf,open}.c "$HUGELD_TOP"/elf/dl-hugepage-{plan,kinds,dynamic,match,cache,tunables}.c)
+if [ ! -f "$thprepair" ] || [ -n "$(find "${THP_SRCS[@]}" "$HUGELD_TOP"/tools/*.h "$HUGELD_TOP"/elf/dl-hugepage-*.h -newer "$thprepair")" ]; then
+  cc -static -O2 -Wall -Wextra -I"$HUGELD_TOP/elf" "${THP_SRCS[@]}" -o "$thprepair.tmp" \
+    || die "cannot build $thprepair"
+  mv "$thprepair.tmp" "$thprepair"
+fi
+
 # The initramfs (the same for every kernel: no modules needed).
 ROOT=$KDIR/root
 INITRD=$KDIR/initramfs.cpio.gz
@@ -357,7 +367,7 @@ copy_in "$SYSTEM_LDSO"
 for f in bigcheck-shared bigcheck-dlopen bigcheck-pie bigcheck-nopie libbig.so; do
   cp "$FIXTURES/$f" "$ROOT/t/"
 done
-cp "$interp" "$probe" "$membind" "$mkcache" "$collapse" "$ROOT/t/"
+cp "$interp" "$probe" "$membind" "$mkcache" "$collapse" "$thprepair" "$ROOT/t/"
 # The libraries they need (libc.so.6), at the host's paths.
 for f in "$ROOT"/t/bigcheck-* "$ROOT/t/libbig.so"; do
   "$SYSTEM_LDSO" --list "$f" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'
@@ -403,8 +413,9 @@ EOF2
 fi
 
 # The XFS disk (/dev/vdb, read-only) with the same two files: a file
-# system with large folios from Linux 5.18 on, where the thp backing's
-# own fill (not MADV_COLLAPSE) decides the coverage before 7.x.  300
+# system with large folios from Linux 5.18 on, where the thp repair's
+# drop and read again (not MADV_COLLAPSE) decides the coverage before
+# 7.x.  300
 # MiB (mkfs.xfs's minimum), sparse; without bigtime and inobtcount,
 # which Linux 5.10 only knows as experimental.  Made through a loop
 # mount, so only where this host can (root, a loop device): the guests

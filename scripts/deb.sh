@@ -42,6 +42,7 @@ make -s -C "$HUGELD_TOP" install DESTDIR="$root" PREFIX=/opt/hugeld LINKDIR= > "
   || { tail -5 "$BUILDDIR/deb/install.log" >&2; die "make install DESTDIR=$root failed"; }
 opt=$root/opt/hugeld
 for f in ld.so bin/hugeld lib/python3/hugeld/cli.py libexec/hugeld-plan libexec/hugeld-conf \
+	 libexec/hugeld-thp \
 	 libexec/hugeld-system-loader share/man/man1/hugeld.1 \
 	 share/man/man5/hugeld.conf.5 share/bash-completion/completions/hugeld; do
   [ -f "$opt/$f" ] || die "make install did not install /opt/hugeld/$f"
@@ -50,7 +51,7 @@ done
 # Stripped as Debian strips its own loader and programs (the build
 # tree keeps the symbols; the build ID stays, for debuginfo).
 strip --strip-unneeded --remove-section=.comment "$opt/ld.so" "$opt/libexec/hugeld-plan" \
-  "$opt/libexec/hugeld-conf"
+  "$opt/libexec/hugeld-conf" "$opt/libexec/hugeld-thp"
 "$opt/ld.so" --version > /dev/null || die "the stripped ld.so does not run"
 
 # Where Debian looks for commands, manual pages and completions.
@@ -102,6 +103,10 @@ hugeld: dir-or-file-in-opt *
 # other library.
 hugeld: shared-library-is-executable 0755 [opt/hugeld/ld.so]
 hugeld: shared-library-lacks-prerequisites [opt/hugeld/ld.so]
+# The file trigger starts the thp repair's one-shot service without
+# waiting for it (systemctl --no-block start, after asking policy-rc.d):
+# deb-systemd-invoke starts no static unit, and waits.
+hugeld: maintainer-script-calls-systemctl [postinst:*]
 # The command's own package, private to /opt/hugeld and on no sys.path,
 # is shipped compiled (checked-hash bytecode, made when it is built):
 # the command runs with python3 -IS, writes no cache, and starts in a
@@ -109,8 +114,9 @@ hugeld: shared-library-lacks-prerequisites [opt/hugeld/ld.so]
 hugeld: package-installs-python-pycache-dir *
 EOF
 
-# The boot unit (pool and shared cache from /etc/hugeld.conf) and the
-# metrics timer (status --all --prometheus for node_exporter), where the
+# The boot unit (pool and shared cache from /etc/hugeld.conf), the
+# metrics timer (status --all --prometheus for node_exporter) and the
+# thp repair's timer and service (hugeld thp repair), where the
 # release's systemd looks for packaged units (/lib/systemd/system in
 # Debian 12, /usr/lib/systemd/system in 13).
 unitdir=$(pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null || true)
@@ -123,7 +129,9 @@ fi
 install -d "$root$unitdir"
 install -m 0644 "$HUGELD_TOP/scripts/deb/hugeld-cache.service" \
   "$HUGELD_TOP/scripts/deb/hugeld-metrics.service" \
-  "$HUGELD_TOP/scripts/deb/hugeld-metrics.timer" "$root$unitdir/"
+  "$HUGELD_TOP/scripts/deb/hugeld-metrics.timer" \
+  "$HUGELD_TOP/scripts/deb/hugeld-thp-repair.service" \
+  "$HUGELD_TOP/scripts/deb/hugeld-thp-repair.timer" "$root$unitdir/"
 install -d "$root/usr/share/man/man5"
 gzip -9n < "$HUGELD_TOP/tools/hugeld.conf.5" > "$root/usr/share/man/man5/hugeld.conf.5.gz"
 

@@ -50,21 +50,23 @@ unit=$(grep -E '^\./(usr/)?lib/systemd/system/hugeld-cache\.service$' <<< "$file
 for f in ./opt/hugeld/ld.so ./opt/hugeld/bin/hugeld ./opt/hugeld/lib/python3/hugeld/cli.py \
 	 ./opt/hugeld/lib/python3/hugeld/__pycache__/cli.cpython-$(/usr/bin/python3 -c 'import sys; print("%d%d" % sys.version_info[:2])').pyc \
 	 ./opt/hugeld/libexec/hugeld-plan \
-	 ./opt/hugeld/libexec/hugeld-conf \
+	 ./opt/hugeld/libexec/hugeld-conf ./opt/hugeld/libexec/hugeld-thp \
 	 ./opt/hugeld/libexec/hugeld-system-loader ./opt/hugeld/share/man/man1/hugeld.1 \
 	 ./opt/hugeld/share/bash-completion/completions/hugeld ./usr/bin/hugeld \
 	 ./usr/share/man/man1/hugeld.1.gz ./usr/share/man/man5/hugeld.conf.5.gz \
 	 ./usr/share/doc/hugeld/copyright "${unit:-hugeld-cache.service}" \
-	 "${unit%/*}/hugeld-metrics.service" "${unit%/*}/hugeld-metrics.timer"; do
+	 "${unit%/*}/hugeld-metrics.service" "${unit%/*}/hugeld-metrics.timer" \
+	 "${unit%/*}/hugeld-thp-repair.service" "${unit%/*}/hugeld-thp-repair.timer"; do
   grep -qx -- "$f" <<< "$files" || missing="$missing $f"
 done
-[ -z "$missing" ] && pass "contents: /opt/hugeld (loader, command compiled, helpers, system-loader, man pages, completion), /usr/bin/hugeld, man pages, copyright, $unit, the metrics timer" \
+[ -z "$missing" ] && pass "contents: /opt/hugeld (loader, command compiled, helpers, system-loader, man pages, completion), /usr/bin/hugeld, man pages, copyright, $unit, the metrics timer, the thp repair's service and timer" \
   || fail "contents" "missing:$missing"
 # Nothing outside /opt/hugeld and /usr/share except the /usr/bin link,
-# the boot unit and, in /etc, the AppArmor abstraction (a conffile).
+# the units (boot, metrics, thp repair) and, in /etc, the AppArmor
+# abstraction (a conffile).
 AA=etc/apparmor.d/abstractions/base.d/hugeld
 other=$(grep -v -e '^\./$' -e '^\./opt/' -e '^\./usr/$' -e '^\./usr/share/' -e '^\./usr/bin/$' -e '^\./usr/bin/hugeld$' \
-  -e '^\./\(usr/\)\?\(lib/\(systemd/\(system/\(hugeld-cache\.service\|hugeld-metrics\.service\|hugeld-metrics\.timer\)\?\)\?\)\?\)\?$' \
+  -e '^\./\(usr/\)\?\(lib/\(systemd/\(system/\(hugeld-cache\.service\|hugeld-metrics\.service\|hugeld-metrics\.timer\|hugeld-thp-repair\.service\|hugeld-thp-repair\.timer\)\?\)\?\)\?\)\?$' \
   -e '^\./\(etc/\(apparmor\.d/\(abstractions/\(base\.d/\(hugeld\)\?\)\?\)\?\)\?\)\?$' <<< "$files")
 [ -z "$other" ] && pass "no files outside /opt/hugeld, /usr/share, /usr/bin/hugeld, the units and /$AA (no loader)" \
   || fail "files outside /opt/hugeld" "$(echo "$other" | tr '\n' ' ')"
@@ -179,7 +181,10 @@ in_root apt-get purge -y -qq hugeld > "$TEST_TMP/purge1.log" 2>&1
 rc=$?
 left=$(cd "$C" && ls -d opt/hugeld usr/bin/hugeld usr/share/doc/hugeld var/lib/hugeld etc/dpkg/dpkg.cfg.d/hugeld \
   "$AA" lib/systemd/system/hugeld-cache.service usr/lib/systemd/system/hugeld-cache.service \
-  etc/systemd/system/*/hugeld-cache.service 2> /dev/null)
+  etc/systemd/system/*/hugeld-cache.service lib/systemd/system/hugeld-thp-repair.* \
+  usr/lib/systemd/system/hugeld-thp-repair.* etc/systemd/system/*/hugeld-thp-repair.* \
+  lib/systemd/system/hugeld-metrics.* usr/lib/systemd/system/hugeld-metrics.* \
+  etc/systemd/system/*/hugeld-metrics.* 2> /dev/null)
 if [ $rc = 0 ] && [ -z "$left" ] && [ -z "$(in_root dpkg-query -W -f='${Status}' hugeld 2> /dev/null | grep -v not-installed)" ]; then
   pass "apt-get purge: nothing of hugeld left"
 else

@@ -18,8 +18,7 @@
 #   with thp;
 # - LD_DEBUG=hugepages names the guard where it denied something: the
 #   open of the cache ("denied by a security policy (Landlock or a
-#   security module)"), and with thp what it could not read of /proc
-#   and /sys;
+#   security module)"), and with thp what it could not read of /sys
 # - hugeld status of a process in such a domain, from outside, says
 #   that the cache's entry was there when it started and names what
 #   it can see of the guard.

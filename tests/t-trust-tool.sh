@@ -272,13 +272,15 @@ grep -q 'quarter' "$HUGELD_TOP/tools/hugeld.conf.5" \
   || fail "hugeld.conf(5) documents the cap" ""
 
 # 5. The package: a sync that hangs holds neither the boot nor dpkg.
-UNIT=$HUGELD_TOP/scripts/deb/hugeld-cache.service
-t=$(sed -n 's/^TimeoutStartSec=//p' "$UNIT")
-if [ -n "$t" ] && [ "$t" != infinity ] && sed -n '/^\[Service\]/,/^\[/p' "$UNIT" | grep -q '^TimeoutStartSec='; then
-  pass "hugeld-cache.service: TimeoutStartSec=$t"
-else
-  fail "hugeld-cache.service has a start timeout" "TimeoutStartSec='$t'"
-fi
+for u in hugeld-cache.service hugeld-thp-repair.service; do
+  UNIT=$HUGELD_TOP/scripts/deb/$u
+  t=$(sed -n 's/^TimeoutStartSec=//p' "$UNIT")
+  if [ -n "$t" ] && [ "$t" != infinity ] && sed -n '/^\[Service\]/,/^\[/p' "$UNIT" | grep -q '^TimeoutStartSec='; then
+    pass "$u: TimeoutStartSec=$t"
+  else
+    fail "$u has a start timeout" "TimeoutStartSec='$t'"
+  fi
+done
 P=$TEST_TMP/pkg
 mkdir -p "$P/opt/hugeld/bin" "$P/up" "$P/work" "$P/run/systemd/system" "$P/stubs"
 printf '#!/bin/sh\nexec sleep 600\n' > "$P/opt/hugeld/bin/hugeld"

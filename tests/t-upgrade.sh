@@ -126,6 +126,14 @@ fi
 [ -L "$C/etc/systemd/system/sysinit.target.wants/hugeld-cache.service" ] \
   && pass "postinst enabled hugeld-cache.service (sysinit.target.wants)" \
   || fail "postinst enables the unit" "$(ls "$C/etc/systemd/system/sysinit.target.wants" 2>&1 | tr '\n' ' ')"
+TUNITS="/${UNIT%/*}/hugeld-thp-repair.service /${UNIT%/*}/hugeld-thp-repair.timer"
+if in_root systemd-analyze verify $TUNITS > "$TEST_TMP/verify-thp.log" 2>&1 \
+   && [ ! -s "$TEST_TMP/verify-thp.log" ] \
+   && [ -L "$C/etc/systemd/system/timers.target.wants/hugeld-thp-repair.timer" ]; then
+  pass "hugeld-thp-repair.service and .timer: systemd-analyze verify clean, the timer enabled (timers.target.wants)"
+else
+  fail "hugeld-thp-repair units" "$(head -5 "$TEST_TMP/verify-thp.log" | tr '\n' ' ') $(ls "$C/etc/systemd/system/timers.target.wants" 2>&1 | tr '\n' ' ')"
+fi
 
 # The cache: a hugetlbfs inside the root, removed at the end.
 reserve_hugepages 40 || { fail pool "cannot reserve 40 huge pages"; finish; }

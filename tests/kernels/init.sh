@@ -4,7 +4,8 @@
 # the loader under test at /opt/hugeld/ld.so, the stock loader and
 # libc.so.6 at the host's paths, and in /t the big-code test programs
 # (tests/fixtures), bigcheck-interp (PT_INTERP /opt/hugeld/ld.so),
-# probe-mremap and probe-collapse (tests/kernels/*.c, static).  A second cpio
+# probe-mremap and probe-collapse (tests/kernels/*.c, static) and
+# hugeld-thp (tools/hugeld-thp.c, static).  A second cpio
 # archive, appended for each kernel, adds its modules for the ext4
 # disk in /kmod (NAME.ko, and "order": the load order); the disk itself
 # is /dev/vda (virtio, read-only): bigcheck-shared and libbig.so in /t.
@@ -316,8 +317,8 @@ else
 fi
 
 # thp (LD_HUGEPAGE_BACKING=thp): nothing from the pool; whatever the
-# kernel makes of MADV_HUGEPAGE and MADV_COLLAPSE, the result is the
-# stock loader's, and the report says what was asked for.
+# kernel makes of MADV_HUGEPAGE, the result is the stock loader's, and
+# the report says what was asked for.
 NEED_DBG="thp: page-cache huge pages asked for"
 check thp "libbig.so with LD_HUGEPAGE_BACKING=thp, all segments" none ref-shared \
   LD_HUGEPAGE_LIBS=libbig.so LD_HUGEPAGE_SEGMENTS=all LD_HUGEPAGE_BACKING=thp $HUGELD $T/bigcheck-shared
@@ -340,24 +341,25 @@ fi
 # File THP on ext4 (LD_HUGEPAGE_BACKING=thp), with the pool still empty
 # so that the page cache has the memory.  /dev/vda is a read-only ext4
 # disk with bigcheck-shared and libbig.so (made by check-kernels.sh);
-# its modules are in /kmod (order: load order).  Whether libbig.so's
-# text ends up on the page cache's 2 MiB folios depends on the kernel
-# and on what the page cache holds already:
+# its modules are in /kmod (order: load order).  ld.so only marks the
+# text MADV_HUGEPAGE (elf/dl-hugepage-thp.c); whether it ends up on the
+# page cache's 2 MiB folios depends on the kernel and on what the page
+# cache holds already:
 #   warm: the file read with read(2) first (cat, readahead off), so
-#         the page cache holds single pages; only MADV_COLLAPSE can
-#         then put the text on huge pages;
+#         the page cache holds single pages, which the start maps as
+#         the stock loader does; hugeld-thp --repair (what `hugeld thp
+#         repair' runs, between starts) then collapses them
+#         (MADV_COLLAPSE, where the kernel collapses file text: 7.2 and
+#         later) or drops them and reads them again as 2 MiB folios
+#         (where the file system makes them);
 #   cold: after drop_caches, so the faults of a MADV_HUGEPAGE mapping
 #         read whole 2 MiB folios, where the file system has large
 #         folios (ext4 from 6.16 on).
-# Each run PASSes if it behaves as the stock loader's and either the
-# kernel refused MADV_COLLAPSE with EINVAL ("not supported here"; the
-# coverage is then only reported), or it took it and >= 90% of the
-# text's whole 2 MiB pages are PMD-mapped (bigcheck adds up
-# FilePmdMapped of its mappings).  On 7.2 and 7.3, MADV_COLLAPSE of
-# the whole text of a warm file returns EAGAIN in about half the runs
-# (probe-collapse shows it too), and yet every 2 MiB page of it ends up
-# PMD-mapped: the loader's "MADV_COLLAPSE failed" is held to the same
-# 90% as "MADV_COLLAPSE done".
+# Each run PASSes if it behaves as the stock loader's, reaches the
+# coverage asked of its first start (NEED), and, where the repair says
+# it put every range on a 2 MiB folio, the next start has >= 90% of
+# the text's whole 2 MiB pages PMD-mapped (bigcheck adds up
+# FilePmdMapped of its mappings); elsewhere that is only reported.
 E=/mnt/ext4
 THP=/sys/kernel/mm/transparent_hugepage
 # thp_cov NAME: sets COV (percent) and COVTXT from bigcheck's "info:
@@ -377,42 +379,44 @@ thp_cov () {
   COV=$(( t * 100 / (n * 2048) ))
   COVTXT="$COV% ($t KiB in $n whole 2 MiB pages)"
 }
-# collapse_of NAME: what the loader's report says of the text zone.
-collapse_of () {
-  case $(grep -m1 ': text \[.*thp: ' $W/$1.dbg) in
-    *"MADV_COLLAPSE done"*) echo done ;;
-    *"not supported here"*) echo "not supported" ;;
-    *"MADV_COLLAPSE failed"*) echo failed ;;
-    *) echo none ;;
-  esac
-}
+# repair_field KEY: KEY of hugeld-thp's record in $W/repair.json.
+repair_field () { tr -d '\n' < $W/repair.json | sed -n "s/.*\"$1\": \([0-9]*\).*/\1/p"; }
 # thp_fs NAME WHAT DIR REF [NEED]: libbig.so from the disk mounted on
-# DIR with the thp backing, compared with the stock loader's run REF.
-# NEED: the coverage (%) required where the kernel refuses
-# MADV_COLLAPSE (default 0: only reported; "some": 0 or >= 90, all or
-# nothing).
+# DIR with the thp backing, compared with the stock loader's run REF,
+# then hugeld-thp --repair of libbig.so and the next start.  NEED: the
+# coverage (%) required of the first start (default 0: only reported;
+# "some": 0 or >= 90, all or nothing).
 thp_fs () {
-  local n=$1 what=$2 dir=$3 refn=$4 need=${5:-0} st bad=
+  local n=$1 what=$2 dir=$3 refn=$4 need=${5:-0} bad= first ranges huge
   run_hugeld $n LD_HUGEPAGE_LIBS=libbig.so LD_HUGEPAGE_BACKING=thp \
     $HUGELD $dir/t/bigcheck-shared --expect none
-  st=$(collapse_of $n)
   thp_cov $n
-  echo "thp-${dir##*/}: $n: MADV_COLLAPSE $st, text $COVTXT"
+  first=$COVTXT
+  echo "thp-${dir##*/}: $n: first start, text $COVTXT"
   if [ "$(cat $W/$n.rc)" != "$(cat $W/$refn.rc)" ] || ! cmp -s $W/$n.out $W/$refn.out; then
     bad=$(why $n $refn)
-  else
-    case $st in
-      done|failed) [ "$COV" -ge 90 ] \
-              || bad="MADV_COLLAPSE $st, but only $COVTXT PMD-mapped" ;;
-      "not supported")
-        if [ "$need" = some ]; then
-          [ "$COV" = 0 ] || [ "$COV" -ge 90 ] \
-            || bad="MADV_COLLAPSE not supported; some 2 MiB folios came, but only $COVTXT PMD-mapped"
-        elif [ "$COV" -lt "$need" ]; then
-          bad="MADV_COLLAPSE not supported, and a cold start got 2 MiB folios here, but only $COVTXT PMD-mapped"
-        fi ;;
-      *) bad="no thp zone for the text: $(grep -m2 -E ': text |thp' $W/$n.dbg | sed 's/^ *[0-9]*: *//' | oneline)" ;;
-    esac
+  elif ! grep -q ': text \[.*thp: page-cache huge pages asked for (MADV_HUGEPAGE)' $W/$n.dbg; then
+    bad="no thp zone for the text: $(grep -m2 -E ': text |thp' $W/$n.dbg | sed 's/^ *[0-9]*: *//' | oneline)"
+  elif [ "$need" = some ]; then
+    [ "$COV" = 0 ] || [ "$COV" -ge 90 ] \
+      || bad="some 2 MiB folios came, but only $COVTXT PMD-mapped"
+  elif [ "$COV" -lt "$need" ]; then
+    bad="a cold start got 2 MiB folios here, but only $COVTXT PMD-mapped"
+  fi
+  $T/hugeld-thp --repair $dir/t/libbig.so > $W/repair.json 2> $W/repair.err
+  echo "thp-${dir##*/}: $n: hugeld-thp --repair: $(oneline < $W/repair.json) $(oneline < $W/repair.err)"
+  ranges=$(repair_field ranges) huge=$(repair_field huge)
+  run_hugeld $n-next LD_HUGEPAGE_LIBS=libbig.so LD_HUGEPAGE_BACKING=thp \
+    $HUGELD $dir/t/bigcheck-shared --expect none
+  thp_cov $n-next
+  if [ -n "$bad" ]; then
+    :
+  elif [ "$(cat $W/$n-next.rc)" != "$(cat $W/$refn.rc)" ] || ! cmp -s $W/$n-next.out $W/$refn.out; then
+    bad="after the repair: $(why $n-next $refn)"
+  elif [ -z "$ranges" ] || [ "$ranges" = 0 ]; then
+    bad="hugeld-thp --repair: $(oneline < $W/repair.json) $(oneline < $W/repair.err)"
+  elif [ "$huge" = "$ranges" ] && [ "$COV" -lt 90 ]; then
+    bad="the repair put all $ranges ranges on 2 MiB folios, but the next start has only $COVTXT PMD-mapped"
   fi
   if [ -n "$bad" ]; then
     fail "$n: $what" "$bad"
@@ -420,7 +424,7 @@ thp_fs () {
   else
     echo "--- $n: LD_DEBUG=hugepages"
     grep -E 'thp|huge pages used' $W/$n.dbg | head -8
-    pass "$n: $what: MADV_COLLAPSE $st, text $COVTXT PMD-mapped, same result as the stock loader"
+    pass "$n: $what: first start text $first PMD-mapped; repair: $huge of $ranges ranges on 2 MiB folios; next start $COVTXT; same result as the stock loader"
   fi
 }
 thp_ext4 () { thp_fs "$1" "$2" $E ext4-ref; }
@@ -499,15 +503,14 @@ else
 fi
 
 # The same on XFS (/dev/vdb, read-only, made by check-kernels.sh where
-# the host could): XFS has large folios from Linux 5.18 on, so where
-# MADV_COLLAPSE is refused, the thp backing's own fill decides the
-# coverage.  Cold first: a fault in a MADV_HUGEPAGE mapping reads a
-# 2 MiB folio where the kernel makes them on XFS, and then all of the
-# text must be huge (all or nothing).  Then after a cat (small folios):
-# where the cold run got 2 MiB folios (which also tells ld.so, through
-# /proc/vmstat, that the kernel makes them), ld.so must repair the page
-# cache to >= 90%; where it did not, the coverage is only reported.
-# The stock loader cold with THP "always" is only recorded.
+# the host could): XFS has large folios from Linux 5.18 on.  Cold
+# first: a fault in a MADV_HUGEPAGE mapping reads a 2 MiB folio where
+# the kernel makes them on XFS, and then all of the text must be huge
+# (all or nothing).  Then after a cat (small folios): the first start
+# maps them as the stock loader does, and where the repair puts every
+# range on a 2 MiB folio (drop and read again, or MADV_COLLAPSE), the
+# next start must have >= 90%.  The stock loader cold with THP
+# "always" is only recorded.
 X=/mnt/xfs
 mkdir -p $X
 if [ ! -b /dev/vdb ]; then
@@ -529,8 +532,6 @@ else
     sync
     echo 3 > /proc/sys/vm/drop_caches
     thp_fs thp-xfs-cold "libbig.so on XFS, LD_HUGEPAGE_BACKING=thp, page cache dropped first" $X xfs-ref some
-    need=0
-    [ "$COV" -gt 0 ] && need=90
     echo "thp-xfs: /proc/vmstat after the cold run: $(grep -E '^thp_file' /proc/vmstat | oneline)"
     sync
     echo 3 > /proc/sys/vm/drop_caches
@@ -539,7 +540,7 @@ else
     echo 0 > $ra
     cat $X/t/libbig.so > /dev/null
     echo "$ra0" > $ra
-    thp_fs thp-xfs-warm "libbig.so on XFS, LD_HUGEPAGE_BACKING=thp, page cache of single pages (cat) first" $X xfs-ref $need
+    thp_fs thp-xfs-warm "libbig.so on XFS, LD_HUGEPAGE_BACKING=thp, page cache of single pages (cat) first" $X xfs-ref
     sync
     echo 3 > /proc/sys/vm/drop_caches
     echo always > $THP/enabled

@@ -17,7 +17,7 @@ sys.path.insert(0, os.path.join(TOP, "tools"))
 
 from hugeld import cli, common, elf, planner, pool  # noqa: E402
 from hugeld.cache import entry, mount  # noqa: E402
-from hugeld.commands import plan, status  # noqa: E402
+from hugeld.commands import plan, status, thp  # noqa: E402
 
 MAN = os.path.join(TOP, "tools", "hugeld.1")
 COMPLETION = os.path.join(TOP, "tools", "hugeld.bash-completion")
@@ -149,6 +149,18 @@ class Helpers(unittest.TestCase):
             self.assertEqual(common.shown(raw), want, msg=repr(raw))
         self.assertEqual(common.shown("a\nb\x1b", keep="\n"), "a\nb\\x1b")
         self.assertEqual(common.shown(None), "None")
+
+    def test_thp_lines_escaped(self):
+        # hugeld thp's lines name files a process mapped: escaped.
+        bad = "/tmp/x\x1b[2K\rlib.so"
+        r = {"file": bad, "ranges": 2, "huge": 1, "repaired": 0,
+             "collapsed": 0, "small": 1, "held": 0, "not_cached": 0,
+             "failed": 0, "why": "a\x1b]0;t\x07"}
+        for line in (thp.describe(r),
+                     thp.describe({"file": bad, "error": "x\ny"}),
+                     thp.describe(dict(r, ranges=0))):
+            self.assertFalse(re.search(r"[\x00-\x1f\x7f]", line), line)
+            self.assertIn("\\x1b[2K\\r", line)
 
     def test_escaped_stream(self):
         # The guard under the commands: every control character but a

@@ -33,6 +33,7 @@ from .commands.plan import cmd_plan
 from .commands.run import cmd_run
 from .commands.service import cmd_disable, cmd_enable
 from .commands.status import cmd_status
+from .commands.thp import cmd_thp
 from .commands.sync import AUTO_EXTRA, AUTO_MARGIN_PERCENT
 from .common import DEBUG_DIR, DEFAULT_LDSO, EscapedStream, Error, UsageError, VERSION, pid_arg, positive_int, shown
 from .planner import backing_names, cache_dir, conf_file, default_setting, mount_dir, setting_words
@@ -90,7 +91,7 @@ class Parser(argparse.ArgumentParser):
     def error(self, message):
         # The commands this parser has, from argparse's own list (quoted
         # or not, as Python versions differ).
-        m = re.match(r"argument (?:cmd|cache_cmd|config_cmd|COMMAND): "
+        m = re.match(r"argument (?:cmd|cache_cmd|config_cmd|thp_cmd|COMMAND): "
                      r"invalid choice: '(.*?)' \(choose from (.*)\)$",
                      message)
         if m:
@@ -130,6 +131,9 @@ commands:
                  it what /etc/hugeld.conf declares
   config check [--program PROG]
                  is /etc/hugeld.conf used by ld.so, and what it selects
+  thp status|repair [FILE...] [--json]
+                 what the page cache holds under the thp backing's
+                 zones, and making small folios 2 MiB ones (root)
 
 'hugeld COMMAND --help' for each.  PATTERNS is a colon-separated list of
 shell globs matched against object file names (or paths, with a /) and
@@ -509,12 +513,57 @@ def _add_config(sub):
     p.set_defaults(func=cmd_config)
 
 
+def _add_thp(sub):
+    """hugeld thp status|repair: the page cache under the thp zones."""
+    p = sub.add_parser(
+        "thp", prog="hugeld thp",
+        usage="hugeld thp status|repair [FILE...] [--json] [--quiet]",
+        description="The thp backing (LD_HUGEPAGE_BACKING=thp) maps an "
+        "object's read-only zones from its file and marks them "
+        "MADV_HUGEPAGE; the kernel maps a 2 MiB range with one huge page "
+        "where the page cache holds it in one 2 MiB folio, or reads it "
+        "as one where it holds nothing, but where another process read "
+        "the file first (cat, a backup, a program the stock loader "
+        "started) it holds small folios, and every process maps them "
+        "with 4 KiB pages.  ld.so leaves them so: repairing them would "
+        "cost the start the user waits for.  status shows, per object, "
+        "its 2 MiB ranges on 2 MiB folios, in small folios (and whether "
+        "another process maps them) and not cached; repair makes the "
+        "small ones 2 MiB folios: MADV_COLLAPSE where the kernel "
+        "collapses file text, else dropped and read again where no "
+        "process maps them (a range another process maps is left "
+        "alone).  Objects: the FILEs, else those the system-wide "
+        "tunables and the policy file's global lines select for the thp "
+        "backing among the dynamic linker's libraries (ldconfig -p) and "
+        "those running processes map with it.  Root only.  hugeld-thp-repair.timer runs repair every "
+        "minute.",
+        epilog="example: hugeld thp repair /usr/lib/x86_64-linux-gnu/"
+        "libLLVM-14.so.1")
+    csub = p.add_subparsers(dest="thp_cmd", parser_class=Parser,
+                            metavar="COMMAND")
+    for name, what in (("status", "show what the page cache holds"),
+                       ("repair", "make small folios 2 MiB ones")):
+        c = csub.add_parser(
+            name, prog="hugeld thp " + name,
+            usage="hugeld thp %s [FILE...] [--json] [--quiet]" % name,
+            description=what.capitalize() + " under the thp backing's "
+            "2 MiB ranges of each FILE (default: the objects the policy "
+            "file selects for thp and those processes map with it).")
+        c.add_argument("files", nargs="*", metavar="FILE")
+        c.add_argument("--json", action="store_true", help="print JSON")
+        c.add_argument("--quiet", action="store_true",
+                       help="print only objects where something was "
+                       "repaired or failed")
+    p.set_defaults(func=cmd_thp, thp_cmd=None)
+
+
 # Each command and the function that adds its parser (enable and
 # disable share one), in the order of the help.
 ADDERS = (("run", _add_run), ("plan", _add_plan), ("status", _add_status),
           ("check", _add_check), ("enable", _add_service),
           ("disable", _add_service), ("perf-map", _add_perf_map),
-          ("gdb", _add_gdb), ("cache", _add_cache), ("config", _add_config))
+          ("gdb", _add_gdb), ("cache", _add_cache), ("config", _add_config),
+          ("thp", _add_thp))
 
 
 def build_parser(command=None):

@@ -31,7 +31,7 @@ from .planner import cache_dir
 class Mapping(object):
     __slots__ = ("start", "end", "perms", "offset", "dev", "inode", "path",
                  "kps", "hugetlb", "shared_hugetlb", "rss", "deleted",
-                 "anon_thp", "file_thp")
+                 "anon_thp", "file_thp", "advised")
 
     def __init__(self, line):
         f = line.split(None, 5)
@@ -51,6 +51,7 @@ class Mapping(object):
         self.rss = 0
         self.anon_thp = 0       # AnonHugePages, bytes.
         self.file_thp = 0       # FilePmdMapped: page-cache huge pages.
+        self.advised = False    # VmFlags hg: MADV_HUGEPAGE.
 
     @property
     def huge(self):
@@ -133,6 +134,8 @@ def read_smaps(pid):
                     cur.anon_thp = int(line.split()[1]) * 1024
                 elif k == "FilePmdMapped:":
                     cur.file_thp = int(line.split()[1]) * 1024
+                elif k == "VmFlags:":
+                    cur.advised = "hg" in line.split()[1:]
     except OSError as e:
         raise proc_error(pid, e, "smaps")
     if not maps and not os.path.exists("/proc/%d/exe" % pid):
@@ -153,6 +156,7 @@ class ProcObject(object):
         self.extent = None
         self.huge = []
         self.thp = []           # Mappings with transparent huge pages.
+        self.advised = False    # Executable mappings MADV_HUGEPAGE.
 
 
 def open_mapped_elf(pid, m, cache):
@@ -257,6 +261,7 @@ def process_objects(pid, maps, cache):
         lo, hi = elf.extent()
         o.extent = (o.bias + lo, o.bias + hi)
         o.thp = [m for m in ms if m.file_thp > 0]
+        o.advised = any(m.advised for m in ms if "x" in m.perms)
         o.text = text_coverage(ms)
         objs.append(o)
     others = []

@@ -100,7 +100,9 @@ def process_status(pid, cache, ldso, detail=True):
     shared = {}
     thp_kb = 0
     for o, x in zip(objs, plans):
-        if not o.huge and not o.thp:
+        # An object whose text the thp backing marked MADV_HUGEPAGE is
+        # listed even before the kernel maps any of it huge.
+        if not o.huge and not o.thp and not (o.advised and st["hugeld"]):
             continue
         ranges = []
         for m in sorted(o.huge + o.thp, key=lambda m: m.start):
@@ -128,7 +130,7 @@ def process_status(pid, cache, ldso, detail=True):
         else:
             sel = None
         olist.append({"path": o.path, "bias": o.bias, "selected_by": sel,
-                      "text": o.text,
+                      "text": o.text, "thp_advised": o.advised,
                       "thp_kb": sum(m.anon_thp + m.file_thp
                                     for m in o.thp) // 1024,
                       "pages": sum(r["pages_in_use"] for r in ranges
@@ -163,7 +165,8 @@ def process_status(pid, cache, ldso, detail=True):
          "conf_line": lines.get(x["pattern"])}
         for o, x in zip(objs, plans)
         if x is not None and x["selected"] and not o.huge
-        and (not o.thp or not st["hugeld"]) and o.path != loader]
+        and (not (o.thp or o.advised) or not st["hugeld"])
+        and o.path != loader]
     # Every selected object with its whole 2 MiB pages of text and those
     # of them on huge pages (hugeld check).
     st["selected"] = [dict(text_pages(o, x), path=o.path,
@@ -207,7 +210,7 @@ def process_status(pid, cache, ldso, detail=True):
     got = {o["path"]: o for o in olist}
 
     def before_start(path):
-        t = made.get(os.path.realpath(path))
+        t = made.get(ids.get(path))
         return bool(t and started and t <= started)
     st["cache_unused"] = []
     if detail and "shared" in order:
@@ -608,9 +611,12 @@ def coverage_line(t):
     parts = []
     if t["size"]:
         parts.append("%d kB: %d kB on 2 MiB page-cache folios, %d kB on "
-                     "4 KiB pages (small folios: another process read it "
-                     "first and still maps it, or the file system has no "
-                     "large folios), %d kB not mapped (not run yet)"
+                     "4 KiB pages (the partial 2 MiB at each end of the "
+                     "text, and small folios: another process read the "
+                     "file first and the repair has not run since, or "
+                     "still maps them, or the file system makes no large "
+                     "folios: hugeld thp status FILE), %d kB not mapped "
+                     "(not run yet)"
                      % (t["size"] // 1024, t["pmd"] // 1024,
                         t["small"] // 1024, t["unmapped"] // 1024))
     if t.get("incongruent"):
@@ -683,14 +689,17 @@ def print_status(st):
     thp = False
     for o in st["objects"]:
         if any(r["backing"].startswith("thp (page cache") for r in o["ranges"]) \
-                and (o["text"]["size"] or o["text"].get("incongruent")):
+                or (o["thp_advised"] and st["hugeld"]):
+            if not (o["text"]["size"] or o["text"].get("incongruent")):
+                continue
             print("  %s: text %s" % (shown(o["path"]),
                                      coverage_line(o["text"])))
             thp = True
-    if thp and st["seccomp_filter"] and st["hugeld"]:
-        print("  (under its seccomp filter ld.so asked the kernel nothing "
-              "about the page cache: it faulted each 2 MiB in at load, "
-              "reading what was not cached)")
+    if thp and st["hugeld"]:
+        print("  (thp: ld.so marks the text MADV_HUGEPAGE and the kernel maps "
+              "a 2 MiB range with one huge page when the program first runs "
+              "it, where the page cache holds it in one 2 MiB folio or not at "
+              "all)")
     pol = st.get("policy")
     for o in st["objects"]:
         x = o["selected_by"]
