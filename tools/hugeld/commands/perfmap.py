@@ -23,7 +23,7 @@ import os
 import stat
 import sys
 
-from ..common import DEBUG_DIR, Error, create_temp, plural, shown
+from ..common import DEBUG_DIR, Error, plural, replace_file, shown
 from ..elf import Elf, SHT_DYNSYM, SHT_SYMTAB
 from ..procfs import process_objects, read_smaps
 
@@ -165,23 +165,7 @@ def write_perf_map(pid, output, debug_dirs, cache, quiet=False):
                                         else line + "\n")
             except OSError as e:
                 raise Error("%s: %s" % (path, e.strerror))
-    d = os.path.dirname(os.path.abspath(path))
-    try:
-        fd, tmp = create_temp(d, ".%s." % os.path.basename(path))
-    except OSError as e:
-        raise Error("cannot write in %s: %s" % (d, e.strerror))
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.writelines(kept)
-            f.writelines(lines)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except OSError as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise Error("cannot write %s: %s" % (path, e.strerror))
+    replace_file(path, "".join(kept) + "".join(lines))
     return report, path
 
 

@@ -37,7 +37,7 @@ terminal).  disable removes the drop-in."""
 import os
 
 from .. import spawn
-from ..common import Error, UsageError, ldso_arg
+from ..common import Error, UsageError, ldso_arg, replace_file
 from ..elf import check_program
 from ..planner import check_patterns, check_segments, parse_backing, setting_variable
 
@@ -177,24 +177,6 @@ def dropin_text(ldso, loader, settings):
     return "\n".join(lines) + "\n"
 
 
-def write_file(path, text):
-    tmp = "%s.tmp.%d" % (path, os.getpid())
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
-                 | os.O_CLOEXEC, 0o644)
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.rename(tmp, path)
-    except OSError:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
 def cmd_enable(args):
     unit = unit_name(args.unit)
     d = os.path.join(DROPIN_DIR, unit + ".d")
@@ -231,9 +213,9 @@ def cmd_enable(args):
     text = dropin_text(ldso, loader, settings)
     try:
         os.makedirs(d, 0o755, exist_ok=True)
-        write_file(dropin, text)
     except OSError as e:
         raise Error("cannot write %s: %s" % (dropin, e.strerror))
+    replace_file(dropin, text, sync=True)
     systemctl("daemon-reload")
     print("%s: %s written: its programs are loaded by %s (in place of %s, "
           "in its mount namespace) with %s" % (

@@ -31,7 +31,7 @@ from ..cache.entry import scan
 from ..cache.mount import open_cache
 from ..cache.entry import mapped_entries
 from ..cache.upkeep import cache_summary, scan_states
-from ..common import Error, HUGE, UsageError, helper_path, ldso_arg, mib, plural, shown, table
+from ..common import Error, HUGE, UsageError, helper_path, ldso_arg, mib, plural, replace_file, shown, table
 from ..elf import is_hugeld_loader
 from ..guards import process_guards
 from ..planner import cache_dir, check_patterns, conf_file, default_setting, glibc_tunables_in_place, parse_backing, plan_each, synced_name
@@ -519,29 +519,6 @@ def print_cache_summary(c):
         print("  stale entry: %s" % shown(u))
 
 
-def write_replacing(path, text):
-    """Write TEXT to PATH by renaming a complete file (mode 0644) over it,
-    so that a reader (node_exporter) never sees half of it."""
-    tmp = "%s.tmp.%d" % (path, os.getpid())
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL
-                     | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
-    except OSError as e:
-        raise Error("cannot write %s: %s" % (tmp, e.strerror))
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-            f.flush()
-            os.fchmod(f.fileno(), 0o644)
-        os.rename(tmp, path)
-    except OSError as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise Error("cannot write %s: %s" % (path, e.strerror))
-
-
 def cmd_status(args):
     if getattr(args, "prometheus", False) and not args.all:
         raise UsageError("hugeld status: --prometheus goes with --all")
@@ -553,7 +530,7 @@ def cmd_status(args):
             text = sys.stdout.getvalue()
         finally:
             sys.stdout = out
-        write_replacing(args.output, text)
+        replace_file(args.output, text)
         return status
     return status_command(args)
 
