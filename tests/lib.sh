@@ -33,6 +33,17 @@ fail () {
     echo "FAIL: $TEST_NAME: $1: ${2:-}"; _failed=1
   fi
 }
+# others_cache FILE: where hugeld run's stderr in FILE says it went on
+# for the shared cache's entries (run refuses an empty pool or a
+# hugetlb cgroup without pages only where the cache holds none), sets
+# CACHE to that cache and OTHERS to the first entries there (other
+# checkouts' tests, the machine's own sync); else both empty.
+others_cache () {
+  CACHE=$(sed -n 's/.*only objects in the shared cache (\(.*\)) and thp get huge pages.*/\1/p' "$1")
+  OTHERS=
+  [ -z "$CACHE" ] || OTHERS=$(find "$CACHE" -mindepth 2 -maxdepth 2 ! -name '.*' 2> /dev/null | head -3 | tr '\n' ' ')
+}
+
 skip () { echo "SKIP: $TEST_NAME: $1: ${2:-}"; }
 
 # check NAME CMD...: PASS if CMD succeeds, FAIL (with its output) if not.

@@ -318,10 +318,9 @@ if [ -x "$H" ]; then
   # Where the machine's shared cache holds entries (other checkouts'
   # tests, the machine's own sync), run warns and goes on for them
   # (t-tool and t-ops say the same).
-  cache=$(sed -n 's/.*only objects in the shared cache (\(.*\)) and thp get huge pages.*/\1/p' "$T/run.err")
-  others=; [ -z "$cache" ] || others=$(find "$cache" -mindepth 2 -maxdepth 2 ! -name '.*' 2> /dev/null | head -3 | tr '\n' ' ')
-  if [ -n "$others" ]; then
-    skip "hugeld run in the cgroup: refused" "the shared cache $cache holds entries ($others)"
+  others_cache "$T/run.err"
+  if [ -n "$OTHERS" ]; then
+    skip "hugeld run in the cgroup: refused" "the shared cache $CACHE holds entries ($OTHERS)"
   elif [ "$rc" = 1 ] && grep -qF "$want" "$T/run.err" && [ ! -s "$T/run.out" ]; then
     pass "hugeld run in the cgroup: refused, the limit named, the program not run"
   else

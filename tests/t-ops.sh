@@ -315,10 +315,9 @@ set_available 0
 # Where the machine's shared cache holds entries (other checkouts'
 # tests, the machine's own sync), run warns and goes on for them
 # (t-tool says the same).
-cache=$(sed -n 's/.*only objects in the shared cache (\(.*\)) and thp get huge pages.*/\1/p' "$TEST_TMP/e")
-others=; [ -z "$cache" ] || others=$(find "$cache" -mindepth 2 -maxdepth 2 ! -name '.*' 2> /dev/null | head -3 | tr '\n' ' ')
-if [ -n "$others" ]; then
-  skip "run with no free page: refuses, naming --backing thp" "the shared cache $cache holds entries ($others)"
+others_cache "$TEST_TMP/e"
+if [ -n "$OTHERS" ]; then
+  skip "run with no free page: refuses, naming --backing thp" "the shared cache $CACHE holds entries ($OTHERS)"
 else
   [ $rc = 1 ] && grep -q -- "--backing thp (no pool)" "$TEST_TMP/e" \
     && pass "run with no free page: refuses, naming --backing thp" \

@@ -631,17 +631,16 @@ done
 # counts them, and none is free.  Where the machine's shared cache holds
 # entries, run goes on for them and says so: other checkouts' tests and
 # the machine's own sync put entries there.)
-cache=$(sed -n 's/.*only objects in the shared cache (\(.*\)) and thp get huge pages.*/\1/p' "$TEST_TMP/e.err")
-others=; [ -z "$cache" ] || others=$(find "$cache" -mindepth 2 -maxdepth 2 ! -name '.*' 2> /dev/null | head -3 | tr '\n' ' ')
-if [ -n "$others" ]; then
-  skip "run with no free huge page: refused" "the shared cache $cache holds entries ($others): run warns and goes on for them: $(head -1 "$TEST_TMP/e.err")"
+others_cache "$TEST_TMP/e.err"
+if [ -n "$OTHERS" ]; then
+  skip "run with no free huge page: refused" "the shared cache $CACHE holds entries ($OTHERS): run warns and goes on for them: $(head -1 "$TEST_TMP/e.err")"
 elif [ $rc = 1 ] && [ "$(wc -l < "$TEST_TMP/e.err")" = 1 ] \
    && grep -q "^hugeld: no free huge pages (HugePages_Total $(meminfo HugePages_Total)," "$TEST_TMP/e.err"; then
   pass "run with no free huge page: refused (exit 1: $(cat "$TEST_TMP/e.err"))"
 else
   fail "run with no free huge page: refused" "exit $rc: $(head -2 "$TEST_TMP/e.err" | tr '\n' '|')"
 fi
-if [ -n "$others" ]; then :
+if [ -n "$OTHERS" ]; then :
 elif [ ! -e "$TEST_TMP/ran" ]; then pass "run with no pool: the program was not run"
 else fail "run with no pool: the program was run" ""
 fi
