@@ -68,9 +68,11 @@ cache_remember_mount () {
 }
 
 # cleanup_cache LIB...: remove the entries of LIB..., and the hugetlbfs
-# mount if the test made it.
+# mount if the test made it.  Each LIB on its own: `cache remove A B'
+# removes nothing when one of them has no entry.
 cleanup_cache () {
-  [ $# -gt 0 ] && "$H" cache remove "$@" > /dev/null 2>&1
+  local f
+  for f in "$@"; do "$H" cache remove "$f" > /dev/null 2>&1; done
   if [ "${_mounted_before:-yes}" = no ] && mountpoint -q /dev/hugepages; then
     rm -rf "$CACHE"; umount /dev/hugepages
   fi

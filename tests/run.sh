@@ -80,6 +80,22 @@ for t in "${tests[@]}"; do
   if [ "$(id -u)" = 0 ] && grep -q "^SKIP: $name: .*must run as root" "$log"; then
     echo "FAIL: $name: skipped for want of root in a run as root" | tee -a "$log"
   fi
+  # What it left in the shared cache: an entry of a file of its own
+  # (under its temporary directories, named hugeld-NAME.* or
+  # hugeld-SHORTNAME.*) is a failure, then taken out (prune: its file
+  # is gone).
+  if [ "$(id -u)" = 0 ] && [ -n "${HUGELD_CMD:-}" ] \
+     && [ -n "$(find /dev/hugepages/hugeld -mindepth 2 -maxdepth 2 2>/dev/null | head -1)" ]; then
+    left=$(timeout -k 5 20 "$HUGELD_CMD" cache list --json 2>/dev/null | python3 -c '
+import json, sys
+for e in json.load(sys.stdin)["entries"]:
+    if any("/hugeld-%s." % n in (e["source"] or "") for n in sys.argv[1:]):
+        print(e["source"], e["state"])' "$name" "${name#t-}" | tr '\n' ';')
+    if [ -n "$left" ]; then
+      echo "FAIL: $name: left cache entries of its own files: $left" | tee -a "$log"
+      timeout -k 5 20 "$HUGELD_CMD" cache prune > /dev/null 2>&1
+    fi
+  fi
   # Its own seconds: not those it waited for the pool while a test of
   # another checkout had it (scripts/pool.sh).
   wait=$(awk '{ s += $1 } END { print s + 0 }' "$waited")

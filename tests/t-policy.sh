@@ -332,7 +332,7 @@ if [ -x "$CLANG" ] && [ -n "$LLVM" ] && [ -n "$CPP" ]; then
   conf 644 "libs libLLVM-14.so*:libclang-cpp.so*\ncache $LLVM $CPP\n"
   "$H" cache add "$LLVM" "$CPP" > "$TEST_TMP/addc.out" 2>&1 \
     || fail "cache add libLLVM" "$(tail -2 "$TEST_TMP/addc.out")"
-  at_exit "$H cache remove $LLVM $CPP > /dev/null 2>&1"
+  at_exit "$H cache remove $LLVM > /dev/null 2>&1; $H cache remove $CPP > /dev/null 2>&1"
   mkfifo "$TEST_TMP/cin"
   env -i PATH=/usr/bin:/bin "$HUGELD_LDSO" "$CLANG" -fsyntax-only -x c - < "$TEST_TMP/cin" &
   cpid=$!
