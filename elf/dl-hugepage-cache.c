@@ -20,6 +20,7 @@
 
 #include <sys/stat.h>
 #include "dl-hugepage-cache.h"
+#include "dl-hugepage-num.h"
 
 /* HP_BACKING_TABLE's names and flags, indexed by HP_B_* - 1.  */
 #define HP_BACKING_NAME(id, name, flags) #name,
@@ -204,17 +205,10 @@ _dl_hugepage_cgroup_path (const char *text, size_t len, bool v1,
 bool
 _dl_hugepage_cgroup_limit_none (const char *text, size_t len)
 {
-  size_t i = 0;
-  uint64_t v = 0;
-  while (i < len && text[i] >= '0' && text[i] <= '9')
-    {
-      v = v * 10 + (text[i] - '0');
-      if (v >= HP_HUGEPAGE_SIZE)
-	return false;
-      ++i;
-    }
   /* A number, then nothing or a newline.  */
-  return i > 0 && (i == len || text[i] == '\n');
+  size_t n = hp_digits (text, len);
+  return (n > 0 && (n == len || text[n] == '\n')
+	  && hp_decimal (text, n) < HP_HUGEPAGE_SIZE);
 }
 
 /* Whether one of the limit files FILES (each starting with a slash) of

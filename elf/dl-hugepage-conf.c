@@ -23,6 +23,7 @@
 
 #include <string.h>
 #include "dl-hugepage-settings.h"
+#include "dl-hugepage-num.h"
 
 static bool
 hp_blank (char c)
@@ -93,16 +94,6 @@ hp_count_words (const char *p, const char *end)
   return n;
 }
 
-/* The value of the decimal digits at S (checked before).  */
-static long int
-strtol_digits (const char *s)
-{
-  long int n = 0;
-  while (*s >= '0' && *s <= '9')
-    n = n * 10 + (*s++ - '0');
-  return n;
-}
-
 /* Whether [P, END) is exactly one word that fits in BUF (of
    HP_CONF_MAX_WORD bytes), copied there with a NUL.  */
 static bool
@@ -141,12 +132,10 @@ hp_pool_error (const char *w, size_t len)
 {
   if (_dl_hugepage_conf_word_is (w, len, "auto"))
     return NULL;
-  long int n = 0;
-  for (size_t i = 0; i < len; ++i)
-    if (w[i] < '0' || w[i] > '9')
-      return "pool needs a number of huge pages or auto";
-    else if ((n = n * 10 + (w[i] - '0')) > HP_CONF_MAX_POOL)
-      return "pool larger than " HP_STR (HP_CONF_MAX_POOL) " huge pages";
+  if (len == 0 || hp_digits (w, len) != len)
+    return "pool needs a number of huge pages or auto";
+  if (hp_decimal (w, len) > HP_CONF_MAX_POOL)
+    return "pool larger than " HP_STR (HP_CONF_MAX_POOL) " huge pages";
   return NULL;
 }
 
@@ -229,7 +218,11 @@ hp_extract_value (struct hp_conf_line *line)
   else if (_dl_hugepage_conf_word_is (buf, strlen (buf), "auto"))
     line->pool = -1;
   else
-    line->pool = strtol_digits (buf);
+    {
+      /* Checked to be at most HP_CONF_MAX_POOL; never -1 (auto).  */
+      uint64_t v = hp_decimal (buf, hp_digits (buf, strlen (buf)));
+      line->pool = v < HP_CONF_MAX_POOL ? v : HP_CONF_MAX_POOL;
+    }
 }
 
 /* The arguments of LINE, whose key is set: checked (unless R's file is

@@ -633,7 +633,7 @@ _dl_hugepage_reason_name (int reason)
   switch (reason)
     {
     case HP_R_NOT_SELECTED:
-      return "not selected by LD_HUGEPAGE_SEGMENTS";
+      return "its kind is not in the segments setting";
     case HP_R_PARTIAL:
       return "does not fill a whole huge page";
     case HP_R_WRITE_EXEC:

@@ -94,7 +94,7 @@
 enum hp_reason
 {
   HP_R_NONE = 0,
-  HP_R_NOT_SELECTED,	/* Its kind is not in LD_HUGEPAGE_SEGMENTS.  */
+  HP_R_NOT_SELECTED,	/* Its kind is not in the segments setting.  */
   HP_R_PARTIAL,		/* Head or tail that does not fill a huge page.  */
   HP_R_WRITE_EXEC,	/* Writable and executable: never touched.  */
   HP_R_SHORT_FILE,	/* The file ends before the segment's bytes.  */

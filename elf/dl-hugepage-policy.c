@@ -39,6 +39,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <_itoa.h>
 #include <ldsodefs.h>
 #include <not-cancel.h>
 #include <sysdep.h>
@@ -88,17 +89,11 @@ hp_policy_open (off64_t *size)
   if (pfd >= 0 && why == NULL)
     {
       /* "/proc/self/fd/" and the descriptor's digits.  */
-      char name[32] = "/proc/self/fd/";
       char digits[12];
-      int d = 0;
-      unsigned int v = pfd;
-      do
-	digits[d++] = '0' + v % 10;
-      while ((v /= 10) != 0);
-      char *p = name + strlen (name);
-      while (d > 0)
-	*p++ = digits[--d];
-      *p = '\0';
+      char name[32] = "/proc/self/fd/";
+      digits[sizeof digits - 1] = '\0';
+      __stpcpy (name + strlen (name),
+		_itoa (pfd, &digits[sizeof digits - 1], 10, 0));
       fd = __open64_nocancel (name, O_RDONLY | O_NONBLOCK | O_NOCTTY
 			      | O_CLOEXEC);
       if (fd < 0)
@@ -327,17 +322,15 @@ _dl_hugepage_policy_from (unsigned int line, char *buf, size_t size)
   if (line == 0)
     return "";
   char digits[12];
-  int d = 0;
-  do
-    digits[d++] = '0' + line % 10;
-  while ((line /= 10) != 0);
+  char *d = _itoa (line, &digits[sizeof digits], 10, 0);
+  size_t nd = &digits[sizeof digits] - d;
   static const char pre[] = " (" HP_CONF_FILE " line ";
   size_t pos = sizeof pre - 1;
-  if (pos + d + 2 > size)
+  if (pos + nd + 2 > size)
     return "";
   memcpy (buf, pre, pos);
-  while (d > 0)
-    buf[pos++] = digits[--d];
+  memcpy (buf + pos, d, nd);
+  pos += nd;
   buf[pos++] = ')';
   buf[pos] = '\0';
   return buf;

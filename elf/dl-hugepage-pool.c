@@ -23,12 +23,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <string.h>
 #include <sys/statfs.h>
 #include <ldsodefs.h>
 #include <not-cancel.h>
 #include <sysdep.h>
 #include "dl-hugepage-int.h"
+#include "dl-hugepage-num.h"
 
 /* The number in the sysfs or procfs file NAME: 0 or more, -1 if there
    is no such file, -2 if it cannot be read.  */
@@ -39,12 +41,11 @@ hp_pool_number (const char *name)
   ssize_t n = _dl_hugepage_read_file (name, buf, sizeof buf);
   if (n == -ENOENT)
     return -1;
-  if (n <= 0 || buf[0] < '0' || buf[0] > '9')
+  size_t digits = n > 0 ? hp_digits (buf, n) : 0;
+  if (digits == 0)
     return -2;
-  long int v = 0;
-  for (ssize_t i = 0; i < n && buf[i] >= '0' && buf[i] <= '9'; ++i)
-    v = v * 10 + (buf[i] - '0');
-  return v;
+  uint64_t v = hp_decimal (buf, digits);
+  return v < LONG_MAX ? v : LONG_MAX;
 }
 
 static long int

@@ -36,6 +36,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <_itoa.h>
 #include <ldsodefs.h>
 #include <sysdep.h>
 #include "dl-hugepage-int.h"
@@ -207,12 +208,8 @@ static char *
 hp_put_count (char *p, size_t v, const char *text)
 {
   char digits[24];
-  int k = 0;
-  do
-    digits[k++] = '0' + v % 10;
-  while ((v /= 10) != 0);
-  while (k > 0)
-    *p++ = digits[--k];
+  char *d = _itoa (v, &digits[sizeof digits], 10, 0);
+  p = __mempcpy (p, d, &digits[sizeof digits] - d);
   return __stpcpy (p, text);
 }
 

@@ -241,7 +241,7 @@ else
   fail "plan --json: debugger_spare_pages" "text: $dj, rodata only: $dn $(echo "$dr" | grep '^debugger:')"
 fi
 out=$($H plan "$F/bigcheck-shared" --libs libbig.so -v 2>&1)
-echo "$out" | grep -q '^  data  *\[0x[0-9a-f]*, 0x[0-9a-f]*)  ordinary pages: not selected by LD_HUGEPAGE_SEGMENTS$' \
+echo "$out" | grep -q '^  data  *\[0x[0-9a-f]*, 0x[0-9a-f]*)  ordinary pages: its kind is not in the segments setting$' \
   && echo "$out" | grep -Eq '^(/usr)?/lib/x86_64-linux-gnu/libc.so.6  *-' \
   && pass "plan -v: every range with its reason, unselected objects listed" \
   || fail "plan -v" "$(echo "$out" | grep -m3 'data\|libc')"

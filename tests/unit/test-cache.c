@@ -464,6 +464,12 @@ test_cgroup (void)
 	 "no overflow");
   CHECK (!_dl_hugepage_cgroup_limit_none ("", 0), "empty");
   CHECK (!_dl_hugepage_cgroup_limit_none ("0x", 2), "not a number");
+  CHECK (!_dl_hugepage_cgroup_limit_none ("0x10\n", 5), "hexadecimal");
+  CHECK (_dl_hugepage_cgroup_limit_none ("010\n", 4), "leading zero");
+  CHECK (!_dl_hugepage_cgroup_limit_none ("0002097152\n", 11),
+	 "one page, leading zeros");
+  CHECK (!_dl_hugepage_cgroup_limit_none (" 0\n", 3), "leading space");
+  CHECK (!_dl_hugepage_cgroup_limit_none ("0 \n", 3), "trailing space");
 }
 
 /* The trust rule of the shared cache: root's alone, of the kind

@@ -246,6 +246,22 @@ test_words (void)
 	CHECK (line.key == HP_CONF_POOL && line.pool == 7, "pool 7");
     }
   CHECK (n == 4, "%d lines", n);
+
+  /* Pool sizes are decimal (glibc's _dl_strtoul reads a leading 0 as
+     octal and 0x as hexadecimal; the policy file has neither).  */
+  static const struct { const char *text; long int pool; } pools[] =
+    {
+      { "pool 010", 10 }, { "pool 0", 0 }, { "pool 0009", 9 },
+      { "pool 000000000000000000000000000000042", 42 },
+      { "pool 1048576", 1048576 }, { "pool auto", -1 },
+    };
+  for (size_t i = 0; i < sizeof pools / sizeof pools[0]; ++i)
+    {
+      _dl_hugepage_conf_start (&r, pools[i].text, strlen (pools[i].text));
+      CHECK (_dl_hugepage_conf_next (&r, &line)
+	     && line.key == HP_CONF_POOL && line.pool == pools[i].pool,
+	     "%s: %ld", pools[i].text, line.pool);
+    }
 }
 
 static void
