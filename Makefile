@@ -31,10 +31,13 @@ export PREFIX DESTDIR BUILDDIR
 CC ?= gcc
 UNIT_CFLAGS = -std=gnu11 -g -O1 -Wall -Wextra -Werror -Ielf -Itests/unit
 PLAN_SRCS = elf/dl-hugepage-plan.c elf/dl-hugepage-kinds.c elf/dl-hugepage-dynamic.c \
-  elf/dl-hugepage-match.c elf/dl-hugepage-cache.c elf/dl-hugepage-conf.c \
+  elf/dl-hugepage-match.c elf/dl-hugepage-cache.c elf/dl-hugepage-place.c \
+  elf/dl-hugepage-cgroup.c elf/dl-hugepage-conf.c \
   elf/dl-hugepage-conf-program.c elf/dl-hugepage-tunables.c \
   elf/dl-hugepage-tunconf.c elf/dl-hugepage-settings.c
-PLAN_HDRS = elf/dl-hugepage-plan.h elf/dl-hugepage-cache.h elf/dl-hugepage-conf.h \
+PLAN_HDRS = elf/dl-hugepage-plan.h elf/dl-hugepage-cache.h elf/dl-hugepage-place.h \
+  elf/dl-hugepage-cgroup.h elf/dl-hugepage-num.h elf/dl-hugepage-dynamic.h \
+  elf/dl-hugepage-kinds.h elf/dl-hugepage-match.h elf/dl-hugepage-conf.h \
   elf/dl-hugepage-settings.h
 
 .PHONY: check-programs deb check-series series check-series-build check-full check-distro bench bench-quick tools install-tools uninstall-tools all build install uninstall install-system uninstall-system check-system check-glibc check-kernels check-boot check check-installed unit unit-build fuzz fixtures demo clean distclean

@@ -26,6 +26,7 @@
 #include <string.h>
 #include "dl-hugepage-conf.h"
 #include "dl-hugepage-plan.h"
+#include "dl-hugepage-match.h"
 
 size_t
 _dl_hugepage_program_names (const char *name, bool by_kernel, bool secure,

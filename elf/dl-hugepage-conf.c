@@ -24,6 +24,8 @@
 #include <string.h>
 #include "dl-hugepage-settings.h"
 #include "dl-hugepage-num.h"
+#include "dl-hugepage-kinds.h"
+#include "dl-hugepage-match.h"
 
 static bool
 hp_blank (char c)

@@ -54,7 +54,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "dl-hugepage-cache.h"
+#include "dl-hugepage-place.h"
 
 /* Where ld.so reads it.  */
 #define HP_CONF_FILE "/etc/hugeld.conf"

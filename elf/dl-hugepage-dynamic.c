@@ -22,7 +22,7 @@
    before planning, hugeld-plan with the same function
    (dl-hugepage-plan.h).  */
 
-#include "dl-hugepage-plan.h"
+#include "dl-hugepage-dynamic.h"
 
 bool
 _dl_hugepage_scan_dynamic (const ElfW(Dyn) *dyn, size_t n,

@@ -38,6 +38,11 @@
 #include <sys/mman.h>
 #include <dl-hugepage.h>
 #include "dl-hugepage-cache.h"
+#include "dl-hugepage-cgroup.h"
+#include "dl-hugepage-dynamic.h"
+#include "dl-hugepage-kinds.h"
+#include "dl-hugepage-match.h"
+#include "dl-hugepage-place.h"
 #include "dl-hugepage-settings.h"
 
 /* What ld.so keeps for the object it is putting on huge pages: its
@@ -243,7 +248,7 @@ enum hp_outcome _dl_hugepage_move_zone (const struct hp_load_state *ls,
 					ElfW(Addr) l_addr, int fd, int *err,
 					const char **what) attribute_hidden;
 
-/* The backings (HP_BACKING_TABLE in dl-hugepage-cache.h).  */
+/* The backings (HP_BACKING_TABLE in dl-hugepage-place.h).  */
 
 /* A backing's zone function, _dl_hugepage_NAME_zone: put zone Z
    (planned for load bias BIAS) of LS's object, now at load bias

@@ -21,7 +21,7 @@
    names of a set of kinds back.  Pure code, built into ld.so and into
    the tools and tests outside glibc (dl-hugepage-plan.h).  */
 
-#include "dl-hugepage-plan.h"
+#include "dl-hugepage-kinds.h"
 
 int
 _dl_hugepage_list_next (const char **s, const char *end,

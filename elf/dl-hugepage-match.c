@@ -24,7 +24,7 @@
    hostile input) and O(len(pattern) * len(name)).  */
 
 #include <string.h>
-#include "dl-hugepage-plan.h"
+#include "dl-hugepage-match.h"
 
 /* Match the bracket expression starting after `[' at P (bounded by
    END) against byte C.  Returns the position after `]' and sets

@@ -76,7 +76,8 @@ static void
 hp_add_small (struct hp_plan *plan, uint64_t start, uint64_t end,
 	      unsigned int kind, int load, int reason)
 {
-  if (end <= start || plan->nsmall >= sizeof plan->small / sizeof plan->small[0])
+  if (end <= start
+      || plan->nsmall >= sizeof plan->small / sizeof plan->small[0])
     return;
   struct hp_range *r = &plan->small[plan->nsmall++];
   r->start = start;

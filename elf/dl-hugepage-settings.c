@@ -22,6 +22,7 @@
 
 #include <string.h>
 #include "dl-hugepage-settings.h"
+#include "dl-hugepage-kinds.h"
 
 /* The table's columns, indexed by HP_SET_*.  */
 #define HP_SETTING_NAME(id, name, var, parser, dflt, sec) #name,

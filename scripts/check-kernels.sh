@@ -304,17 +304,17 @@ if [ ! -f "$collapse" ] || [ "$HUGELD_TOP/tests/kernels/probe-collapse.c" -nt "$
 fi
 
 mkcache=$KDIR/bin/mkcache
-if [ ! -f "$mkcache" ] || [ -n "$(find "$HUGELD_TOP/tests/kernels/mkcache.c" "$HUGELD_TOP"/elf/dl-hugepage-{plan,kinds,dynamic}.c \
-     "$HUGELD_TOP"/elf/dl-hugepage-cache.[ch] -newer "$mkcache")" ]; then
+if [ ! -f "$mkcache" ] || [ -n "$(find "$HUGELD_TOP/tests/kernels/mkcache.c" "$HUGELD_TOP"/elf/dl-hugepage-{plan,kinds,dynamic,match,cache,place}.c \
+     "$HUGELD_TOP"/elf/dl-hugepage-*.h -newer "$mkcache")" ]; then
   cc -static -O2 -Wall -Wextra -I"$HUGELD_TOP/elf" "$HUGELD_TOP/tests/kernels/mkcache.c" \
-    "$HUGELD_TOP"/elf/dl-hugepage-{plan,kinds,dynamic,match,cache}.c -o "$mkcache.tmp" \
+    "$HUGELD_TOP"/elf/dl-hugepage-{plan,kinds,dynamic,match,cache,place}.c -o "$mkcache.tmp" \
     || die "cannot build $mkcache"
   mv "$mkcache.tmp" "$mkcache"
 fi
 
 # hugeld-thp, static: the thp repair (hugeld thp repair) in the guest.
 thprepair=$KDIR/bin/hugeld-thp
-THP_SRCS=("$HUGELD_TOP"/tools/hugeld-{thp,plan-elf,open}.c "$HUGELD_TOP"/elf/dl-hugepage-{plan,kinds,dynamic,match,cache,tunables,conf,conf-program,tunconf,settings}.c)
+THP_SRCS=("$HUGELD_TOP"/tools/hugeld-{thp,plan-elf,open}.c "$HUGELD_TOP"/elf/dl-hugepage-{plan,kinds,dynamic,match,cache,place,cgroup,tunables,conf,conf-program,tunconf,settings}.c)
 if [ ! -f "$thprepair" ] || [ -n "$(find "${THP_SRCS[@]}" "$HUGELD_TOP"/tools/*.h "$HUGELD_TOP"/elf/dl-hugepage-*.h -newer "$thprepair")" ]; then
   cc -static -O2 -Wall -Wextra -I"$HUGELD_TOP/elf" "${THP_SRCS[@]}" -o "$thprepair.tmp" \
     || die "cannot build $thprepair"

@@ -19,6 +19,8 @@
 #include <stdio.h>
 #include "dl-hugepage-settings.h"
 #include "hugeld-check.h"
+#include "dl-hugepage-kinds.h"
+#include "dl-hugepage-match.h"
 
 const char *
 hugeld_check_libs (const char *patterns, char *msg, size_t size)

@@ -116,6 +116,8 @@
 #include "hugeld-check.h"
 #include "hugeld-json.h"
 #include "hugeld-open.h"
+#include "dl-hugepage-kinds.h"
+#include "dl-hugepage-match.h"
 
 /* Where glibc 2.44 and later keep the system-wide tunables.  */
 #define LD_SO_CACHE "/etc/ld.so.cache"

@@ -32,6 +32,7 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 #include "dl-hugepage-cache.h"
+#include "dl-hugepage-cgroup.h"
 #include "hugeld-plan.h"
 #include "hugeld-json.h"
 

@@ -27,6 +27,9 @@
 
 #include "dl-hugepage-plan.h"
 #include "dl-hugepage-cache.h"
+#include "dl-hugepage-kinds.h"
+#include "dl-hugepage-match.h"
+#include "dl-hugepage-place.h"
 
 /* An object as hugeld-plan-elf.c reads it: what ld.so's hooks see.  */
 struct object

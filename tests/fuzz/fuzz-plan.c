@@ -21,6 +21,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dl-hugepage-cache.h"
+#include "dl-hugepage-cgroup.h"
+#include "dl-hugepage-dynamic.h"
+#include "dl-hugepage-kinds.h"
+#include "dl-hugepage-match.h"
+#include "dl-hugepage-place.h"
 #include "dl-hugepage-settings.h"
 #include "plan-check.h"
 

@@ -8,6 +8,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "dl-hugepage-cache.h"
+#include "dl-hugepage-cgroup.h"
+#include "dl-hugepage-kinds.h"
+#include "dl-hugepage-place.h"
 #include "plan-check.h"
 #include "unit-check.h"
 

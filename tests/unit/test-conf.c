@@ -7,6 +7,7 @@
 #include <string.h>
 #include "dl-hugepage-conf.h"
 #include "dl-hugepage-plan.h"
+#include "dl-hugepage-match.h"
 #include "unit-check.h"
 
 /* The first bad line of TEXT (0 if none), its error in *WHY.  */

@@ -6,6 +6,9 @@
 #include <stdbool.h>
 #include <string.h>
 #include "dl-hugepage-plan.h"
+#include "dl-hugepage-kinds.h"
+#include "dl-hugepage-match.h"
+#include "dl-hugepage-place.h"
 #include "unit-check.h"
 
 static void

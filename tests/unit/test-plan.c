@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dl-hugepage-plan.h"
+#include "dl-hugepage-dynamic.h"
+#include "dl-hugepage-kinds.h"
 #include "tst-hugepage-phdr.h"
 #include "plan-check.h"
 #include "unit-check.h"

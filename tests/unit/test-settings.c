@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include "dl-hugepage-kinds.h"
 #include "dl-hugepage-settings.h"
 #include "unit-check.h"
 #include "tunconf-build.h"

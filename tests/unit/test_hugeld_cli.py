@@ -306,10 +306,12 @@ class Helpers(unittest.TestCase):
         self.assertEqual(planner.default_setting("backing"), "shared,private,thp")
 
     def test_paths_and_backings_are_the_loaders(self):
-        # What ld.so has compiled in (elf/dl-hugepage-conf.h and
-        # dl-hugepage-cache.h), as hugeld-plan --settings says it.
+        # What ld.so has compiled in (elf/dl-hugepage-conf.h,
+        # dl-hugepage-cache.h and dl-hugepage-place.h), as hugeld-plan
+        # --settings says it.
         defines = {}
-        for h in ("dl-hugepage-conf.h", "dl-hugepage-cache.h"):
+        for h in ("dl-hugepage-conf.h", "dl-hugepage-cache.h",
+                  "dl-hugepage-place.h"):
             with open(os.path.join(TOP, "elf", h)) as f:
                 defines.update(re.findall(r'^#define (HP_\w+) "([^"]*)"$',
                                           f.read(), re.M))

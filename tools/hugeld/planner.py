@@ -235,8 +235,8 @@ def summarize(o):
 def helper_check(flag, value, what):
     """Ask hugeld-plan whether VALUE is a sound setting (FLAG is
     --check-libs, --check-segments or --check-backing): the grammar is
-    the loader's own (elf/dl-hugepage-match.c, dl-hugepage-plan.c,
-    dl-hugepage-cache.c), not a copy.  Returns what the helper printed
+    the loader's own (elf/dl-hugepage-match.c, dl-hugepage-kinds.c,
+    dl-hugepage-place.c), not a copy.  Returns what the helper printed
     (for --check-backing, the backings as a JSON list)."""
     if "\0" in value:
         raise Error("%s: contains a NUL byte" % what)
@@ -347,7 +347,7 @@ def backing_names():
 
 def parse_backing(s, what="--backing"):
     """The backings LD_HUGEPAGE_BACKING S names, in order, as ld.so reads
-    it (the helper parses it with elf/dl-hugepage-cache.c); an error for
+    it (the helper parses it with elf/dl-hugepage-place.c); an error for
     a list ld.so would ignore or that leaves it nothing to try."""
     try:
         return json.loads(helper_check("--check-backing", s, what))
