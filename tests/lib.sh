@@ -35,9 +35,9 @@ fail () {
 }
 # others_cache FILE: where hugeld run's stderr in FILE says it went on
 # for the shared cache's entries (run refuses an empty pool or a
-# hugetlb cgroup without pages only where the cache holds none), sets
-# CACHE to that cache and OTHERS to the first entries there (other
-# checkouts' tests, the machine's own sync); else both empty.
+# hugetlb cgroup without pages unless the cache holds some of the
+# objects the program selects), sets CACHE to that cache and OTHERS to
+# the first entries there; else both empty.
 others_cache () {
   CACHE=$(sed -n 's/.*only objects in the shared cache (\(.*\)) and thp get huge pages.*/\1/p' "$1")
   OTHERS=

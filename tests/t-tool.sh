@@ -645,5 +645,29 @@ elif [ ! -e "$TEST_TMP/ran" ]; then pass "run with no pool: the program was not 
 else fail "run with no pool: the program was run" ""
 fi
 echo "$before" > $P
+# The shared cache holds an entry, but of none of the objects this
+# program selects: run refuses still (the cache gives this program
+# nothing; before, any entry at all let it go on).
+if reserve_hugepages 20 && $H cache add "$F/libbig.so" > "$TEST_TMP/add.out" 2>&1; then
+  at_exit "'$H' cache remove '$F/libbig.so' > /dev/null 2>&1"
+  echo 0 > $P
+  rm -f "$TEST_TMP/ran2"
+  $H run --libs x -- touch "$TEST_TMP/ran2" > /dev/null 2> "$TEST_TMP/e2.err"; rc=$?
+  if [ $rc = 1 ] && grep -q "^hugeld: no free huge pages" "$TEST_TMP/e2.err" && [ ! -e "$TEST_TMP/ran2" ]; then
+    pass "run with no free page, the cache holding another object's entry: refused, the program not run"
+  else
+    fail "run with no free page and another object's cache entry: refused" "exit $rc: $(head -2 "$TEST_TMP/e2.err" | tr '\n' '|')"
+  fi
+  # The same program selecting the cached library goes on, and says so.
+  $H run --libs libbig.so -- "$F/bigcheck-shared" --expect text,rodata > "$TEST_TMP/r3.out" 2> "$TEST_TMP/e3.err"; rc=$?
+  if [ $rc = 0 ] && grep -q "only objects in the shared cache .* and thp get huge pages" "$TEST_TMP/e3.err"; then
+    pass "run with no free page, the program's library cached: goes on, says only cached objects get huge pages"
+  else
+    fail "run with no free page, the program's library cached" "exit $rc: $(head -3 "$TEST_TMP/e3.err" | tr '\n' '|') $(tail -2 "$TEST_TMP/r3.out" | tr '\n' '|')"
+  fi
+  $H cache remove "$F/libbig.so" > /dev/null 2>&1
+else
+  fail "cache add libbig.so (20 pages reserved)" "$(tail -2 "$TEST_TMP/add.out" | tr '\n' '|')"
+fi
 
 finish

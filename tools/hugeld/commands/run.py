@@ -66,6 +66,7 @@ def cmd_run(args):
     # Only the private backing takes pages from the pool (shared ones
     # are the cache's, thp ones the kernel's).
     order = parse_backing(backing or default_setting("backing"))
+    plan = program_plan(cmd[0], args, settings)
     if not args.no_pool_check and "private" in order:
         why = None
         p = pool_info()
@@ -89,12 +90,13 @@ def cmd_run(args):
                    "thp here (--backing thp, or --no-pool-check)" % short)
         if why is not None:
             # The cache's pages cost the process none: a pod that
-            # requested no huge pages still maps them.
-            if "shared" not in order or not entry.has_entries():
+            # requested no huge pages still maps them, if the cache
+            # holds some of the objects this program selects.
+            if "shared" not in order or not cached_for(plan):
                 raise Error(why)
             warn("%s: only objects in the shared cache (%s) and thp get "
                  "huge pages" % (short, cache_dir()))
-    for msg in plan_warnings(cmd[0], args, settings, order):
+    for msg in plan_warnings(plan, cmd[0], settings, order):
         warn(msg)
     env = dict(os.environ)
     # What comes from /etc/hugeld.conf, GLIBC_TUNABLES or
@@ -138,17 +140,33 @@ def cmd_run(args):
     return run_with_perf_map(exe, argv, env, args)
 
 
-def plan_warnings(prog, args, settings, order):
-    """What `hugeld run' says before it runs PROG with SETTINGS (the
-    backings ORDER): the patterns that select none of the objects it
-    loads, and a pool too small for what it takes (ld.so then gives the
-    pages there are to text first).  The plan is `hugeld plan''s; where
-    it cannot be made (a library not found), nothing: the program
-    fails, or not, on its own."""
+def program_plan(prog, args, settings):
+    """`hugeld plan''s plan of PROG under SETTINGS, or None where it
+    cannot be made (a library not found: the program then fails, or
+    not, on its own)."""
     try:
-        r = make_plan(PlanOptions(prog, args.ldso, args.direct, None, 1),
-                      settings, pool_info())
+        return make_plan(PlanOptions(prog, args.ldso, args.direct, None, 1),
+                         settings, pool_info())
     except Error:
+        return None
+
+
+def cached_for(r):
+    """Whether the shared cache holds now some of what the plan R's
+    selected objects take (entries the policy file declares but `cache
+    sync' has not made yet do not count); without a plan, whether it
+    holds any entry."""
+    if r is None:
+        return entry.has_entries()
+    return r["pages_in_cache"] - r["pages_declared"] > 0
+
+
+def plan_warnings(r, prog, settings, order):
+    """What `hugeld run' says before it runs PROG with SETTINGS (the
+    backings ORDER), from its plan R (None: nothing): the patterns that
+    select none of the objects it loads, and a pool too small for what
+    it takes (ld.so then gives the pages there are to text first)."""
+    if r is None:
         return []
     out = unmatched_messages(r)
     p = r["pool"]
