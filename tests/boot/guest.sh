@@ -493,7 +493,7 @@ policy)
   done
   res=$(systemctl show -p Result --value hugeld-thp-repair.service)
   if [ "$(systemctl is-enabled hugeld-thp-repair.timer)" = enabled ] && [ $ran = yes ] && [ "$res" = success ]; then
-    pass "hugeld-thp-repair.timer enabled; its service ran by itself $(( ${t:-0} / 1000000 )) s after boot and succeeded (next: $(systemctl show -p NextElapseUSecMonotonic --value hugeld-thp-repair.timer) after boot)"
+    pass "hugeld-thp-repair.timer enabled; its service ran by itself $(( ${t:-0} / 1000000 )) s after boot and succeeded (the timer: $(systemctl show -p SubState --value hugeld-thp-repair.timer))"
   else
     fail "hugeld-thp-repair.timer" "timer $(systemctl is-enabled hugeld-thp-repair.timer 2>&1), ran $ran, result $res: $(journalctl -b -u hugeld-thp-repair.service -n 3 -o cat 2>&1 | tr '\n' '|' | cut -c1-300)"
   fi
