@@ -23,10 +23,7 @@
 #     whatever the first process gets, all of it after the repair;
 #  8. a cold start reads no more of the text than the stock loader's
 #     (ld.so touches nothing at load: no range is read before the
-#     program runs it);
-#  9. a writable zone's anonymous copy is made only from the page
-#     cache: on a cold start it stays mapped from the file, the next
-#     start copies it.
+#     program runs it).
 # Where the kernel or the file system gives no page-cache huge pages
 # even without ld.so, the checks of coverage are skipped and the rest
 # must still hold.  The process under test runs as root and as nobody;
@@ -375,35 +372,6 @@ scenarios () {
     fail "${AS}cold start: what it read came as 2 MiB folios" "$hh of the $((hr - hnc)) ranges read: $(cat "$TEST_TMP/repair.json" | tr '\n' ' ')"
   else
     pass "${AS}cold start: of libbig.so's $hr ranges, $hnc not cached after it (the stock loader's start: $snc), the $hh read all 2 MiB folios"
-  fi
-
-  # 9. A writable zone (relro) becomes an anonymous copy only where the
-  # page cache holds all its bytes: on a cold start ld.so does not wait
-  # for the disk to read it, leaves it mapped from the file, and the
-  # attempt starts the kernel's readahead; the next start copies it
-  # (AnonHugePages).  Both give the stock loader's result.
-  drop_page_cache "$W/libbig.so"
-  cold=$(resident "$W/libbig.so")
-  for n in relro1 relro2; do
-    start $n "$HUGELD_LDSO" "$W/libbig.so" LD_HUGEPAGE_LIBS=libbig.so \
-      LD_HUGEPAGE_BACKING=thp LD_HUGEPAGE_SEGMENTS=relro
-    eval "${n}_anon=\$(awk '\$1 == \"AnonHugePages:\" { s += \$2 } END { print s + 0 }' /proc/\$(cat \"\$TEST_TMP/$n.pid\")/smaps)"
-    stop $n
-  done
-  start relros "$SYSTEM_LDSO" "$W/libbig.so"
-  stop relros
-  r1=$(grep -m1 'libbig.so: relro .*thp: ' "$TEST_TMP/relro1.dbg" | sed 's/.*thp: //')
-  r2=$(grep -m1 'libbig.so: relro .*thp: ' "$TEST_TMP/relro2.dbg" | sed 's/.*thp: //')
-  if [ "$cold" != 0 ]; then
-    skip "${AS}relro on a cold start" "$cold pages of libbig.so stay cached after the drop (another process maps it?)"
-  elif [[ "$r1" == "its file bytes are not all in the page cache (a cold start)"* ]] \
-       && [ "$r2" = "anonymous copy, MADV_HUGEPAGE" ] \
-       && [ "$relro1_anon" = 0 ] && [ "$relro2_anon" -ge 2048 ] \
-       && cmp -s "$TEST_TMP/relro1.out" "$TEST_TMP/relros.out" \
-       && cmp -s "$TEST_TMP/relro2.out" "$TEST_TMP/relros.out"; then
-    pass "${AS}relro, cold: left mapped from the file (AnonHugePages 0); the next start: an anonymous copy (${relro2_anon} kB AnonHugePages); both as the stock loader"
-  else
-    fail "${AS}relro, cold then warm" "first: ${r1:-no report} (${relro1_anon} kB anon); next: ${r2:-no report} (${relro2_anon} kB anon); outputs: $(cat "$TEST_TMP/relro1.out" "$TEST_TMP/relro2.out" "$TEST_TMP/relros.out" | tr '\n' ' ')"
   fi
 }
 
