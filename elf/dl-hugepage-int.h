@@ -213,11 +213,6 @@ bool _dl_hugepage_may_exec_copy (int *err, const char **what)
 #define HP_STEP_MMAP_CACHE "mmap of the cache file"
 #define HP_STEP_MADV_HUGEPAGE "madvise MADV_HUGEPAGE"
 #define HP_STEP_PREAD "pread"
-/* Why the thp backing's copy of a writable zone was not made.  */
-#define HP_COLD_WORDS \
-  "its file bytes are not all in the page cache (a cold start): left " \
-  "mapped from the file for the kernel's readahead, started now; the " \
-  "next start copies it"
 
 /* Fill TMP, new memory of zone Z's size for LS's object (load bias
    L_ADDR, open as FD), with the zone's bytes from the file; with
@@ -227,15 +222,13 @@ bool _dl_hugepage_may_exec_copy (int *err, const char **what)
    zone's protection and move it over the zone.  What
    _dl_hugepage_move_zone says, or HP_FALLBACK with TMP unmapped and
    *ERR and *WHAT set.  The private copy and the thp backing's copy
-   both end with this.  With CACHED_ONLY, the bytes are taken only if
-   the page cache holds them all now (_dl_hugepage_pread_cached);
-   otherwise HP_FALLBACK with *WHAT saying so and *ERR 0.  */
+   both end with this.  */
 enum hp_outcome _dl_hugepage_fill_and_move (const struct hp_load_state *ls,
 					    void *tmp,
 					    const struct hp_zone *z,
 					    ElfW(Addr) l_addr, int fd,
-					    bool verify, bool cached_only,
-					    int *err, const char **what)
+					    bool verify, int *err,
+					    const char **what)
   attribute_hidden;
 
 /* After a failed attempt to replace zone Z of LS's object, with load
@@ -319,17 +312,6 @@ long int _dl_hugepage_pool_unreserved (void) attribute_hidden;
    Returns the number of bytes read, or -1 (errno set).  */
 ssize_t _dl_hugepage_pread_full (int fd, void *buf, size_t len,
 				 off64_t offset) attribute_hidden;
-
-/* _dl_hugepage_pread_full, but only of what the page cache holds now
-   (preadv2 with RWF_NOWAIT): the number of bytes read (fewer than LEN
-   only at the file's end), or HP_NOT_CACHED if some of them are not in
-   the page cache (the kernel has started reading them, and BUF holds
-   a part), or -1 (errno set) where the kernel, the file system or a
-   seccomp filter does not answer so (ENOSYS, EOPNOTSUPP, EINVAL,
-   EPERM...): the caller then reads as before.  */
-#define HP_NOT_CACHED (-2)
-ssize_t _dl_hugepage_pread_cached (int fd, void *buf, size_t len,
-				   off64_t offset) attribute_hidden;
 
 /* The hp_read_fn of the pure readers (_dl_hugepage_read_dynamic,
    _dl_hugepage_read_build_id): _dl_hugepage_pread_full from the

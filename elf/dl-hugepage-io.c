@@ -27,7 +27,6 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/uio.h>
 #include <not-cancel.h>
 #include <sysdep.h>
 #include "dl-hugepage-int.h"
@@ -58,33 +57,6 @@ _dl_hugepage_pread_full (int fd, void *buf, size_t len, off64_t offset)
 	{
 	  if (errno == EINTR)
 	    continue;
-	  return -1;
-	}
-      if (n == 0)
-	break;
-      done += n;
-    }
-  return done;
-}
-
-ssize_t
-_dl_hugepage_pread_cached (int fd, void *buf, size_t len, off64_t offset)
-{
-  size_t done = 0;
-  while (done < len)
-    {
-      struct iovec iov = { (char *) buf + done, len - done };
-      long int n = INTERNAL_SYSCALL_CALL (preadv2, fd, &iov, 1,
-					  LO_HI_LONG (offset + done),
-					  RWF_NOWAIT);
-      if (INTERNAL_SYSCALL_ERROR_P (n))
-	{
-	  int e = INTERNAL_SYSCALL_ERRNO (n);
-	  if (e == EINTR)
-	    continue;
-	  if (e == EAGAIN)
-	    return HP_NOT_CACHED;
-	  __set_errno (e);
 	  return -1;
 	}
       if (n == 0)

@@ -363,23 +363,13 @@ _dl_hugepage_move_zone (const struct hp_load_state *ls, void *tmp,
 enum hp_outcome
 _dl_hugepage_fill_and_move (const struct hp_load_state *ls, void *tmp,
 			    const struct hp_zone *z, ElfW(Addr) l_addr, int fd,
-			    bool verify, bool cached_only, int *err,
-			    const char **what)
+			    bool verify, int *err, const char **what)
 {
   size_t len = z->end - z->start;
   char *copy = (char *) tmp + (z->copy_start - z->start);
-  ssize_t n = -1;
-  if (cached_only && z->copy_len != 0)
-    n = _dl_hugepage_pread_cached (fd, copy, z->copy_len, z->fileoff);
-  if (n == HP_NOT_CACHED)
-    {
-      *what = HP_COLD_WORDS;
-      *err = 0;
-    }
-  else if (n < 0
-	   && (n = (z->copy_len == 0 ? 0
-		    : _dl_hugepage_pread_full (fd, copy, z->copy_len,
-					       z->fileoff))) < 0)
+  ssize_t n = (z->copy_len == 0 ? 0
+	       : _dl_hugepage_pread_full (fd, copy, z->copy_len, z->fileoff));
+  if (n < 0)
     {
       *what = HP_STEP_PREAD;
       *err = errno;
@@ -481,8 +471,8 @@ _dl_hugepage_private_zone (struct hp_load_state *ls, const struct hp_zone *z,
   else if ((*err = hp_populate (tmp, len, fd)) != 0)
     *what = "populating the huge pages";
   else
-    return _dl_hugepage_fill_and_move (ls, tmp, z, l_addr, fd, verify,
-				       false, err, what);
+    return _dl_hugepage_fill_and_move (ls, tmp, z, l_addr, fd, verify, err,
+				       what);
   __munmap (tmp, len);
   return HP_FALLBACK;
 }

@@ -30,8 +30,7 @@
    such ranges whole between starts.  A writable zone becomes
    an anonymous private copy marked MADV_HUGEPAGE, built aside and
    moved into place like the private copy (moving ordinary memory works
-   on every kernel), where the page cache holds the zone's bytes; on a
-   cold start it stays mapped from the file.  */
+   on every kernel).  */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -128,15 +127,8 @@ hp_thp_copy (struct hp_load_state *ls, const struct hp_zone *z,
       __munmap (tmp, len);
       return HP_FALLBACK;
     }
-  /* Only from the page cache: on a cold start, reading the whole zone
-     here would wait for the disk before the relocations can begin,
-     where the file's mapping lets them start on the first pages while
-     the kernel's readahead brings the rest (on a busy disk that costs
-     a cold start about a tenth; bench/results/thpstates).  The
-     attempt starts that readahead, so the next start finds the bytes
-     and copies them.  */
   enum hp_outcome o = _dl_hugepage_fill_and_move (ls, tmp, z, l_addr, fd,
-						  false, true, err, what);
+						  false, err, what);
   if (o != HP_DONE)
     return o;
   *what = "anonymous copy, MADV_HUGEPAGE";
