@@ -72,7 +72,7 @@ cache_remember_mount () {
 # removes nothing when one of them has no entry.
 cleanup_cache () {
   local f
-  for f in "$@"; do "$H" cache remove "$f" > /dev/null 2>&1; done
+  for f in "$@"; do timeout -k 5 20 "$H" cache remove "$f" > /dev/null 2>&1; done
   if [ "${_mounted_before:-yes}" = no ] && mountpoint -q /dev/hugepages; then
     rm -rf "$CACHE"; umount /dev/hugepages
   fi

@@ -315,9 +315,8 @@ if [ -x "$H" ]; then
   sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$inner" \
     "$H" run --libs libbig.so -- "$F/bigcheck-shared" --expect none > "$T/run.out" 2> "$T/run.err"
   rc=$?
-  # Where the machine's shared cache holds entries (other checkouts'
-  # tests, the machine's own sync), run warns and goes on for them
-  # (t-tool and t-ops say the same).
+  # Only where the shared cache holds this program's libbig.so (the
+  # machine's own sync) does run warn and go on instead.
   others_cache "$T/run.err"
   if [ -n "$OTHERS" ]; then
     skip "hugeld run in the cgroup: refused" "the shared cache $CACHE holds entries ($OTHERS)"

@@ -312,9 +312,9 @@ if "$H" cache add "$F/libbigbody.so" > /dev/null 2>&1; then
 fi
 set_available 0
 "$H" run --libs libbigbody.so -- "$F/bigbody-run" > /dev/null 2> "$TEST_TMP/e"; rc=$?
-# Where the machine's shared cache holds entries (other checkouts'
-# tests, the machine's own sync), run warns and goes on for them
-# (t-tool says the same).
+# Only where the shared cache holds this program's libbigbody.so (an
+# entry the removal above left, the machine's own sync) does run warn
+# and go on instead.
 others_cache "$TEST_TMP/e"
 if [ -n "$OTHERS" ]; then
   skip "run with no free page: refuses, naming --backing thp" "the shared cache $CACHE holds entries ($OTHERS)"

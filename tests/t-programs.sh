@@ -73,19 +73,11 @@ pool=$(( avail < 1200 ? avail : 1200 ))
 reserve_hugepages "$pool" || { fail reserve "cannot reserve $pool huge pages"; finish; }
 cache_remember_mount
 cache_keep_current
-# Each entry on its own: cache remove changes nothing when one of its
-# files has no entry (some of CACHED are not on this machine, or fill
-# no whole page), and the pages must not stay taken after the test.
-# (A sync here, in the namespace, would read the test's policy file
-# and make them again.)
-uncache_corpus () {
-  local f
-  for f in "${CACHED[@]}"; do
-    [ -f "$f" ] && timeout -k 5 20 "$H" cache remove "$f" > /dev/null 2>&1
-  done
-  cleanup_cache
-}
-at_exit uncache_corpus
+# The corpus's entries out again, each on its own (cleanup_cache), so
+# that the pages do not stay taken after the test.  (A sync here, in
+# the namespace, would read the test's policy file and make them
+# again.)
+at_exit 'cleanup_cache "${CACHED[@]}"'
 if in_hugeld timeout -k 5 600 "$H" cache sync > "$TEST_TMP/sync.out" 2>&1; then
   pass "cache sync of the policy file ($(grep -c '^cache ' "$TEST_TMP/etc-up/hugeld.conf") objects): $(tail -1 "$TEST_TMP/sync.out")"
 else
