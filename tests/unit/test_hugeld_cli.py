@@ -15,7 +15,7 @@ import unittest
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(TOP, "tools"))
 
-from hugeld import cli, common, elf, planner, pool  # noqa: E402
+from hugeld import cli, common, elf, planner, pool, spawn  # noqa: E402
 from hugeld.cache import entry, mount  # noqa: E402
 from hugeld.commands import plan, status, thp  # noqa: E402
 
@@ -128,6 +128,45 @@ class RunCommandLine(unittest.TestCase):
         cli.subcommand(top, "run").add_argument("--new-option", metavar="V")
         self.assertEqual(cli.run_argv(top, ["run", "--new-option", "v", "prog"]),
                          ["run", "--new-option", "v", "--", "prog"])
+
+
+class Commands(unittest.TestCase):
+    """cli.COMMANDS: each command's module, loaded when it runs."""
+
+    def test_every_parser_names_a_command(self):
+        top = cli.build_parser()
+        names = set()
+        for a in top._actions:
+            if isinstance(a, argparse._SubParsersAction):
+                for name, sp in a.choices.items():
+                    names.add(name)
+                    func = sp.get_default("func")
+                    self.assertIn(func, cli.COMMANDS, name)
+                    self.assertTrue(callable(cli.command_function(func)),
+                                    name)
+        self.assertEqual(names, set(cli.COMMANDS))
+
+    def test_a_start_loads_only_its_command(self):
+        # A fresh interpreter: importing cli and parsing `--version' or
+        # a `status' command line loads no command's module.
+        code = ("import sys; sys.path.insert(0, %r); from hugeld import cli; "
+                "top = cli.build_parser('status'); "
+                "top.parse_args(['status', '1']); "
+                "print(' '.join(sorted(m for m in sys.modules "
+                "if m.startswith('hugeld.commands.'))))"
+                % os.path.join(TOP, "tools"))
+        r = spawn.run([sys.executable, "-I", "-c", code])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.decode().strip(), "")
+        code = ("import sys; sys.path.insert(0, %r); from hugeld import cli; "
+                "cli.command_function('check'); "
+                "print(' '.join(sorted(m for m in sys.modules "
+                "if m.startswith('hugeld.commands.'))))"
+                % os.path.join(TOP, "tools"))
+        r = spawn.run([sys.executable, "-I", "-c", code])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("hugeld.commands.check", r.stdout.decode().split())
+        self.assertNotIn("hugeld.commands.run", r.stdout.decode().split())
 
 
 class Helpers(unittest.TestCase):

@@ -20,24 +20,49 @@
 """The command line: options, help and dispatch."""
 
 import argparse
+import importlib
 import os
 import re
 import sys
 
-from .commands.cache import cmd_cache
-from .commands.check import cmd_check
-from .commands.config import cmd_config
-from .commands.gdb import cmd_gdb
-from .commands.perfmap import cmd_perf_map
-from .commands.plan import cmd_plan
-from .commands.run import cmd_run
-from .commands.service import cmd_disable, cmd_enable
-from .commands.status import cmd_status
-from .commands.thp import cmd_thp
-from .commands.sync import AUTO_EXTRA, AUTO_MARGIN_PERCENT
-from .common import DEBUG_DIR, DEFAULT_LDSO, EscapedStream, Error, UsageError, VERSION, pid_arg, positive_int, shown
+from .common import AUTO_EXTRA, AUTO_MARGIN_PERCENT, DEBUG_DIR, DEFAULT_LDSO, EscapedStream, Error, UsageError, VERSION, pid_arg, positive_int, shown
 from .planner import backing_names, cache_dir, conf_file, default_setting, mount_dir, setting_words
 
+# argparse's own words ("usage:", "options:", its errors) stay as
+# written, in English like the rest of hugeld's texts: no catalogue of
+# them is installed, and looking for one (gettext's search of the locale
+# directories for each language of the environment) took 4-6 ms of
+# every start, for the five words a parser is made with.  These are
+# argparse's own stand-ins for when gettext cannot be imported.
+argparse._ = str
+argparse.ngettext = lambda singular, plural, n: singular if n == 1 else plural
+
+# Each command's function, by the name its parser gives as `func': the
+# module that defines it, loaded when the command runs.  A start loads
+# the modules of its own command only (each pulls in json, threading,
+# the ELF reader and more; all of them together took a third of every
+# start, --version included).  tests/unit/test_hugeld_cli.py checks
+# that each entry names a function and that importing this module loads
+# none of them.
+COMMANDS = {
+    "run": ("hugeld.commands.run", "cmd_run"),
+    "plan": ("hugeld.commands.plan", "cmd_plan"),
+    "status": ("hugeld.commands.status", "cmd_status"),
+    "check": ("hugeld.commands.check", "cmd_check"),
+    "enable": ("hugeld.commands.service", "cmd_enable"),
+    "disable": ("hugeld.commands.service", "cmd_disable"),
+    "perf-map": ("hugeld.commands.perfmap", "cmd_perf_map"),
+    "gdb": ("hugeld.commands.gdb", "cmd_gdb"),
+    "cache": ("hugeld.commands.cache", "cmd_cache"),
+    "config": ("hugeld.commands.config", "cmd_config"),
+    "thp": ("hugeld.commands.thp", "cmd_thp"),
+}
+
+
+def command_function(name):
+    """The function that runs command NAME (a key of COMMANDS)."""
+    module, function = COMMANDS[name]
+    return getattr(importlib.import_module(module), function)
 
 # ld.so's facts in the help texts, asked of the helper only when a help
 # text is printed (a command that prints none starts no helper): each
@@ -48,6 +73,8 @@ LD_FACTS = {
     "cache_dir": (lambda: cache_dir(), "ld.so's cache directory"),
     "mount_dir": (lambda: mount_dir(), "ld.so's cache mount"),
     "conf_file": (lambda: conf_file(), "the one ld.so reads"),
+    "segment_words": (lambda: setting_words("segments"),
+                      "ld.so's segment kinds"),
 }
 
 
@@ -79,14 +106,18 @@ class Formatter(argparse.HelpFormatter):
             width = max(width - 2, 11)
         super().__init__(prog, indent_increment, max_help_position, width)
 
+    # ld.so's facts (LD_FACTS) go into a text before it is wrapped.
+    def _format_text(self, text):
+        return super()._format_text(ld_facts(text))
+
+    def _expand_help(self, action):
+        return ld_facts(super()._expand_help(action))
+
 
 class Parser(argparse.ArgumentParser):
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("formatter_class", Formatter)
         super().__init__(*args, **kwargs)
-
-    def format_help(self):
-        return ld_facts(super().format_help())
 
     def error(self, message):
         # The commands this parser has, from argparse's own list (quoted
@@ -180,8 +211,7 @@ def _add_common(p):
     p.add_argument("--segments", metavar="LIST",
                    help="comma list of %s, as LD_HUGEPAGE_SEGMENTS "
                    "(default: $LD_HUGEPAGE_SEGMENTS or ld.so's default)"
-                   % ld_said(lambda: setting_words("segments"),
-                             "ld.so's segment kinds"))
+                   % "{segment_words}")
     p.add_argument("--backing", metavar="LIST",
                    help="comma list of %s: how the "
                    "loader tries to back each zone, in order, as "
@@ -227,7 +257,7 @@ def _add_run(sub):
                    help="run even if no huge page is free")
     p.add_argument("command", nargs=argparse.REMAINDER,
                    help=argparse.SUPPRESS)
-    p.set_defaults(func=cmd_run)
+    p.set_defaults(func="run")
 
 
 def _add_plan(sub):
@@ -265,7 +295,7 @@ def _add_plan(sub):
                    help="list every range: on huge pages, or on ordinary "
                    "pages and why")
     p.add_argument("--json", action="store_true", help="print JSON")
-    p.set_defaults(func=cmd_plan)
+    p.set_defaults(func="plan")
 
 
 def _add_status(sub):
@@ -293,7 +323,7 @@ def _add_status(sub):
                    help="write FILE (replaced atomically) instead of "
                    "standard output")
     p.add_argument("--ldso", metavar="PATH", help=argparse.SUPPRESS)
-    p.set_defaults(func=cmd_status)
+    p.set_defaults(func="status")
 
 
 def _add_check(sub):
@@ -309,7 +339,7 @@ def _add_check(sub):
                    help="a process ID, or a systemd unit")
     p.add_argument("-q", "--quiet", action="store_true",
                    help="print nothing when the check passes")
-    p.set_defaults(func=cmd_check)
+    p.set_defaults(func="check")
 
 
 def _add_service(sub):
@@ -340,13 +370,13 @@ def _add_service(sub):
     p.add_argument("--ldso", metavar="PATH",
                    help="hugeld's loader (default: $HUGELD_LDSO or %s)"
                    % DEFAULT_LDSO)
-    p.set_defaults(func=cmd_enable)
+    p.set_defaults(func="enable")
     p = sub.add_parser(
         "disable", prog="hugeld disable", usage="hugeld disable UNIT",
         description="Remove the drop-in hugeld enable wrote for UNIT and "
         "reload systemd (root).  Restart the unit to apply it.")
     p.add_argument("unit", metavar="UNIT")
-    p.set_defaults(func=cmd_disable)
+    p.set_defaults(func="disable")
 
 
 def _add_perf_map(sub):
@@ -371,7 +401,7 @@ def _add_perf_map(sub):
     p.add_argument("--debug-dir", action="append", metavar="DIR",
                    help="where separate debug files are (default %s); "
                    "may be repeated" % DEBUG_DIR)
-    p.set_defaults(func=cmd_perf_map)
+    p.set_defaults(func="perf-map")
 
 
 def _add_gdb(sub):
@@ -414,7 +444,7 @@ def _add_gdb(sub):
                    "program gdb starts (default: $LD_HUGEPAGE_BACKING, else "
                    "private,thp: software breakpoints cannot be written "
                    "into code from the shared cache)")
-    p.set_defaults(func=cmd_gdb)
+    p.set_defaults(func="gdb")
 
 
 def _add_cache(sub):
@@ -481,7 +511,7 @@ def _add_cache(sub):
                    % (AUTO_MARGIN_PERCENT, AUTO_EXTRA))
     c.add_argument("--dry-run", action="store_true",
                    help="say what would change, change nothing")
-    p.set_defaults(func=cmd_cache)
+    p.set_defaults(func="cache")
 
 
 def _add_config(sub):
@@ -510,7 +540,7 @@ def _add_config(sub):
                    help="a program (searched in PATH if it has no slash)")
     c.add_argument("--json", action="store_true",
                    help="print the parsed file as JSON")
-    p.set_defaults(func=cmd_config)
+    p.set_defaults(func="config")
 
 
 def _add_thp(sub):
@@ -554,7 +584,7 @@ def _add_thp(sub):
         c.add_argument("--quiet", action="store_true",
                        help="print only objects where something was "
                        "repaired or failed")
-    p.set_defaults(func=cmd_thp, thp_cmd=None)
+    p.set_defaults(func="thp", thp_cmd=None)
 
 
 # Each command and the function that adds its parser (enable and
@@ -566,21 +596,33 @@ ADDERS = (("run", _add_run), ("plan", _add_plan), ("status", _add_status),
           ("thp", _add_thp))
 
 
-def build_parser(command=None):
+def build_parser(command=None, bare=False):
     """The command line's parser: with COMMAND (a command's name), only
     that command's subparser, which is all that parsing its command line
-    needs (each start builds no more than it uses); else all of them."""
+    needs (each start builds no more than it uses); else all of them,
+    or with BARE, each as a name only: enough for --version, --help and
+    an unknown command's error, which list the names (all of them took
+    12 ms, a fifth of such a start)."""
     top = Parser(prog="hugeld", add_help=False, usage=argparse.SUPPRESS)
     top.add_argument("-h", "--help", action="store_true")
     top.add_argument("--version", action="store_true")
     sub = top.add_subparsers(dest="cmd", parser_class=Parser)
     added = []
     for name, add in ADDERS:
-        if (command in dict(ADDERS) and name != command) or add in added:
+        if command in dict(ADDERS) and name != command:
             continue
-        add(sub)
-        added.append(add)
+        if bare:
+            sub.add_parser(name)
+        elif add not in added:
+            add(sub)
+            added.append(add)
     return top
+
+
+def command_of(argv):
+    """The command ARGV names: its first word that is not one of the
+    options before it (-h, --help, --version: none takes a value)."""
+    return next((a for a in argv if not a.startswith("-")), None)
 
 
 def subcommand(top, name):
@@ -627,7 +669,8 @@ def main(argv=None):
         f = getattr(sys, name)
         if f is not None and not isinstance(f, EscapedStream):
             setattr(sys, name, EscapedStream(f))
-    top = build_parser(argv[0] if argv else None)
+    command = command_of(argv)
+    top = build_parser(command, bare=command not in COMMANDS)
     try:
         if argv and argv[0] == "run":
             argv = run_argv(top, argv)
@@ -646,7 +689,7 @@ def main(argv=None):
             return 0 if args.help else 2
         if getattr(args, "debug_dir", None) is None:
             args.debug_dir = [DEBUG_DIR]
-        return args.func(args) or 0
+        return command_function(args.func)(args) or 0
     except UsageError as e:
         msg = shown(e)
         if not msg.startswith("hugeld"):

@@ -41,6 +41,12 @@ SYSFS_NODES = "/sys/devices/system/node"
 NR_HUGEPAGES = "/proc/sys/vm/nr_hugepages"
 DEBUG_DIR = "/usr/lib/debug"
 KINDS = ("text", "rodata", "relro", "data", "bss")
+# pool auto (cache sync --reserve-pool): the pages the declared entries
+# hold, plus this share and this many pages for what processes still
+# copy (relro, data, objects not in the cache) and for new versions made
+# before old ones go.
+AUTO_MARGIN_PERCENT = 10
+AUTO_EXTRA = 8
 # ld.so's paths (the policy file, the shared cache) are the helper's:
 # planner.conf_file (), cache_dir (), mount_dir (), synced_name ().
 

@@ -39,7 +39,8 @@ policy".  ld.so decides by trying; this only names what is there.
   /dev/hugepages)."""
 
 import os
-import subprocess
+
+from . import spawn
 
 SECURITYFS_LSM = "/sys/kernel/security/lsm"
 
@@ -118,15 +119,12 @@ def unit_properties(unit):
     if unit is None or not os.path.isdir("/run/systemd/system"):
         return {}
     try:
-        r = subprocess.run(
-            ["systemctl", "show", "-p", "RestrictFileSystems",
-             "-p", "PrivateDevices", "--", unit],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            universal_newlines=True, timeout=10, check=False)
-    except (OSError, subprocess.TimeoutExpired):
+        r = spawn.run(["systemctl", "show", "-p", "RestrictFileSystems",
+                       "-p", "PrivateDevices", "--", unit], timeout=10)
+    except (OSError, spawn.TimedOut):
         return {}
     props = {}
-    for line in r.stdout.splitlines():
+    for line in r.stdout.decode("utf-8", "replace").splitlines():
         k, _, v = line.partition("=")
         props[k] = v
     return props

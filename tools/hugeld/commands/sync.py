@@ -34,7 +34,7 @@ import sys
 from ..cache import entry, mount
 from ..cache.build import NotFitted, add_one, notext_text
 from ..cache.upkeep import need_root, remove_all
-from ..common import Error, HUGE, mib, plural, shown, warn
+from ..common import AUTO_EXTRA, AUTO_MARGIN_PERCENT, Error, HUGE, mib, plural, shown, warn
 from ..pathglob import expand_cache
 from ..planner import conf_file, helper_objects
 from ..policy import conf_problems, read_conf
@@ -42,14 +42,8 @@ from ..pool import apply_pool, pool_info
 
 SYNC_LOCK = "/run/hugeld-sync.lock"
 
-# pool auto: the pages the declared entries hold, plus this share and
-# this many pages for what processes still copy (relro, data, objects
-# not in the cache) and for new versions made before old ones go.
-AUTO_MARGIN_PERCENT = 10
-AUTO_EXTRA = 8
-
-
-# pool auto: at most a quarter of the memory (MemTotal).  Reserved huge
+# pool auto (its margin: AUTO_MARGIN_PERCENT and AUTO_EXTRA, in
+# hugeld.common): at most a quarter of the memory (MemTotal).  Reserved huge
 # pages are taken from everything else's memory and stay taken, used
 # or not, and what `auto' counts is decided by globs over directories
 # that packages (and anyone who can write there) fill: one glob that
