@@ -69,7 +69,8 @@ _dl_hugepage_read_dynamic (const ElfW(Phdr) *phdr, size_t phnum,
 			   char soname[HP_SONAME_MAX])
 {
   *textrel = false;
-  soname[0] = '\0';
+  if (soname != NULL)
+    soname[0] = '\0';
   const ElfW(Phdr) *dyn = NULL;
   for (size_t i = 0; i < phnum; ++i)
     if (phdr[i].p_type == PT_DYNAMIC)
@@ -99,7 +100,7 @@ _dl_hugepage_read_dynamic (const ElfW(Phdr) *phdr, size_t phnum,
       done += got;
     }
   *textrel = info.textrel;
-  if (!info.have_soname || info.strtab == 0)
+  if (soname == NULL || !info.have_soname || info.strtab == 0)
     return true;
 
   int64_t off = _dl_hugepage_vaddr_to_offset (phdr, phnum,

@@ -48,7 +48,9 @@ typedef long int hp_read_fn (void *ctx, void *buf, size_t len,
 /* What ld.so reads of an object's dynamic section before mapping it,
    through READER, given its program headers PHDR[0..PHNUM): sets
    *TEXTREL and SONAME (empty if there is none, or if it does not fit
-   in HP_SONAME_MAX bytes), and returns whether it has a PT_DYNAMIC.
+   in HP_SONAME_MAX bytes; not read if SONAME is NULL: the string is a
+   read of its own elsewhere in the file), and returns whether it has
+   a PT_DYNAMIC.
    At most HP_MAX_DYN entries are looked at.  ld.so and hugeld-plan
    both read it with this function.  */
 bool _dl_hugepage_read_dynamic (const ElfW(Phdr) *phdr, size_t phnum,

@@ -313,6 +313,18 @@ long int _dl_hugepage_pool_unreserved (void) attribute_hidden;
 ssize_t _dl_hugepage_pread_full (int fd, void *buf, size_t len,
 				 off64_t offset) attribute_hidden;
 
+/* Start reading the file bytes of LS's object that ld.so reads before
+   or while relocating it, without waiting for them (readahead, in
+   systemd's @system-service and Docker's default seccomp lists; an
+   error is ignored): its PT_GNU_RELRO, where the dynamic section, the
+   GOT and the relocated pointers are, and the last file page of each
+   writable segment with a zero fill.  In a cold start the reads that
+   follow (the dynamic section, the zero fill's page, the copies of
+   writable zones) then wait for bytes already on their way instead of
+   each waiting for the disk in turn.  */
+void _dl_hugepage_readahead_writable (int fd, const ElfW(Phdr) *phdr,
+				      size_t phnum) attribute_hidden;
+
 /* The hp_read_fn of the pure readers (_dl_hugepage_read_dynamic,
    _dl_hugepage_read_build_id): _dl_hugepage_pread_full from the
    descriptor *(int *) FD.  */

@@ -27,6 +27,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <ldsodefs.h>
 #include <not-cancel.h>
 #include <sysdep.h>
 #include "dl-hugepage-int.h"
@@ -64,6 +65,28 @@ _dl_hugepage_pread_full (int fd, void *buf, size_t len, off64_t offset)
       done += n;
     }
   return done;
+}
+
+static void
+hp_readahead (int fd, uint64_t offset, uint64_t len)
+{
+  if (len != 0)
+    (void) INTERNAL_SYSCALL_CALL (readahead, fd,
+				  __ALIGNMENT_ARG SYSCALL_LL64 (offset), len);
+}
+
+void
+_dl_hugepage_readahead_writable (int fd, const ElfW(Phdr) *phdr,
+				 size_t phnum)
+{
+  size_t pg = GLRO(dl_pagesize);
+  for (size_t i = 0; i < phnum; ++i)
+    if (phdr[i].p_type == PT_GNU_RELRO)
+      hp_readahead (fd, phdr[i].p_offset, phdr[i].p_filesz);
+    else if (phdr[i].p_type == PT_LOAD && (phdr[i].p_flags & PF_W) != 0
+	     && phdr[i].p_memsz > phdr[i].p_filesz && phdr[i].p_filesz != 0)
+      hp_readahead (fd, HP_ALIGN_DOWN (phdr[i].p_offset + phdr[i].p_filesz
+				       - 1, pg), 1);
 }
 
 long int

@@ -150,18 +150,33 @@ _dl_hugepage_select_and_plan (struct hp_load_state *ls, const char *path,
   ls->objname = path[0] != '\0' ? path : "<main program>";
   bool textrel;
   char soname[HP_SONAME_MAX];
-  _dl_hugepage_read_dynamic (phdr, phnum, _dl_hugepage_read_fd, &fd,
-			     &textrel, soname);
   size_t patlen = 0;
   const char *matched_by;
-  const char *pat = _dl_hugepage_select (_dl_hugepage_libs, path, soname,
-					 alias, &patlen, &matched_by);
-  if (pat == NULL)
+  /* The file name first, as _dl_hugepage_select tries it: an object it
+     selects needs no DT_SONAME, whose string is a read of its own, a
+     wait for the disk in a cold start.  */
+  const char *pat = _dl_hugepage_select (_dl_hugepage_libs, path, NULL,
+					 NULL, &patlen, &matched_by);
+  if (pat != NULL)
     {
-      if (hp_debug ())
-	_dl_debug_printf ("hugepages: %s: not selected\n",
-			  ls->objname);
-      return false;
+      _dl_hugepage_readahead_writable (fd, phdr, phnum);
+      _dl_hugepage_read_dynamic (phdr, phnum, _dl_hugepage_read_fd, &fd,
+				 &textrel, NULL);
+    }
+  else
+    {
+      _dl_hugepage_read_dynamic (phdr, phnum, _dl_hugepage_read_fd, &fd,
+				 &textrel, soname);
+      pat = _dl_hugepage_select (_dl_hugepage_libs, path, soname, alias,
+				 &patlen, &matched_by);
+      if (pat == NULL)
+	{
+	  if (hp_debug ())
+	    _dl_debug_printf ("hugepages: %s: not selected\n",
+			      ls->objname);
+	  return false;
+	}
+      _dl_hugepage_readahead_writable (fd, phdr, phnum);
     }
   if (hp_debug ())
     {

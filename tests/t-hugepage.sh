@@ -15,6 +15,7 @@ need_pool 96
 variants=(
   "shared|$F/bigcheck-shared|libbig.so"
   "dlopen|$F/bigcheck-dlopen --dlopen $F/libbig.so|libbig.so"
+  "soname|$F/bigcheck-dlopen --dlopen $TEST_TMP/libalias.so|libbig.so"
   "pie|$F/bigcheck-pie|bigcheck-pie"
   "nopie|$F/bigcheck-nopie|bigcheck-nopie"
   "shared-2m|$F/bigcheck-shared-2m|libbig-2m.so"
@@ -22,6 +23,13 @@ variants=(
 )
 
 run () { run_report "$@"; }
+
+# "soname": libbig.so under a file name its pattern does not match,
+# selected by its DT_SONAME (ld.so reads the name only when the file
+# name selects nothing).
+cp "$F/libbig.so" "$TEST_TMP/libalias.so"
+chmod 755 "$TEST_TMP"
+chmod 644 "$TEST_TMP/libalias.so"
 
 # same NAME PFX: run PFX exited 0 with the stock loader's output.
 same () {
@@ -62,8 +70,10 @@ for v in "${variants[@]}"; do
     run "$T/def" LD_HUGEPAGE_LIBS="$libs" -- "$HUGELD_LDSO" "${argv[@]}" \
       --expect text,rodata,relro --hugetlb-report
     same "$AS$name: default: text, rodata, relro on 2 MiB pages; checks pass" "$T/def"
-    if grep -q "selected by pattern \"$libs\"" "$T/def.dbg"; then
-      pass "$AS$name: LD_DEBUG reports the pattern"
+    by="file name"
+    [ "$name" = soname ] && by=DT_SONAME
+    if grep -q "selected by pattern \"$libs\" ($by" "$T/def.dbg"; then
+      pass "$AS$name: LD_DEBUG reports the pattern and what it matched ($by)"
     else
       fail "$AS$name: LD_DEBUG reports the pattern" "$(head -3 "$T/def.dbg" | tr '\n' ' ')"
     fi

@@ -500,10 +500,13 @@ struct mem_file
   size_t size;
 };
 
+static int mem_reads;
+
 static long int
 mem_read (void *ctx, void *buf, size_t len, uint64_t offset)
 {
   const struct mem_file *f = ctx;
+  ++mem_reads;
   if (offset >= f->size)
     return 0;
   if (len > f->size - offset)
@@ -536,6 +539,13 @@ test_read_dynamic (void)
   CHECK (_dl_hugepage_read_dynamic (ph, 2, mem_read, &f, &textrel, soname)
 	 && textrel && strcmp (soname, "libx.so.1") == 0,
 	 "soname %s, textrel %d", soname, textrel);
+
+  /* No buffer for the name (ld.so selected the object by its file
+     name): the section is read, the strings are not.  */
+  mem_reads = 0;
+  CHECK (_dl_hugepage_read_dynamic (ph, 2, mem_read, &f, &textrel, NULL)
+	 && textrel && mem_reads == 1, "without the name: %d reads",
+	 mem_reads);
 
   /* A name that fills the buffer was probably cut: none.  */
   memset (file + 0x2010, 'a', HP_SONAME_MAX);
