@@ -313,17 +313,22 @@ long int _dl_hugepage_pool_unreserved (void) attribute_hidden;
 ssize_t _dl_hugepage_pread_full (int fd, void *buf, size_t len,
 				 off64_t offset) attribute_hidden;
 
-/* Start reading the file bytes of LS's object that ld.so reads before
-   or while relocating it, without waiting for them (readahead, in
-   systemd's @system-service and Docker's default seccomp lists; an
-   error is ignored): its PT_GNU_RELRO, where the dynamic section, the
-   GOT and the relocated pointers are, and the last file page of each
-   writable segment with a zero fill.  In a cold start the reads that
-   follow (the dynamic section, the zero fill's page, the copies of
-   writable zones) then wait for bytes already on their way instead of
-   each waiting for the disk in turn.  */
-void _dl_hugepage_readahead_writable (int fd, const ElfW(Phdr) *phdr,
-				      size_t phnum) attribute_hidden;
+/* Start reading the file bytes of a selected object (descriptor FD,
+   program headers PHDR[0..PHNUM)) that ld.so reads before and right
+   after mapping it, without waiting for them (readahead, in systemd's
+   @system-service and Docker's default seccomp lists; an error is
+   ignored), in the order it needs them: its PT_GNU_RELRO, where the
+   dynamic section, the GOT and the relocated pointers are; the last
+   file page of each writable segment with a zero fill; and the file's
+   first 2 MiB, where the dynamic symbol, string and hash tables
+   usually are (DT_NEEDED names, symbol lookups).  In a cold start
+   each of these reads would otherwise wait for the disk in turn, and
+   none of them costs a huge page: the ELF header's read has already
+   put small folios in the first 2 MiB, the writable segment is copied
+   or mapped privately, and what the page cache holds already is left
+   as it is.  */
+void _dl_hugepage_readahead (int fd, const ElfW(Phdr) *phdr, size_t phnum)
+  attribute_hidden;
 
 /* The hp_read_fn of the pure readers (_dl_hugepage_read_dynamic,
    _dl_hugepage_read_build_id): _dl_hugepage_pread_full from the

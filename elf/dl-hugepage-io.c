@@ -76,17 +76,18 @@ hp_readahead (int fd, uint64_t offset, uint64_t len)
 }
 
 void
-_dl_hugepage_readahead_writable (int fd, const ElfW(Phdr) *phdr,
-				 size_t phnum)
+_dl_hugepage_readahead (int fd, const ElfW(Phdr) *phdr, size_t phnum)
 {
   size_t pg = GLRO(dl_pagesize);
   for (size_t i = 0; i < phnum; ++i)
     if (phdr[i].p_type == PT_GNU_RELRO)
       hp_readahead (fd, phdr[i].p_offset, phdr[i].p_filesz);
-    else if (phdr[i].p_type == PT_LOAD && (phdr[i].p_flags & PF_W) != 0
-	     && phdr[i].p_memsz > phdr[i].p_filesz && phdr[i].p_filesz != 0)
+  for (size_t i = 0; i < phnum; ++i)
+    if (phdr[i].p_type == PT_LOAD && (phdr[i].p_flags & PF_W) != 0
+	&& phdr[i].p_memsz > phdr[i].p_filesz && phdr[i].p_filesz != 0)
       hp_readahead (fd, HP_ALIGN_DOWN (phdr[i].p_offset + phdr[i].p_filesz
 				       - 1, pg), 1);
+  hp_readahead (fd, 0, HP_HUGEPAGE_SIZE);
 }
 
 long int

@@ -159,7 +159,7 @@ _dl_hugepage_select_and_plan (struct hp_load_state *ls, const char *path,
 					 NULL, &patlen, &matched_by);
   if (pat != NULL)
     {
-      _dl_hugepage_readahead_writable (fd, phdr, phnum);
+      _dl_hugepage_readahead (fd, phdr, phnum);
       _dl_hugepage_read_dynamic (phdr, phnum, _dl_hugepage_read_fd, &fd,
 				 &textrel, NULL);
     }
@@ -176,7 +176,7 @@ _dl_hugepage_select_and_plan (struct hp_load_state *ls, const char *path,
 			      ls->objname);
 	  return false;
 	}
-      _dl_hugepage_readahead_writable (fd, phdr, phnum);
+      _dl_hugepage_readahead (fd, phdr, phnum);
     }
   if (hp_debug ())
     {
