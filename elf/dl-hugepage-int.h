@@ -318,10 +318,11 @@ ssize_t _dl_hugepage_pread_full (int fd, void *buf, size_t len,
    after mapping it, without waiting for them (readahead, in systemd's
    @system-service and Docker's default seccomp lists; an error is
    ignored), in the order it needs them: its PT_GNU_RELRO, where the
-   dynamic section, the GOT and the relocated pointers are; the last
-   file page of each writable segment with a zero fill; and the file's
-   first 2 MiB, where the dynamic symbol, string and hash tables
-   usually are (DT_NEEDED names, symbol lookups).  In a cold start
+   dynamic section, the GOT and the relocated pointers are; the page
+   each zero fill starts in; and the file's first 2 MiB, where the
+   dynamic symbol, string and hash tables usually are (DT_NEEDED
+   names, symbol lookups).  Nothing for an object without a segment of
+   2 MiB, which has no zone to be quick for.  In a cold start
    each of these reads would otherwise wait for the disk in turn, and
    none of them costs a huge page: the ELF header's read has already
    put small folios in the first 2 MiB, the writable segment is copied
@@ -329,6 +330,19 @@ ssize_t _dl_hugepage_pread_full (int fd, void *buf, size_t len,
    as it is.  */
 void _dl_hugepage_readahead (int fd, const ElfW(Phdr) *phdr, size_t phnum)
   attribute_hidden;
+
+/* Read, with one pread of a byte, the file page of each of PHDR's
+   PT_LOAD segments whose end glibc's _dl_map_segments zeroes (the last
+   file page of a segment with a zero fill): its memset is the first
+   touch of that page, and a fault in a file mapping that is not marked
+   MADV_HUGEPAGE yet reads the device's readahead window around it (8
+   MiB on many disks) in small folios, which can reach into the zones
+   before the segment, where the thp backing wants 2 MiB folios.  A
+   pread of one page that nothing near it was read before reads that
+   page alone (after _dl_hugepage_readahead, it waits for the page
+   already on its way).  Past the end of a cut file it reads nothing.  */
+void _dl_hugepage_read_zero_fill_pages (int fd, const ElfW(Phdr) *phdr,
+					size_t phnum) attribute_hidden;
 
 /* The hp_read_fn of the pure readers (_dl_hugepage_read_dynamic,
    _dl_hugepage_read_build_id): _dl_hugepage_pread_full from the

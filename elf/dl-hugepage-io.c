@@ -75,19 +75,50 @@ hp_readahead (int fd, uint64_t offset, uint64_t len)
 				  __ALIGNMENT_ARG SYSCALL_LL64 (offset), len);
 }
 
+/* Whether glibc's _dl_map_segments zeroes the end of the last file
+   page of PT_LOAD header PH (a zero fill that starts inside a page):
+   its memset is then the first touch of the byte at *OFFSET.  */
+static bool
+hp_zero_fill_byte (const ElfW(Phdr) *ph, uint64_t *offset)
+{
+  if (ph->p_type != PT_LOAD || ph->p_memsz <= ph->p_filesz
+      || ph->p_filesz == 0
+      || HP_ALIGN_REM (ph->p_offset + ph->p_filesz, GLRO(dl_pagesize)) == 0)
+    return false;
+  *offset = ph->p_offset + ph->p_filesz - 1;
+  return true;
+}
+
 void
 _dl_hugepage_readahead (int fd, const ElfW(Phdr) *phdr, size_t phnum)
 {
-  size_t pg = GLRO(dl_pagesize);
+  /* An object without a segment of 2 MiB has no huge page zone to be
+     quick for (where `libs *' selects every object, most are such),
+     and the calls would be work for each of its starts.  */
+  bool big = false;
+  for (size_t i = 0; i < phnum; ++i)
+    big |= phdr[i].p_type == PT_LOAD && phdr[i].p_memsz >= HP_HUGEPAGE_SIZE;
+  if (!big)
+    return;
   for (size_t i = 0; i < phnum; ++i)
     if (phdr[i].p_type == PT_GNU_RELRO)
       hp_readahead (fd, phdr[i].p_offset, phdr[i].p_filesz);
+  uint64_t off;
   for (size_t i = 0; i < phnum; ++i)
-    if (phdr[i].p_type == PT_LOAD && (phdr[i].p_flags & PF_W) != 0
-	&& phdr[i].p_memsz > phdr[i].p_filesz && phdr[i].p_filesz != 0)
-      hp_readahead (fd, HP_ALIGN_DOWN (phdr[i].p_offset + phdr[i].p_filesz
-				       - 1, pg), 1);
+    if (hp_zero_fill_byte (&phdr[i], &off))
+      hp_readahead (fd, off, 1);
   hp_readahead (fd, 0, HP_HUGEPAGE_SIZE);
+}
+
+void
+_dl_hugepage_read_zero_fill_pages (int fd, const ElfW(Phdr) *phdr,
+				   size_t phnum)
+{
+  uint64_t off;
+  char c;
+  for (size_t i = 0; i < phnum; ++i)
+    if (hp_zero_fill_byte (&phdr[i], &off))
+      (void) __pread64_nocancel (fd, &c, 1, off);
 }
 
 long int

@@ -395,30 +395,6 @@ hp_init (bool normal_mode, const char *program)
     _dl_hugepage_name_process (program);
 }
 
-/* Read, with one pread of a byte, the file page of each of PHDR's
-   PT_LOAD segments whose end glibc's _dl_map_segments zeroes (the last
-   file page of a segment with a zero fill): its memset is the first
-   touch of that page, and a fault in a file mapping that is not marked
-   MADV_HUGEPAGE yet reads the device's readahead window around it (8
-   MiB on many disks) in small folios, which can reach into the zones
-   before the segment, where the thp backing wants 2 MiB folios.  A
-   pread of one page that nothing near it was read before reads that
-   page alone.  Past the end of a cut file it reads nothing.  */
-static void
-hp_read_zero_fill_pages (int fd, const ElfW(Phdr) *phdr, size_t phnum)
-{
-  for (size_t i = 0; i < phnum; ++i)
-    if (phdr[i].p_type == PT_LOAD && phdr[i].p_memsz > phdr[i].p_filesz
-	&& phdr[i].p_filesz != 0
-	&& HP_ALIGN_REM (phdr[i].p_offset + phdr[i].p_filesz,
-			 GLRO(dl_pagesize)) != 0)
-      {
-	char c;
-	(void) __pread64_nocancel (fd, &c, 1,
-				   phdr[i].p_offset + phdr[i].p_filesz - 1);
-      }
-}
-
 static void
 hp_prepare (const char *realname, int fd, int type,
 	    const ElfW(Phdr) *phdr, size_t phnum, ElfW(Off) phoff)
@@ -466,7 +442,7 @@ hp_prepare (const char *realname, int fd, int type,
   hp_load.kernel = false;
   _dl_hugepage_select_and_plan (&hp_load, realname, NULL, fd, false, 0);
   if (hp_load.current != NULL)
-    hp_read_zero_fill_pages (fd, phdr, phnum);
+    _dl_hugepage_read_zero_fill_pages (fd, phdr, phnum);
 }
 
 void
