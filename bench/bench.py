@@ -13,8 +13,10 @@ root: it sets /proc/sys/vm/nr_hugepages and
 
 Every comparison runs its variants round-robin (A B C A B C ..., the order
 rotated each round), several runs each, and reports medians and ratios to
-the first variant (the stock loader).  Raw samples go to OUT/raw/*.json;
-bench/report.py turns them into OUT/RESULTS.md and PNG plots.
+the first variant (the stock loader).  Raw samples go to OUT/raw/*.json.xz
+(compact JSON, xz-compressed; benchlib.load_json reads them), the machine
+to OUT/raw/machine.json; bench/report.py turns them into OUT/RESULTS.md
+and PNG plots.
 """
 import argparse, json, os, platform, re, shutil, signal, statistics, subprocess, sys, tempfile, time
 
@@ -23,7 +25,7 @@ from policy import policy  # bench/policy.py: the cost of /etc/hugeld.conf
 from elfthp import elfthp  # bench/elfthp.py: beside glibc 2.44's glibc.elf.thp
 from benchlib import (FIXTURES, HERE, HUGELD, STOCK, TOP, System, base_env, drop_page_cache,
                       bigcheck_probe, ldd_probe, log, perf_probe, read,
-                      run_group, sh, variant)
+                      run_group, save_json, sh, variant)
 
 CLANG = "/usr/lib/llvm-14/bin/clang"
 LLVM_LIBS = ["/usr/lib/x86_64-linux-gnu/libLLVM-14.so.1",
@@ -542,8 +544,7 @@ def main():
             for g in r:
                 g["section"] = s
                 g["seconds"] = time.time() - ts
-                with open(os.path.join(raw, g["id"] + ".json"), "w") as f:
-                    json.dump(g, f, indent=1)
+                save_json(g, os.path.join(raw, g["id"] + ".json.xz"))
             results += r
         mach["loadavg_end"] = read("/proc/loadavg").split()[:3]
         mach["total_seconds"] = time.time() - t0

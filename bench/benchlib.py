@@ -1,7 +1,7 @@
 """The machinery of bench.py: the system state it changes and restores
 (pool, THP mode, hugetlbfs mount), perf, the round-robin runner and the
 probes that check what each variant got.  bench.py holds the sections."""
-import fcntl, glob, os, re, resource, shutil, statistics, subprocess, sys, tempfile, time
+import fcntl, glob, json, lzma, os, re, resource, shutil, statistics, subprocess, sys, tempfile, time
 
 from abtime import run_once  # bench/abtime.py: the demo's measurement too
 
@@ -62,6 +62,54 @@ def read(path):
 def write(path, text):
     with open(path, "w") as f:
         f.write(text)
+
+
+# ---------------------------------------------------------------- raw results
+# What an .xz file starts with (the xz format's stream header magic).
+XZ_MAGIC = b"\xfd7zXZ\x00"
+
+
+def json_path(path):
+    """PATH, or PATH.xz when only that exists: a raw result named as it
+    was before it was stored compressed."""
+    if not os.path.exists(path) and os.path.exists(path + ".xz"):
+        return path + ".xz"
+    return path
+
+
+def load_json(path):
+    """The JSON in PATH (or PATH.xz, see json_path), xz-compressed or
+    not: every script that reads a raw result reads it through this."""
+    with open(json_path(path), "rb") as f:
+        data = f.read()
+    if data.startswith(XZ_MAGIC):
+        data = lzma.decompress(data)
+    return json.loads(data)
+
+
+def save_json(obj, path):
+    """Write OBJ to PATH as compact JSON (one line), xz-compressed when
+    PATH ends in .xz, through a temporary file renamed over PATH: a run
+    stopped while writing leaves the last whole file.  Writing X.json.xz
+    removes the X.json an earlier version of the scripts wrote there.  The
+    compression is xz -9's with a dictionary no larger than the data
+    (for data under 64 MiB the same stream but for the dictionary size
+    in its header; xz -dc reads it): -9's own 64 MiB dictionary would
+    have the compressor take and free some 670 MiB between the cells of
+    a benchmark."""
+    data = (json.dumps(obj, separators=(",", ":")) + "\n").encode()
+    if path.endswith(".xz"):
+        dict_size = 1 << 12
+        while dict_size < len(data) and dict_size < 1 << 26:
+            dict_size <<= 1
+        data = lzma.compress(data, check=lzma.CHECK_CRC64, filters=[
+            {"id": lzma.FILTER_LZMA2, "preset": 9, "dict_size": dict_size}])
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)
+    if path.endswith(".json.xz") and os.path.exists(path[:-3]):
+        os.unlink(path[:-3])
 
 
 # ---------------------------------------------------------------- system state

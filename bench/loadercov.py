@@ -22,10 +22,17 @@ warm (dropped, then cat), held (dropped, then a stock 2.36 clang -E of
 another FIFO keeps the libraries mapped) and held-warm (dropped, cat, then
 that holder).  Timing: clang -fsyntax-only of a small C++ file from a
 dropped page cache, the variants in rotated order each round.
-"""
-import argparse, errno, json, os, statistics, subprocess, tempfile, time
 
-TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+--json OUT: the raw results as compact JSON, xz-compressed when OUT ends
+in .xz (bench/results/thpside/loadercov-clang14.json.xz; benchlib.load_json
+reads either).
+"""
+import argparse, errno, os, statistics, subprocess, sys, tempfile, time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+from benchlib import save_json  # noqa: E402
 CLANG = "/usr/lib/llvm-14/bin/clang"
 LIBS = [os.path.realpath("/usr/lib/x86_64-linux-gnu/libLLVM-14.so.1"),
         os.path.realpath("/usr/lib/x86_64-linux-gnu/libclang-cpp.so.14")]
@@ -181,8 +188,7 @@ def main():
                       name, statistics.median(w), min(w), max(w), statistics.median(r36),
                       min(r36), max(r36), statistics.median(r44), min(r44), max(r44)))
     if o.json:
-        with open(o.json, "w") as f:
-            json.dump(res, f, indent=1)
+        save_json(res, o.json)
 
 
 if __name__ == "__main__":

@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
-"""Turn bench/results/raw/*.json into bench/results/RESULTS.md and PNG plots.
+"""Turn bench/results/raw/*.json.xz into bench/results/RESULTS.md and PNG plots.
   report.py [RESULTS_DIR]
 
 One function per section of RESULTS.md; each takes the raw result of its
-benchmark (as bench.py wrote it) and returns Markdown lines, drawing its
-plot when matplotlib is there."""
-import glob, json, os, sys
+benchmark (as bench.py wrote it: RESULTS_DIR/raw/ID.json.xz, or ID.json
+as earlier versions did; benchlib.load_json reads either) and returns
+Markdown lines, drawing its plot when matplotlib is there."""
+import glob, os, sys
+
+from benchlib import load_json  # bench/benchlib.py: raw results, compressed or not
 
 # The timing groups bench.py writes, in report order.
 TIMING_GROUPS = ("itlb-pie", "itlb-shared", "itlb-dlopen", "dtlb-pie", "clang",
@@ -290,9 +293,10 @@ def main():
     out = sys.argv[1] if len(sys.argv) > 1 else \
         os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
     raw = {}
-    for f in sorted(glob.glob(os.path.join(out, "raw", "*.json"))):
-        with open(f) as fh:
-            raw[os.path.basename(f)[:-5]] = json.load(fh)
+    for f in sorted(glob.glob(os.path.join(out, "raw", "*.json"))
+                    + glob.glob(os.path.join(out, "raw", "*.json.xz"))):
+        name = os.path.basename(f)
+        raw[name[:name.rindex(".json")]] = load_json(f)
     r = Report(out, load_pyplot())
     machine(r, raw.pop("machine", {}))
     for gid in TIMING_GROUPS:

@@ -25,13 +25,16 @@ whom the page cache cannot be asked.
 
   thprepair.py [--rounds N] [--out DIR] [--libdir DIR] [--user NAME]
                                           (root: drops the page cache)
+
+The raw results go to OUT/thp-repair.json.xz (compact JSON,
+xz-compressed; benchlib.load_json reads it).
 """
-import argparse, json, os, pwd, statistics, subprocess, sys, time
+import argparse, os, pwd, statistics, subprocess, sys, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from benchlib import (HUGELD, STOCK, base_env, drop_page_cache, fill_by_read,  # noqa: E402
-                      log, timed)
+                      log, save_json, timed)
 
 CLANG = "/usr/lib/llvm-14/bin/clang"
 # subprocess.run's user and group for every clang (--user).
@@ -174,8 +177,7 @@ def run_states(o, rd, cmds, stock_env, thp_env, shared_env):
                     g["shared_ratio_wall_spread"][1], pmd, size, 100.0 * pmd / max(size, 1),
                     100.0 * pmd / max(rss, 1), rss))
     os.unlink(cmds["compile"][5])
-    with open(os.path.join(o.out, "thp-repair.json"), "w") as f:
-        json.dump(res, f, indent=1)
+    save_json(res, os.path.join(o.out, "thp-repair.json.xz"))
 
 
 if __name__ == "__main__":

@@ -30,14 +30,18 @@ code would) and waits reports how much of them is on huge pages (2 MiB
 page-cache folios, anonymous THP, or hugetlb).
 
   thpside.py [--rounds N] [--out DIR] [--only clang|big120]   (root)
+
+It writes OUT/thpside-glibc-VERSION.md, the tables, and beside it
+.json.xz, the raw results (compact JSON, xz-compressed;
+benchlib.load_json reads it).
 """
-import argparse, fcntl, json, os, statistics, subprocess, sys
+import argparse, fcntl, os, statistics, subprocess, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 from benchlib import (HUGELD, STOCK, base_env, drop_page_cache, fill_by_read,  # noqa: E402
-                      log, timed)
+                      log, save_json, timed)
 
 HUGELD_CMD = os.environ.get("HUGELD_CMD", "/opt/hugeld/bin/hugeld")
 POOL = "/proc/sys/vm/nr_hugepages"
@@ -274,7 +278,7 @@ def report(res, path):
            "stock loader's wall time (spread in brackets); below 1 is faster.  Huge: share "
            "of the libraries' executable segments on 2 MiB pages (page-cache folios, THP "
            "or hugetlb) in a process that loaded them in that state and then read every "
-           "page of them.  Raw: the .json beside this file."
+           "page of them.  Raw: the .json.xz beside this file."
            % (res["kernel"], res["glibc"], res["fs"], res["rounds"]), ""]
     for w in res["workloads"]:
         names = [v[0] for v in w["variants"]]
@@ -339,10 +343,9 @@ def main():
         with open(POOL, "w") as f:
             f.write(pool0)
     name = "thpside-glibc-%s" % glibc
-    with open(os.path.join(o.out, name + ".json"), "w") as f:
-        json.dump(res, f, indent=1)
+    save_json(res, os.path.join(o.out, name + ".json.xz"))
     report(res, os.path.join(o.out, name + ".md"))
-    log("wrote %s.md and .json in %s" % (name, o.out))
+    log("wrote %s.md and .json.xz in %s" % (name, o.out))
 
 
 if __name__ == "__main__":

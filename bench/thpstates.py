@@ -40,14 +40,20 @@ FilePmdMapped / Size) and of what they had mapped (/ Rss).
                [--states LIST] [--busy] [--cmd version|syntax]
                [--out DIR]                                   (root)
   thpstates.py --table JSON...     the results as a markdown table
+  thpstates.py --summary JSON      a run's summary: that table and the
+                                   medians of every cell, in markdown
 
 DIR: an unpacked libc6 2.44 (dpkg-deb -x of Debian experimental's
 libc6_2.44-*.deb).  HUGELD_LDSO (default build/stage/opt/hugeld/ld.so)
 and HUGELD_CMD (build/stage/opt/hugeld/bin/hugeld) are hugeld's.
+
+After every cell a run rewrites OUT/thpstates-CMD[TAG].json.xz, its raw
+results (every round; compact JSON, xz-compressed), and beside it
+thpstates-CMD[TAG].md, its summary (--summary).  --table and --summary read
+a JSON file compressed or not (benchlib.load_json).
 """
 import argparse
 import errno
-import json
 import os
 import resource
 import shutil
@@ -61,7 +67,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
-from benchlib import base_env, drop_page_cache, log  # noqa: E402
+from benchlib import base_env, drop_page_cache, json_path, load_json, log, save_json  # noqa: E402
 
 CLANG = "/usr/lib/llvm-14/bin/clang"
 LIBS = ["/usr/lib/x86_64-linux-gnu/libLLVM-14.so.1",
@@ -337,43 +343,104 @@ def cov_text(covs):
     return "%.0f%% (%.0f%%)" % (100.0 * c[2] / max(c[1], 1), 100.0 * c[2] / max(c[0], 1))
 
 
+# The head of the table of --table and --summary.
+TABLE_HEAD = ["| state | user | stock 2.36 | hugeld thp / stock | hugeld CPU / stock | "
+              "hugeld on PMDs | stock 2.44 / 2.36 | 2.44 elf.thp / stock 2.44 | "
+              "elf.thp on PMDs | hugeld / elf.thp | load |",
+              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+
+
+def cmd_text(res):
+    """The command of the run RES without clang's path (and the C++
+    file's directory)."""
+    return " ".join(res["cmd"][1:]).replace(os.path.dirname(res["cmd"][-1]) + "/", "")
+
+
 def table(paths):
     """A markdown table of the cells of the JSON files PATHS."""
-    rows = ["| state | user | stock 2.36 | hugeld thp / stock | hugeld CPU / stock | "
-            "hugeld on PMDs | stock 2.44 / 2.36 | 2.44 elf.thp / stock 2.44 | "
-            "elf.thp on PMDs | hugeld / elf.thp | load |",
-            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    rows = list(TABLE_HEAD)
     for path in paths:
-        with open(path) as f:
-            res = json.load(f)
-        rows.append("| **%s** (%s, %d rounds) | | | | | | | | | | |" % (
-            " ".join(res["cmd"][1:]).replace(os.path.dirname(res["cmd"][-1]) + "/", ""),
-            res["date"], res["rounds"]))
-        for c in res["cells"]:
-            r = c["ratios"]
-            cov = c.get("coverage", {})
-
-            def rq(x):
-                return "%.2f (%.2f-%.2f)" % (x["median"], x["iqr"][0], x["iqr"][1])
-            rows.append("| %s%s | %s | %.0f ms | %s | %.2f | %s | %.2f | %s | %s | %s | %.1f-%.1f%s |" % (
-                c["state"], " busy" if c["busy"] else "", c["user"],
-                1000 * statistics.median(c["walls"]["stock-2.36"]),
-                rq(r["to_stock_2.36"]["hugeld-thp"]),
-                ratios(c["cpu"], "hugeld-thp", "stock-2.36")["median"],
-                cov_text(cov.get("hugeld-thp")),
-                r["to_stock_2.36"]["stock-2.44"]["median"],
-                rq(r["to_stock_2.44"]["2.44-elf.thp"]), cov_text(cov.get("2.44-elf.thp")),
-                rq(r["hugeld_to_elf.thp"]),
-                min(c["load_before"][0], c["load_after"][0]),
-                max(c["load_before"][0], c["load_after"][0]),
-                ("; reader %.0f MiB/s" % c["busy_mib_s"] if c.get("busy_mib_s") else "")
-                + ("; disk %.0f MiB/s" % c["disk_read_mib_s"] if c.get("disk_read_mib_s") else "")))
+        rows += table_rows(load_json(path))
     return "\n".join(rows)
+
+
+def table_rows(res):
+    """The rows of the table for the run RES: a line naming it, then a
+    row per cell."""
+    rows = ["| **%s** (%s, %d rounds) | | | | | | | | | | |" % (
+        cmd_text(res), res["date"], res["rounds"])]
+    for c in res["cells"]:
+        r = c["ratios"]
+        cov = c.get("coverage", {})
+
+        def rq(x):
+            return "%.2f (%.2f-%.2f)" % (x["median"], x["iqr"][0], x["iqr"][1])
+        rows.append("| %s%s | %s | %.0f ms | %s | %.2f | %s | %.2f | %s | %s | %s | %.1f-%.1f%s |" % (
+            c["state"], " busy" if c["busy"] else "", c["user"],
+            1000 * statistics.median(c["walls"]["stock-2.36"]),
+            rq(r["to_stock_2.36"]["hugeld-thp"]),
+            ratios(c["cpu"], "hugeld-thp", "stock-2.36")["median"],
+            cov_text(cov.get("hugeld-thp")),
+            r["to_stock_2.36"]["stock-2.44"]["median"],
+            rq(r["to_stock_2.44"]["2.44-elf.thp"]), cov_text(cov.get("2.44-elf.thp")),
+            rq(r["hugeld_to_elf.thp"]),
+            min(c["load_before"][0], c["load_after"][0]),
+            max(c["load_before"][0], c["load_after"][0]),
+            ("; reader %.0f MiB/s" % c["busy_mib_s"] if c.get("busy_mib_s") else "")
+            + ("; disk %.0f MiB/s" % c["disk_read_mib_s"] if c.get("disk_read_mib_s") else "")))
+    return rows
+
+
+def chosen(setting):
+    """The value chosen in a sysfs SETTING as read: "madvise" of
+    "always [madvise] never"."""
+    if "[" not in setting:
+        return setting
+    return setting[setting.index("[") + 1:setting.index("]")]
+
+
+def summary(res, raw):
+    """The summary of the run RES, whose raw results are in the file
+    RAW (a name beside the summary): the table of --table and the
+    medians of every cell, in markdown."""
+    name = raw[:raw.rindex(".json")] if ".json" in raw else raw
+    variants = list(res["cells"][0]["walls"]) if res["cells"] else []
+    out = ["# %s: clang %s, %s" % (name, cmd_text(res), res["date"]), "",
+           "`bench/thpstates.py`, %d rounds; Linux %s, THP `%s` (defrag `%s`), "
+           "`read_ahead_kb` %s.  Every round: [%s](%s).  The states, variants "
+           "and columns: bench/results/thpstates/README.md and the docstring "
+           "of bench/thpstates.py, which made this (`--summary`)." % (
+               res["rounds"], res["kernel"], chosen(res["thp"]["enabled"]),
+               chosen(res["thp"]["defrag"]), res.get("read_ahead_kb") or "-", raw, raw), "",
+           "## Ratios and coverage", ""] + TABLE_HEAD + table_rows(res) + [
+           "", "## Medians", "",
+           "Of each variant's runs in the cell: wall time ms / CPU (user + "
+           "system) ms / minor faults / major faults.  Repair: `hugeld thp "
+           "repair` of the two libraries in the cell's preparations (warm, "
+           "repaired, their coverage probes included), median (range) and "
+           "count.", "",
+           "| state | user | %s | repair |" % " | ".join(v.replace("-", " ") for v in variants),
+           "|---|---|" + "---:|" * (len(variants) + 1)]
+    for c in res["cells"]:
+        rep = c.get("repair_s")
+        out.append("| %s%s | %s | %s | %s |" % (
+            c["state"], " busy" if c["busy"] else "", c["user"],
+            " | ".join("%.1f / %.1f / %.0f / %.0f" % (
+                1000 * statistics.median(c["walls"][v]),
+                1000 * statistics.median(c["cpu"][v]),
+                statistics.median(c["minflt"][v]), statistics.median(c["majflt"][v]))
+                for v in variants),
+            "%.0f ms (%.0f-%.0f), %d" % (1000 * statistics.median(rep), 1000 * min(rep),
+                                          1000 * max(rep), len(rep)) if rep else "-"))
+    return "\n".join(out)
 
 
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--table":
         print(table(sys.argv[2:]))
+        return
+    if len(sys.argv) == 3 and sys.argv[1] == "--summary":
+        print(summary(load_json(sys.argv[2]), os.path.basename(json_path(sys.argv[2]))))
         return
     ap = argparse.ArgumentParser()
     ap.add_argument("--libc244", required=True)
@@ -461,9 +528,10 @@ def main():
                        " (reader %.0f MiB/s)" % cell["busy_mib_s"]
                        if busy and cell.get("busy_mib_s") else "",
                        cell["load_before"][0], cell["load_after"][0]))
-                with open(os.path.join(o.out, "thpstates-%s%s.json" % (o.cmd, o.tag)),
-                          "w") as f:
-                    json.dump(res, f, indent=1)
+                base = os.path.join(o.out, "thpstates-%s%s" % (o.cmd, o.tag))
+                save_json(res, base + ".json.xz")
+                with open(base + ".md", "w") as f:
+                    f.write(summary(res, os.path.basename(base) + ".json.xz") + "\n")
     finally:
         b.stop_busy()
 
