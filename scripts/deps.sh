@@ -20,7 +20,7 @@ build_pkgs="glibc-source gawk bison python3 make binutils patch xz-utils dpkg-de
 # is not installable beside its libselinux1 for a while, so it is tried,
 # not required.
 build_try_pkgs="libselinux1-dev"
-test_pkgs="gdb elfutils libc6-dbg perl python3 gcc g++ file util-linux binutils libcap2-bin debootstrap linux-perf runc python3-venv python3-yaml python3-prometheus-client strace e2fsprogs libseccomp-dev"
+test_pkgs="gdb elfutils libc6-dbg perl python3 gcc g++ file util-linux binutils libcap2-bin debootstrap linux-perf runc python3-venv python3-yaml python3-prometheus-client strace e2fsprogs libseccomp-dev fuse3 libfuse3-dev pkg-config"
 gcc_pkgs () {
   local v
   v=$(sed -n 's/^DEB_GCC_VERSION ?= *\(-[0-9][0-9]*\) *$/\1/p' "$GLIBC_DEBIAN/rules" 2>/dev/null | head -1)

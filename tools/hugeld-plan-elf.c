@@ -81,40 +81,49 @@ open_object (const char *file, struct stat *st)
   return fd;
 }
 
-void
-read_object (const char *file, struct object *o)
+const char *
+object_from_fd (int fd, const char *file, uint64_t file_size,
+		struct object *o)
 {
   memset (o, 0, sizeof *o);
   o->file = file;
   o->path = file;
-  struct stat st;
-  int fd = open_object (file, &st);
-  o->file_size = st.st_size;
+  o->file_size = file_size;
 
   ElfW(Ehdr) eh;
   unsigned char ident[EI_NIDENT];
   if (!read_at (fd, ident, sizeof ident, 0)
       || memcmp (ident, ELFMAG, SELFMAG) != 0)
-    die ("%s: not an ELF file", file);
+    return "not an ELF file";
   if (ident[EI_CLASS] != ELFCLASS64 || ident[EI_DATA] != ELFDATA2LSB)
-    die ("%s: not a 64-bit little-endian ELF file", file);
+    return "not a 64-bit little-endian ELF file";
   if (!read_at (fd, &eh, sizeof eh, 0))
-    die ("%s: truncated ELF header", file);
+    return "truncated ELF header";
+  static char why[80];
   if (eh.e_machine != EM_X86_64)
-    die ("%s: ELF machine %u, not x86-64", file, eh.e_machine);
+    {
+      snprintf (why, sizeof why, "ELF machine %u, not x86-64", eh.e_machine);
+      return why;
+    }
   if (eh.e_type != ET_DYN && eh.e_type != ET_EXEC)
-    die ("%s: not an executable or shared object (e_type %u)", file,
-	 eh.e_type);
+    {
+      snprintf (why, sizeof why,
+		"not an executable or shared object (e_type %u)", eh.e_type);
+      return why;
+    }
   if (eh.e_phentsize != sizeof (ElfW(Phdr)) || eh.e_phnum == 0)
-    die ("%s: unusable program headers (%u of size %u)", file,
-	 eh.e_phnum, eh.e_phentsize);
+    {
+      snprintf (why, sizeof why, "unusable program headers (%u of size %u)",
+		eh.e_phnum, eh.e_phentsize);
+      return why;
+    }
   o->type = eh.e_type;
   o->phnum = eh.e_phnum;
   /* ld.so plans no object with more headers than it keeps: neither
      do we (the planner says why).  */
   o->nphdr = o->phnum <= HP_MAX_PHNUM ? o->phnum : 0;
   if (!read_at (fd, o->phdr, o->nphdr * sizeof (ElfW(Phdr)), eh.e_phoff))
-    die ("%s: truncated program headers", file);
+    return "truncated program headers";
   for (size_t i = 0; i < o->nphdr; ++i)
     if (o->phdr[i].p_type == PT_INTERP)
       {
@@ -127,6 +136,17 @@ read_object (const char *file, struct object *o)
       }
   o->dynamic = _dl_hugepage_read_dynamic (o->phdr, o->nphdr, read_fd, &fd,
 					  &o->textrel, o->soname);
+  return NULL;
+}
+
+void
+read_object (const char *file, struct object *o)
+{
+  struct stat st;
+  int fd = open_object (file, &st);
+  const char *why = object_from_fd (fd, file, st.st_size, o);
+  if (why != NULL)
+    die ("%s: %s", file, why);
   close (fd);
 }
 

@@ -104,6 +104,12 @@ int open_object (const char *file, struct stat *st);
    loads.  */
 void read_object (const char *file, struct object *o);
 
+/* Read the ELF object open as FD (FILE, FILE_SIZE bytes: for the
+   record) into O as read_object does; NULL, or why it is not an
+   object this loader loads (one line, without FILE).  */
+const char *object_from_fd (int fd, const char *file, uint64_t file_size,
+			    struct object *o);
+
 /* The hp_read_fn of the loader's pure readers: pread from the
    descriptor *(int *) FD until LEN bytes are in or the file ends.  */
 long int read_fd (void *fd, void *buf, size_t len, uint64_t offset);

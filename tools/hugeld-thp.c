@@ -17,354 +17,323 @@
    License along with the GNU C Library; if not, see
    <https://www.gnu.org/licenses/>.  */
 
-/* hugeld-thp [--repair] FILE...
+/* hugeld-thp [--repair] [--budget MIB] [--idle] [--scan] [--skip PID]...
+              [--skip-file MAJOR:MINOR:INODE]... [--progress-fd FD]
+              [--strict-links] [FILE...]
 
-   For each FILE (a regular file, opened as hugeld-plan opens objects),
-   the read-only zones ld.so's thp backing maps from the file, planned
-   with the loader's own planner (elf/dl-hugepage-plan.c) as ld.so
-   plans an object whose text it places at its file phase, and, per
-   2 MiB range of them, what the page cache holds:
+   For each FILE, and with --scan for each file a process maps in the
+   thp backing's shape (hugeld-thp-scan.c), the read-only zones ld.so's
+   thp backing maps from it, planned with the loader's own planner, and
+   per 2 MiB range what the page cache holds; with --repair, ranges in
+   small folios made 2 MiB folios (hugeld-thp-range.c).  ld.so itself
+   does none of this (elf/dl-hugepage-thp.c): a repair costs the start
+   that makes it, and cannot drop what another process maps.
 
-     huge        one 2 MiB folio: every process that maps the range at
-                 a congruent address maps it with one PMD;
-     small       smaller folios (another process read the file first:
-                 cat, a backup, a process the stock loader started):
-                 mapped with 4 KiB pages, by everyone, until repaired;
-     not cached  nothing: the first process that touches it under
-                 MADV_HUGEPAGE reads it as a 2 MiB folio.
+   It runs as root over what any user maps, so it trusts none of it:
+   a file is looked at only if root owns it, nobody else may write it
+   and it lives on a disk file system (hugeld-thp-trust.c); a mapped
+   file is opened only through /proc/PID/map_files (the inode mapped,
+   no path to swap) and only after the mount table said its file system
+   is such a disk one; a range with a hole is never read; the new
+   folios of a run are bounded by --budget (MiB, default 512; the unit
+   that runs it has a memory limit above it); a file cut while it is
+   repaired raises no SIGBUS that kills it.  With --idle, it lowers its
+   CPU and I/O priority to idle after the scan, before reading any
+   file: the scan runs at the caller's priority, so that it holds no
+   process's memory map lock while preempted.
 
-   ld.so itself does none of this (elf/dl-hugepage-thp.c): a repair
-   costs the start that makes it, and cannot drop what another process
-   maps.  With --repair, each "small" range is made "huge":
+   The output is one JSON record per line, per file as it is done:
 
-     - MADV_COLLAPSE of our own mapping of it, where the kernel
-       collapses file text (Linux 7.2 and later; kernels built with
-       CONFIG_READ_ONLY_THP_FOR_FS); that also replaces the small
-       folios other processes map;
-     - elsewhere, if no other process maps a page of it (pagemap's
-       exclusive bit on every cached page, which this process maps
-       for the check): its folios are dropped (POSIX_FADV_DONTNEED
-       drops only what nobody maps) and the range read again, by one
-       fault of a MADV_HUGEPAGE | MADV_RANDOM mapping: one 2 MiB folio
-       where the file system makes them.  A range another process maps
-       is "held" and left alone, as is every range of a file whose
-       first range came back in small folios (the kernel or the file
-       system makes none here).
+     {"file": F, "pid": P or null, ["id": "MAJOR:MINOR:INODE",] "ranges": N, "huge": N, "small": N,
+      "not_cached": N, "repaired": N, "collapsed": N, "held": N,
+      "hole": N, "budget": N, "kept": N, "changed": N, "failed": N,
+      "read_kb": N, "why": null or "..."}
 
-   Whether a page is cached is asked with mincore, which answers only
-   a caller who may write the file or owns it (root: CAP_FOWNER); to
-   anyone else it says "not cached", so that nothing is repaired.  The
-   output is one JSON document:
+   (the counts after the repair; held ... failed: the ranges left in
+   small folios, by reason; "why" what stopped the look, or why the
+   file was left alone: then "ranges" is 0), or {"file": F, "error":
+   "..."} for a FILE that cannot be read as an object; and a last line
 
-     {"files": [{"file": F, "ranges": N, "huge": N, "small": N,
-                 "held": N, "not_cached": N, "repaired": N,
-                 "collapsed": N, "failed": N, "why": null or "..."}]}
+     {"done": true, "processes": N, "files": N, "untrusted": N,
+      "unlisted": N, "budget_left_kb": N, "stuck": [PID...],
+      "stuck_more": N, "reasons": {"held": TEXT, ...}}
 
-   (the counts after the repair; "why" says what stopped it).  Exit
-   status 0, or 1 with one line on stderr if a FILE cannot be read as
-   an object (nothing is printed then).  */
+   (untrusted: files left alone by the rule above; unlisted: those
+   beyond the first 256, counted and not listed; stuck: the processes
+   whose maps did not answer in THP_SCAN_STALL_MS, left out).  Exit status 0, 2 for
+   a usage error.  --progress-fd FD: before reading each process's maps
+   and each file, "scan PID", "file MAJOR:MINOR:INODE" (a mapped file)
+   or "named N" (the Nth FILE, from 0) is written at the start of FD,
+   for a caller that had to stop a run stuck on one (--skip,
+   --skip-file, or the FILE left out).  */
 
-#include <elf.h>
+#define _GNU_SOURCE 1
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <sched.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "hugeld-json.h"
 #include "hugeld-open.h"
-#include "hugeld-plan.h"
-
-#ifndef MADV_COLLAPSE
-# define MADV_COLLAPSE 25
-#endif
+#include "hugeld-thp.h"
 
 const char *progname = "hugeld-thp";
 
-#define HUGE_SIZE PLAN_HUGEPAGESIZE
-#define SMALL_PAGE PLAN_PAGESIZE
-#define CHUNK_PAGES (HUGE_SIZE / SMALL_PAGE)
+/* Untrusted files listed, at most; the rest are counted.  */
+#define MAX_LISTED_UNTRUSTED 256
 
-/* /proc/self/pagemap: bit 63 present, bit 56 the page is mapped by
-   this process only.  */
-#define PM_PRESENT (1ULL << 63)
-#define PM_EXCLUSIVE (1ULL << 56)
-
-/* The kernel refused MADV_COLLAPSE for file text (EINVAL): not asked
-   again.  */
-static bool no_collapse;
-
-struct counts
+/* A file to look at: named (PID 0) or mapped by process PID.  */
+struct target
 {
-  size_t ranges, huge, small, held, not_cached, repaired, collapsed, failed;
-  const char *why;
+  const char *name;		/* Named: as given.  */
+  int pid;
+  unsigned long int start, end;
+  unsigned int major, minor;
+  unsigned long int ino;
+  bool fs_ok;			/* The mount table names a disk file system.  */
+  char fstype[32];
 };
 
-/* A file range of 2 MiB, at a 2 MiB aligned offset.  */
-struct range
-{
-  uint64_t off;
-};
+static struct target *targets;
+static size_t ntargets, targets_size;
 
-/* The 2 MiB file ranges ld.so maps with the thp backing for object O
-   into R (at most MAX), in file order; their number.  */
-static size_t
-thp_ranges (const struct object *o, struct range *r, size_t max)
+static struct target *
+new_target (void)
 {
-  struct hp_settings s;
-  _dl_hugepage_settings (&s, PLAN_PAGESIZE, HP_KIND_TEXT | HP_KIND_RODATA,
-			 o->type, false, false, 0, o->textrel,
-			 HP_PHASE_ALWAYS);
-  s.file_size = o->file_size;
-  static struct hp_plan plan;
-  _dl_hugepage_plan (o->phdr, o->phnum, &s, &plan);
-  if (plan.error != HP_E_NONE)
-    return 0;
-  size_t n = 0;
-  for (size_t i = 0; i < plan.nzones; ++i)
+  if (ntargets == targets_size)
     {
-      const struct hp_zone *z = &plan.zones[i];
-      if ((z->prot & PF_W) != 0 || z->copy_len == 0)
-	continue;
-      /* As ld.so (dl-hugepage-thp.c): the zone must be at its file
-	 phase, and it maps the file across the whole zone only where
-	 the planner allows it, else the whole 2 MiB of the segment's
-	 file pages.  */
-      if ((plan.bias + z->copy_start - z->fileoff) % HUGE_SIZE != 0)
-	continue;
-      uint64_t start = z->start, end = z->end;
-      uint64_t cs = z->copy_start, ce = z->copy_start + z->copy_len;
-      if ((start < cs || end > ce) && !z->file_whole)
-	{
-	  start = (plan.bias + cs + HUGE_SIZE - 1) / HUGE_SIZE * HUGE_SIZE
-		  - plan.bias;
-	  end = (plan.bias + ce) / HUGE_SIZE * HUGE_SIZE - plan.bias;
-	}
-      for (uint64_t a = start; a + HUGE_SIZE <= end && n < max;
-	   a += HUGE_SIZE)
-	{
-	  uint64_t off = z->fileoff + (a - z->copy_start);
-	  if (off % HUGE_SIZE == 0 && off + HUGE_SIZE <= o->file_size)
-	    r[n++].off = off;
-	}
+      size_t size = targets_size ? 2 * targets_size : 64;
+      struct target *t = realloc (targets, size * sizeof *t);
+      if (t == NULL)
+	return NULL;
+      targets = t;
+      targets_size = size;
     }
-  return n;
+  struct target *t = &targets[ntargets++];
+  memset (t, 0, sizeof *t);
+  return t;
 }
 
-/* Map FD's range at OFF read-only at A (2 MiB aligned, inside our own
-   reservation), MADV_HUGEPAGE and MADV_RANDOM: a fault where the page
-   cache holds nothing reads exactly that 2 MiB, as one folio where the
-   kernel makes them.  Mapping it again replaces what this process
-   mapped there, page table included.  */
 static bool
-map_range (char *a, int fd, uint64_t off)
+found (const struct thp_mapping *m, void *closure)
 {
-  if (mmap (a, HUGE_SIZE, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, off)
-      == MAP_FAILED)
+  (void) closure;
+  struct target *t = new_target ();
+  if (t == NULL)
     return false;
-  madvise (a, HUGE_SIZE, MADV_HUGEPAGE);
-  madvise (a, HUGE_SIZE, MADV_RANDOM);
+  t->pid = m->pid;
+  t->start = m->start;
+  t->end = m->end;
+  t->major = m->major;
+  t->minor = m->minor;
+  t->ino = m->ino;
+  t->fs_ok = m->fstype != NULL && thp_fs_name_ok (m->fstype);
+  snprintf (t->fstype, sizeof t->fstype, "%s",
+	    m->fstype != NULL ? m->fstype : "");
   return true;
 }
 
-/* How many pages of the range at A are in the page cache (VEC gets
-   mincore's answer per page); -1 if mincore failed.  */
-static int
-cached (char *a, unsigned char vec[CHUNK_PAGES])
-{
-  if (mincore (a, HUGE_SIZE, vec) != 0)
-    return -1;
-  int n = 0;
-  for (size_t i = 0; i < CHUNK_PAGES; ++i)
-    n += vec[i] & 1;
-  return n;
-}
+/* The processes whose maps did not answer in time.  */
+static int stuck_pids[64];
+static size_t nstuck, nstuck_more;
 
-/* Whether the page at A is mapped in this process.  */
-static bool
-present (int pmfd, char *a)
-{
-  uint64_t e;
-  return (pmfd >= 0
-	  && pread (pmfd, &e, 8, (uintptr_t) a / SMALL_PAGE * 8) == 8
-	  && (e & PM_PRESENT) != 0);
-}
-
-/* Touch the range at A and tell whether it is mapped with one huge
-   page: its middle page is then mapped too (a fault maps at most 64
-   KiB of small folios around itself, by default).  */
-static bool
-touch_huge (int pmfd, char *a)
-{
-  (void) *(volatile const char *) a;
-  return present (pmfd, a + HUGE_SIZE / 2);
-}
-
-/* The range at OFF, just read again by touch_huge's fault, carries the
-   kernel's readahead mark (the fault of a MADV_HUGEPAGE mapping reads
-   the 2 MiB folio with the mark on it, for the next window: after a
-   repair of libLLVM-14, 48 of its 48 2 MiB folios had it, by
-   /proc/kpageflags).  The next process that maps such a folio finds
-   the mark: fault-around skips it, so that process takes a whole fault
-   for it and starts a readahead from there, on its own critical path
-   (the first clang-14 after a repair of libclang-cpp read 4 more 2 MiB
-   ranges of it that way).  A read of one byte of the folio here clears
-   the mark, and whatever readahead it starts runs now, in the
-   repair.  */
 static void
-clear_readahead_mark (int fd, uint64_t off)
+stuck (int pid, void *closure)
 {
-  char c;
-  (void) pread (fd, &c, 1, off);
+  (void) closure;
+  if (nstuck < sizeof stuck_pids / sizeof stuck_pids[0])
+    stuck_pids[nstuck++] = pid;
+  else
+    ++nstuck_more;
 }
 
-/* Whether another process maps a page of the range at A: every page
-   the page cache holds (VEC) is mapped here first, then pagemap says
-   whether this process is the only one that maps it.  */
-static bool
-held (int pmfd, char *a, const unsigned char vec[CHUNK_PAGES])
-{
-  for (size_t i = 0; i < CHUNK_PAGES; ++i)
-    if ((vec[i] & 1) != 0 && !present (pmfd, a + i * SMALL_PAGE))
-      (void) *(volatile const char *) (a + i * SMALL_PAGE);
-  static uint64_t pm[CHUNK_PAGES];
-  if (pmfd < 0
-      || pread (pmfd, pm, sizeof pm, (uintptr_t) a / SMALL_PAGE * 8)
-	 != sizeof pm)
-    return true;
-  for (size_t i = 0; i < CHUNK_PAGES; ++i)
-    if ((pm[i] & PM_PRESENT) != 0 && (pm[i] & PM_EXCLUSIVE) == 0)
-      return true;
-  return false;
-}
+static int progress_fd = -1;
 
-/* Look at (and with REPAIR, repair) the ranges R[0..N) of FD into *C.  */
 static void
-survey (int fd, const struct range *r, size_t n, bool repair,
-	struct counts *c)
+progress (const char *fmt, ...)
 {
-  c->ranges = n;
-  if (n == 0)
+  if (progress_fd < 0)
     return;
-  /* One reservation, 2 MiB aligned, where each range is mapped in
-     turn.  */
-  char *area = mmap (NULL, 2 * HUGE_SIZE, PROT_NONE,
-		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (area == MAP_FAILED)
+  char b[256];
+  va_list ap;
+  va_start (ap, fmt);
+  int l = vsnprintf (b, sizeof b - 1, fmt, ap);
+  va_end (ap);
+  if (l < 0)
+    return;
+  if (l > (int) sizeof b - 2)
+    l = sizeof b - 2;
+  b[l++] = '\n';
+  (void) pwrite (progress_fd, b, l, 0);
+}
+
+/* Idle CPU and I/O priority for the rest of the run (ioprio_set:
+   IOPRIO_CLASS_IDLE; glibc has no wrapper).  */
+static void
+go_idle (void)
+{
+  struct sched_param sp = { 0 };
+  sched_setscheduler (0, SCHED_IDLE, &sp);
+  setpriority (PRIO_PROCESS, 0, 19);
+#ifdef SYS_ioprio_set
+  syscall (SYS_ioprio_set, 1 /* IOPRIO_WHO_PROCESS */, 0,
+	   3 << 13 /* IOPRIO_CLASS_IDLE */);
+#endif
+}
+
+static void
+print_record (const char *file, const struct target *t,
+	      const struct thp_counts *c)
+{
+  printf ("{\"file\": ");
+  json_string (file);
+  if (t->pid > 0)
+    printf (", \"pid\": %d, \"id\": \"%u:%u:%lu\"", t->pid, t->major,
+	    t->minor, t->ino);
+  else
+    printf (", \"pid\": null");
+  printf (", \"ranges\": %zu, \"huge\": %zu, \"small\": %zu, "
+	  "\"not_cached\": %zu, \"repaired\": %zu, \"collapsed\": %zu",
+	  c->ranges, c->huge, c->small, c->not_cached, c->repaired,
+	  c->collapsed);
+#define X(name, text) printf (", \"" #name "\": %zu", c->left[THP_LEFT_##name]);
+  THP_LEFT_REASONS
+#undef X
+  printf (", \"read_kb\": %" PRIu64 ", \"why\": ", c->read / 1024);
+  if (c->why != NULL)
+    json_string (c->why);
+  else
+    printf ("null");
+  printf ("}\n");
+  fflush (stdout);
+}
+
+static void
+print_error (const char *file, const char *why)
+{
+  printf ("{\"file\": ");
+  json_string (file);
+  printf (", \"error\": ");
+  json_string (why);
+  printf ("}\n");
+  fflush (stdout);
+}
+
+static size_t untrusted, unlisted;
+
+/* Left alone by the trust rule: listed (the first ones) or counted.  */
+static void
+left_alone (const char *file, const struct target *t, const char *why)
+{
+  ++untrusted;
+  if (untrusted > MAX_LISTED_UNTRUSTED)
     {
-      c->why = "mmap of an address range failed";
+      ++unlisted;
       return;
     }
-  char *a = (char *) (((uintptr_t) area + HUGE_SIZE - 1)
-		      & ~(uintptr_t) (HUGE_SIZE - 1));
-  int pmfd = open ("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-  if (pmfd < 0)
-    c->why = "/proc/self/pagemap unreadable";
-  /* A range read again came in small folios: repair no more.  */
-  bool stop = false;
-  static unsigned char vec[CHUNK_PAGES];
-  for (size_t i = 0; i < n; ++i)
+  struct thp_counts c = { .why = why };
+  print_record (file, t, &c);
+}
+
+/* Look at (and repair) target T (an element of TARGETS).  */
+static void
+look (const struct target *t, struct thp_run *run)
+{
+  static char mapped[80], name[4200];
+  const char *file = t->name;
+  if (t->pid > 0)
     {
-      if (!map_range (a, fd, r[i].off))
+      snprintf (mapped, sizeof mapped, "/proc/%d/map_files/%lx-%lx",
+		t->pid, t->start, t->end);
+      file = mapped;
+      ssize_t l = readlink (mapped, name, sizeof name - 1);
+      if (l <= 0)
+	return;			/* Gone.  */
+      name[l] = '\0';
+      /* Nobody maps it by its name any more: nothing to gain.  */
+      if (l > 10 && strcmp (name + l - 10, " (deleted)") == 0)
+	return;
+      if (!t->fs_ok)
 	{
-	  c->why = "mmap of the file failed";
-	  c->failed += n - i;
-	  break;
-	}
-      int k = cached (a, vec);
-      if (k < 0)
-	{
-	  c->why = "mincore failed";
-	  c->failed += n - i;
-	  break;
-	}
-      if (k == 0)
-	{
-	  ++c->not_cached;
-	  continue;
-	}
-      if (k == (int) CHUNK_PAGES && touch_huge (pmfd, a))
-	{
-	  ++c->huge;
-	  continue;
-	}
-      if (!repair || stop || pmfd < 0)
-	{
-	  ++c->small;
-	  continue;
-	}
-      if (!no_collapse)
-	{
-	  int e = madvise (a, HUGE_SIZE, MADV_COLLAPSE) == 0 ? 0 : errno;
-	  if (e == EAGAIN)
-	    e = madvise (a, HUGE_SIZE, MADV_COLLAPSE) == 0 ? 0 : errno;
-	  if (e == 0 && touch_huge (pmfd, a))
-	    {
-	      ++c->collapsed;
-	      ++c->huge;
-	      continue;
-	    }
-	  if (e == EINVAL)
-	    no_collapse = true;
-	}
-      if (held (pmfd, a, vec))
-	{
-	  ++c->held;
-	  continue;
-	}
-      /* Unmap our own pages of it (and their page table), drop what
-	 nobody maps, and see that nothing is left.  */
-      if (!map_range (a, fd, r[i].off))
-	{
-	  c->why = "mmap of the file failed";
-	  c->failed += n - i;
-	  break;
-	}
-      posix_fadvise (fd, r[i].off, HUGE_SIZE, POSIX_FADV_DONTNEED);
-      if (cached (a, vec) != 0)
-	{
-	  ++c->held;
-	  continue;
-	}
-      if (touch_huge (pmfd, a))
-	{
-	  clear_readahead_mark (fd, r[i].off);
-	  ++c->repaired;
-	  ++c->huge;
-	  continue;
-	}
-      ++c->failed;
-      if (c->huge == 0)
-	{
-	  stop = true;
-	  c->why = "a range read again came in small folios: the kernel "
-		   "or the file system makes no 2 MiB page-cache folios here";
+	  static char why[160];
+	  snprintf (why, sizeof why,
+		    "not trusted: on %s, not a disk file system that "
+		    "libraries live on", t->fstype[0] ? t->fstype
+		    : "a file system no mount table names");
+	  left_alone (name, t, why);
+	  return;
 	}
     }
-  if (pmfd >= 0)
-    close (pmfd);
-  munmap (area, 2 * HUGE_SIZE);
+  if (t->pid > 0)
+    progress ("file %u:%u:%lu", t->major, t->minor, t->ino);
+  else
+    progress ("named %zu", (size_t) (t - targets));
+  const char *shown = t->pid > 0 ? name : file;
+  struct stat st;
+  char why[HUGELD_OPEN_WHY_MAX];
+  int fd = hugeld_open_regular (file, t->pid == 0 && strict_links, &st, why);
+  if (fd < 0)
+    {
+      if (t->pid == 0)
+	print_error (shown, why);
+      return;
+    }
+  const char *distrust = thp_distrust (fd, &st);
+  if (distrust != NULL)
+    {
+      close (fd);
+      left_alone (shown, t, distrust);
+      return;
+    }
+  static struct object o;
+  const char *bad = object_from_fd (fd, shown, st.st_size, &o);
+  if (bad != NULL)
+    {
+      close (fd);
+      if (t->pid == 0)
+	print_error (shown, bad);
+      return;
+    }
+  static struct thp_range r[HP_MAX_RUNS * 8192];
+  struct thp_counts c = { 0 };
+  thp_survey (fd, r, thp_ranges (&o, r, sizeof r / sizeof r[0]), run, &c);
+  close (fd);
+  print_record (shown, t, &c);
 }
 
 static void
 usage (FILE *out)
 {
   fprintf (out, "\
-usage: %s [--repair] [--strict-links] FILE...\n\
+usage: %s [--repair] [--budget MIB] [--idle] [--scan] [--skip PID]...\n\
+       [--skip-file MAJOR:MINOR:INODE]... [--progress-fd FD]\n\
+       [--strict-links] [FILE...]\n\
 \n\
 What the page cache holds under the read-only zones that hugeld's thp\n\
-backing maps from each FILE, per 2 MiB range (huge, small, not cached),\n\
-as one JSON document.  With --repair, ranges in small folios are made\n\
-2 MiB folios: MADV_COLLAPSE where the kernel has it for file text, else\n\
-dropped and read again where no other process maps them.  Needs root\n\
-(or to own the files): the page cache is asked with mincore.\n\
+backing maps from each FILE (and, with --scan, from each file a process\n\
+maps in that shape), per 2 MiB range, one JSON record per line.  With\n\
+--repair, ranges in small folios are made 2 MiB folios: MADV_COLLAPSE\n\
+where the kernel has it for file text, else dropped and read again\n\
+where no other process maps them.  Only files that root owns, nobody\n\
+else may write and that live on a disk file system are looked at; no\n\
+range with a hole is read.  Needs root (mincore answers only root and\n\
+a file's owner or writer).\n\
 \n\
   --repair            repair what is in small folios\n\
+  --budget MIB        make at most MIB MiB of new folios (default 512)\n\
+  --idle              idle CPU and I/O priority after the scan\n\
+  --scan              also the files processes map in the thp shape\n\
+  --skip PID          leave process PID out of the scan\n\
+  --skip-file M:N:I   leave the file of that device and inode out of it\n\
+  --progress-fd FD    write what is being read at the start of FD\n\
   --strict-links      follow only the symbolic links that root (or the\n\
                       caller) owns in the paths of the FILEs\n\
   --help              this text\n", progname);
@@ -375,71 +344,136 @@ main (int argc, char **argv)
 {
   static const struct option longopts[] = {
     { "repair", no_argument, NULL, 'r' },
+    { "budget", required_argument, NULL, 'b' },
+    { "idle", no_argument, NULL, 'i' },
+    { "scan", no_argument, NULL, 'S' },
+    { "skip", required_argument, NULL, 'k' },
+    { "skip-file", required_argument, NULL, 'K' },
+    { "progress-fd", required_argument, NULL, 'p' },
     { "strict-links", no_argument, NULL, 's' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 }
   };
-  bool repair = false;
+  struct thp_run run = { .repair = false, .budget = 512ULL << 20 };
+  bool idle = false, scan = false;
+  static int skip[1024];
+  size_t nskip = 0;
   int c;
   while ((c = getopt_long (argc, argv, "", longopts, NULL)) != -1)
-    switch (c)
-      {
-      case 'r':
-	repair = true;
-	break;
-      case 's':
-	strict_links = true;
-	break;
-      case 'h':
-	usage (stdout);
-	return 0;
-      default:
-	usage (stderr);
-	return 2;
-      }
-  if (optind >= argc)
+    {
+      char *end;
+      switch (c)
+	{
+	case 'r':
+	  run.repair = true;
+	  break;
+	case 'b':
+	  errno = 0;
+	  unsigned long long int mib = strtoull (optarg, &end, 10);
+	  if (errno != 0 || end == optarg || *end != '\0'
+	      || mib > (1ULL << 30))
+	    {
+	      fprintf (stderr, "%s: --budget: not a number of MiB: %s\n",
+		       progname, optarg);
+	      return 2;
+	    }
+	  run.budget = mib << 20;
+	  break;
+	case 'i':
+	  idle = true;
+	  break;
+	case 'S':
+	  scan = true;
+	  break;
+	case 'k':
+	  {
+	    long int pid = strtol (optarg, &end, 10);
+	    if (end == optarg || *end != '\0' || pid <= 0 || pid > INT32_MAX
+		|| nskip == sizeof skip / sizeof skip[0])
+	      {
+		fprintf (stderr, "%s: --skip: not a process ID: %s\n",
+			 progname, optarg);
+		return 2;
+	      }
+	    skip[nskip++] = pid;
+	  }
+	  break;
+	case 'K':
+	  {
+	    unsigned int major, minor;
+	    unsigned long int ino;
+	    int n = 0;
+	    if (sscanf (optarg, "%u:%u:%lu%n", &major, &minor, &ino, &n) != 3
+		|| optarg[n] != '\0')
+	      {
+		fprintf (stderr, "%s: --skip-file: not MAJOR:MINOR:INODE: %s\n",
+			 progname, optarg);
+		return 2;
+	      }
+	    thp_scan_exclude (major, minor, ino);
+	  }
+	  break;
+	case 'p':
+	  {
+	    long int fd = strtol (optarg, &end, 10);
+	    if (end == optarg || *end != '\0' || fd < 0 || fd > INT32_MAX
+		|| fcntl (fd, F_GETFD) < 0)
+	      {
+		fprintf (stderr, "%s: --progress-fd: not an open descriptor: "
+			 "%s\n", progname, optarg);
+		return 2;
+	      }
+	    progress_fd = fd;
+	  }
+	  break;
+	case 's':
+	  strict_links = true;
+	  break;
+	case 'h':
+	  usage (stdout);
+	  return 0;
+	default:
+	  usage (stderr);
+	  return 2;
+	}
+    }
+  if (optind >= argc && !scan)
     {
       fprintf (stderr, "%s: no file given (try --help)\n", progname);
       return 2;
     }
-  size_t nfiles = argc - optind;
-  struct object *objs = calloc (nfiles, sizeof *objs);
-  if (objs == NULL)
-    die ("out of memory");
-  /* Every object is read before anything is printed or repaired.  */
-  for (size_t i = 0; i < nfiles; ++i)
-    read_object (argv[optind + i], &objs[i]);
-
-  static struct range r[HP_MAX_RUNS * 8192];
-  printf ("{\"files\": [");
-  for (size_t i = 0; i < nfiles; ++i)
+  for (int i = optind; i < argc; ++i)
     {
-      struct counts cnt = { 0 };
-      struct stat st;
-      char why[HUGELD_OPEN_WHY_MAX];
-      int fd = hugeld_open_regular (objs[i].file, strict_links, &st, why);
-      if (fd < 0)
-	cnt.why = "cannot be opened again";
-      else if ((uint64_t) st.st_size != objs[i].file_size)
-	cnt.why = "changed while it was read";
-      else
-	survey (fd, r, thp_ranges (&objs[i], r, sizeof r / sizeof r[0]),
-		repair, &cnt);
-      if (fd >= 0)
-	close (fd);
-      printf ("%s\n {\"file\": ", i == 0 ? "" : ",");
-      json_string (objs[i].file);
-      printf (", \"ranges\": %zu, \"huge\": %zu, \"small\": %zu, "
-	      "\"held\": %zu, \"not_cached\": %zu, \"repaired\": %zu, "
-	      "\"collapsed\": %zu, \"failed\": %zu, \"why\": ",
-	      cnt.ranges, cnt.huge, cnt.small, cnt.held, cnt.not_cached,
-	      cnt.repaired, cnt.collapsed, cnt.failed);
-      if (cnt.why != NULL)
-	json_string (cnt.why);
-      else
-	printf ("null");
-      printf ("}");
+      struct target *t = new_target ();
+      if (t == NULL)
+	{
+	  fprintf (stderr, "%s: out of memory\n", progname);
+	  return 1;
+	}
+      t->name = argv[i];
     }
-  printf ("\n]}\n");
+  size_t processes = 0;
+  if (scan)
+    processes = thp_scan (found, NULL, progress_fd, skip, nskip, stuck,
+			  NULL);
+  if (idle)
+    go_idle ();
+  for (size_t i = 0; i < ntargets; ++i)
+    look (&targets[i], &run);
+  printf ("{\"done\": true, \"processes\": %zu, \"files\": %zu, "
+	  "\"untrusted\": %zu, \"unlisted\": %zu, \"budget_left_kb\": %"
+	  PRIu64 ", \"stuck\": [", processes, ntargets, untrusted, unlisted,
+	  run.budget / 1024);
+  for (size_t i = 0; i < nstuck; ++i)
+    printf ("%s%d", i ? ", " : "", stuck_pids[i]);
+  printf ("], \"stuck_more\": %zu, \"reasons\": {", nstuck_more);
+  const char *sep = "";
+#define X(name, text) \
+  printf ("%s\"" #name "\": ", sep); \
+  json_string (text); \
+  sep = ", ";
+  THP_LEFT_REASONS
+#undef X
+  printf ("}}\n");
   return ferror (stdout) || fflush (stdout) != 0;
 }

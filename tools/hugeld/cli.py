@@ -25,7 +25,7 @@ import os
 import re
 import sys
 
-from .common import AUTO_EXTRA, AUTO_MARGIN_PERCENT, DEBUG_DIR, DEFAULT_LDSO, EscapedStream, Error, UsageError, VERSION, pid_arg, positive_int, shown
+from .common import AUTO_EXTRA, AUTO_MARGIN_PERCENT, DEBUG_DIR, DEFAULT_LDSO, EscapedStream, Error, THP_BUDGET_MIB, UsageError, VERSION, pid_arg, positive_int, shown
 from .planner import backing_names, cache_dir, conf_file, default_setting, mount_dir, setting_words
 
 # argparse's own words ("usage:", "options:", its errors) stay as
@@ -575,15 +575,30 @@ def _add_thp(sub):
                        ("repair", "make small folios 2 MiB ones")):
         c = csub.add_parser(
             name, prog="hugeld thp " + name,
-            usage="hugeld thp %s [FILE...] [--json] [--quiet]" % name,
+            usage="hugeld thp %s [FILE... | --program PROG] [--json] "
+            "[--quiet]%s" % (name, " [--budget MIB]" if name == "repair"
+                             else ""),
             description=what.capitalize() + " under the thp backing's "
             "2 MiB ranges of each FILE (default: the objects the policy "
             "file selects for thp and those processes map with it).")
         c.add_argument("files", nargs="*", metavar="FILE")
+        c.add_argument("--program", metavar="PROG",
+                       help="the objects PROG loads (itself and its "
+                       "libraries, by ld.so --list) that its settings "
+                       "(this environment, the policy file) select for "
+                       "the thp backing: what a unit's ExecStartPre= "
+                       "(hugeld enable) repairs before the service maps "
+                       "them")
         c.add_argument("--json", action="store_true", help="print JSON")
         c.add_argument("--quiet", action="store_true",
                        help="print only objects where something was "
                        "repaired or failed")
+        if name == "repair":
+            c.add_argument("--budget", type=positive_int, metavar="MIB",
+                           default=None,
+                           help="make at most MIB MiB of new 2 MiB folios "
+                           "in this run (default %d; the rest is left "
+                           "for the next run)" % THP_BUDGET_MIB)
     p.set_defaults(func="thp", thp_cmd=None)
 
 

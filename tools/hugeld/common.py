@@ -41,6 +41,10 @@ SYSFS_NODES = "/sys/devices/system/node"
 NR_HUGEPAGES = "/proc/sys/vm/nr_hugepages"
 DEBUG_DIR = "/usr/lib/debug"
 KINDS = ("text", "rodata", "relro", "data", "bss")
+# The thp repair's budget per run, in MiB of new 2 MiB folios (hugeld
+# thp repair --budget; hugeld-thp --budget); its unit's MemoryMax= is
+# above it.
+THP_BUDGET_MIB = 512
 # pool auto (cache sync --reserve-pool): the pages the declared entries
 # hold, plus this share and this many pages for what processes still
 # copy (relro, data, objects not in the cache) and for new versions made

@@ -31,7 +31,12 @@ STDOUT = -2     # Standard error into standard output.
 
 
 class TimedOut(Exception):
-    """The command did not finish in time (it has been killed)."""
+    """The command did not finish in time (it has been killed); stdout:
+    what it had printed on its standard output."""
+
+    def __init__(self, msg, stdout=b""):
+        Exception.__init__(self, msg)
+        self.stdout = stdout
 
 
 class Completed(object):
@@ -112,7 +117,8 @@ def run(args, env=None, stderr=PIPE, timeout=None, pass_fds=(), data=None):
                     and time.monotonic() >= deadline:
                 os.kill(pid, 9)         # SIGKILL
                 os.waitpid(pid, 0)
-                raise TimedOut("%s: no answer in %s s" % (args[0], timeout))
+                raise TimedOut("%s: no answer in %s s" % (args[0], timeout),
+                               b"".join(got[out_r]))
             for fd, ev in ready:
                 if fd == in_w:
                     try:

@@ -25,19 +25,29 @@ ld.so's thp backing only marks an object's mappings MADV_HUGEPAGE
 (another process read the file first) stays so for every process until
 it is dropped and read again.  That costs a start a multiple of its
 time and cannot drop what another process maps, so it is done here,
-by root, between starts: the hugeld-thp helper (tools/hugeld-thp.c)
-plans each object with the loader's own planner and, per 2 MiB range,
-asks the page cache (mincore) and repairs it (MADV_COLLAPSE where the
-kernel collapses file text, else drop and read again where nobody
-maps it).  Which objects: the FILEs given, else those that the
-settings of a process with nothing in its environment (the system-wide
-tunables and the policy file's global lines, by ld.so's resolver)
-select for the thp backing among the libraries of the dynamic linker's
-cache (ldconfig -p), and those running processes map with
-MADV_HUGEPAGE at an address congruent to their file offset modulo
-2 MiB (smaps VmFlags "hg"; opened through /proc/PID/map_files; each
-process within status's time limit).  Names and reasons shown are
-escaped (common.shown): a process or a file's owner chose them.
+by root, between starts: the hugeld-thp helper (tools/hugeld-thp*.c)
+finds what processes map in the thp backing's shape, plans each
+object with the loader's own planner and, per 2 MiB range, asks the
+page cache (mincore) and repairs it (MADV_COLLAPSE where the kernel
+collapses file text, else drop and read again where nobody maps it).
+
+It trusts nothing a user maps: the helper looks only at files that
+root owns, nobody else may write and that live on a disk file system,
+reads no range with a hole, makes at most --budget MiB of new folios a
+run, and survives a file cut under it; the command gives each run of
+the helper a time limit, and a run stuck on one process or file is
+started again without it (it is reported as such).
+
+Which objects: the FILEs given; with --program PROG, the objects PROG
+loads that its settings select for the thp backing (a unit's
+ExecStartPre=, written by hugeld enable, so that a service maps its
+text from 2 MiB folios whatever the page cache held); else those that
+the settings of a process with nothing in its environment (the
+system-wide tunables and the policy file's global lines, by ld.so's
+resolver) select for the thp backing among the libraries of the
+dynamic linker's cache (ldconfig -p), and those running processes map
+in the thp backing's shape.  Names and reasons shown are escaped
+(common.shown): a process or a file's owner chose them.
 hugeld-thp-repair.timer runs `hugeld thp repair' every minute, the
 package's trigger after every package change."""
 
@@ -47,13 +57,20 @@ import re
 import sys
 
 from .. import spawn
-from ..common import HUGE, Error, helper_path, shown, warn
+from ..common import HUGE, THP_BUDGET_MIB, Error, helper_path, ldso_arg, shown, warn
 from ..openfile import NotOpened, open_regular
-from ..planner import helper_objects
-from ..settings import resolve
-from .status import within
+from ..planner import helper_objects, ldso_list
+from ..settings import program_path, resolve
 
 LDCONFIG_DIRS = "/sbin:/usr/sbin:/usr/bin:/bin"
+# How long one run of the helper may take, and how many times a run
+# stuck on one process or file is started again without it.  A stuck
+# run costs this limit: the unit's own limit (60 s) is above the two.
+HELPER_TIME_LIMIT = 15
+RESTARTS = 2
+# How long the helper's scan waits for one process's maps
+# (THP_SCAN_STALL_MS, tools/hugeld-thp.h): for the words of the report.
+SCAN_STALL_MS = 2000
 
 
 def thp_helper():
@@ -65,43 +82,99 @@ def thp_helper():
     return p
 
 
-def _run_thp(files, repair):
-    args = [thp_helper()] + (["--repair"] if repair else []) + files
+def _lines(out):
+    """The complete JSON lines of the helper's output OUT: (records,
+    the last "done" line or None)."""
+    recs, done = [], None
+    text = out.decode("utf-8", "surrogateescape")
+    for line in text.split("\n")[:-1]:
+        try:
+            r = json.loads(line)
+        except ValueError:
+            continue
+        if r.get("done"):
+            done = r
+        else:
+            recs.append(r)
+    return recs, done
+
+
+def _one_run(args):
+    """One run of the helper with ARGS (after the helper's path): its
+    records, its "done" line (None if it was stopped) and what it was
+    reading when it was stopped ("scan PID", "file M:N:I", "named I"),
+    or None."""
+    fd = os.memfd_create("hugeld-thp-progress", os.MFD_CLOEXEC)
     try:
-        p = spawn.run(args)
-    except OSError as e:
-        raise Error("cannot run %s: %s" % (args[0], e.strerror))
+        argv = [thp_helper(), "--progress-fd", str(fd)] + args
+        try:
+            p = spawn.run(argv, timeout=HELPER_TIME_LIMIT, pass_fds=(fd,))
+        except OSError as e:
+            raise Error("cannot run %s: %s" % (argv[0], e.strerror))
+        except spawn.TimedOut as e:
+            recs, _ = _lines(e.stdout)
+            where = os.pread(fd, 256, 0).split(b"\n")[0]
+            return recs, None, where.decode("utf-8", "replace").strip()
+    finally:
+        os.close(fd)
     if p.returncode != 0:
         msg = p.stderr.decode("utf-8", "replace").strip().splitlines()
         raise Error(re.sub(r"^hugeld-thp: ", "", msg[0]) if msg
-                    else "%s failed (status %d)" % (args[0], p.returncode))
-    return json.loads(p.stdout.decode("utf-8", "surrogateescape"))["files"]
+                    else "%s failed (status %d)" % (argv[0], p.returncode))
+    recs, done = _lines(p.stdout)
+    return recs, done, None
 
 
-def survey(files, repair):
-    """hugeld-thp's record for each of FILES ([(name, path)]), or
-    {"file": name, "error": why}: one run of the helper for all; if
-    that fails (a file that is not an object), one run per file."""
-    if not files:
-        return []
-    try:
-        out = _run_thp([p for _, p in files], repair)
-        for r, (name, _) in zip(out, files):
+def survey(named, repair, scan=False, budget=THP_BUDGET_MIB, idle=False):
+    """hugeld-thp's records for the files NAMED ([(name, path)]) and,
+    with SCAN, those processes map in the thp shape; and its "done"
+    line (the reasons' words, the counts of files left alone).  A run
+    that does not finish in time is started again without the process
+    or file it was stuck on, which gets a record {"file", "error"}."""
+    named = list(named)
+    out, skip_pids, skip_files = [], [], []
+    done = None
+    for attempt in range(RESTARTS + 1):
+        args = (["--repair", "--budget", str(budget)] if repair else [])
+        args += (["--idle"] if idle else []) + (["--scan"] if scan else [])
+        for pid in skip_pids:
+            args += ["--skip", str(pid)]
+        for f in skip_files:
+            args += ["--skip-file", f]
+        recs, done, stuck = _one_run(args + ["--"] + [p for _, p in named])
+        # The named files come first, one record each, in order.
+        for r, (name, _) in zip(recs, named):
             r["file"] = name
-        return out
-    except Error:
-        pass
-    out = []
-    for name, p in files:
-        try:
-            r = _run_thp([p], repair)[0]
-            r["file"] = name
-        except Error as e:
-            msg = str(e)
-            r = {"file": name, "error": msg[len(p) + 2:]
-                 if msg.startswith(p + ": ") else msg}
-        out.append(r)
-    return out
+        out += recs
+        budget -= sum(r.get("read_kb", 0) for r in recs) // 1024
+        if stuck is None:
+            break
+        reported = len([r for r in recs if r.get("pid") is None])
+        what, _, arg = stuck.partition(" ")
+        limit = "no answer in %d s: left out of this run" % HELPER_TIME_LIMIT
+        if what == "named" and arg.isdigit() and int(arg) < len(named):
+            out.append({"file": named[int(arg)][0], "error": limit})
+            named = named[int(arg) + 1:]
+        else:
+            named = named[reported:]
+        if what == "scan" and arg.isdigit():
+            skip_pids.append(int(arg))
+            out.append({"file": "process %s" % arg, "error":
+                        "its memory map did not answer in %d s: left out "
+                        "of this run" % HELPER_TIME_LIMIT})
+        elif what == "file":
+            skip_files.append(arg)
+            out.append({"file": "file %s (device:inode)" % arg,
+                        "error": limit})
+        skip_files += [r["id"] for r in recs if "id" in r]
+        if budget <= 0:
+            break
+    done = done or {}
+    for pid in done.get("stuck", []):
+        out.append({"file": "process %d" % pid, "error": "its memory map "
+                    "did not answer in %d s (another thread keeps it busy): "
+                    "left out of this run" % (SCAN_STALL_MS // 1000)})
+    return out, done
 
 
 def dynamic_linker_libraries():
@@ -127,32 +200,24 @@ def dynamic_linker_libraries():
     return out
 
 
-def policy_files(path=None):
-    """[(path, real path)] of the objects that the settings a process
-    gets with nothing in its environment (the system-wide tunables and
-    the policy file at PATH, default ld.so's, its global lines, as
-    ld.so's resolver takes them: hugeld-conf --effective) select among
-    the dynamic linker's libraries, where their backing lists thp; big
+def _selected_for_thp(st, paths):
+    """[(path, real path)] of PATHS that the Settings ST select for the
+    thp backing (by ld.so's rules, through hugeld-plan), once each, big
     enough for a 2 MiB range."""
-    try:
-        st = resolve("thp", {}, {}, None, path)
-    except Error:
-        # Nothing selected, or a value ld.so ignores: nothing to look at.
-        return []
     libs, backing = st.effective["libs"], st.effective["backing"]
     segments = st.effective["segments"]
     if not libs or "thp" not in backing.split(","):
         return []
     cands, seen = [], set()
-    for path in dynamic_linker_libraries():
+    for path in paths:
         try:
             with open_regular(path) as o:
-                real, st = o.real, o.st
+                real, fst = o.real, o.st
         except NotOpened:
             continue
-        if st.st_size < HUGE or (st.st_dev, st.st_ino) in seen:
+        if fst.st_size < HUGE or (fst.st_dev, fst.st_ino) in seen:
             continue
-        seen.add((st.st_dev, st.st_ino))
+        seen.add((fst.st_dev, fst.st_ino))
         cands.append((path, real))
     out = []
     for (path, real), (o, _) in zip(cands, helper_objects(
@@ -164,105 +229,54 @@ def policy_files(path=None):
     return out
 
 
-def _hg_mappings(pid, wanted):
-    """Of the mappings of process PID whose start addresses are in
-    WANTED, those whose VmFlags have "hg" (MADV_HUGEPAGE)."""
-    out, cur = set(), None
+def policy_files(path=None):
+    """[(path, real path)] of the objects that the settings a process
+    gets with nothing in its environment (the system-wide tunables and
+    the policy file at PATH, default ld.so's, its global lines, as
+    ld.so's resolver takes them: hugeld-conf --effective) select among
+    the dynamic linker's libraries, where their backing lists thp."""
     try:
-        with open("/proc/%d/smaps" % pid, encoding="utf-8",
-                  errors="surrogateescape", newline="\n") as f:
-            for line in f:
-                k = line.split(None, 1)[0] if line.strip() else ""
-                if "-" in k and not k.endswith(":"):
-                    a = int(k.split("-")[0], 16)
-                    cur = a if a in wanted else None
-                elif cur is not None and k == "VmFlags:" \
-                        and " hg" in line:
-                    out.add(cur)
-    except OSError:
-        pass
-    return out
-
-
-def _thp_candidates(pid, seen):
-    """The executable file mappings of process PID at addresses
-    congruent to their file offsets modulo 2 MiB, over at least one
-    whole 2 MiB, of files not in SEEN ({(device, inode)}): {start:
-    (end, (device, inode), path)}; and the starts of those marked
-    MADV_HUGEPAGE.  A mapped file's name is any bytes but a newline:
-    kept as they are (surrogateescape)."""
-    cands = {}
-    with open("/proc/%d/maps" % pid, encoding="utf-8",
-              errors="surrogateescape", newline="\n") as f:
-        for line in f:
-            w = line.split(None, 5)
-            if len(w) < 6 or w[1] != "r-xp" or w[4] == "0" \
-                    or not w[5].startswith("/"):
-                continue
-            a, b = (int(x, 16) for x in w[0].split("-"))
-            off = int(w[2], 16)
-            key = (w[3], w[4])
-            if (a - off) % HUGE or key in seen \
-                    or (b & -HUGE) - ((a + HUGE - 1) & -HUGE) < HUGE:
-                continue
-            cands[a] = (b, key, w[5].rstrip("\n"))
-    return cands, (_hg_mappings(pid, cands) if cands else set())
-
-
-def mapped_files():
-    """[(path, /proc/PID/map_files/...)] of the objects running processes
-    map executable and MADV_HUGEPAGE at an address congruent to the file
-    offset modulo 2 MiB, over at least one whole 2 MiB (thp zones),
-    once per file.  Only root can open map_files: [] for anyone
-    else."""
-    if os.geteuid() != 0:
+        st = resolve("thp", {}, {}, None, path)
+    except Error:
+        # Nothing selected, or a value ld.so ignores: nothing to look at.
         return []
-    out, seen = [], set()
-    for d in os.listdir("/proc"):
-        if not d.isdigit() or int(d) == os.getpid():
-            continue
-        pid = int(d)
-        try:
-            cands, hg = within(pid, lambda: _thp_candidates(pid, seen))
-        except (Error, OSError):
-            # Gone, not readable, or no answer in time: left out (its
-            # objects are looked at by the next run).
-            continue
-        for a in sorted(hg):
-            b, key, path = cands[a]
-            if key in seen:
-                continue
-            seen.add(key)
-            if path.endswith(" (deleted)"):
-                continue
-            out.append((path, "/proc/%d/map_files/%x-%x" % (pid, a, b)))
-    return out
+    return _selected_for_thp(st, dynamic_linker_libraries())
+
+
+def program_files(prog, ldso):
+    """[(path, real path)] of the objects program PROG loads (itself,
+    then what ld.so --list finds) that its settings select for the thp
+    backing: this process's environment (a unit's Environment=, as the
+    service gets it), GLIBC_TUNABLES, the system-wide tunables and the
+    policy file's lines for PROG."""
+    prog = program_path(prog)
+    st = resolve("run", {}, os.environ, prog)
+    objs = [prog] + [p for _, p in ldso_list(ldso, prog) if p]
+    return _selected_for_thp(st, objs)
 
 
 def targets(args):
-    """[(name, path to open)] of the objects to look at."""
+    """[(name, path to open)] of the objects named, and whether the
+    processes' mappings are scanned too."""
     if args.files:
-        return [(f, f) for f in args.files]
-    out, seen = [], set()
-    for name, p in policy_files() + mapped_files():
-        try:
-            st = os.stat(p)
-        except OSError:
-            continue
-        if (st.st_dev, st.st_ino) not in seen:
-            seen.add((st.st_dev, st.st_ino))
-            out.append((name, p))
-    return out
+        return [(f, f) for f in args.files], False
+    if args.program:
+        return program_files(args.program, ldso_arg(args)), False
+    return policy_files(), True
 
 
-def describe(r):
-    """One line for hugeld-thp's record R."""
+def describe(r, reasons):
+    """One line for hugeld-thp's record R (REASONS: the words of each
+    reason a range is left in small folios)."""
     name = shown(r["file"])
+    if r.get("pid"):
+        name += " (mapped by process %d)" % r["pid"]
     if "error" in r:
         return "%s: %s" % (name, shown(r["error"]))
     if r["ranges"] == 0:
-        return "%s: no 2 MiB range the thp backing maps from the file" % (
-            name)
+        return "%s: %s" % (name, shown(r["why"]) if r["why"] else
+                           "no 2 MiB range the thp backing maps from the "
+                           "file")
     parts = ["%d on 2 MiB folios" % r["huge"]]
     done = [x for x in (
         "%d repaired" % r["repaired"] if r["repaired"] else "",
@@ -271,18 +285,24 @@ def describe(r):
         parts[0] += " (%s)" % ", ".join(done)
     if r["small"]:
         parts.append("%d in small folios" % r["small"])
-    if r["held"]:
-        parts.append("%d in small folios another process maps" % r["held"])
+    for k, words in reasons.items():
+        if r.get(k):
+            parts.append("%d left in small folios: %s" % (r[k], words))
     if r["not_cached"]:
         parts.append("%d not cached (read as 2 MiB folios on first use)"
                      % r["not_cached"])
-    if r["failed"]:
-        parts.append("%d read again in small folios" % r["failed"])
     line = "%s: %s of the thp backing's 2 MiB ranges: %s" % (
         name, r["ranges"], ", ".join(parts))
     if r["why"]:
         line += " (%s)" % shown(r["why"])
     return line
+
+
+def _left(r):
+    """Whether the record R says something was done, failed or left."""
+    return "error" in r or r.get("repaired") or r.get("collapsed") \
+        or any(r.get(k) for k in ("held", "hole", "budget", "kept",
+                                  "changed", "failed"))
 
 
 def cmd_thp(args):
@@ -292,24 +312,31 @@ def cmd_thp(args):
         raise Error("thp %s: needs root (the page cache is asked with "
                     "mincore, which tells only root and a file's owner or "
                     "writer what it holds)" % args.thp_cmd)
+    if args.files and args.program:
+        raise Error("thp %s: give FILEs or --program, not both"
+                    % args.thp_cmd)
     repair = args.thp_cmd == "repair"
-    files = targets(args)
-    if not files and not args.files and not args.quiet:
-        print("hugeld: no object to look at: none given, none the policy "
-              "file selects for the thp backing, none mapped with it now")
-    res = survey(files, repair)
+    named, scan = targets(args)
+    res, done = survey(named, repair, scan,
+                       getattr(args, "budget", None) or THP_BUDGET_MIB,
+                       idle=repair and scan)
+    if not res and not args.files and not args.quiet:
+        print("hugeld: no object to look at: none given, none the settings "
+              "select for the thp backing, none mapped in its shape now")
     if args.json:
-        json.dump({"files": res}, sys.stdout, indent=1)
+        json.dump({"files": res, "summary": done}, sys.stdout, indent=1)
         print()
     else:
+        reasons = done.get("reasons", {})
         for r in res:
-            if args.quiet and "error" not in r and not (
-                    r["repaired"] or r["collapsed"] or r["failed"]):
+            if args.quiet and not _left(r):
                 continue
-            print(describe(r))
+            print(describe(r, reasons))
+        if done.get("unlisted"):
+            print("hugeld: %d more files left alone (not trusted), not "
+                  "listed" % done["unlisted"])
     failed = [r for r in res if "error" in r]
     for r in failed:
         if args.json:
             warn("%s: %s" % (r["file"], r["error"]))
-    return 1 if failed and args.files else 0
-
+    return 1 if failed and (args.files or args.program) else 0
