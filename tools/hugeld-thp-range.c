@@ -40,8 +40,8 @@
        fault of a MADV_HUGEPAGE | MADV_RANDOM mapping: one 2 MiB folio
        where the file system makes them.
 
-   What it never does: read a range where the file has a hole (the
-   hole would become memory: SEEK_HOLE), make more new folios than the
+   What it never does: read a range that is mostly holes (they would
+   become memory: SEEK_DATA, SEEK_HOLE), make more new folios than the
    run's budget, or die of SIGBUS when the file is cut under it (every
    touch of the mapping is guarded; a cut file's range is "changed").
    Each range left in small folios is counted under its reason
@@ -270,14 +270,29 @@ held (int pmfd, char *a, const unsigned char vec[THP_CHUNK_PAGES])
   return 0;
 }
 
-/* Whether FD has data across [OFF, OFF + 2 MiB): no hole (SEEK_HOLE
-   finds the first hole at or after OFF; the end of the file counts as
-   one).  */
+/* Whether FD's range at OFF holds data enough to be read: at least
+   half of it outside holes (SEEK_DATA and SEEK_HOLE; the end of the
+   file counts as a hole).  A library linked with a 2 MiB page size can
+   have a hole where the linker padded its text to the next segment; a
+   sparse file (/var/log/lastlog, or one a user grew) is almost all
+   holes, which a read would turn into memory.  */
 static bool
-no_hole (int fd, uint64_t off)
+mostly_data (int fd, uint64_t off)
 {
-  off_t h = lseek (fd, off, SEEK_HOLE);
-  return h >= 0 && (uint64_t) h >= off + THP_HUGE;
+  uint64_t end = off + THP_HUGE, pos = off, data = 0;
+  while (pos < end)
+    {
+      off_t d = lseek (fd, pos, SEEK_DATA);
+      if (d < 0 || (uint64_t) d >= end)
+	break;
+      off_t h = lseek (fd, d, SEEK_HOLE);
+      uint64_t stop = h < 0 || (uint64_t) h > end ? end : (uint64_t) h;
+      if (stop <= (uint64_t) d)
+	break;
+      data += stop - d;
+      pos = stop;
+    }
+  return data >= THP_HUGE / 2;
 }
 
 /* Repair the range at OFF, mapped at A, whose page cache holds small
@@ -290,7 +305,7 @@ repair_range (int fd, int pmfd, char *a, uint64_t off,
 	      unsigned char vec[THP_CHUNK_PAGES], struct thp_run *run,
 	      struct thp_counts *c)
 {
-  if (!no_hole (fd, off))
+  if (!mostly_data (fd, off))
     {
       ++c->left[THP_LEFT_hole];
       return true;
@@ -346,7 +361,7 @@ repair_range (int fd, int pmfd, char *a, uint64_t off,
       return true;
     }
   /* The file may have been cut or punched since the first look.  */
-  if (!no_hole (fd, off))
+  if (!mostly_data (fd, off))
     {
       ++c->left[THP_LEFT_changed];
       return true;

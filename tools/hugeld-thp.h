@@ -20,7 +20,8 @@
    the key of the helper's JSON record, the text the command's words.  */
 #define THP_LEFT_REASONS \
   X (held, "another process maps it") \
-  X (hole, "the file has a hole there (never read into memory)") \
+  X (hole, "the file has holes there, half of it or more (never read " \
+	   "into memory)") \
   X (budget, "over this run's memory budget (the next run goes on)") \
   X (kept, "the kernel kept its small folios (dirty, locked or under " \
 	   "writeback)") \

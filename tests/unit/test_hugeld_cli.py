@@ -195,11 +195,13 @@ class Helpers(unittest.TestCase):
         # hugeld thp's lines name files a process mapped: escaped.
         bad = "/tmp/x\x1b[2K\rlib.so"
         r = {"file": bad, "ranges": 2, "huge": 1, "repaired": 0,
-             "collapsed": 0, "small": 1, "held": 0, "not_cached": 0,
+             "collapsed": 0, "small": 1, "held": 1, "not_cached": 0,
              "failed": 0, "why": "a\x1b]0;t\x07"}
-        for line in (thp.describe(r),
-                     thp.describe({"file": bad, "error": "x\ny"}),
-                     thp.describe(dict(r, ranges=0))):
+        reasons = {"held": "another\x1b[1m process"}
+        for line in (thp.describe(r, reasons),
+                     thp.describe({"file": bad, "error": "x\ny"}, reasons),
+                     thp.describe(dict(r, ranges=0), reasons),
+                     thp.describe(dict(r, pid=3), reasons)):
             self.assertFalse(re.search(r"[\x00-\x1f\x7f]", line), line)
             self.assertIn("\\x1b[2K\\r", line)
 

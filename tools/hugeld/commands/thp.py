@@ -287,7 +287,7 @@ def describe(r, reasons):
         parts.append("%d in small folios" % r["small"])
     for k, words in reasons.items():
         if r.get(k):
-            parts.append("%d left in small folios: %s" % (r[k], words))
+            parts.append("%d left in small folios: %s" % (r[k], shown(words)))
     if r["not_cached"]:
         parts.append("%d not cached (read as 2 MiB folios on first use)"
                      % r["not_cached"])
