@@ -37,8 +37,9 @@ terminal).  disable removes the drop-in."""
 import os
 
 from .. import spawn
-from ..common import Error, UsageError, ldso_arg, replace_file
+from ..common import Error, UsageError, ldso_arg
 from ..elf import check_program
+from ..openfile import replace_file
 from ..planner import check_patterns, check_segments, parse_backing, setting_variable
 
 DROPIN_DIR = "/etc/systemd/system"

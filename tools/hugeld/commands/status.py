@@ -31,9 +31,10 @@ from ..cache.entry import scan
 from ..cache.mount import open_cache
 from ..cache.entry import mapped_entries
 from ..cache.upkeep import cache_summary, scan_states
-from ..common import Error, HUGE, UsageError, helper_path, ldso_arg, mib, plural, replace_file, shown, table
+from ..common import Error, HUGE, UsageError, helper_path, ldso_arg, mib, plural, shown, table
 from ..elf import is_hugeld_loader
 from ..guards import process_guards
+from ..openfile import replace_file
 from ..planner import cache_dir, check_patterns, conf_file, default_setting, glibc_tunables_in_place, parse_backing, plan_each, synced_name
 from ..policy import read_conf
 from ..pool import hugetlb_cgroup_none, pool_info, pool_line
