@@ -35,6 +35,13 @@
 #     with the drop-in) reads exactly those values, one Environment=
 #     each, and no other directive.  Against a systemctl that only
 #     answers, as t-ops.
+#  4. The AppArmor abstraction (scripts/deb/apparmor-base.d-hugeld):
+#     apparmor_parser parses and compiles it (from base.d, as
+#     installed), and by its globs (tests/outputs/aarules.py) it grants
+#     the names the helper gives two libraries' cache entries, read and
+#     (zones) map, and not what else may be under the cache (.tmp-*,
+#     source/, other kinds and names); /proc/PID/cgroup only to its
+#     owner.
 . "$(dirname "$0")/lib.sh"
 
 need_root "(writes as root where nobody owns a directory, processes as nobody, the pool)"
@@ -467,5 +474,86 @@ LD_HUGEPAGE_BACKING=private,thp"
   else
     fail "enable: a value with %, quotes, backslashes and spaces" "systemd read: $(echo "$env_lines" | cat -v | tr '\n' '|') bind: $bind; the file: $(cat -v "$DROPIN" | tr '\n' '|') $(head -c 200 "$OUT/dump.err")"
   fi
+fi
+
+# --- 4. The AppArmor abstraction: the cache's own names, the own cgroup ----------
+
+AA=$HUGELD_TOP/scripts/deb/apparmor-base.d-hugeld
+if ! command -v apparmor_parser > /dev/null; then
+  skip "AppArmor: the abstraction parses" "no apparmor_parser (Debian: apparmor)"
+else
+  # As the package installs it: included by <abstractions/base> from
+  # base.d, in a profile of the test's own; parsed and compiled, not
+  # loaded (-Q: no kernel needed).
+  mkdir -p "$OUT/aa/abstractions/base.d"
+  cp "$AA" "$OUT/aa/abstractions/base.d/hugeld"
+  if [ -f /etc/apparmor.d/abstractions/base ]; then
+    inc='#include <abstractions/base>'
+  else
+    inc='#include <abstractions/base.d/hugeld>'
+  fi
+  printf '#include <tunables/global>\nprofile hugeld-t-outputs /usr/bin/true {\n  %s\n}\n' "$inc" > "$OUT/aa/profile"
+  if apparmor_parser -Q -K -I "$OUT/aa" "$OUT/aa/profile" > "$OUT/aa.out" 2>&1 \
+     && apparmor_parser -Q -K -I "$OUT/aa" -p "$OUT/aa/profile" 2> /dev/null | grep -q '^ *owner @{PROC}/@{pid}/cgroup r,'; then
+    pass "AppArmor: the abstraction parses and compiles (apparmor_parser -Q -K $(apparmor_parser --version | head -1 | sed 's/.*version //'), included from base.d)"
+  else
+    fail "AppArmor: the abstraction parses" "$(grep -v 'Cache read/write' "$OUT/aa.out" | head -3 | tr '\n' ' ')"
+  fi
+fi
+# What it grants, by its globs, for names the cache really has: the
+# helper's names of two libraries' entries (one with a build ID, one
+# without), and what ld.so must not be given.
+PLAN=$(dirname "$(readlink -f "$H")")/hugeld-plan
+[ -x "$PLAN" ] || PLAN=$(dirname "$PLAN")/../libexec/hugeld-plan
+mkdir -m 755 "$T/aalib"
+cc -shared -fPIC -O2 -DVALUE=1 -o "$T/aalib/libvalue.so" "$HUGELD_TOP/tests/cache/valuelib.c" \
+  && cc -shared -fPIC -O2 -DVALUE=2 -Wl,--build-id=none -o "$T/aalib/libnobid.so" "$HUGELD_TOP/tests/cache/valuelib.c" \
+  || fail "AppArmor: build the libraries" ""
+if "$PLAN" --cache "$T/aalib/libvalue.so" "$T/aalib/libnobid.so" > "$OUT/names.json" 2> "$OUT/names.err" \
+   && $PY - "$OUT/names.json" > "$OUT/aa-cases.json" 2> "$OUT/aa-cases.err" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+C = "/dev/hugepages/hugeld"
+cases = [[C + "/", "r", "yes"], [C + "/.synced", "r", "yes"],
+         [C + "/x", "m", "no"], [C + "/x", "r", "no"],
+         ["/dev/hugepages/other/text-0-200000-600000", "m", "no"],
+         ["/proc/1234/cgroup", "r", "owner"],
+         ["/proc/sys/vm/nr_hugepages", "r", "yes"],
+         ["/sys/kernel/mm/hugepages/hugepages-2048kB/nr_overcommit_hugepages", "r", "yes"],
+         ["/sys/fs/cgroup/system.slice/x.service/hugetlb.2MB.max", "r", "yes"],
+         ["/sys/kernel/mm/transparent_hugepage/enabled", "r", "yes"]]
+versions = set()
+for o in d["objects"]:
+    c = o["cache"]
+    versions.add(c["version"].rsplit("-", 1)[1] == "none")
+    i, e = C + "/" + c["inode"], C + "/" + c["inode"] + "/" + c["version"]
+    cases += [[i + "/", "r", "yes"], [e + "/", "r", "yes"],
+              [e + "/" + c["device"], "r", "yes"], [e + "/no-text", "r", "yes"],
+              [e + "/" + c["device"], "m", "no"],
+              [i + "/.tmp-1a2b3c/", "r", "no"], [e + "/source/", "r", "no"],
+              [e + "/source" + o["path"], "r", "no"], [e + "/source" + o["path"], "m", "no"],
+              [e + "/data-0-0-200000", "m", "no"], [e + "/relro-0-0-200000", "m", "no"]]
+    if not c["zones"]:
+        sys.exit("no zone for %s: %s" % (o["path"], c.get("why_not")))
+    for z in c["zones"]:
+        cases += [[e + "/" + z["name"], "r", "yes"], [e + "/" + z["name"], "m", "yes"],
+                  [e + "/" + z["name"], "w", "no"],
+                  [i + "/.tmp-1a2b3c/" + z["name"], "m", "no"],
+                  [i + "/.tmp-1a2b3c/" + z["name"], "r", "no"],
+                  [e + "/source/" + z["name"], "m", "no"],
+                  [e + "/" + z["name"] + "/x", "r", "no"]]
+if versions != {True, False}:
+    sys.exit("not one version name with a build ID and one without")
+json.dump(cases, sys.stdout)
+EOF
+then
+  n=$($PY -c 'import json, sys; print(len(json.load(open(sys.argv[1]))))' "$OUT/aa-cases.json")
+  if $PY "$HUGELD_TOP/tests/outputs/aarules.py" "$AA" < "$OUT/aa-cases.json" > "$OUT/aa-rules.out" 2>&1; then
+    pass "AppArmor: the abstraction grants the cache's entries as ld.so names them (read; map the text and rodata zones) and nothing else there (not .tmp-*, source/, other kinds or names), and a process's cgroup file only with owner ($n cases)"
+  else
+    fail "AppArmor: what the abstraction grants" "$(head -5 "$OUT/aa-rules.out" | tr '\n' ' ')"
+  fi
+else
+  fail "AppArmor: the cache's names from the helper" "$(head -c 300 "$OUT/names.err" "$OUT/aa-cases.err" | tr '\n' ' ')"
 fi
 finish
