@@ -269,7 +269,8 @@ ExecStart=/opt/hugeld/ld.so --argv0 /usr/sbin/mariadbd x
 
 class Prometheus(unittest.TestCase):
     """status --all --prometheus: the text format, read back by the
-    Prometheus client's own parser."""
+    Prometheus client's own parser.  A newline in a name is the text \\n
+    there, as on a terminal (test_hugeld_outputs.py has every byte)."""
 
     RES = {
         "pool": {"total": 64, "free": 10, "reserved": 2, "surplus": 0,
@@ -300,11 +301,11 @@ class Prometheus(unittest.TestCase):
             for s in fam.samples:
                 got[(s.name, tuple(sorted(s.labels.items())))] = s.value
         key = ("hugeld_object_huge_pages", (
-            ("backing", "private"), ("command", 'a"b\\c\nd'),
+            ("backing", "private"), ("command", 'a"b\\c\\nd'),
             ("object", "/l/libx.so"), ("pid", "42")))
         self.assertEqual(got[key], 9)
         self.assertEqual(got[("hugeld_object_huge_pages", (
-            ("backing", "thp_file"), ("command", 'a"b\\c\nd'),
+            ("backing", "thp_file"), ("command", 'a"b\\c\\nd'),
             ("object", "/l/libx.so"), ("pid", "42")))], 2)
         self.assertEqual(got[("hugeld_pool_pages",
                               (("state", "available"),))], 8)
@@ -314,7 +315,7 @@ class Prometheus(unittest.TestCase):
         self.assertEqual(got[("hugeld_cache_entry_processes",
                               (("file", "/l/libx.so"),))], 3)
         self.assertEqual(got[("hugeld_process_huge_pages", (
-            ("command", 'a"b\\c\nd'), ("kind", "thp"), ("pid", "42")))], 2)
+            ("command", 'a"b\\c\\nd'), ("kind", "thp"), ("pid", "42")))], 2)
 
 
 if __name__ == "__main__":

@@ -320,8 +320,8 @@ def _add_status(sub):
                    help="with --all: the Prometheus text format, for "
                    "node_exporter's textfile collector")
     p.add_argument("-o", "--output", metavar="FILE",
-                   help="write FILE (replaced atomically) instead of "
-                   "standard output")
+                   help="write FILE (replaced atomically, in a directory "
+                   "only root or you can write) instead of standard output")
     p.add_argument("--ldso", metavar="PATH", help=argparse.SUPPRESS)
     p.set_defaults(func="status")
 

@@ -76,45 +76,6 @@ def which(prog, path=None):
     return None
 
 
-def create_temp(directory, prefix):
-    """A new file in DIRECTORY named PREFIX and random letters, created
-    mode 0600, never through a link: (descriptor, path)."""
-    for _ in range(100):
-        path = os.path.join(directory, prefix + os.urandom(6).hex())
-        try:
-            return os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL
-                           | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600), path
-        except FileExistsError:
-            continue
-    raise FileExistsError(17, "no free temporary name", directory)
-
-
-def replace_file(path, text, sync=False):
-    """Write TEXT to PATH by renaming a complete file (mode 0644, made by
-    create_temp beside it, never through a link) over it, so that a
-    reader never sees half of it; with SYNC, on the disk first.  One
-    clear Error if it cannot be done; PATH is then unchanged."""
-    d = os.path.dirname(os.path.abspath(path))
-    try:
-        fd, tmp = create_temp(d, ".%s." % os.path.basename(path))
-    except OSError as e:
-        raise Error("cannot write in %s: %s" % (d, e.strerror))
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-            f.flush()
-            os.fchmod(f.fileno(), 0o644)
-            if sync:
-                os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except OSError as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise Error("cannot write %s: %s" % (path, e.strerror))
-
-
 def mib(pages):
     n = pages * HUGE / (1 << 20)
     return "%d MiB" % n if n == int(n) else "%.1f MiB" % n

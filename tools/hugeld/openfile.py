@@ -18,7 +18,10 @@
 # <https://www.gnu.org/licenses/>.
 
 """Opening the files that root's commands read on other users' say: a
-`cache' line's glob, the source an entry records, a mapped object.
+`cache' line's glob, the source an entry records, a mapped object; and
+the directories root's commands write a file in (replace_file: status
+-o, enable's drop-in, perf-map), where another user may own a directory
+on the way.
 
 A plain open(2) blocks for ever on a FIFO with no writer (or on a
 terminal line that waits for carrier), and opening some devices acts.
@@ -31,7 +34,8 @@ another user's link must not choose what root caches.  The helpers'
 tools/hugeld-open.c is the same rule in C (for the helpers, which
 need no real path); a change to one is a change to both:
 tests/unit/test_hugeld_openrule.py runs both on one table of cases and
-requires the same answers."""
+requires the same answers.  open_dir (the same walk, for a directory to
+write in) has no C twin: only the command writes files."""
 
 import errno as _errno
 import os
@@ -132,7 +136,12 @@ def _open_loose(path):
         os.close(pfd)
 
 
-def _open_strict(path):
+def _open_strict(path, directory=False):
+    """PATH, walked from / one component at a time (the opening rule):
+    the regular file it names, opened for reading (an Opened); with
+    DIRECTORY, the directory it names instead, as (its O_PATH
+    descriptor, its stat, its real path): every component, the last one
+    too, must then be a directory."""
     me = os.geteuid()
     if not path.startswith("/"):
         path = os.getcwd().rstrip("/") + "/" + path
@@ -157,10 +166,17 @@ def _open_strict(path):
             while todo and todo[-1] == "":
                 todo.pop()
             if not todo:
+                if directory:
+                    # The directory reached: its descriptor is the
+                    # caller's now.
+                    name, fd, st = chain.pop()
+                    return fd, st, os.path.join(here(), name) or "/"
                 # "/", or a path that ends with a slash.
                 raise NotOpened("not a regular file (a directory)")
             name = todo.pop()
-            last = not todo
+            # With DIRECTORY no component is the last one: each must be
+            # a directory, and the walk ends where the path does.
+            last = not todo and not directory
             if name == "." and not last:
                 continue
             if name == ".." and not last:
@@ -232,6 +248,180 @@ def open_regular(path, trusted_links=True):
     if path == "":
         raise NotOpened(os.strerror(_errno.ENOENT), _errno.ENOENT)
     return _open_strict(path) if trusted_links else _open_loose(path)
+
+
+class OpenedDir(object):
+    """A directory open_dir opened: fd (O_PATH, a descriptor for the *at
+    calls), st (its fstat) and real (its path without links, `.' or
+    `..')."""
+
+    def __init__(self, fd, st, real):
+        self.fd, self.st, self.real = fd, st, real
+
+    def close(self):
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def dir_distrust(st, real, sticky=False, me=None):
+    """Why a directory with stat ST (at REAL) is not one to write in for
+    the user ME (default: the effective one), or None: it must be owned
+    by root or by ME, and writable by nobody else (no group or other
+    write bit; with ACLs the group bits are the mask, which bounds every
+    named user and group, so this covers them too); with STICKY, a
+    sticky directory (/tmp) owned by root or ME will do."""
+    me = os.geteuid() if me is None else me
+    if st.st_uid not in (0, me):
+        return "its directory %s is owned by %s (uid %d), not by root%s" % (
+            real, user_name(st.st_uid), st.st_uid,
+            " or you" if me != 0 else "")
+    mode = stat.S_IMODE(st.st_mode)
+    if mode & (stat.S_IWGRP | stat.S_IWOTH) \
+            and not (sticky and mode & stat.S_ISVTX):
+        return "its directory %s is writable by %s (mode %04o)" % (
+            real, "others" if mode & stat.S_IWOTH else "its group", mode)
+    return None
+
+
+def open_dir(path, sticky=False):
+    """The directory PATH, opened O_PATH for writing in it with the *at
+    calls (an OpenedDir, to close), or NotOpened with why in one line.
+
+    PATH is walked by the opening rule (_open_strict): one component at
+    a time with O_PATH | O_NOFOLLOW, each a directory, a symbolic link
+    followed only if root (or the caller) owns it.  The directory
+    reached must be owned by root (or the caller) and writable by nobody
+    else (dir_distrust); or, only where the caller asks with STICKY (a
+    file that must be in /tmp: perf's /tmp/perf-PID.map), a sticky
+    directory, in which a name is another user's only if they made it.
+
+    Why that is enough where an ancestor belongs to another account (root
+    writing /var/lib/prometheus/node-exporter/FILE, /var/lib/prometheus
+    being the prometheus user's): that account can rename or move what
+    is in its own directory, so it decides which directory the walk
+    reaches, but every link on the way must be root's, and the directory
+    reached must be root's and writable by root alone.  The most it can
+    do is move such a directory that already sits in its own tree (it
+    cannot move one in from elsewhere: that needs write access to where
+    it is), or rename it after it was opened: the write then lands in
+    that same root-owned directory, under the name asked for, never in
+    a directory of its choosing (/etc/apt/apt.conf.d is not in its
+    tree) nor through a link of its own.  Everything is then done
+    relative to the descriptor, so nothing it swaps after the walk
+    changes where the file goes."""
+    if path == "":
+        raise NotOpened(os.strerror(_errno.ENOENT), _errno.ENOENT)
+    fd, st, real = _open_strict(path, directory=True)
+    why = dir_distrust(st, real, sticky)
+    if why:
+        os.close(fd)
+        raise NotOpened(why)
+    return OpenedDir(fd, st, real)
+
+
+TEMP_FLAGS = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+              | os.O_CLOEXEC)
+
+
+def _unlink_temp(dfd, tmp, made):
+    """Remove the temporary file TMP of directory DFD: ours for sure if
+    MADE (its open returned); otherwise its open may have been
+    interrupted after it made the file (an interrupt raised as the call
+    returns), and it is removed only if it is an empty regular file of
+    ours (its random name is nobody else's to guess)."""
+    try:
+        if not made:
+            st = os.stat(tmp, dir_fd=dfd, follow_symlinks=False)
+            if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid() \
+                    or st.st_size != 0:
+                return
+        os.unlink(tmp, dir_fd=dfd)
+    except OSError:
+        pass
+
+
+def _replace_in(dfd, name, data, sync):
+    """Write the bytes DATA as NAME in the directory DFD: a new file,
+    made with O_EXCL | O_NOFOLLOW under a random name, written, mode
+    0644, on the disk first with SYNC, renamed over NAME.  The temporary
+    file is removed whatever goes wrong (an OSError, an interrupt, any
+    other exception); OSError is passed on."""
+    fd = tmp = None
+    made = False
+    prefix = "." + os.fsdecode(os.fsencode(name)[:200]) + "."
+    try:
+        for _ in range(100):
+            tmp = prefix + os.urandom(6).hex()
+            try:
+                fd = os.open(tmp, TEMP_FLAGS, 0o600, dir_fd=dfd)
+                made = True
+                break
+            except FileExistsError:
+                tmp = None
+            except OSError:
+                tmp = None
+                raise
+        else:
+            raise FileExistsError(_errno.EEXIST, "no free temporary name")
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fchmod(fd, 0o644)
+        if sync:
+            os.fsync(fd)
+        os.close(fd)
+        fd = None
+        os.rename(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
+        tmp = None
+        if sync:
+            # The rename, on the disk too.
+            d = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC,
+                        dir_fd=dfd)
+            try:
+                os.fsync(d)
+            finally:
+                os.close(d)
+    finally:
+        if tmp is not None:
+            _unlink_temp(dfd, tmp, made or fd is not None)
+        if fd is not None:
+            os.close(fd)
+
+
+def replace_file(path, text, sync=False, sticky=False):
+    """Write TEXT (a str, written as UTF-8, or bytes) to PATH by renaming
+    a complete file (mode 0644) over it, so that a reader never sees
+    half of it; with SYNC, on the disk first.  PATH's directory is
+    opened by open_dir (STICKY: a sticky directory will do) and the file
+    made and renamed in it through that descriptor only, never through
+    a link.  One clear Error if it cannot be done (PATH is then
+    unchanged and no temporary file is left, whatever the exception)."""
+    d, name = os.path.split(path)
+    if name in ("", ".", ".."):
+        raise Error("cannot write %s: not a file name" % path)
+    try:
+        data = text if isinstance(text, bytes) else text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise Error("cannot write %s: the text holds %r, which is not "
+                    "UTF-8 (at %d)" % (path, e.object[e.start:e.end],
+                                       e.start))
+    try:
+        od = open_dir(d or ".", sticky=sticky)
+    except NotOpened as e:
+        raise Error("cannot write %s: %s" % (path, e))
+    try:
+        _replace_in(od.fd, name, data, sync)
+    except OSError as e:
+        raise Error("cannot write %s: %s" % (path, e.strerror or e))
+    finally:
+        od.close()
 
 
 def hidden_by(o):

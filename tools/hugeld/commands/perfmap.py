@@ -23,8 +23,9 @@ import os
 import stat
 import sys
 
-from ..common import DEBUG_DIR, Error, plural, replace_file, shown
+from ..common import DEBUG_DIR, Error, plural, shown
 from ..elf import Elf, SHT_DYNSYM, SHT_SYMTAB
+from ..openfile import replace_file
 from ..procfs import process_objects, read_smaps
 
 
@@ -165,7 +166,9 @@ def write_perf_map(pid, output, debug_dirs, cache, quiet=False):
                                         else line + "\n")
             except OSError as e:
                 raise Error("%s: %s" % (path, e.strerror))
-    replace_file(path, "".join(kept) + "".join(lines))
+    # perf looks for the file in /tmp, which is sticky and everybody's:
+    # only there is a directory others may write in good enough.
+    replace_file(path, "".join(kept) + "".join(lines), sticky=not output)
     return report, path
 
 

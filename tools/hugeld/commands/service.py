@@ -35,10 +35,12 @@ pages (hugeld run, which refuses an empty pool, is for a person at a
 terminal).  disable removes the drop-in."""
 
 import os
+import unicodedata
 
 from .. import spawn
-from ..common import Error, UsageError, ldso_arg, replace_file
+from ..common import Error, UsageError, ldso_arg, shown
 from ..elf import check_program
+from ..openfile import replace_file
 from ..planner import check_patterns, check_segments, parse_backing, setting_variable
 
 DROPIN_DIR = "/etc/systemd/system"
@@ -152,6 +154,31 @@ def system_loader(program):
     return os.path.realpath(interp or ABI_LOADER)
 
 
+# What no value in a unit file may hold: systemd reads a carriage
+# return, a newline (and a NUL) as the end of the line, so the rest of
+# the value would be a directive of its own (ExecStartPre=...); the
+# other control characters (C0 with the tab, DEL, C1) and the line and
+# paragraph separators have no business there either; and a byte that is
+# not UTF-8 (kept by surrogateescape) makes systemd ignore the line.
+# Quoting and escaping cannot help: refused, nothing written.
+_NOT_IN_UNIT = {"Cc": "a control character", "Zl": "a line separator",
+                "Zp": "a paragraph separator",
+                "Cs": "a byte that is not UTF-8"}
+
+
+def unit_value(what, v):
+    """V, a value WHAT (--libs, the loader path, ...) that enable writes
+    into the drop-in, if a unit file can hold it as one value; else an
+    Error that names the first character it cannot."""
+    for c in v:
+        kind = _NOT_IN_UNIT.get(unicodedata.category(c))
+        if kind:
+            raise Error("%s %s: holds %s, %s, which a unit file cannot "
+                        "hold (systemd would read a line of its own); "
+                        "nothing written" % (what, shown(v), shown(c), kind))
+    return v
+
+
 def unit_quote(s):
     """S as one word of a unit file: %% for %, quoted with \\ and \" escaped
     where it has anything but the plainest characters."""
@@ -167,7 +194,10 @@ def dropin_text(ldso, loader, settings):
     value)]."""
     lines = [MARK, "[Service]"]
     for var, v in settings:
+        unit_value(var, v)
         lines.append("Environment=%s" % unit_quote("%s=%s" % (var, v)))
+    unit_value("hugeld's loader", ldso)
+    unit_value("the system's loader", loader)
     # A colon separates the source from the destination.
     if ":" in ldso or ":" in loader:
         raise Error("a loader path with a colon cannot be bind-mounted by "
@@ -178,12 +208,14 @@ def dropin_text(ldso, loader, settings):
 
 
 def cmd_enable(args):
-    unit = unit_name(args.unit)
+    unit = unit_value("the unit name", unit_name(args.unit))
     d = os.path.join(DROPIN_DIR, unit + ".d")
     dropin = os.path.join(d, DROPIN_NAME)
     if os.geteuid() != 0:
         raise Error("enable needs root: it writes %s" % dropin)
-    ldso = ldso_arg(args)
+    # Every value the drop-in holds is checked before anything is
+    # written: the settings, hugeld's loader and the unit's own loader.
+    ldso = unit_value("hugeld's loader", ldso_arg(args))
     if not os.path.isabs(ldso) or not os.path.isfile(ldso) \
             or not os.access(ldso, os.X_OK):
         raise Error("hugeld's loader %s is not installed (make install, or "
@@ -202,6 +234,12 @@ def cmd_enable(args):
                         "give --libs" % (unit, program))
         # The program itself, by its file name.
         libs = os.path.basename(program)
+    unit_value("--libs" if args.libs is not None else
+               "the program's name (the default --libs)", libs)
+    if args.segments:
+        unit_value("--segments", args.segments)
+    if args.backing:
+        unit_value("--backing", args.backing)
     settings = [(setting_variable("libs"), check_patterns(libs))]
     if args.segments:
         settings.append((setting_variable("segments"),
@@ -209,7 +247,8 @@ def cmd_enable(args):
     if args.backing:
         parse_backing(args.backing)
         settings.append((setting_variable("backing"), args.backing))
-    loader = system_loader(program)
+    loader = unit_value("the system's loader (the program's PT_INTERP)",
+                        system_loader(program))
     text = dropin_text(ldso, loader, settings)
     try:
         os.makedirs(d, 0o755, exist_ok=True)

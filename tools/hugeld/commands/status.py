@@ -31,9 +31,10 @@ from ..cache.entry import scan
 from ..cache.mount import open_cache
 from ..cache.entry import mapped_entries
 from ..cache.upkeep import cache_summary, scan_states
-from ..common import Error, HUGE, UsageError, helper_path, ldso_arg, mib, plural, replace_file, shown, table
+from ..common import Error, EscapedStream, HUGE, UsageError, helper_path, ldso_arg, mib, plural, shown, table
 from ..elf import is_hugeld_loader
 from ..guards import process_guards
+from ..openfile import replace_file
 from ..planner import cache_dir, check_patterns, conf_file, default_setting, glibc_tunables_in_place, parse_backing, plan_each, synced_name
 from ..policy import read_conf
 from ..pool import hugetlb_cgroup_none, pool_info, pool_line
@@ -523,11 +524,14 @@ def cmd_status(args):
     if getattr(args, "prometheus", False) and not args.all:
         raise UsageError("hugeld status: --prometheus goes with --all")
     if getattr(args, "output", None):
-        # Everything the command prints, into the file, or nothing.
-        out, sys.stdout = sys.stdout, io.StringIO()
+        # Everything the command prints, into the file, or nothing;
+        # escaped as on a terminal (what each value's own escaping left,
+        # and a byte that is not UTF-8, cannot reach the file raw).
+        out, buf = sys.stdout, io.StringIO()
+        sys.stdout = EscapedStream(buf)
         try:
             status = status_command(args)
-            text = sys.stdout.getvalue()
+            text = buf.getvalue()
         finally:
             sys.stdout = out
         replace_file(args.output, text)
@@ -997,10 +1001,15 @@ def status_all(args, cache, ldso):
 
 
 def prom_label(v):
-    """A label value of the Prometheus text format: backslash, double
-    quote and newline escaped."""
-    return str(v).replace("\\", "\\\\").replace('"', '\\"').replace(
-        "\n", "\\n")
+    """V as a label value of the Prometheus text format (0.0.4), whatever
+    bytes a process or file name holds: what shown() escapes for a
+    terminal (control characters, line separators, bidirectional
+    overrides, a byte that is not UTF-8) is written as the text \\n,
+    \\xNN, \\uNNNN, whose backslash the format then escapes as \\\\, as
+    it does a double quote (\\"): the format knows no other escape in a
+    label value.  The result is always UTF-8, and holds no control
+    character."""
+    return shown(str(v)).replace("\\", "\\\\").replace('"', '\\"')
 
 
 def prom_backing(b):
