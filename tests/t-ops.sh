@@ -360,6 +360,7 @@ want="# Written by hugeld enable (hugeld(1)); hugeld disable removes it.
 [Service]
 Environment=LD_HUGEPAGE_LIBS=sleep:libc.so*
 Environment=LD_HUGEPAGE_BACKING=private,thp
+ExecStartPre=-+/usr/bin/timeout 30 $(readlink -f "$H") thp repair --quiet --program /usr/bin/sleep
 BindReadOnlyPaths=$HUGELD_LDSO:$real"
 [ $rc = 0 ] && [ "$(cat /etc/systemd/system/$U.d/hugeld.conf)" = "$want" ] \
   && [ "$(cat "$TEST_TMP/reloads")" = reload ] \

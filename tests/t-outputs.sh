@@ -469,8 +469,9 @@ else
 LD_HUGEPAGE_BACKING=private,thp"
   if [ "$env_lines" = "$want_env" ] && [ "$bind" = "$LD2:$real:rbind" ] \
      && [ "$(grep -c '^Environment=' "$DROPIN")" = 2 ] && [ "$(grep -c '^BindReadOnlyPaths=' "$DROPIN")" = 1 ] \
-     && [ "$(wc -l < "$DROPIN")" = 5 ] && ! grep -aq $'^\t\t-> ExecStartPre' "$OUT/dump"; then
-    pass "enable: --libs and --ldso with %, quotes, backslashes and spaces: one Environment= per setting, and systemd reads exactly those values"
+     && [ "$(wc -l < "$DROPIN")" = 6 ] && [ "$(grep -ac $'^\t\t-> ExecStartPre' "$OUT/dump")" = 1 ] \
+     && grep -aq $'^\t\t\tCommand Line: /usr/bin/timeout 30 .* thp repair --quiet --program /usr/bin/sleep$' "$OUT/dump"; then
+    pass "enable: --libs and --ldso with %, quotes, backslashes and spaces: one Environment= per setting, and systemd reads exactly those values (and one ExecStartPre=, the thp repair's)"
   else
     fail "enable: a value with %, quotes, backslashes and spaces" "systemd read: $(echo "$env_lines" | cat -v | tr '\n' '|') bind: $bind; the file: $(cat -v "$DROPIN" | tr '\n' '|') $(head -c 200 "$OUT/dump.err")"
   fi

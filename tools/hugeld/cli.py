@@ -355,8 +355,12 @@ def _add_service(sub):
         "system's in the service's own mount namespace "
         "(BindReadOnlyPaths=), and reload systemd.  The unit's command is "
         "left as it is; its process is the program (ps, pidof, systemctl), "
-        "and it starts whatever the pool holds.  Restart the unit to "
-        "apply it.",
+        "and it starts whatever the pool holds.  Where the backing lists "
+        "thp (the default does) and the program is known, the drop-in "
+        "also runs hugeld thp repair --program PROGRAM as root before the "
+        "service starts (ExecStartPre=, at most 30 s, its failure "
+        "ignored): the service maps its selected text from 2 MiB folios "
+        "whatever the page cache held.  Restart the unit to apply it.",
         epilog="example: hugeld enable mariadb --libs 'mariadbd:libcrypto*'")
     p.add_argument("unit", metavar="UNIT", help="the unit (.service if "
                    "no suffix)")

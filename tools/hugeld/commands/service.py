@@ -38,10 +38,10 @@ import os
 import unicodedata
 
 from .. import spawn
-from ..common import Error, UsageError, ldso_arg, shown
+from ..common import Error, UsageError, ldso_arg, program_dir, shown
 from ..elf import check_program
 from ..openfile import replace_file
-from ..planner import check_patterns, check_segments, parse_backing, setting_variable
+from ..planner import check_patterns, check_segments, default_setting, parse_backing, setting_variable
 
 DROPIN_DIR = "/etc/systemd/system"
 DROPIN_NAME = "hugeld.conf"
@@ -51,6 +51,10 @@ SYSTEMD_PATH = ("/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin",
                 "/sbin", "/bin")
 # The x86-64 ABI's loader path, where a program's PT_INTERP does not say.
 ABI_LOADER = "/lib64/ld-linux-x86-64.so.2"
+# The repair before the service starts (ExecStartPre=): coreutils'
+# timeout, and its limit, within systemd's default start timeout (90 s).
+TIMEOUT = "/usr/bin/timeout"
+PREPARE_TIME_LIMIT = 30
 # Programs whose name says nothing of what they run: --libs is needed.
 SHELLS = ("sh", "bash", "dash", "env", "nice", "ionice", "chrt", "taskset",
           "numactl", "setpriv", "runuser")
@@ -188,14 +192,20 @@ def unit_quote(s):
     return '"%s"' % s.replace("\\", "\\\\").replace('"', '\\"')
 
 
-def dropin_text(ldso, loader, settings):
+def dropin_text(ldso, loader, settings, prepare=None):
     """The drop-in that puts a service on LDSO (hugeld's loader, mounted
     over the system's LOADER in its namespace) with SETTINGS [(variable,
-    value)]."""
+    value)]; PREPARE, the words of a command run before the service's
+    own (ExecStartPre=, as root, its failure ignored), or None."""
     lines = [MARK, "[Service]"]
     for var, v in settings:
         unit_value(var, v)
         lines.append("Environment=%s" % unit_quote("%s=%s" % (var, v)))
+    if prepare:
+        for w in prepare:
+            unit_value("the repair's command", w)
+        lines.append("ExecStartPre=-+%s" % " ".join(unit_quote(w)
+                                                    for w in prepare))
     unit_value("hugeld's loader", ldso)
     unit_value("the system's loader", loader)
     # A colon separates the source from the destination.
@@ -205,6 +215,24 @@ def dropin_text(ldso, loader, settings):
     lines.append("BindReadOnlyPaths=%s:%s" % (unit_quote(ldso),
                                               unit_quote(loader)))
     return "\n".join(lines) + "\n"
+
+
+def thp_prepare(program, backing):
+    """The command the drop-in runs before the service starts, when its
+    backing lists thp (BACKING, or ld.so's default) and its PROGRAM is
+    known: hugeld thp repair --program, which makes the page cache under
+    the thp zones of the objects the service will map 2 MiB folios
+    (whatever an ordinary process read last: a backup, cat, a package's
+    checksums), within a time limit (coreutils' timeout ends the whole
+    process group); or None."""
+    if program is None or "thp" not in parse_backing(
+            backing or default_setting("backing")):
+        return None
+    hugeld = os.path.join(program_dir(), "hugeld")
+    if not os.path.isabs(hugeld) or not os.access(hugeld, os.X_OK):
+        return None
+    return [TIMEOUT, str(PREPARE_TIME_LIMIT), hugeld, "thp", "repair",
+            "--quiet", "--program", program]
 
 
 def cmd_enable(args):
@@ -249,7 +277,8 @@ def cmd_enable(args):
         settings.append((setting_variable("backing"), args.backing))
     loader = unit_value("the system's loader (the program's PT_INTERP)",
                         system_loader(program))
-    text = dropin_text(ldso, loader, settings)
+    prepare = thp_prepare(program, args.backing)
+    text = dropin_text(ldso, loader, settings, prepare)
     try:
         os.makedirs(d, 0o755, exist_ok=True)
     except OSError as e:
@@ -260,6 +289,11 @@ def cmd_enable(args):
           "in its mount namespace) with %s" % (
               unit, dropin, ldso, loader,
               " ".join("%s=%s" % kv for kv in settings)))
+    if prepare:
+        print("%s: before it starts, hugeld thp repair --program %s makes "
+              "the page cache under its thp zones 2 MiB folios (at most %d "
+              "s; a failure does not stop the service)" % (
+                  unit, program, PREPARE_TIME_LIMIT))
     print("systemctl restart %s applies it; hugeld check %s tells whether "
           "its text is on huge pages" % (unit, unit))
     return 0
