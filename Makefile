@@ -34,11 +34,12 @@ PLAN_SRCS = elf/dl-hugepage-plan.c elf/dl-hugepage-kinds.c elf/dl-hugepage-dynam
   elf/dl-hugepage-match.c elf/dl-hugepage-cache.c elf/dl-hugepage-place.c \
   elf/dl-hugepage-cgroup.c elf/dl-hugepage-conf.c \
   elf/dl-hugepage-conf-program.c elf/dl-hugepage-tunables.c \
-  elf/dl-hugepage-tunconf.c elf/dl-hugepage-settings.c
+  elf/dl-hugepage-tunconf.c elf/dl-hugepage-settings.c \
+  elf/dl-hugepage-relocate.c
 PLAN_HDRS = elf/dl-hugepage-plan.h elf/dl-hugepage-cache.h elf/dl-hugepage-place.h \
   elf/dl-hugepage-cgroup.h elf/dl-hugepage-num.h elf/dl-hugepage-dynamic.h \
   elf/dl-hugepage-kinds.h elf/dl-hugepage-match.h elf/dl-hugepage-conf.h \
-  elf/dl-hugepage-settings.h
+  elf/dl-hugepage-settings.h elf/dl-hugepage-relocate.h
 
 .PHONY: check-programs deb check-series series check-series-build check-full check-distro bench bench-quick tools install-tools uninstall-tools all build install uninstall install-system uninstall-system check-system check-glibc check-kernels check-boot check check-installed unit unit-build fuzz fixtures demo clean distclean
 
@@ -74,12 +75,12 @@ uninstall:
 	  share/bash-completion share/man/man1 share/man/man5 share/man share \
 	  libexec bin) $(DESTDIR)$(PREFIX) 2>/dev/null
 
-$(BUILDDIR)/tests/test-plan: tests/unit/test-plan.c tests/unit/test-match.c tests/unit/test-cache.c tests/unit/test-conf.c tests/unit/test-tunables.c tests/unit/test-tunconf.c tests/unit/test-settings.c tests/unit/unit-check.h tests/unit/tunconf-build.h tests/unit/plan-check.h elf/tst-hugepage-phdr.h $(PLAN_SRCS) $(PLAN_HDRS)
+$(BUILDDIR)/tests/test-plan: tests/unit/test-plan.c tests/unit/test-match.c tests/unit/test-cache.c tests/unit/test-conf.c tests/unit/test-tunables.c tests/unit/test-tunconf.c tests/unit/test-settings.c tests/unit/test-relocate.c tests/unit/unit-check.h tests/unit/tunconf-build.h tests/unit/plan-check.h elf/tst-hugepage-phdr.h $(PLAN_SRCS) $(PLAN_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(UNIT_CFLAGS) -fsanitize=address,undefined -fno-sanitize-recover=all \
 	  tests/unit/test-plan.c tests/unit/test-match.c tests/unit/test-cache.c \
 	  tests/unit/test-conf.c tests/unit/test-tunables.c tests/unit/test-tunconf.c \
-	  tests/unit/test-settings.c $(PLAN_SRCS) -o $@
+	  tests/unit/test-settings.c tests/unit/test-relocate.c $(PLAN_SRCS) -o $@
 
 unit-build: $(BUILDDIR)/tests/test-plan $(BUILDDIR)/tests/fuzz-plan
 

@@ -154,11 +154,31 @@ bool _dl_hugepage_select_and_plan (struct hp_load_state *ls,
 				   int fd, bool have_bias, ElfW(Addr) bias)
   attribute_hidden;
 
-/* The same for the main program the kernel mapped, MAIN_MAP, found
-   through /proc/self/exe and checked to be the file in memory: its
-   descriptor, with LS planned, or -1 if there is nothing to map.  */
+/* The same for the main program the kernel mapped, MAIN_MAP (its
+   program headers where the kernel put them, with the load bias BIAS),
+   found through /proc/self/exe and checked to be the file in memory:
+   its descriptor, with LS planned, or -1 if there is nothing to map.  */
 int _dl_hugepage_select_main (struct hp_load_state *ls,
-			      const struct link_map *main_map)
+			      const struct link_map *main_map,
+			      ElfW(Addr) bias)
+  attribute_hidden;
+
+/* Moving the main program (dl-hugepage-move.c).  */
+
+/* LS's object is the position-independent main program the kernel
+   mapped at load bias KBIAS, MAIN_MAP (before rtld_setup_main_map),
+   open as FD and planned there.  Where the backings would serve it at
+   the address ld.so would choose for it (its shared cache entry's, or
+   its text at its file phase for thp), move it there: its mappings,
+   MAIN_MAP's program headers and entry, *USER_ENTRY, the auxiliary
+   vector and the kernel's copy of it.  LS is planned again for where
+   it is then, and LS->current set as _dl_hugepage_select_and_plan
+   sets it.  Returns whether it moved; a failure leaves everything
+   where the kernel put it, and says why under LD_DEBUG=hugepages.  */
+bool _dl_hugepage_move_main (struct hp_load_state *ls,
+			     struct link_map *main_map,
+			     ElfW(Addr) *user_entry, ElfW(Addr) kbias,
+			     int fd)
   attribute_hidden;
 
 /* ld.so was run as a command to run PROGRAM (`ld.so PROGRAM', as

@@ -253,7 +253,7 @@ hp_main_is_mapped_file (int fd, const ElfW(Phdr) *phdr, size_t phnum,
 
 int
 _dl_hugepage_select_main (struct hp_load_state *ls,
-			  const struct link_map *main_map)
+			  const struct link_map *main_map, ElfW(Addr) bias)
 {
   /* The program's file: /proc/self/exe is the inode the kernel
      executed, even if the path was since replaced.  The load state
@@ -318,8 +318,7 @@ _dl_hugepage_select_main (struct hp_load_state *ls,
   ls->phnum = main_map->l_phnum;
   ls->type = type;
   ls->kernel = true;
-  if (!_dl_hugepage_select_and_plan (ls, path, execfn, fd, true,
-				     main_map->l_addr))
+  if (!_dl_hugepage_select_and_plan (ls, path, execfn, fd, true, bias))
     {
       __close_nocancel (fd);
       return -1;

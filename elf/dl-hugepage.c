@@ -480,26 +480,68 @@ _dl_hugepage_apply (struct link_map *l, int fd)
   return r;
 }
 
-/* The main program when the kernel mapped it (ld.so is its PT_INTERP).
-   Called by dl_main right after rtld_setup_main_map: before the
-   program's dynamic section is processed, before any audit module,
-   preload or dependency is loaded and before relocation, so only ld.so
-   runs and nothing has written to the program's memory.  Addresses stay
-   what the kernel chose; only the backing of the planned zones
-   changes.  The bytes are compared with the file's before they are
-   used: a debugger's breakpoints or a uprobe may already be in the
-   text.  */
+/* The main program when the kernel mapped it (ld.so is its
+   PT_INTERP), open from /proc/self/exe between _dl_hugepage_place_main
+   and _dl_hugepage_map_main, or -1.  */
+static int hp_main_fd = -1;
+
+/* Called by dl_main right before rtld_setup_main_map, which computes
+   the load bias from PT_PHDR as this does: select and plan the program,
+   and move it where its zones fit if it is position-independent and
+   the kernel put it elsewhere (dl-hugepage-move.c).  */
 static void
-hp_map_main (struct link_map *main_map)
+hp_place_main (struct link_map *main_map, ElfW(Addr) *user_entry)
 {
   if (__glibc_likely (!_dl_hugepage_active))
     return;
-  int fd = _dl_hugepage_select_main (&hp_load, main_map);
+  ElfW(Addr) bias = 0;
+  const ElfW(Phdr) *ph = main_map->l_phdr;
+  bool pie_bias = false;
+  for (size_t i = 0; i < main_map->l_phnum; ++i)
+    if (ph[i].p_type == PT_PHDR)
+      {
+	bias = (ElfW(Addr)) ph - ph[i].p_vaddr;
+	pie_bias = true;
+      }
+  int fd = _dl_hugepage_select_main (&hp_load, main_map, bias);
   if (fd < 0)
     return;
-  const char *err = _dl_hugepage_apply_plan (&hp_load, main_map, fd, true);
-  if (err != NULL)
-    _dl_fatal_printf ("%s: %s: %s\n", RTLD_PROGNAME, hp_load.objname, err);
+  if (hp_load.type == ET_DYN && pie_bias)
+    _dl_hugepage_move_main (&hp_load, main_map, user_entry, bias, fd);
+  hp_main_fd = fd;
+}
+
+void
+_dl_hugepage_place_main (struct link_map *main_map, ElfW(Addr) *user_entry)
+{
+  int saved = errno;
+  hp_place_main (main_map, user_entry);
+  __set_errno (saved);
+}
+
+/* Called by dl_main right after rtld_setup_main_map: before the
+   program's dynamic section is processed, before any audit module,
+   preload or dependency is loaded and before relocation, so only ld.so
+   runs and nothing has written to the program's memory.  Addresses stay
+   where the kernel (or _dl_hugepage_place_main) put the program; only
+   the backing of the planned zones changes.  The bytes are compared
+   with the file's before they are used: a debugger's breakpoints or a
+   uprobe may already be in the text.  */
+static void
+hp_map_main (struct link_map *main_map)
+{
+  int fd = hp_main_fd;
+  if (fd < 0)
+    return;
+  hp_main_fd = -1;
+  if (hp_load.current != NULL)
+    {
+      const char *err = _dl_hugepage_apply_plan (&hp_load, main_map, fd,
+						 true);
+      if (err != NULL)
+	_dl_fatal_printf ("%s: %s: %s\n", RTLD_PROGNAME, hp_load.objname,
+			  err);
+    }
   __close_nocancel (fd);
 }
 

@@ -83,8 +83,17 @@ const char *_dl_hugepage_apply (struct link_map *l, int fd)
   attribute_hidden;
 
 /* The main program, when the kernel mapped it (ld.so is its
-   PT_INTERP): put its planned zones on huge pages in place, before
-   anything reads its dynamic section or relocates it.  */
+   PT_INTERP), before rtld_setup_main_map: decide whether it is
+   selected and plan it; a position-independent one is moved where its
+   zones fit, if the backings need an address the kernel did not give
+   it (then MAIN_MAP's program headers and entry, *USER_ENTRY and the
+   auxiliary vector name the new one).  */
+void _dl_hugepage_place_main (struct link_map *main_map,
+			      ElfW(Addr) *user_entry) attribute_hidden;
+
+/* Then, after rtld_setup_main_map: put its planned zones on huge pages
+   in place, before anything reads its dynamic section or relocates
+   it.  */
 void _dl_hugepage_map_main (struct link_map *main_map) attribute_hidden;
 
 #endif /* SHARED */

@@ -621,6 +621,7 @@ void test_conf (void);
 void test_tunables (void);
 void test_tunconf (void);
 void test_settings_resolve (void);
+void test_relocate (void);
 
 int
 main (void)
@@ -646,6 +647,7 @@ main (void)
   test_tunables ();
   test_tunconf ();
   test_settings_resolve ();
+  test_relocate ();
   printf ("%d passed, %d failed\n", checks - failures, failures);
   return failures != 0;
 }
