@@ -192,9 +192,16 @@ _dl_hugepage_move_main (struct hp_load_state *ls, struct link_map *main_map,
   const struct hp_plan *want = &ls->plan;
   const char *why = NULL;
   int err = 0;
+  /* What needs that address: a shared cache entry made for it, or the
+     thp backing, if it is the one that will serve the text.  */
+  bool for_cache = ls->placed_for_cache;
+  for (int i = 0; !for_cache && i < _dl_hugepage_nbackings; ++i)
+    if (_dl_hugepage_backings[i] == HP_B_SHARED)
+      for_cache = (want->error == HP_E_NONE && want->nzones > 0
+		   && _dl_hugepage_cache_has_zone (ls, want, fd));
   if (want->error != HP_E_NONE || want->nzones == 0)
     why = "no zone at any address";
-  else if (!ls->placed_for_cache && ls->phase != HP_PHASE_ALWAYS)
+  else if (!for_cache && ls->phase != HP_PHASE_ALWAYS)
     /* Private copies need no particular address.  */
     why = NULL;
   else if (HP_ALIGN_REM (kbias - want->bias, want->modulus) == 0)
@@ -268,7 +275,7 @@ _dl_hugepage_move_main (struct hp_load_state *ls, struct link_map *main_map,
 				  "where %s\n", ls->objname,
 				  (unsigned long int) kbias,
 				  (unsigned long int) nbias,
-				  ls->placed_for_cache
+				  for_cache
 				  ? "its shared cache entry fits"
 				  : "its text is at its file phase, for thp");
 	      /* Planned again at that address, as the kernel mapped it

@@ -267,7 +267,8 @@ def add_one(top, name, o):
         try:
             line = build(inodefd, name, src, c)
             done = True
-            return line
+            served = served_text(o)
+            return line + ("; " + served if served else "")
         finally:
             os.close(inodefd)
             if not done:
@@ -288,6 +289,19 @@ def version_source(inodefd, version):
         return entry.read_source(fd)
     finally:
         os.close(fd)
+
+
+def served_text(o):
+    """What an entry of the program O serves when the kernel starts it,
+    or "" for a library."""
+    if not o.get("interp"):
+        return ""
+    if o["type"] == "DYN":
+        return ("a position-independent program: started by the kernel "
+                "(hugeld its PT_INTERP, or the system's loader), ld.so moves "
+                "it where this entry fits before it runs, but under a "
+                "debugger that traces it from its start")
+    return "its addresses are fixed: every start maps this entry"
 
 
 def build(inodefd, name, src, c):

@@ -505,12 +505,14 @@ def print_plan(r, verbose):
         else:
             print("note: started directly (its PT_INTERP is hugeld), the "
                   "kernel picks the program's address and it takes %d to "
-                  "%d pages; --direct counts the most" % (ds["min_pages"],
-                                                          ds["max_pages"]))
+                  "%d pages; --direct counts the most (ld.so moves it to "
+                  "its own placement where a shared cache entry or thp "
+                  "needs it)" % (ds["min_pages"], ds["max_pages"]))
     elif r["mode"] == "direct" and ds and ds["min_pages"] != ds["max_pages"]:
         print("note: the kernel picks the program's address: %d to %d "
-              "pages; counted: %d" % (ds["min_pages"], ds["max_pages"],
-                                      ds["max_pages"]))
+              "pages; counted: %d (ld.so moves it to its own placement "
+              "where a shared cache entry or thp needs it)" % (
+                  ds["min_pages"], ds["max_pages"], ds["max_pages"]))
     total = r["pages_needed"] + cached
     declared = r.get("pages_declared", 0)
     how = ""
