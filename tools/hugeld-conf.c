@@ -156,11 +156,39 @@ struct run
   const char *exe;		/* --exe: its real path, or NULL.  */
 };
 
+/* --pid PID: the files are read as process PID's ld.so read them,
+   inside its root (its mount namespace and chroot: hugeld-open.h), and
+   their owners seen as it sees them; PROC_ROOT is -1 where that root
+   is ours.  */
+static int proc_pid;
+static int proc_root = -1;
+
 static long int
 run_readlink (void *ctx, const char *path, char *buf, size_t size)
 {
   (void) ctx;
+  if (proc_root >= 0)
+    return hugeld_readlink_in_root (proc_root, path, buf, size);
   return readlink (path, buf, size);
+}
+
+/* FILE opened for reading, as the process of --pid, or we, see it:
+   with its stat in *ST (its owner as that process sees it), or -1 with
+   why in WHY and errno set.  */
+static int
+open_seen (const char *file, bool strict_links, struct stat *st, char *why)
+{
+  if (proc_root >= 0)
+    {
+      int fd = hugeld_open_in_root (proc_root, file, st, why);
+      if (fd >= 0)
+	st->st_uid = hugeld_uid_in (proc_pid, st->st_uid);
+      return fd;
+    }
+  int fd = hugeld_open_regular (file, strict_links, st, why);
+  if (fd >= 0 && proc_pid > 0)
+    st->st_uid = hugeld_uid_in (proc_pid, st->st_uid);
+  return fd;
 }
 
 static long int
@@ -378,10 +406,15 @@ read_conf_file (const char *path, struct conf_file *cf)
   memset (cf, 0, sizeof *cf);
   cf->path = path;
   struct stat st;
-  if (lstat (path, &st) != 0 && errno == ENOENT)
+  if (proc_root < 0 && lstat (path, &st) != 0 && errno == ENOENT)
     return;
+  int fd = open_seen (path, true, &st, cf->openwhy);
+  if (fd < 0 && proc_root >= 0 && errno == ENOENT)
+    {
+      cf->openwhy[0] = '\0';
+      return;
+    }
   cf->exists = true;
-  int fd = hugeld_open_regular (path, true, &st, cf->openwhy);
   if (fd < 0)
     return;
   cf->distrust = _dl_hugepage_conf_distrust (S_ISREG (st.st_mode),
@@ -502,11 +535,11 @@ read_system_tunables (const char *cache, struct blob *b,
   b->buf = NULL;
   b->len = 0;
   struct stat st;
-  if (lstat (cache, &st) != 0 && errno == ENOENT)
+  if (proc_root < 0 && lstat (cache, &st) != 0 && errno == ENOENT)
     return true;
-  int fd = hugeld_open_regular (cache, false, &st, why);
+  int fd = open_seen (cache, false, &st, why);
   if (fd < 0)
-    return false;
+    return proc_root >= 0 && errno == ENOENT;
   read_blob (fd, cache, b);
   close (fd);
   const void *sec;
@@ -1017,7 +1050,7 @@ print_system_tunables (const char *cache, const char *path, bool secure)
   "       hugeld-conf --effective [--libs V] [--segments V] [--backing V] " \
   "[--environ FILE|- [--glibc-tunables NAMES]] [--exe PATH] [--secure] " \
   "[--cache CACHE] [--ldso-view] [--run NAME [--cwd DIR] [--kernel]] " \
-  "FILE\n" \
+  "[--pid PID] FILE\n" \
   "       hugeld-conf --check FILE\n" \
   "       hugeld-conf --system-tunables [--program PATH] [--secure] CACHE"
 
@@ -1035,6 +1068,7 @@ struct conf_command
   const char *programs[3];	/* --program NAME...  */
   size_t nprograms;
   struct effective_request req;	/* --libs, --segments, --backing.  */
+  int pid;			/* --pid PID, or 0.  */
 };
 
 /* Parse ARGV (ARGC strings) into *CMD.  Returns -1 if the command is
@@ -1088,6 +1122,18 @@ parse_command (int argc, char **argv, struct conf_command *cmd)
 	cmd->run.exe = argv[++i];
       else if (strcmp (argv[i], "--ldso-view") == 0)
 	cmd->req.ldso_view = true;
+      else if (strcmp (argv[i], "--pid") == 0 && i + 1 < argc)
+	{
+	  char *end;
+	  long int pid = strtol (argv[++i], &end, 10);
+	  if (*end != '\0' || pid <= 0 || pid > INT32_MAX)
+	    {
+	      fprintf (stderr, "hugeld-conf: --pid: not a process ID: %s\n",
+		       argv[i]);
+	      return 2;
+	    }
+	  cmd->pid = pid;
+	}
       else if (strcmp (argv[i], "--help") == 0)
 	{
 	  puts (USAGE);
@@ -1364,6 +1410,19 @@ main (int argc, char **argv)
   int status = parse_command (argc, argv, &cmd);
   if (status >= 0)
     return status;
+  if (cmd.pid > 0)
+    {
+      char why[HUGELD_OPEN_WHY_MAX];
+      bool same;
+      int root = hugeld_open_root (cmd.pid, &same, why);
+      if (root < 0)
+	refuse (1, why);
+      proc_pid = cmd.pid;
+      if (same)
+	close (root);
+      else
+	proc_root = root;
+    }
   if (cmd.system_tunables)
     return print_system_tunables (cmd.file, cmd.nprograms > 0
 				  ? cmd.programs[0] : NULL, cmd.secure);

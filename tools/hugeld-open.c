@@ -37,6 +37,8 @@
 #define _GNU_SOURCE 1
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
 #include <limits.h>
 #include <pwd.h>
 #include <stdarg.h>
@@ -309,4 +311,117 @@ hugeld_open_regular (const char *file, bool strict_links, struct stat *st,
     }
   return strict_links ? open_strict (file, st, why)
 		      : open_loose (file, st, why);
+}
+
+/* Another process's view of the file system: its root directory, which
+   holds its mount namespace and its chroot.  */
+
+int
+hugeld_open_root (int pid, bool *same, char why[HUGELD_OPEN_WHY_MAX])
+{
+  char path[64];
+  snprintf (path, sizeof path, "/proc/%d/root", pid);
+  int fd = open (path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  struct stat rst, ost;
+  if (fd < 0 || fstat (fd, &rst) != 0 || stat ("/", &ost) != 0)
+    {
+      say (why, "%s: %s", path, strerror (errno));
+      if (fd >= 0)
+	close (fd);
+      return -1;
+    }
+  /* The same root directory in another mount namespace can have other
+     files mounted over ours.  */
+  char ns[64], ours[64];
+  snprintf (path, sizeof path, "/proc/%d/ns/mnt", pid);
+  ssize_t l = readlink (path, ns, sizeof ns - 1);
+  ssize_t m = readlink ("/proc/self/ns/mnt", ours, sizeof ours - 1);
+  *same = (rst.st_dev == ost.st_dev && rst.st_ino == ost.st_ino
+	   && l > 0 && l == m && memcmp (ns, ours, l) == 0);
+  return fd;
+}
+
+/* openat2 (2) of PATH (absolute, as the process names it) under ROOT
+   with FLAGS: every link resolved inside ROOT as if it were "/" (an
+   absolute one too), no magic link of /proc followed.  Linux 5.6 and
+   later.  */
+static int
+open_in_root (int root, const char *path, int flags)
+{
+  struct open_how how = { .flags = flags,
+			  .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
+  while (*path == '/')
+    ++path;
+  return syscall (SYS_openat2, root, *path != '\0' ? path : ".", &how,
+		  sizeof how);
+}
+
+int
+hugeld_open_in_root (int root, const char *file, struct stat *st,
+		     char why[HUGELD_OPEN_WHY_MAX])
+{
+  why[0] = '\0';
+  int pfd = open_in_root (root, file, O_PATH | O_CLOEXEC);
+  struct stat pst;
+  if (pfd < 0 || fstat (pfd, &pst) != 0)
+    {
+      int err = errno;
+      say (why, "%s", err == ENOSYS ? "cannot be opened inside the "
+	   "process's root (no openat2: Linux before 5.6)" : strerror (err));
+      if (pfd >= 0)
+	close (pfd);
+      errno = err;
+      return -1;
+    }
+  int fd = -1;
+  if (!S_ISREG (pst.st_mode))
+    {
+      say (why, "not a regular file (%s)", file_kind (pst.st_mode));
+      errno = EINVAL;
+    }
+  else
+    {
+      /* Only through the descriptor: /proc/self/fd is there, since
+	 the root came from /proc.  */
+      char proc[64];
+      snprintf (proc, sizeof proc, "/proc/self/fd/%d", pfd);
+      fd = reopen (pfd, -1, proc, 0, &pst, st, why);
+    }
+  close (pfd);
+  return fd;
+}
+
+ssize_t
+hugeld_readlink_in_root (int root, const char *path, char *buf, size_t size)
+{
+  int fd = open_in_root (root, path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  ssize_t n = readlinkat (fd, "", buf, size);
+  int err = errno;
+  close (fd);
+  errno = err;
+  return n;
+}
+
+unsigned int
+hugeld_uid_in (int pid, unsigned int uid)
+{
+  char path[64];
+  snprintf (path, sizeof path, "/proc/%d/uid_map", pid);
+  FILE *f = fopen (path, "re");
+  /* The kernel's overflowuid: what a process sees of an owner its user
+     namespace does not map.  */
+  unsigned int shown = 65534;
+  unsigned long int inside, outside, count;
+  while (f != NULL && fscanf (f, "%lu %lu %lu", &inside, &outside, &count)
+	 == 3)
+    if (uid >= outside && uid - outside < count)
+      {
+	shown = inside + (uid - outside);
+	break;
+      }
+  if (f != NULL)
+    fclose (f);
+  return shown;
 }

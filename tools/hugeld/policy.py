@@ -77,9 +77,11 @@ def effective(cmd, options, environ, program, path=None, exe=None,
     "environ" (the bytes of /proc/PID/environ, given to the helper on
     its standard input: no argument-length limit), "glibc_tunables"
     (the names glibc ends in place in that environment, or None),
-    "secure" (AT_SECURE), "exe" (/proc/PID/exe), "cwd" and "kernel"
-    (whether the kernel ran PROGRAM); the helper then never refuses,
-    and says what ld.so took.  Otherwise an Error of one line if the
+    "secure" (AT_SECURE), "exe" (/proc/PID/exe), "cwd", "kernel"
+    (whether the kernel ran PROGRAM) and "pid": the helper reads the
+    policy file and ld.so.cache inside that process's root (its mount
+    namespace and chroot, links resolved there), judges their owners
+    as it sees them, never refuses, and says what ld.so took.  Otherwise an Error of one line if the
     settings are unusable: "CMD: nothing selected: ...", or what is
     wrong with which setting."""
     path = path or conf_file()
@@ -98,6 +100,8 @@ def effective(cmd, options, environ, program, path=None, exe=None,
             args += ["--glibc-tunables", ",".join(process["glibc_tunables"])]
         if process.get("secure"):
             args.append("--secure")
+        if process.get("pid"):
+            args += ["--pid", str(process["pid"])]
         environ = {}
     if proc.get("exe"):
         args += ["--exe", proc["exe"]]

@@ -470,8 +470,9 @@ def process_settings(pid, st, ldso):
     start: its environment (all of it, on the helper's standard input),
     AT_SECURE, the program by the name ld.so matched (the file `ld.so
     PROG' was given, relative to the process's directory, else the name
-    the kernel ran it by) and /proc/PID/exe.  None if its environment
-    cannot be read."""
+    the kernel ran it by), /proc/PID/exe, and the policy file and
+    ld.so.cache of its own root (a container's image has its own).
+    None if its environment cannot be read."""
     env = environ_bytes(pid)
     if env is None:
         return None
@@ -481,7 +482,7 @@ def process_settings(pid, st, ldso):
     return of_process({"environ": env, "secure": at_secure(pid),
                        "glibc_tunables": glibc_tunables_in_place(ldso),
                        "exe": st["exe"], "cwd": process_cwd(pid),
-                       "kernel": kernel}, name, conf_file())
+                       "kernel": kernel, "pid": pid}, name, conf_file())
 
 
 def settings_document(s):
