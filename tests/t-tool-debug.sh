@@ -97,6 +97,40 @@ else
 fi
 kill $sp 2> /dev/null
 
+# A stripped library from the shared cache, profiled attached: perf sees
+# its text as anonymous memory ([JIT]); after perf-map every sample is
+# named, by .dynsym or by the library and address (what perf shows for
+# the stripped file under the stock loader), none a raw address.
+if command -v perf > /dev/null && perf version > /dev/null 2>&1; then
+  . "$HUGELD_TOP/tests/cache-lib.sh"
+  chmod 755 "$TEST_TMP" "$S"
+  cache_remember_mount
+  at_exit 'cleanup_cache "$S/libbig.so"'
+  if $H cache add "$S/libbig.so" > "$TEST_TMP/sadd.out" 2>&1; then
+    LD_HUGEPAGE_LIBS=libbig.so "$HUGELD_LDSO" "$S/bigcheck-shared" --bench --rounds 400 > /dev/null 2>&1 &
+    sp=$!
+    perfmaps+=(/tmp/perf-$sp.map)
+    if wait_huge $sp && grep -q '/dev/hugepages/hugeld/.*/text-' /proc/$sp/maps; then
+      perf record -q -e cpu-clock -p $sp -o "$TEST_TMP/perf-s.data" -- sleep 1.5 > /dev/null 2>&1
+      perf report -i "$TEST_TMP/perf-s.data" --stdio --sort dso,sym 2> /dev/null | grep '\[JIT\] tid' > "$TEST_TMP/rs0"
+      out=$($H perf-map $sp 2>&1)
+      perf report -i "$TEST_TMP/perf-s.data" --stdio --sort dso,sym 2> /dev/null | grep '\[JIT\] tid' > "$TEST_TMP/rs1"
+      raw0=$(grep -c '\] 0x0000' "$TEST_TMP/rs0"); raw1=$(grep -c '\] 0x0000' "$TEST_TMP/rs1")
+      byaddr=$(grep -c '\] libbig.so+0x[0-9a-f]*$' "$TEST_TMP/rs1")
+      if [ "$raw0" -gt 0 ] && [ "$raw1" = 0 ] && [ "$byaddr" -gt 0 ] && grep -q '\] big_run$' "$TEST_TMP/rs1"; then
+        pass "perf-map of a stripped library from the cache: $raw0 raw addresses before, none after: big_run by .dynsym, $byaddr pieces as libbig.so+ADDRESS ($out)"
+      else
+        fail "perf-map of a stripped library from the cache" "raw before $raw0, after $raw1, by address $byaddr: $out; $(head -3 "$TEST_TMP/rs1" | tr '\n' '|')"
+      fi
+    else
+      fail "perf-map of a stripped library from the cache" "its text is not from the cache: $(grep hugeld /proc/$sp/maps | head -2)"
+    fi
+    kill $sp 2> /dev/null
+  else
+    fail "cache add of a stripped library" "$(cat "$TEST_TMP/sadd.out")"
+  fi
+fi
+
 # The map file in /tmp: others' lines are kept, links are not followed.
 m=/tmp/perf-$bench.map
 perfmaps+=($m)

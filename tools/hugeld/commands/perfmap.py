@@ -98,6 +98,34 @@ def function_symbols(elf, debug_dirs, cache):
     return out, source
 
 
+# Code no symbol covers (a stripped object: .dynsym names only what it
+# exports) is named by the object and its address in it, in pieces of
+# this many bytes: what perf shows for a file-backed object without
+# symbols (its name, and the address addr2line and objdump take).
+UNNAMED_CHUNK = 4096
+
+
+def unnamed(code, named, bias, obj):
+    """Entries (address, size, name) for the parts of the mappings CODE
+    that no entry of NAMED covers: OBJ+0xADDRESS (the unrelocated
+    address, BIAS off), in UNNAMED_CHUNK pieces."""
+    out = []
+    spans = sorted((a, a + size) for a, size, _ in named)
+    for m in code:
+        at, i = m.start, 0
+        while at < m.end:
+            while i < len(spans) and spans[i][1] <= at:
+                i += 1
+            if i < len(spans) and spans[i][0] <= at:
+                at = spans[i][1]
+                continue
+            stop = min(m.end, spans[i][0] if i < len(spans) else m.end,
+                       (at // UNNAMED_CHUNK + 1) * UNNAMED_CHUNK)
+            out.append((at, stop - at, "%s+0x%x" % (obj, at - bias)))
+            at = stop
+    return out
+
+
 def perf_map_entries(pid, debug_dirs, cache):
     maps = read_smaps(pid)
     objs, _ = process_objects(pid, maps, cache)
@@ -110,15 +138,18 @@ def perf_map_entries(pid, debug_dirs, cache):
         if not code:
             continue
         syms, source = function_symbols(o.elf, debug_dirs, cache)
-        n = 0
+        named = []
         for v, size, name in syms:
             a = v + o.bias
             for m in code:
                 if a < m.end and a + size > m.start:
-                    entries.append((a, size, name))
-                    n += 1
+                    named.append((a, size, name))
                     break
-        report.append({"path": o.path, "symbols": n, "source": source})
+        rest = unnamed(code, named, o.bias, os.path.basename(o.path))
+        entries += named + rest
+        report.append({"path": o.path, "symbols": len(named),
+                       "source": source,
+                       "unnamed": sum(size for _, size, _ in rest)})
     entries.sort()
     return entries, report, ranges
 
@@ -184,7 +215,9 @@ def cmd_perf_map(args):
               % args.pid, file=sys.stderr)
         return 0
     print("%s: %s for %s" % (path, plural(n, "function"), ", ".join(
-        "%s (%d, from %s)" % (shown(r["path"]), r["symbols"],
-                              shown(r["source"]))
+        "%s (%d, from %s%s)" % (
+            shown(r["path"]), r["symbols"], shown(r["source"]),
+            "; %d KiB of code no symbol names, named by the object and "
+            "address" % (r["unnamed"] // 1024) if r["unnamed"] else "")
         for r in report) or "nothing"), file=sys.stderr)
     return 0
