@@ -240,10 +240,12 @@ _dl_hugepage_conf_resolve (const char *buf, size_t len,
 	  hp_append_libs (&line, to == s ? libs : blibs, to == s ? &n : &bn);
 	  break;
 	case HP_CONF_SEGMENTS:
+	  _dl_hugepage_conf_value (&line);
 	  to->segments_line = line.lineno;
 	  to->kinds = line.kinds;
 	  break;
 	case HP_CONF_BACKING:
+	  _dl_hugepage_conf_value (&line);
 	  to->backing_line = line.lineno;
 	  memcpy (to->backings, line.backings, sizeof to->backings);
 	  to->nbackings = line.nbackings;

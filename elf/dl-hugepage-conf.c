@@ -27,10 +27,26 @@
 #include "dl-hugepage-kinds.h"
 #include "dl-hugepage-match.h"
 
+/* What each byte is to the reader: a blank, a byte a text line may not
+   hold (a control character but tab and carriage return, which are
+   blanks, or DEL), the comment sign; 0 for the others.  One table: the
+   reader looks at every byte of the file, at every start of every
+   program.  */
+#define HP_C_BLANK 1
+#define HP_C_BAD 2
+#define HP_C_HASH 4
+static const unsigned char hp_class[256] =
+  {
+    [0x00 ... 0x08] = HP_C_BAD, ['\t'] = HP_C_BLANK,
+    [0x0a ... 0x0c] = HP_C_BAD, ['\r'] = HP_C_BLANK,
+    [0x0e ... 0x1f] = HP_C_BAD, [' '] = HP_C_BLANK, ['#'] = HP_C_HASH,
+    [0x7f] = HP_C_BAD,
+  };
+
 static bool
 hp_blank (char c)
 {
-  return c == ' ' || c == '\t' || c == '\r';
+  return hp_class[(unsigned char) c] == HP_C_BLANK;
 }
 
 bool
@@ -52,12 +68,6 @@ _dl_hugepage_conf_word (const char **p, const char *end, const char **word,
   *len = e - s;
   *p = e;
   return true;
-}
-
-bool
-_dl_hugepage_conf_word_is (const char *word, size_t len, const char *name)
-{
-  return strlen (name) == len && memcmp (word, name, len) == 0;
 }
 
 /* Copy WORD (LEN bytes) with a NUL into BUF of HP_CONF_MAX_WORD bytes:
@@ -84,27 +94,15 @@ hp_pattern_error (const char *word, size_t len)
   return _dl_hugepage_pattern_problem (buf, &pat, &patlen);
 }
 
-/* The number of words in [P, END).  */
-static size_t
-hp_count_words (const char *p, const char *end)
-{
-  size_t n = 0;
-  const char *w;
-  size_t len;
-  while (_dl_hugepage_conf_word (&p, end, &w, &len))
-    ++n;
-  return n;
-}
-
-/* Whether [P, END) is exactly one word that fits in BUF (of
-   HP_CONF_MAX_WORD bytes), copied there with a NUL.  */
+/* Whether [P, END), blanks trimmed at both ends (as a line's arguments
+   are), is exactly one word that fits in BUF (of HP_CONF_MAX_WORD
+   bytes), copied there with a NUL.  */
 static bool
 hp_one_word (const char *p, const char *end, char *buf)
 {
   const char *w;
   size_t len;
-  return (hp_count_words (p, end) == 1
-	  && _dl_hugepage_conf_word (&p, end, &w, &len)
+  return (_dl_hugepage_conf_word (&p, end, &w, &len) && p == end
 	  && hp_word_copy (buf, w, len));
 }
 
@@ -141,114 +139,147 @@ hp_pool_error (const char *w, size_t len)
   return NULL;
 }
 
-/* Why the words [P, END) are not the arguments of a line with key KEY,
-   or NULL.  */
+/* Why the words of a libs, cache or program line LINE are not its
+   arguments, or NULL: each word once, in one pass.  */
 static const char *
-hp_check_words (enum hp_conf_key key, const char *p, const char *end)
+hp_check_list (const struct hp_conf_line *line)
 {
-  size_t nwords = hp_count_words (p, end);
+  const char *p = line->args, *end = line->args + line->argslen;
   const char *w;
   size_t len;
-  const char *error = NULL;
+  size_t nwords = 0;
+  bool none = false;
+  while (_dl_hugepage_conf_word (&p, end, &w, &len))
+    {
+      ++nwords;
+      const char *error;
+      if (line->key == HP_CONF_LIBS && _dl_hugepage_conf_word_is (w, len,
+								"none"))
+	{
+	  none = true;
+	  continue;
+	}
+      if (line->key == HP_CONF_CACHE && w[0] != '/')
+	return "cache paths must be absolute";
+      error = hp_pattern_error (w, len);
+      if (error != NULL)
+	return error;
+    }
+  if (nwords == 0)
+    return (line->key == HP_CONF_LIBS ? "libs needs patterns (or none)"
+	    : line->key == HP_CONF_CACHE ? "cache needs absolute paths or globs"
+	    : "program needs the path or name of a program");
+  if (none && nwords != 1)
+    return "libs none cannot have other patterns";
+  return NULL;
+}
+
+/* The value of LINE, a segments, backing or pool line, into its kinds,
+   backings or pool: false if its arguments are not one (then LINE is
+   left as it was).  */
+static bool
+hp_line_value (struct hp_conf_line *line)
+{
   char buf[HP_CONF_MAX_WORD];
-  unsigned char order[HP_NBACKINGS];
-  switch (key)
+  if (!hp_one_word (line->args, line->args + line->argslen, buf))
+    return false;
+  size_t len = strlen (buf);
+  switch (line->key)
+    {
+    case HP_CONF_SEGMENTS:
+      {
+	int kinds = _dl_hugepage_parse_kinds (buf);
+	if (kinds < 0)
+	  return false;
+	line->kinds = kinds;
+	return true;
+      }
+    case HP_CONF_BACKING:
+      {
+	int n = _dl_hugepage_parse_backing (buf, line->backings);
+	if (n <= 0)
+	  return false;
+	line->nbackings = n;
+	return true;
+      }
+    case HP_CONF_POOL:
+      if (hp_pool_error (buf, len) != NULL)
+	return false;
+      if (_dl_hugepage_conf_word_is (buf, len, "auto"))
+	line->pool = -1;
+      else
+	{
+	  /* At most HP_CONF_MAX_POOL; never -1 (auto).  */
+	  uint64_t v = hp_decimal (buf, len);
+	  line->pool = v < HP_CONF_MAX_POOL ? v : HP_CONF_MAX_POOL;
+	}
+      return true;
+    default:
+      return false;
+    }
+}
+
+/* Why the arguments of LINE, whose key is set, are not sound, or NULL;
+   a segments, backing or pool line's value is set on the way.  */
+static const char *
+hp_check_args (struct hp_conf_line *line)
+{
+  switch (line->key)
     {
     case HP_CONF_LIBS:
-      if (nwords == 0)
-	return "libs needs patterns (or none)";
-      while (error == NULL && _dl_hugepage_conf_word (&p, end, &w, &len))
-	if (_dl_hugepage_conf_word_is (w, len, "none"))
-	  {
-	    if (nwords != 1)
-	      error = "libs none cannot have other patterns";
-	  }
-	else
-	  error = hp_pattern_error (w, len);
-      return error;
-
-    case HP_CONF_SEGMENTS:
-      if (!hp_one_word (p, end, buf) || _dl_hugepage_parse_kinds (buf) < 0)
-	return "segments needs one comma list of " HP_SEGMENTS_WORDS;
-      return NULL;
-
-    case HP_CONF_BACKING:
-      if (!hp_one_word (p, end, buf)
-	  || _dl_hugepage_parse_backing (buf, order) <= 0)
-	return "backing needs one comma list of " HP_BACKING_WORDS;
-      return NULL;
-
     case HP_CONF_CACHE:
-      if (nwords == 0)
-	return "cache needs absolute paths or globs";
-      while (error == NULL && _dl_hugepage_conf_word (&p, end, &w, &len))
-	error = w[0] != '/' ? "cache paths must be absolute"
-		: hp_pattern_error (w, len);
-      return error;
-
-    case HP_CONF_POOL:
-      if (nwords != 1 || !_dl_hugepage_conf_word (&p, end, &w, &len))
-	return "pool needs a number of huge pages or auto";
-      return hp_pool_error (w, len);
-
     case HP_CONF_PROGRAM:
-      if (nwords == 0)
-	return "program needs the path or name of a program";
-      while (error == NULL && _dl_hugepage_conf_word (&p, end, &w, &len))
-	error = hp_pattern_error (w, len);
-      return error;
-
+      return hp_check_list (line);
+    case HP_CONF_SEGMENTS:
+      return hp_line_value (line) ? NULL
+	: "segments needs one comma list of " HP_SEGMENTS_WORDS;
+    case HP_CONF_BACKING:
+      return hp_line_value (line) ? NULL
+	: "backing needs one comma list of " HP_BACKING_WORDS;
+    case HP_CONF_POOL:
+      {
+	char buf[HP_CONF_MAX_WORD];
+	if (!hp_one_word (line->args, line->args + line->argslen, buf))
+	  return "pool needs a number of huge pages or auto";
+	const char *error = hp_pool_error (buf, strlen (buf));
+	if (error == NULL)
+	  hp_line_value (line);
+	return error;
+      }
     default:
       return NULL;
     }
 }
 
-/* Put the value of LINE, a segments, backing or pool line whose
-   arguments are sound, into its kinds, backings or pool.  */
-static void
-hp_extract_value (struct hp_conf_line *line)
+void
+_dl_hugepage_conf_value (struct hp_conf_line *line)
 {
-  char buf[HP_CONF_MAX_WORD];
-  if ((line->key != HP_CONF_SEGMENTS && line->key != HP_CONF_BACKING
-       && line->key != HP_CONF_POOL)
-      || !hp_one_word (line->args, line->args + line->argslen, buf))
-    return;
-  if (line->key == HP_CONF_SEGMENTS)
-    line->kinds = _dl_hugepage_parse_kinds (buf);
-  else if (line->key == HP_CONF_BACKING)
-    line->nbackings = _dl_hugepage_parse_backing (buf, line->backings);
-  else if (_dl_hugepage_conf_word_is (buf, strlen (buf), "auto"))
-    line->pool = -1;
-  else
-    {
-      /* Checked to be at most HP_CONF_MAX_POOL; never -1 (auto).  */
-      uint64_t v = hp_decimal (buf, hp_digits (buf, strlen (buf)));
-      line->pool = v < HP_CONF_MAX_POOL ? v : HP_CONF_MAX_POOL;
-    }
+  if (!line->valued)
+    hp_line_value (line);
+  line->valued = true;
 }
 
-/* The arguments of LINE, whose key is set: checked (unless R's file is
-   known to parse), then their value extracted.  A line that is wrong
-   gets key HP_CONF_BAD and an error.  */
+/* The arguments of LINE, whose key is set: checked, with their value,
+   unless R's file is known to parse (then the value is extracted when
+   asked for: _dl_hugepage_conf_value).  A line that is wrong gets key
+   HP_CONF_BAD and an error.  */
 static void
 hp_read_args (struct hp_conf_reader *r, struct hp_conf_line *line)
 {
-  if (!r->checked)
+  if (r->checked)
+    return;
+  unsigned int once;
+  const char *error = hp_check_scope (r, line, &once);
+  if (error == NULL)
+    error = hp_check_args (line);
+  if (error != NULL)
     {
-      unsigned int once;
-      const char *error = hp_check_scope (r, line, &once);
-      if (error == NULL)
-	error = hp_check_words (line->key, line->args,
-				line->args + line->argslen);
-      if (error != NULL)
-	{
-	  line->key = HP_CONF_BAD;
-	  line->error = error;
-	  return;
-	}
-      r->seen |= once;
+      line->key = HP_CONF_BAD;
+      line->error = error;
+      return;
     }
-  hp_extract_value (line);
+  line->valued = true;
+  r->seen |= once;
 }
 
 void
@@ -271,6 +302,36 @@ _dl_hugepage_conf_start_checked (struct hp_conf_reader *r, const char *buf,
   r->checked = true;
 }
 
+/* The key of the keyword WORD (LEN bytes), or HP_CONF_BAD.  */
+static enum hp_conf_key
+hp_keyword (const char *w, size_t len)
+{
+  switch (len)
+    {
+    case 4:
+      if (memcmp (w, "libs", 4) == 0)
+	return HP_CONF_LIBS;
+      if (memcmp (w, "pool", 4) == 0)
+	return HP_CONF_POOL;
+      break;
+    case 5:
+      if (memcmp (w, "cache", 5) == 0)
+	return HP_CONF_CACHE;
+      break;
+    case 7:
+      if (memcmp (w, "backing", 7) == 0)
+	return HP_CONF_BACKING;
+      if (memcmp (w, "program", 7) == 0)
+	return HP_CONF_PROGRAM;
+      break;
+    case 8:
+      if (memcmp (w, "segments", 8) == 0)
+	return HP_CONF_SEGMENTS;
+      break;
+    }
+  return HP_CONF_BAD;
+}
+
 bool
 _dl_hugepage_conf_next (struct hp_conf_reader *r, struct hp_conf_line *line)
 {
@@ -288,51 +349,44 @@ _dl_hugepage_conf_next (struct hp_conf_reader *r, struct hp_conf_line *line)
   line->in_block = r->in_block;
 
   /* The words end at a `#' that starts a word.  Control characters
-     (a NUL byte, most likely) mean this is not a text file.  */
-  const char *end = nl;
-  for (const char *p = start; p < nl; ++p)
+     (a NUL byte, most likely) mean this is not a text file, in a
+     comment too (a file known to parse has none).  */
+  const char *end = nl, *p = start;
+  bool after_blank = true;
+  for (; p < nl; ++p)
     {
-      unsigned char c = *p;
-      if ((c < 0x20 && c != '\t' && c != '\r') || c == 0x7f)
+      unsigned char k = hp_class[(unsigned char) *p];
+      if (k == 0)
+	after_blank = false;
+      else if (k == HP_C_BLANK)
+	after_blank = true;
+      else if (k == HP_C_BAD)
+	goto bad_byte;
+      else if (after_blank)
 	{
-	  line->key = HP_CONF_BAD;
-	  line->error = "control character or NUL byte (not a text file?)";
-	  return true;
+	  end = p;
+	  break;
 	}
-      if (c == '#' && end == nl && (p == start || hp_blank (p[-1])))
-	end = p;
+      else
+	after_blank = false;
     }
+  if (!r->checked)
+    for (; p < nl; ++p)
+      if (hp_class[(unsigned char) *p] == HP_C_BAD)
+	goto bad_byte;
 
-  const char *p = start;
+  p = start;
   const char *w;
   size_t len;
   if (!_dl_hugepage_conf_word (&p, end, &w, &len))
     return true;
-
-  static const struct
-  {
-    const char name[9];
-    enum hp_conf_key key;
-  } keys[] =
-    {
-      { "libs", HP_CONF_LIBS },
-      { "segments", HP_CONF_SEGMENTS },
-      { "backing", HP_CONF_BACKING },
-      { "cache", HP_CONF_CACHE },
-      { "pool", HP_CONF_POOL },
-      { "program", HP_CONF_PROGRAM },
-    };
-  line->key = HP_CONF_BAD;
-  line->error = "unknown keyword (use libs, segments, backing, cache, "
-		"pool or program)";
-  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; ++i)
-    if (_dl_hugepage_conf_word_is (w, len, keys[i].name))
-      {
-	line->key = keys[i].key;
-	line->error = NULL;
-      }
+  line->key = hp_keyword (w, len);
   if (line->key == HP_CONF_BAD)
-    return true;
+    {
+      line->error = "unknown keyword (use libs, segments, backing, cache, "
+		    "pool or program)";
+      return true;
+    }
 
   while (p < end && hp_blank (*p))
     ++p;
@@ -346,6 +400,11 @@ _dl_hugepage_conf_next (struct hp_conf_reader *r, struct hp_conf_line *line)
       r->in_block = true;
       r->seen = 0;
     }
+  return true;
+
+ bad_byte:
+  line->key = HP_CONF_BAD;
+  line->error = "control character or NUL byte (not a text file?)";
   return true;
 }
 

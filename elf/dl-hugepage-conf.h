@@ -97,6 +97,10 @@ struct hp_conf_line
   unsigned char backings[HP_NBACKINGS];	/* HP_CONF_BACKING.  */
   int nbackings;
   long int pool;		/* HP_CONF_POOL: pages, or -1 for auto.  */
+  /* KINDS, BACKINGS or POOL are set: a checking reader sets them as it
+     checks; a reader of a file known to parse leaves them to
+     _dl_hugepage_conf_value, for the lines that are used.  */
+  bool valued;
 };
 
 /* Reads the lines of a file in memory.  */
@@ -128,9 +132,18 @@ bool _dl_hugepage_conf_next (struct hp_conf_reader *r,
 bool _dl_hugepage_conf_word (const char **p, const char *end,
 			     const char **word, size_t *len);
 
-/* Whether the LEN bytes at WORD are the word NAME.  */
-bool _dl_hugepage_conf_word_is (const char *word, size_t len,
-				const char *name);
+/* Whether the LEN bytes at WORD are the word NAME (a string literal:
+   inline, so that its length is a constant).  */
+static inline bool
+_dl_hugepage_conf_word_is (const char *word, size_t len, const char *name)
+{
+  return __builtin_strlen (name) == len
+	 && __builtin_memcmp (word, name, len) == 0;
+}
+
+/* Set the kinds, backings or pool of LINE, a segments, backing or pool
+   line of a file known to parse, if they are not yet.  */
+void _dl_hugepage_conf_value (struct hp_conf_line *line);
 
 /* Whether WORD (LEN bytes), a pattern of a `program' line, matches one
    of NAMES[0..NNAMES) (NULL entries are skipped).  */

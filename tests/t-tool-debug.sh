@@ -88,7 +88,7 @@ if wait_huge $sp; then
   if ! echo "$dyn" | grep -q ' big_fn_' && echo "$dyn" | grep -q ' big_run$' \
      && [ "$(echo "$dbg" | grep -c ' big_fn_')" -gt 5000 ] \
      && echo "$src" | grep -q "from $TEST_TMP/debug/.build-id/"; then
-    pass "perf-map: stripped library: .dynsym only ($(echo "$dyn" | wc -l) functions), with its debug file by build ID $(echo "$dbg" | wc -l)"
+    pass "perf-map: stripped library: .dynsym only ($(echo "$dyn" | grep -vc "+0x") functions), with its debug file by build ID $(echo "$dbg" | wc -l)"
   else
     fail "perf-map: symbol sources" "dynsym: $(echo "$dyn" | wc -l) lines, debug: $(echo "$dbg" | grep -c big_fn_) big_fn_; $src"
   fi
