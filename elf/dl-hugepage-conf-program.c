@@ -195,32 +195,57 @@ _dl_hugepage_conf_resolve (const char *buf, size_t len,
   char *blibs = libs + len + 1;
   size_t n = 0, bn = 0;
   /* 0: before the first block; 1: in the matching block; 2: in
-     another block before it; 3: after it.  */
+     another block before it.  */
   int state = 0;
   struct hp_conf_reader r;
   struct hp_conf_line line;
-  _dl_hugepage_conf_start_checked (&r, buf, len);
+  _dl_hugepage_conf_start_lazy (&r, buf, len);
   while (_dl_hugepage_conf_next (&r, &line))
     {
-      if (line.key == HP_CONF_PROGRAM)
+      if (line.key == HP_CONF_BLANK)
+	continue;
+      /* Only the lines that apply to the program are checked.  The
+	 block that applies ends at the next program line: nothing after
+	 it does (global lines come first).  cache and pool lines are for
+	 `hugeld cache sync', which checks them: ld.so only notes that the
+	 file declares a cache.  */
+      if (line.key == HP_CONF_PROGRAM && state == 1)
+	break;
+      if (line.key == HP_CONF_CACHE || line.key == HP_CONF_POOL)
 	{
-	  if (state == 1)
-	    state = 3;
-	  else if (state != 3)
-	    {
-	      state = 2;
-	      const char *p = line.args, *end = line.args + line.argslen;
-	      const char *w;
-	      size_t wlen;
-	      while (state == 2 && _dl_hugepage_conf_word (&p, end, &w, &wlen))
-		if (_dl_hugepage_conf_program_matches (w, wlen, names, nnames))
-		  {
-		    state = 1;
-		    s->block_line = line.lineno;
-		  }
-	    }
+	  s->has_cache |= line.key == HP_CONF_CACHE && !line.in_block;
 	  continue;
 	}
+      if (line.key == HP_CONF_PROGRAM)
+	{
+	  /* Its words are matched as they are (the matcher takes any
+	     bytes); the line is checked only if it applies.  */
+	  _dl_hugepage_conf_args (&r, &line);
+	  state = 2;
+	  const char *p = line.args, *end = line.args + line.argslen;
+	  const char *w;
+	  size_t wlen;
+	  while (state == 2 && _dl_hugepage_conf_word (&p, end, &w, &wlen))
+	    if (_dl_hugepage_conf_program_matches (w, wlen, names, nnames))
+	      {
+		state = 1;
+		s->block_line = line.lineno;
+	      }
+	  if (state == 2)
+	    continue;
+	}
+      else if (!(line.in_block ? state == 1 : !secure))
+	continue;
+      if (!_dl_hugepage_conf_use (&r, &line))
+	{
+	  memset (s, 0, sizeof *s);
+	  s->error_line = line.lineno;
+	  s->error = line.error;
+	  libs[0] = '\0';
+	  return;
+	}
+      if (line.key == HP_CONF_PROGRAM)
+	continue;
       struct hp_conf_settings *to;
       if (!line.in_block)
 	{

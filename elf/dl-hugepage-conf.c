@@ -292,6 +292,7 @@ _dl_hugepage_conf_start (struct hp_conf_reader *r, const char *buf,
   r->in_block = false;
   r->seen = 0;
   r->checked = false;
+  r->lazy = false;
 }
 
 void
@@ -332,22 +333,13 @@ hp_keyword (const char *w, size_t len)
   return HP_CONF_BAD;
 }
 
-bool
-_dl_hugepage_conf_next (struct hp_conf_reader *r, struct hp_conf_line *line)
+/* Read the line [START, NL) into LINE (its number and scope set): its
+   key, arguments and, unless R's file is known to parse, their check
+   and value.  */
+static void
+hp_scan_line (struct hp_conf_reader *r, struct hp_conf_line *line,
+	      const char *start, const char *nl)
 {
-  if (r->pos >= r->end)
-    return false;
-  const char *start = r->pos;
-  const char *nl = memchr (start, '\n', r->end - start);
-  if (nl == NULL)
-    nl = r->end;
-  r->pos = nl < r->end ? nl + 1 : nl;
-
-  memset (line, 0, sizeof *line);
-  line->lineno = ++r->lineno;
-  line->key = HP_CONF_BLANK;
-  line->in_block = r->in_block;
-
   /* The words end at a `#' that starts a word.  Control characters
      (a NUL byte, most likely) mean this is not a text file, in a
      comment too (a file known to parse has none).  */
@@ -379,13 +371,16 @@ _dl_hugepage_conf_next (struct hp_conf_reader *r, struct hp_conf_line *line)
   const char *w;
   size_t len;
   if (!_dl_hugepage_conf_word (&p, end, &w, &len))
-    return true;
+    {
+      line->key = HP_CONF_BLANK;
+      return;
+    }
   line->key = hp_keyword (w, len);
   if (line->key == HP_CONF_BAD)
     {
       line->error = "unknown keyword (use libs, segments, backing, cache, "
 		    "pool or program)";
-      return true;
+      return;
     }
 
   while (p < end && hp_blank (*p))
@@ -395,17 +390,93 @@ _dl_hugepage_conf_next (struct hp_conf_reader *r, struct hp_conf_line *line)
   line->args = p;
   line->argslen = end - p;
   hp_read_args (r, line);
+  return;
+
+ bad_byte:
+  line->key = HP_CONF_BAD;
+  line->error = "control character or NUL byte (not a text file?)";
+}
+
+bool
+_dl_hugepage_conf_next (struct hp_conf_reader *r, struct hp_conf_line *line)
+{
+  if (r->pos >= r->end)
+    return false;
+  const char *start = r->pos;
+  const char *nl = memchr (start, '\n', r->end - start);
+  if (nl == NULL)
+    nl = r->end;
+  r->pos = nl < r->end ? nl + 1 : nl;
+
+  line->lineno = ++r->lineno;
+  line->key = HP_CONF_BLANK;
+  line->in_block = r->in_block;
+  line->args = NULL;
+  line->argslen = 0;
+  line->error = NULL;
+  line->kinds = 0;
+  line->nbackings = 0;
+  line->pool = 0;
+  line->valued = line->pending = false;
+
+  if (r->lazy)
+    {
+      /* The key from the first word, nothing more.  */
+      const char *p = start, *w;
+      while (p < nl && hp_blank (*p))
+	++p;
+      if (p == nl || *p == '#')
+	return true;
+      w = p;
+      while (p < nl && !hp_blank (*p))
+	++p;
+      line->key = hp_keyword (w, p - w);
+      line->pending = true;
+      line->text = start;
+      line->text_end = nl;
+    }
+  else
+    hp_scan_line (r, line, start, nl);
   if (line->key == HP_CONF_PROGRAM)
     {
       r->in_block = true;
       r->seen = 0;
     }
   return true;
+}
 
- bad_byte:
-  line->key = HP_CONF_BAD;
-  line->error = "control character or NUL byte (not a text file?)";
-  return true;
+void
+_dl_hugepage_conf_start_lazy (struct hp_conf_reader *r, const char *buf,
+			      size_t len)
+{
+  _dl_hugepage_conf_start (r, buf, len);
+  r->lazy = true;
+}
+
+void
+_dl_hugepage_conf_args (struct hp_conf_reader *r, struct hp_conf_line *line)
+{
+  if (!line->pending)
+    return;
+  bool checked = r->checked;
+  r->checked = true;
+  r->lazy = false;
+  hp_scan_line (r, line, line->text, line->text_end);
+  r->lazy = true;
+  r->checked = checked;
+}
+
+bool
+_dl_hugepage_conf_use (struct hp_conf_reader *r, struct hp_conf_line *line)
+{
+  if (line->pending)
+    {
+      line->pending = false;
+      r->lazy = false;
+      hp_scan_line (r, line, line->text, line->text_end);
+      r->lazy = true;
+    }
+  return line->key != HP_CONF_BAD;
 }
 
 const char *
@@ -445,6 +516,26 @@ _dl_hugepage_conf_check (const char *buf, size_t len,
       if (line.key == HP_CONF_PROGRAM)
 	sum->has_programs = true;
       if (line.key == HP_CONF_CACHE)
+	sum->has_cache = true;
+    }
+}
+
+void
+_dl_hugepage_conf_outline (const char *buf, size_t len,
+			   struct hp_conf_summary *sum)
+{
+  struct hp_conf_reader r;
+  struct hp_conf_line line;
+  memset (sum, 0, sizeof *sum);
+  _dl_hugepage_conf_start_lazy (&r, buf, len);
+  while (_dl_hugepage_conf_next (&r, &line))
+    {
+      if (line.key == HP_CONF_BLANK)
+	continue;
+      ++sum->rules;
+      if (line.key == HP_CONF_PROGRAM)
+	sum->has_programs = true;
+      if (line.key == HP_CONF_CACHE && !line.in_block)
 	sum->has_cache = true;
     }
 }

@@ -101,6 +101,10 @@ struct hp_conf_line
      checks; a reader of a file known to parse leaves them to
      _dl_hugepage_conf_value, for the lines that are used.  */
   bool valued;
+  /* A lazy reader's line: only its key and scope are known yet; the
+     line is [TEXT, TEXT_END), checked by _dl_hugepage_conf_use.  */
+  bool pending;
+  const char *text, *text_end;
 };
 
 /* Reads the lines of a file in memory.  */
@@ -112,6 +116,7 @@ struct hp_conf_reader
   bool in_block;
   unsigned int seen;		/* Keys given once, seen in this scope.  */
   bool checked;			/* Known to parse: skip the checks.  */
+  bool lazy;			/* Check only the lines used.  */
 };
 
 /* Start reading the LEN bytes at BUF.  */
@@ -122,6 +127,27 @@ void _dl_hugepage_conf_start (struct hp_conf_reader *r, const char *buf,
    error: the arguments are not checked again.  */
 void _dl_hugepage_conf_start_checked (struct hp_conf_reader *r,
 				      const char *buf, size_t len);
+
+/* Start reading a file that has not been checked, checking only the
+   lines the caller uses: each line comes with its key and scope only
+   (its key from its first word), and _dl_hugepage_conf_use checks it
+   and reads its arguments.  What ld.so does: the lines of other
+   programs' blocks cost it no more than their first word.  */
+void _dl_hugepage_conf_start_lazy (struct hp_conf_reader *r, const char *buf,
+				   size_t len);
+
+/* The arguments of LINE, from a lazy reader R, unchecked (ARGS and
+   ARGSLEN set; _dl_hugepage_conf_use still checks it): for the words of
+   a line that may not apply.  Nothing for a line of another reader.  */
+void _dl_hugepage_conf_args (struct hp_conf_reader *r,
+			     struct hp_conf_line *line);
+
+/* Check LINE, from a lazy reader R, as a checking reader would have
+   (the lines before it that the caller used count for `given twice'):
+   false if it is bad (its key is then HP_CONF_BAD, its error says
+   why).  True at once for a line of another reader.  */
+bool _dl_hugepage_conf_use (struct hp_conf_reader *r,
+			    struct hp_conf_line *line);
 
 /* Read the next line into *LINE: false at the end.  */
 bool _dl_hugepage_conf_next (struct hp_conf_reader *r,
@@ -214,9 +240,16 @@ struct hp_conf_summary
   bool has_cache;		/* Whether it declares a shared cache.  */
 };
 
-/* Check the LEN bytes at BUF.  */
+/* Check the LEN bytes at BUF: every line (hugeld config check).  */
 void _dl_hugepage_conf_check (const char *buf, size_t len,
 			      struct hp_conf_summary *sum);
+
+/* The outline of the LEN bytes at BUF, from each line's first word
+   only, nothing checked (ERROR_LINE stays 0): its rules, whether it
+   has program blocks and global cache lines.  What ld.so needs before
+   _dl_hugepage_conf_resolve, which checks what applies.  */
+void _dl_hugepage_conf_outline (const char *buf, size_t len,
+				struct hp_conf_summary *sum);
 
 /* The settings the file gives a program.  A line number of 0 means
    the file does not set it.  */
@@ -230,14 +263,29 @@ struct hp_conf_settings
   unsigned int backing_line;
   unsigned char backings[HP_NBACKINGS];
   int nbackings;
+  /* A line that applies to the program does not parse: the first one,
+     and why; the file then gives the program nothing.  */
+  unsigned int error_line;
+  const char *error;
+  /* The file declares a shared cache (a global cache line).  */
+  bool has_cache;
 };
 
-/* The settings of the file at BUF (LEN bytes, which
-   _dl_hugepage_conf_check found without error) for the main program
+/* The settings of the file at BUF (LEN bytes) for the main program
    known by NAMES[0..NNAMES) (the names it was run by and its real
    path; none if the file has no `program' block).  The patterns of
    the libs lines used are joined with `:' into LIBS, NUL-terminated;
-   it must have room for 2 * LEN + 2 bytes.  One pass over the file.
+   it must have room for 2 * LEN + 2 bytes.  One pass over the file,
+   which stops at the end of the block that applies.
+
+   Only the lines that apply to the program are checked: the global
+   libs, segments and backing lines and the lines of no known keyword,
+   the `program' line that applies (the others' patterns are matched as
+   they are) and its block's lines; cache and pool lines are
+   `hugeld cache sync''s.  If one of them does not parse, the file gives
+   the program nothing (S says which line and why); a bad line in
+   another program's block is that program's (`hugeld config check'
+   lists every bad line).
 
    With SECURE (an AT_SECURE program: set-user-ID, set-group-ID or
    with file capabilities) the global lines are ignored: such a

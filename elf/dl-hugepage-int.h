@@ -424,9 +424,17 @@ extern struct hp_policy _dl_hugepage_policy_file attribute_hidden;
 bool _dl_hugepage_policy_load (const char *program, struct hp_sources *s)
   attribute_hidden;
 
-/* The file was used and its program block BLOCK (0: none) applied:
-   keep it for the reports, and say so under LD_DEBUG=hugepages.  */
-void _dl_hugepage_policy_report (unsigned int block) attribute_hidden;
+/* The file was used and its program block BLOCK (0: none) applied, and
+   CACHE says whether it declares a shared cache: keep it for the
+   reports and the private backing, and say so under
+   LD_DEBUG=hugepages.  */
+void _dl_hugepage_policy_report (unsigned int block, bool cache)
+  attribute_hidden;
+
+/* The file's LINE, which applies to the program, does not parse (WHY):
+   nothing of the file applies; say so under LD_DEBUG=hugepages.  */
+void _dl_hugepage_policy_ignored (unsigned int line, const char *why)
+  attribute_hidden;
 
 /* Whether the private backing may take huge pages from the pool now;
    if not, sets *WHAT to why.  */

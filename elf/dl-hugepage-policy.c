@@ -33,7 +33,9 @@
    two closes, and, only if the file has `program' blocks, a readlink
    of the program's name (and getcwd if the name is relative).  The
    file is parsed in memory without any allocation beyond its own
-   bytes and the joined pattern list.  */
+   bytes and the joined pattern list: each line's first word, and only
+   the lines that apply to the program in full (the global ones, the
+   program lines up to the block that applies, that block's).  */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -214,6 +216,20 @@ static const char *hp_policy_names[3];
 static size_t hp_policy_nnames;
 static bool hp_policy_has_programs;
 
+/* Whether the LEN bytes at BUF hold the word `program' anywhere (a
+   comment, a path too: then the names are looked up for nothing).  */
+static bool
+hp_mentions_program (const char *buf, size_t len)
+{
+  static const char word[] = "program";
+  for (const char *p = buf, *end = buf + len;
+       (p = memchr (p, 'p', end - p)) != NULL; ++p)
+    if ((size_t) (end - p) >= sizeof word - 1
+	&& memcmp (p, word, sizeof word - 1) == 0)
+      return true;
+  return false;
+}
+
 bool
 _dl_hugepage_policy_load (const char *program, struct hp_sources *s)
 {
@@ -223,19 +239,12 @@ _dl_hugepage_policy_load (const char *program, struct hp_sources *s)
   if (len == 0)
     return false;
 
-  struct hp_conf_summary sum;
-  _dl_hugepage_conf_check (buf, len, &sum);
-  if (sum.error_line != 0)
-    {
-      if (hp_debug ())
-	_dl_debug_printf ("hugepages: %s ignored: line %u: %s\n",
-			  HP_CONF_FILE, sum.error_line, sum.error);
-      free (buf);
-      return false;
-    }
-
-  hp_policy_has_programs = sum.has_programs;
-  if (sum.has_programs)
+  /* Only what applies to the program is read and checked, as it is
+     resolved (_dl_hugepage_conf_resolve): a bad line in another
+     program's block costs this one nothing.  The program's names are
+     needed only for blocks: looked up where the file has the word.  */
+  hp_policy_has_programs = hp_mentions_program (buf, len);
+  if (hp_policy_has_programs)
     hp_policy_nnames = hp_policy_program_names (program, hp_policy_names,
 						hp_policy_paths);
   char *libs = malloc (2 * len + 2);
@@ -247,22 +256,36 @@ _dl_hugepage_policy_load (const char *program, struct hp_sources *s)
   pf->buf = buf;
   pf->len = len;
   pf->libs = libs;
-  pf->cache_declared = sum.has_cache;
   s->conf = buf;
   s->conf_len = len;
   s->names = hp_policy_names;
   s->nnames = hp_policy_nnames;
   s->conf_libs = libs;
   if (hp_debug ())
-    _dl_debug_printf ("hugepages: %s: %u rules\n", HP_CONF_FILE,
-		      sum.rules);
+    {
+      struct hp_conf_summary sum;
+      _dl_hugepage_conf_outline (buf, len, &sum);
+      _dl_debug_printf ("hugepages: %s: %u rules\n", HP_CONF_FILE,
+			sum.rules);
+    }
   return true;
 }
 
 void
-_dl_hugepage_policy_report (unsigned int block)
+_dl_hugepage_policy_ignored (unsigned int line, const char *why)
+{
+  /* Nothing of the file applies: not its cache either.  */
+  _dl_hugepage_policy_file.cache_declared = false;
+  if (hp_debug ())
+    _dl_debug_printf ("hugepages: %s ignored: line %u: %s\n", HP_CONF_FILE,
+		      line, why);
+}
+
+void
+_dl_hugepage_policy_report (unsigned int block, bool cache)
 {
   _dl_hugepage_policy_file.block_line = block;
+  _dl_hugepage_policy_file.cache_declared = cache;
   if (!hp_debug ())
     return;
   if (block != 0)

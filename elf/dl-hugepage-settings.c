@@ -254,6 +254,13 @@ _dl_hugepage_resolve (const struct hp_sources *s, struct hp_effective *e)
       _dl_hugepage_conf_resolve (s->conf, s->conf_len, s->names, s->nnames,
 				 s->secure, &conf, s->conf_libs);
       e->conf_block = conf.block_line;
+      e->conf_cache = conf.has_cache;
+      if (conf.error_line != 0)
+	{
+	  e->conf_used = false;
+	  e->conf_error_line = conf.error_line;
+	  e->conf_error = conf.error;
+	}
     }
 
   for (int t = 0; t < HP_NSETTINGS; ++t)

@@ -211,6 +211,12 @@ struct hp_effective
      (0: none).  */
   bool conf_used;
   unsigned int conf_block;
+  /* A line of the policy file that applies to the program does not
+     parse: the file gives it nothing (CONF_USED is false).  */
+  unsigned int conf_error_line;
+  const char *conf_error;
+  /* The file declares a shared cache (when it is used).  */
+  bool conf_cache;
 };
 
 /* The settings of a process with the sources S, into *E, each with

@@ -153,6 +153,20 @@ conf 644 'libs libvalue.so\nsegments text\nlibz libfoo.so\n'
 probe badline
 expect badline "a line that does not parse voids the whole file" no \
   "ignored: line 3: unknown keyword"
+# ld.so checks the lines that apply to the program: a bad line in
+# another program's block is that program's; in its own block it voids
+# the file for it (hugeld config check still names every bad line).
+conf 644 'libs libvalue.so\nsegments text\nprogram /no/such/prog\n  libz libfoo.so\n  segments bogus\n'
+probe otherbad
+expect otherbad "a bad line in another program's block: the file applies to this one" yes
+conf 644 'libs libvalue.so\nsegments text\nprogram hold\n  libz libfoo.so\n'
+probe ownbad
+expect ownbad "a bad line in the program's own block voids the file for it" no \
+  "ignored: line 4: unknown keyword"
+"$H" config check > "$TEST_TMP/cc.out" 2>&1; rc=$?
+[ $rc = 1 ] && grep -q ':4: unknown keyword' "$TEST_TMP/cc.out" \
+  && pass "hugeld config check names the bad line of any block" \
+  || fail "hugeld config check" "exit $rc: $(cat "$TEST_TMP/cc.out")"
 
 # Variables override the file, setting by setting.
 conf 644 'libs libvalue.so\nsegments text\n'

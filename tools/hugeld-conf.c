@@ -447,10 +447,13 @@ read_conf_file (const char *path, struct conf_file *cf)
 
 /* Why ld.so takes nothing from the file CF, into BUF (SIZE bytes), or
    NULL if it uses it: "no such file", why it cannot be opened, or
-   "ignored by ld.so: " and the first reason (distrust, else the first
-   bad line and how many others there are).  */
+   "ignored by ld.so: " and the first reason (distrust, else, with
+   ALL_LINES, the first bad line and how many others there are; ld.so
+   itself checks only the lines that apply to a program, which
+   _dl_hugepage_conf_resolve says).  */
 static const char *
-conf_unused_why (const struct conf_file *cf, char *buf, size_t size)
+conf_unused_why (const struct conf_file *cf, bool all_lines, char *buf,
+		 size_t size)
 {
   if (!cf->exists)
     return "no such file";
@@ -458,7 +461,7 @@ conf_unused_why (const struct conf_file *cf, char *buf, size_t size)
     return cf->openwhy;
   if (cf->distrust != NULL)
     snprintf (buf, size, "ignored by ld.so: %s", cf->distrust);
-  else if (cf->sum.error_line != 0)
+  else if (all_lines && cf->sum.error_line != 0)
     {
       struct hp_conf_reader r;
       struct hp_conf_line line;
@@ -907,7 +910,7 @@ print_effective (const struct effective_request *req,
 					  cachewhy);
 
   char whybuf[HUGELD_OPEN_WHY_MAX + 256];
-  const char *unused = conf_unused_why (cf, whybuf, sizeof whybuf);
+  const char *unused = conf_unused_why (cf, false, whybuf, sizeof whybuf);
   char *libs = malloc (2 * cf->len + 2);
   if (libs == NULL)
     refuse (1, "out of memory");
@@ -931,6 +934,13 @@ print_effective (const struct effective_request *req,
 	    s.conf_libs = libs;
 	  }
       }
+  /* A line that applies to the program does not parse.  */
+  if (unused == NULL && e.conf_error_line != 0)
+    {
+      snprintf (whybuf, sizeof whybuf, "ignored by ld.so: line %u: %s",
+		e.conf_error_line, e.conf_error);
+      unused = whybuf;
+    }
 
   /* The patterns of the file's libs, each with its line.  */
   struct libs_pattern *pats = NULL;

@@ -162,9 +162,20 @@ class PolicyFile(unittest.TestCase):
         bad = self.write("libs a\nlibz b\nsegments\n")
         with self.assertRaises(common.Error) as cm:
             settings.resolve("plan", none, {}, None, bad)
+        # ld.so checks the lines that apply: the first bad one is named.
         self.assertIn("ignored by ld.so: line 2: unknown keyword "
-                      "(use libs, segments, backing, cache, pool or program) "
-                      "(and 1 other bad line)", str(cm.exception))
+                      "(use libs, segments, backing, cache, pool or program)",
+                      str(cm.exception))
+        # A bad line in another program's block is that program's only;
+        # in the block that applies it voids the file for the program.
+        other = self.write("libs a\nprogram /no/such/prog\n  libz b\n")
+        s = settings.resolve("plan", none, {}, "/bin/true", other)
+        self.assertEqual(s.effective["libs"], "a")
+        mine = self.write("libs a\nprogram /bin/true\n  libz b\n")
+        with self.assertRaises(common.Error) as cm:
+            settings.resolve("plan", none, {}, "/bin/true", mine)
+        self.assertIn("ignored by ld.so: line 3: unknown keyword",
+                      str(cm.exception))
         with self.assertRaisesRegex(common.Error, "nothing selected.*\\)$"):
             settings.resolve("plan", none, {}, None, f + ".none")
 
