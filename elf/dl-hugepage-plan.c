@@ -561,6 +561,16 @@ hp_kind_rank (unsigned int kind)
   return r;
 }
 
+bool
+_dl_hugepage_may_have_zone (const ElfW(Phdr) *phdr, size_t phnum,
+			    uint64_t hugepagesize)
+{
+  for (size_t i = 0; i < phnum; ++i)
+    if (phdr[i].p_type == PT_LOAD && phdr[i].p_memsz >= hugepagesize)
+      return true;
+  return false;
+}
+
 void
 _dl_hugepage_zone_order (const struct hp_plan *plan,
 			 unsigned char order[HP_MAX_RUNS])

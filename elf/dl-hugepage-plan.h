@@ -218,6 +218,13 @@ void _dl_hugepage_plan (const ElfW(Phdr) *phdr, size_t phnum,
 			const struct hp_settings *settings,
 			struct hp_plan *plan);
 
+/* Whether the program headers PHDR[0..PHNUM) can give a zone at all:
+   a PT_LOAD segment of at least HUGEPAGESIZE bytes of memory.  Most
+   objects (libc, a shell, /bin/true) have none: ld.so then reads
+   nothing more of them and asks nothing of the pool.  */
+bool _dl_hugepage_may_have_zone (const ElfW(Phdr) *phdr, size_t phnum,
+				 uint64_t hugepagesize);
+
 /* The order in which ld.so puts PLAN's zones on huge pages, for a pool
    that may not hold them all: text first (what the instruction TLB
    needs), then rodata, relro, data and bss (data+bss with data), zones

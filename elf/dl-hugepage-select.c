@@ -255,6 +255,14 @@ int
 _dl_hugepage_select_main (struct hp_load_state *ls,
 			  const struct link_map *main_map, ElfW(Addr) bias)
 {
+  /* A program too small for a huge page (a shell, /bin/true) costs
+     nothing more (with LD_DEBUG=hugepages it is planned all the same,
+     for the report).  */
+  if (!hp_debug ()
+      && !_dl_hugepage_may_have_zone (main_map->l_phdr, main_map->l_phnum,
+				      HP_HUGEPAGE_SIZE))
+    return -1;
+
   /* The program's file: /proc/self/exe is the inode the kernel
      executed, even if the path was since replaced.  The load state
      keeps pointing at the name until the zones are applied.  */

@@ -438,6 +438,13 @@ hp_prepare (const char *realname, int fd, int type,
 	}
       phdr = buf;
     }
+  /* An object too small for a huge page (libc, most of them): nothing
+     more is read of it, nothing asked of the pool.  With
+     LD_DEBUG=hugepages it is selected and planned all the same, so
+     that the report says what it would take.  */
+  if (!hp_debug ()
+      && !_dl_hugepage_may_have_zone (phdr, phnum, HP_HUGEPAGE_SIZE))
+    return;
   hp_load.phdr = phdr;
   hp_load.phnum = phnum;
   hp_load.type = type;

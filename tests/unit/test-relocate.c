@@ -153,9 +153,30 @@ test_stat (void)
 	 && m[HP_MM_START_BRK] == 0x555555560000, "shift");
 }
 
+/* _dl_hugepage_may_have_zone (dl-hugepage-plan.c): the early way out
+   for objects too small for a huge page.  */
+static void
+test_may_have_zone (void)
+{
+  ElfW(Phdr) small[] =
+    {
+      load (0, 0, 0x1000, 0x1000, PF_R),
+      load (0x1000, 0x1000, H - 0x1000, H - 0x1000, PF_R | PF_X),
+      load (H, H + 0x1000, 0x100, 0x1000, PF_R | PF_W),
+    };
+  CHECK (!_dl_hugepage_may_have_zone (small, 3, H), "all under 2 MiB");
+  ElfW(Phdr) bss[] = { load (0, 0, 0x1000, 2 * H, PF_R | PF_W) };
+  CHECK (_dl_hugepage_may_have_zone (bss, 1, H), "a 4 MiB bss");
+  ElfW(Phdr) text[] = { load (0, 0, H, H, PF_R | PF_X) };
+  CHECK (_dl_hugepage_may_have_zone (text, 1, H), "2 MiB of text");
+  ElfW(Phdr) other = { .p_type = PT_NOTE, .p_memsz = 4 * H };
+  CHECK (!_dl_hugepage_may_have_zone (&other, 1, H), "not a PT_LOAD");
+}
+
 void
 test_relocate (void)
 {
+  test_may_have_zone ();
   test_ranges ();
   test_bias ();
   test_stat ();
