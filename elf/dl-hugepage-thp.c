@@ -222,8 +222,9 @@ hp_not_congruent (const struct hp_load_state *ls)
 #define HP_NC "the zone's address is not congruent to its file offset " \
 	      "modulo 2 MiB "
   if (ls->kernel)
-    return HP_NC "(the kernel chose the program's address: run it as "
-	   "`ld.so PROG', as hugeld run does, for ld.so to place it)";
+    return HP_NC "(the kernel chose the program's address and ld.so did "
+	   "not move it, as it says above; run as `ld.so PROG', as hugeld "
+	   "run does, ld.so places it)";
   if (ls->type != ET_DYN)
     return HP_NC "(its addresses are fixed: linked with "
 	   "-z max-page-size=0x200000 they would be)";

@@ -217,14 +217,31 @@ def dropin_text(ldso, loader, settings, prepare=None):
     return "\n".join(lines) + "\n"
 
 
-def thp_prepare(program, backing):
+def libs_program(libs):
+    """The first of the patterns LIBS that names a program in systemd's
+    fixed directories (a plain name, as `mariadbd' in --libs
+    'mariadbd:libcrypto.so*'), or None."""
+    for pat in libs.replace(" ", ":").split(":"):
+        if not pat or "/" in pat or any(c in pat for c in "*?[\\"):
+            continue
+        for d in SYSTEMD_PATH:
+            p = os.path.join(d, pat)
+            if os.path.isfile(p) and os.access(p, os.X_OK):
+                return p
+    return None
+
+
+def thp_prepare(program, libs, backing):
     """The command the drop-in runs before the service starts, when its
-    backing lists thp (BACKING, or ld.so's default) and its PROGRAM is
-    known: hugeld thp repair --program, which makes the page cache under
-    the thp zones of the objects the service will map 2 MiB folios
-    (whatever an ordinary process read last: a backup, cat, a package's
-    checksums), within a time limit (coreutils' timeout ends the whole
-    process group); or None."""
+    backing lists thp (BACKING, or ld.so's default) and its program is
+    known (PROGRAM, the unit's own; where that is a shell, the program
+    LIBS names): hugeld thp repair --program, which makes the page cache
+    under the thp zones of the objects the service will map 2 MiB
+    folios (whatever an ordinary process read last: a backup, cat, a
+    package's checksums), within a time limit (coreutils' timeout ends
+    the whole process group); or None."""
+    if program is None or os.path.basename(program) in SHELLS:
+        program = libs_program(libs)
     if program is None or "thp" not in parse_backing(
             backing or default_setting("backing")):
         return None
@@ -277,7 +294,7 @@ def cmd_enable(args):
         settings.append((setting_variable("backing"), args.backing))
     loader = unit_value("the system's loader (the program's PT_INTERP)",
                         system_loader(program))
-    prepare = thp_prepare(program, args.backing)
+    prepare = thp_prepare(program, libs, args.backing)
     text = dropin_text(ldso, loader, settings, prepare)
     try:
         os.makedirs(d, 0o755, exist_ok=True)
@@ -293,7 +310,7 @@ def cmd_enable(args):
         print("%s: before it starts, hugeld thp repair --program %s makes "
               "the page cache under its thp zones 2 MiB folios (at most %d "
               "s; a failure does not stop the service)" % (
-                  unit, program, PREPARE_TIME_LIMIT))
+                  unit, prepare[-1], PREPARE_TIME_LIMIT))
     print("systemctl restart %s applies it; hugeld check %s tells whether "
           "its text is on huge pages" % (unit, unit))
     return 0
