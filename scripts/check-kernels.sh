@@ -312,6 +312,16 @@ if [ ! -f "$mkcache" ] || [ -n "$(find "$HUGELD_TOP/tests/kernels/mkcache.c" "$H
   mv "$mkcache.tmp" "$mkcache"
 fi
 
+# The mapper of t-thprepair, static: a running process that maps a
+# library in small folios while the repair runs (7.2's file
+# MADV_COLLAPSE makes them 2 MiB folios under it).
+mapper=$KDIR/bin/mapper
+if [ ! -f "$mapper" ] || [ "$HUGELD_TOP/tests/thprepair/mapper.c" -nt "$mapper" ]; then
+  cc -static -O2 -Wall -Wextra "$HUGELD_TOP/tests/thprepair/mapper.c" -o "$mapper.tmp" \
+    || die "cannot build $mapper"
+  mv "$mapper.tmp" "$mapper"
+fi
+
 # hugeld-thp, static: the thp repair (hugeld thp repair) in the guest.
 thprepair=$KDIR/bin/hugeld-thp
 THP_SRCS=("$HUGELD_TOP"/tools/hugeld-{thp,thp-scan,thp-range,thp-trust,plan-elf,open}.c "$HUGELD_TOP"/elf/dl-hugepage-{plan,kinds,dynamic,match,cache,place,cgroup,tunables,conf,conf-program,tunconf,settings}.c)
@@ -367,7 +377,7 @@ copy_in "$SYSTEM_LDSO"
 for f in bigcheck-shared bigcheck-dlopen bigcheck-pie bigcheck-nopie libbig.so; do
   cp "$FIXTURES/$f" "$ROOT/t/"
 done
-cp "$interp" "$probe" "$membind" "$mkcache" "$collapse" "$thprepair" "$ROOT/t/"
+cp "$interp" "$probe" "$membind" "$mkcache" "$collapse" "$thprepair" "$mapper" "$ROOT/t/"
 # The libraries they need (libc.so.6), at the host's paths.
 for f in "$ROOT"/t/bigcheck-* "$ROOT/t/libbig.so"; do
   "$SYSTEM_LDSO" --list "$f" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'

@@ -498,10 +498,49 @@ else
     echo 0 > $ra
     cat $E/t/libbig.so > /dev/null
     echo "$ra0" > $ra
-    echo "thp-ext4: probe-collapse warm: $($T/probe-collapse $E/t/libbig.so 2>&1)"
+    pc=$($T/probe-collapse $E/t/libbig.so 2>&1)
+    echo "thp-ext4: probe-collapse warm: $pc"
     sync
     echo 3 > /proc/sys/vm/drop_caches
     echo "thp-ext4: probe-collapse cold: $($T/probe-collapse $E/t/libbig.so 2>&1)"
+    # A running process that maps the text in small folios (cat first,
+    # then it reads every page: a service started after a backup): the
+    # timer's repair collapses them under it where the kernel collapses
+    # file text (probe-collapse's pages "ok": 7.2 and later), and the
+    # process's next reads map them with PMDs; elsewhere the ranges are
+    # held by it and left as they are.
+    sync
+    echo 3 > /proc/sys/vm/drop_caches
+    echo 0 > $ra
+    cat $E/t/libbig.so > /dev/null
+    echo "$ra0" > $ra
+    rm -f $W/held.in; mkfifo $W/held.in
+    $T/mapper $E/t/libbig.so all < $W/held.in > $W/held.out 2>&1 &
+    hp=$!
+    exec 7> $W/held.in
+    for i in $(seq 100); do grep -q ready $W/held.out && break; sleep 0.1; done
+    echo >&7
+    for i in $(seq 50); do grep -q '^pmd' $W/held.out && break; sleep 0.1; done
+    pmd0=$(sed -n 's/^pmd //p' $W/held.out | tail -1)
+    $T/hugeld-thp --repair $E/t/libbig.so > $W/repair.json 2> $W/repair.err
+    collapsed=$(repair_field collapsed) held=$(repair_field held) ranges=$(repair_field ranges)
+    echo >&7
+    for i in $(seq 50); do [ "$(grep -c '^pmd' $W/held.out)" -ge 2 ] && break; sleep 0.1; done
+    pmd1=$(sed -n 's/^pmd //p' $W/held.out | tail -1)
+    exec 7>&-
+    wait $hp
+    echo "thp-ext4: held by a running process: repair $(head -1 $W/repair.json | cut -c1-240); its PMD-mapped kB ${pmd0:-?} -> ${pmd1:-?}"
+    if echo "$pc" | grep -q 'each page: [1-9][0-9]* ok'; then
+      if [ "${collapsed:-0}" -gt 0 ] && [ "${pmd1:-0}" -ge $(( collapsed * 2048 * 9 / 10 )) ]; then
+        pass "thp-held-collapse: a running process's text in small folios: the repair collapsed $collapsed of $ranges ranges under it (file MADV_COLLAPSE); its PMD-mapped kB ${pmd0} -> ${pmd1}"
+      else
+        fail "thp-held-collapse" "this kernel collapses file text, but the repair collapsed ${collapsed:-?} of ${ranges:-?} (held ${held:-?}); PMD-mapped kB ${pmd0:-?} -> ${pmd1:-?}"
+      fi
+    elif [ "${held:-0}" -gt 0 ] && [ "${collapsed:-0}" = 0 ]; then
+      pass "thp-held-collapse: a running process's text in small folios: no file MADV_COLLAPSE here, $held of $ranges ranges left held by it (nothing dropped under it)"
+    else
+      fail "thp-held-collapse" "no file MADV_COLLAPSE here, but held ${held:-?}, collapsed ${collapsed:-?} of ${ranges:-?}"
+    fi
   fi
   echo "$thp0" > $THP/enabled
   umount $E

@@ -8,7 +8,10 @@
    at an address congruent to its file offset modulo 2 MiB: the shape
    the thp repair looks for), marks it MADV_HUGEPAGE, reads one byte of
    each 2 MiB (sparse), every page (all) or nothing (none), prints
-   "ready", and stays until its standard input closes.  */
+   "ready", and stays until its standard input closes.  For each line
+   it reads there, it reads every page of the mapping again and prints
+   "pmd N": the kB of it mapped with PMDs (FilePmdMapped, smaps).
+   Also linked statically for check-kernels' guests.  */
 
 #define _GNU_SOURCE 1
 #include <fcntl.h>
@@ -55,6 +58,25 @@ main (int argc, char **argv)
   fflush (stdout);
   char c;
   while (read (0, &c, 1) > 0)
-    ;
+    if (c == '\n')
+      {
+	for (size_t off = 0; off < (size_t) st.st_size; off += 4096)
+	  sum += *(volatile unsigned char *) (a + off);
+	FILE *f = fopen ("/proc/self/smaps", "r");
+	char line[512];
+	unsigned long start, pmd = 0, kb;
+	int ours = 0;
+	while (f != NULL && fgets (line, sizeof line, f) != NULL)
+	  if (sscanf (line, "%lx-", &start) == 1 && strchr (line, ' ') != NULL
+	      && line[0] != ' ' && strstr (line, "kB") == NULL)
+	    ours = start >= (unsigned long) a
+		   && start < (unsigned long) a + st.st_size;
+	  else if (ours && sscanf (line, "FilePmdMapped: %lu kB", &kb) == 1)
+	    pmd += kb;
+	if (f != NULL)
+	  fclose (f);
+	printf ("pmd %lu\n", pmd);
+	fflush (stdout);
+      }
   return 0;
 }
