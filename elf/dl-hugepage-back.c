@@ -378,8 +378,9 @@ _dl_hugepage_shared_zone (struct hp_load_state *ls, const struct hp_zone *z,
   int prot = hp_prot (z->prot);
   int moverr;
   const char *movewhat;
+  bool movedenied;
   enum hp_outcome o = HP_FALLBACK;
-  if (_dl_hugepage_kernel_can_move (&moverr, &movewhat))
+  if (_dl_hugepage_kernel_can_move (&moverr, &movewhat, &movedenied))
     {
       /* Map it aside (hugetlbfs places it on a huge page boundary) and
 	 move it over the ordinary pages in one step.  */
