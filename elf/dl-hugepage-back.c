@@ -124,7 +124,7 @@ hp_open_dir (struct hp_object_state *c, int dirfd, const char *name,
 static void
 hp_cache_open (struct hp_load_state *ls, int fd)
 {
-  struct hp_object_state *c = &ls->cache;
+  struct hp_object_state *c = &ls->object;
   c->looked = true;
   c->dirfd = -1;
   c->err = 0;
@@ -238,7 +238,7 @@ bool
 _dl_hugepage_cache_has_zone (struct hp_load_state *ls,
 			     const struct hp_plan *plan, int fd)
 {
-  struct hp_object_state *c = &ls->cache;
+  struct hp_object_state *c = &ls->object;
   if (!c->looked)
     hp_cache_open (ls, fd);
   if (c->dirfd < 0)
@@ -352,14 +352,14 @@ hp_entry_matches (const void *entry, const struct hp_zone *z,
 }
 
 /* The shared backing (hp_zone_fn): put zone Z on the shared cache's
-   pages, looking the entry up into LS->cache first.  HP_FALLBACK with
+   pages, looking the entry up into LS->object first.  HP_FALLBACK with
    *ERR 0 means there is no usable entry and *WHAT says why.  */
 enum hp_outcome
 _dl_hugepage_shared_zone (struct hp_load_state *ls, const struct hp_zone *z,
 			  uint64_t bias, ElfW(Addr) l_addr, int fd, bool verify,
 			  int *err, const char **what)
 {
-  struct hp_object_state *c = &ls->cache;
+  struct hp_object_state *c = &ls->object;
   if (!c->looked)
     hp_cache_open (ls, fd);
   if (c->dirfd < 0)

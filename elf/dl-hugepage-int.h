@@ -50,9 +50,9 @@
 
 /* What ld.so keeps for the object it is putting on huge pages: its
    shared cache entry, looked up when the placement depends on it or at
-   its first shareable zone, and whether its file mappings were marked
-   MADV_HUGEPAGE.  Valid only while LOOKED;
-   _dl_hugepage_cache_done ends it.  */
+   its first shareable zone (valid only while LOOKED), and whether its
+   file mappings were marked MADV_HUGEPAGE.  _dl_hugepage_object_done
+   ends it, for the next object.  */
 struct hp_object_state
 {
   bool thp_advised;
@@ -90,7 +90,7 @@ struct hp_load_state
   /* The error of the zone function that just returned is a security
      policy's refusal (_dl_hugepage_denied): the report says so.  */
   bool denied;
-  struct hp_object_state cache;
+  struct hp_object_state object;
   /* With LD_DEBUG=hugepages, what an ENOMEM of the backing being tried
      means where that is not the pool's (_dl_hugepage_enomem_why), or
      NULL.  */
@@ -195,9 +195,10 @@ void _dl_hugepage_name_process (const char *program) attribute_hidden;
 
 /* Mapping (dl-hugepage-map.c).  */
 
-/* End the object state *C: close the shared cache entry it holds and
-   forget what it says.  */
-void _dl_hugepage_cache_done (struct hp_object_state *c) attribute_hidden;
+/* End the object state *O: close the shared cache entry it holds and
+   forget it, and forget that the object's mappings were marked
+   MADV_HUGEPAGE.  */
+void _dl_hugepage_object_done (struct hp_object_state *o) attribute_hidden;
 
 /* Apply LS's current plan to L, mapped from FD, trying the backings in
    order for each zone.  With VERIFY, the bytes mapped now must be the
@@ -326,7 +327,7 @@ size_t _dl_hugepage_private_room (size_t n) attribute_hidden;
 
 /* Whether the shared cache has a trusted entry for LS's object, open
    as FD, with a file for at least one of PLAN's shareable zones,
-   looked up into LS->cache (which keeps the entry for
+   looked up into LS->object (which keeps the entry for
    _dl_hugepage_shared_zone).  */
 bool _dl_hugepage_cache_has_zone (struct hp_load_state *ls,
 				  const struct hp_plan *plan, int fd)

@@ -170,14 +170,14 @@ _dl_hugepage_may_exec_copy (int *err, const char **what)
 }
 
 void
-_dl_hugepage_cache_done (struct hp_object_state *c)
+_dl_hugepage_object_done (struct hp_object_state *o)
 {
-  if (c->looked && c->dirfd >= 0)
-    __close_nocancel (c->dirfd);
-  c->dirfd = -1;
-  c->looked = false;
-  c->verify = false;
-  c->thp_advised = false;
+  if (o->looked && o->dirfd >= 0)
+    __close_nocancel (o->dirfd);
+  o->dirfd = -1;
+  o->looked = false;
+  o->verify = false;
+  o->thp_advised = false;
 }
 
 /* Whether every page of [ADDR, ADDR + LEN) is mapped: msync fails
@@ -448,7 +448,6 @@ _dl_hugepage_apply_plan (struct hp_load_state *ls, struct link_map *l,
 	return NULL;
     }
 
-  struct hp_object_state *cache = &ls->cache;
   size_t pages = 0, failed = 0, shared = 0, thp = 0;
   /* Text first: a pool too small for every zone goes where it helps
      most (_dl_hugepage_zone_order).  */
@@ -527,7 +526,7 @@ _dl_hugepage_apply_plan (struct hp_load_state *ls, struct link_map *l,
 	    }
 	  if (o == HP_LOST)
 	    {
-	      _dl_hugepage_cache_done (cache);
+	      _dl_hugepage_object_done (&ls->object);
 	      return N_("cannot map segment back after a failed move to "
 			"huge pages");
 	    }
@@ -557,7 +556,7 @@ _dl_hugepage_apply_plan (struct hp_load_state *ls, struct link_map *l,
 	    thp += n;
 	}
     }
-  _dl_hugepage_cache_done (cache);
+  _dl_hugepage_object_done (&ls->object);
   if (hp_debug ())
     _dl_debug_printf ("hugepages: %s: %lu huge pages used, %lu not "
 		      "available (%lu shared; thp asked for %lu)\n",

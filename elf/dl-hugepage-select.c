@@ -200,7 +200,7 @@ _dl_hugepage_select_and_plan (struct hp_load_state *ls, const char *path,
       if (hp_debug () && ls->plan.error == HP_E_NONE)
 	_dl_debug_printf ("hugepages: %s: nothing fills a whole huge page\n",
 			  ls->objname);
-      _dl_hugepage_cache_done (&ls->cache);
+      _dl_hugepage_object_done (&ls->object);
       return false;
     }
   ls->current = &ls->plan;
@@ -313,7 +313,7 @@ _dl_hugepage_select_main (struct hp_load_state *ls,
     }
 
   ls->current = NULL;
-  _dl_hugepage_cache_done (&ls->cache);
+  _dl_hugepage_object_done (&ls->object);
   ls->phdr = main_map->l_phdr;
   ls->phnum = main_map->l_phnum;
   ls->type = type;
