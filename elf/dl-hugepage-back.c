@@ -166,6 +166,16 @@ hp_cache_open (struct hp_load_state *ls, int fd)
     __close_nocancel (dev);
 }
 
+void
+_dl_hugepage_cache_close (struct hp_object_state *c)
+{
+  if (c->looked && c->dirfd >= 0)
+    __close_nocancel (c->dirfd);
+  c->dirfd = -1;
+  c->looked = false;
+  c->verify = false;
+}
+
 /* How a zone file is mapped: copy-on-write, with no reservation.
    Nothing in the process writes to it (text and read-only data), so
    every process maps the cache's own pages and none is copied, as

@@ -65,6 +65,22 @@ struct hp_object_state
   bool denied;			/* ERR is a security policy's refusal.  */
 };
 
+/* Close the shared cache entry *O holds, if any, and forget that it
+   was looked up (dl-hugepage-back.c, which looks it up).  */
+void _dl_hugepage_cache_close (struct hp_object_state *o) attribute_hidden;
+
+/* End the object state *O, for the next object: close the shared cache
+   entry it holds and forget it, and forget that the object's mappings
+   were marked MADV_HUGEPAGE.  The hooks, selection and mapping each end
+   it where an object's load ends; it lives here, with the state, so
+   that none of them depends on another for it.  */
+static inline void
+_dl_hugepage_object_done (struct hp_object_state *o)
+{
+  _dl_hugepage_cache_close (o);
+  o->thp_advised = false;
+}
+
 /* The state of the object being loaded, from _dl_hugepage_prepare to
    _dl_hugepage_apply.  Objects are mapped with the load lock held (the
    main program before any other thread exists), so one serves: the
@@ -194,11 +210,6 @@ bool _dl_hugepage_move_main (struct hp_load_state *ls,
 void _dl_hugepage_name_process (const char *program) attribute_hidden;
 
 /* Mapping (dl-hugepage-map.c).  */
-
-/* End the object state *O: close the shared cache entry it holds and
-   forget it, and forget that the object's mappings were marked
-   MADV_HUGEPAGE.  */
-void _dl_hugepage_object_done (struct hp_object_state *o) attribute_hidden;
 
 /* Apply LS's current plan to L, mapped from FD, trying the backings in
    order for each zone.  With VERIFY, the bytes mapped now must be the

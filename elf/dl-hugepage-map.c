@@ -23,7 +23,8 @@
    transparent huge pages), move a zone's new pages into place, and map
    a zone again from the file if a move failed.  If the object did not
    land where it was planned for, it is planned again
-   (dl-hugepage-select.c) for where it is.
+   (dl-hugepage-select.c) for where it is: mapping depends on
+   deciding, never the other way round.
 
    Nothing is ever left unmapped.  mremap replaces the old pages in one
    step, but a kernel may unmap the destination before it fails: Linux
@@ -39,11 +40,9 @@
 
 #include <errno.h>
 #include <libintl.h>
-#include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <ldsodefs.h>
-#include <not-cancel.h>
 #include <sysdep.h>
 #include <dl-hugepage.h>
 #include "dl-hugepage-int.h"
@@ -167,17 +166,6 @@ _dl_hugepage_may_exec_copy (int *err, const char **what)
   *err = hp_wx_errno;
   *what = HP_WX_REFUSED;
   return false;
-}
-
-void
-_dl_hugepage_object_done (struct hp_object_state *o)
-{
-  if (o->looked && o->dirfd >= 0)
-    __close_nocancel (o->dirfd);
-  o->dirfd = -1;
-  o->looked = false;
-  o->verify = false;
-  o->thp_advised = false;
 }
 
 /* Whether every page of [ADDR, ADDR + LEN) is mapped: msync fails

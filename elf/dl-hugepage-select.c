@@ -23,7 +23,11 @@
    the backings (once per process), and plan its zones with the pure
    planner (dl-hugepage-plan.c); for the main program the kernel mapped,
    also find its file and make sure it is the one in memory.  Reports
-   each decision under LD_DEBUG=hugepages.  Maps nothing.  */
+   each decision under LD_DEBUG=hugepages.  Maps nothing, and calls
+   nothing of the mapping side (dl-hugepage-map.c), which calls this
+   file to plan an object again for the address it landed at
+   (_dl_hugepage_plan_load): one depends on the other, not both
+   ways.  */
 
 #include <errno.h>
 #include <fcntl.h>
