@@ -75,14 +75,28 @@ uninstall:
 	  share/bash-completion share/man/man1 share/man/man5 share/man share \
 	  libexec bin) $(DESTDIR)$(PREFIX) 2>/dev/null
 
-$(BUILDDIR)/tests/test-plan: tests/unit/test-plan.c tests/unit/test-match.c tests/unit/test-cache.c tests/unit/test-conf.c tests/unit/test-tunables.c tests/unit/test-tunconf.c tests/unit/test-settings.c tests/unit/test-relocate.c tests/unit/unit-check.h tests/unit/tunconf-build.h tests/unit/plan-check.h elf/tst-hugepage-phdr.h $(PLAN_SRCS) $(PLAN_HDRS)
-	@mkdir -p $(dir $@)
-	$(CC) $(UNIT_CFLAGS) -fsanitize=address,undefined -fno-sanitize-recover=all \
-	  tests/unit/test-plan.c tests/unit/test-match.c tests/unit/test-cache.c \
-	  tests/unit/test-conf.c tests/unit/test-tunables.c tests/unit/test-tunconf.c \
-	  tests/unit/test-settings.c tests/unit/test-relocate.c $(PLAN_SRCS) -o $@
+# The unit tests, outside glibc, under ASan and UBSan, with a copy of
+# the macros of glibc's test framework (tests/unit/support/check.h,
+# <support/check.h> with -Itests/unit).  The planner's test is
+# elf/tst-hugepage-plan.c, the very file glibc's framework builds
+# (glibc-patches/0010); the other pure files' tests are test-unit.
+UNIT_SAN = -fsanitize=address,undefined -fno-sanitize-recover=all
+UNIT_HARNESS = tests/unit/support/check.h tests/unit/support/test-driver.c \
+  tests/unit/array_length.h
+UNIT_SRCS = tests/unit/test-unit.c tests/unit/test-match.c \
+  tests/unit/test-dynamic.c tests/unit/test-cache.c tests/unit/test-conf.c \
+  tests/unit/test-tunables.c tests/unit/test-tunconf.c \
+  tests/unit/test-settings.c tests/unit/test-relocate.c
 
-unit-build: $(BUILDDIR)/tests/test-plan $(BUILDDIR)/tests/fuzz-plan
+$(BUILDDIR)/tests/tst-hugepage-plan: elf/tst-hugepage-plan.c elf/tst-hugepage-plan-check.h elf/tst-hugepage-phdr.h $(UNIT_HARNESS) elf/dl-hugepage-plan.c elf/dl-hugepage-plan.h elf/dl-hugepage-kinds.c elf/dl-hugepage-kinds.h
+	@mkdir -p $(dir $@)
+	$(CC) $(UNIT_CFLAGS) $(UNIT_SAN) elf/tst-hugepage-plan.c -o $@
+
+$(BUILDDIR)/tests/test-unit: $(UNIT_SRCS) $(UNIT_HARNESS) tests/unit/unit-check.h tests/unit/tunconf-build.h elf/tst-hugepage-phdr.h $(PLAN_SRCS) $(PLAN_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(UNIT_CFLAGS) $(UNIT_SAN) $(UNIT_SRCS) $(PLAN_SRCS) -o $@
+
+unit-build: $(BUILDDIR)/tests/tst-hugepage-plan $(BUILDDIR)/tests/test-unit $(BUILDDIR)/tests/fuzz-plan
 
 unit: unit-build
 	tests/run.sh tests/t-unit.sh
@@ -91,9 +105,9 @@ FUZZ_RUNS ?= 300000
 FUZZ_SECONDS ?= 120
 
 # The fuzz target as a plain program: corpus plus random inputs (gcc).
-$(BUILDDIR)/tests/fuzz-plan: tests/fuzz/fuzz-plan.c tests/fuzz/driver.c tests/unit/plan-check.h $(PLAN_SRCS) $(PLAN_HDRS)
+$(BUILDDIR)/tests/fuzz-plan: tests/fuzz/fuzz-plan.c tests/fuzz/driver.c elf/tst-hugepage-plan-check.h $(PLAN_SRCS) $(PLAN_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(UNIT_CFLAGS) -fsanitize=address,undefined -fno-sanitize-recover=all \
+	$(CC) $(UNIT_CFLAGS) $(UNIT_SAN) \
 	  tests/fuzz/fuzz-plan.c tests/fuzz/driver.c $(PLAN_SRCS) -o $@
 
 # Coverage-guided fuzzing with clang's libFuzzer, bounded in time.

@@ -124,7 +124,7 @@ hp_open_dir (struct hp_object_state *c, int dirfd, const char *name,
 static void
 hp_cache_open (struct hp_load_state *ls, int fd)
 {
-  struct hp_object_state *c = &ls->cache;
+  struct hp_object_state *c = &ls->object;
   c->looked = true;
   c->dirfd = -1;
   c->err = 0;
@@ -164,6 +164,16 @@ hp_cache_open (struct hp_load_state *ls, int fd)
   c->verify = dev < 0 || hp_untrusted (dev, false, &st) != NULL;
   if (dev >= 0)
     __close_nocancel (dev);
+}
+
+void
+_dl_hugepage_cache_close (struct hp_object_state *c)
+{
+  if (c->looked && c->dirfd >= 0)
+    __close_nocancel (c->dirfd);
+  c->dirfd = -1;
+  c->looked = false;
+  c->verify = false;
 }
 
 /* How a zone file is mapped: copy-on-write, with no reservation.
@@ -238,7 +248,7 @@ bool
 _dl_hugepage_cache_has_zone (struct hp_load_state *ls,
 			     const struct hp_plan *plan, int fd)
 {
-  struct hp_object_state *c = &ls->cache;
+  struct hp_object_state *c = &ls->object;
   if (!c->looked)
     hp_cache_open (ls, fd);
   if (c->dirfd < 0)
@@ -352,14 +362,14 @@ hp_entry_matches (const void *entry, const struct hp_zone *z,
 }
 
 /* The shared backing (hp_zone_fn): put zone Z on the shared cache's
-   pages, looking the entry up into LS->cache first.  HP_FALLBACK with
+   pages, looking the entry up into LS->object first.  HP_FALLBACK with
    *ERR 0 means there is no usable entry and *WHAT says why.  */
 enum hp_outcome
 _dl_hugepage_shared_zone (struct hp_load_state *ls, const struct hp_zone *z,
 			  uint64_t bias, ElfW(Addr) l_addr, int fd, bool verify,
 			  int *err, const char **what)
 {
-  struct hp_object_state *c = &ls->cache;
+  struct hp_object_state *c = &ls->object;
   if (!c->looked)
     hp_cache_open (ls, fd);
   if (c->dirfd < 0)
@@ -378,8 +388,9 @@ _dl_hugepage_shared_zone (struct hp_load_state *ls, const struct hp_zone *z,
   int prot = hp_prot (z->prot);
   int moverr;
   const char *movewhat;
+  bool movedenied;
   enum hp_outcome o = HP_FALLBACK;
-  if (_dl_hugepage_kernel_can_move (&moverr, &movewhat))
+  if (_dl_hugepage_kernel_can_move (&moverr, &movewhat, &movedenied))
     {
       /* Map it aside (hugetlbfs places it on a huge page boundary) and
 	 move it over the ordinary pages in one step.  */

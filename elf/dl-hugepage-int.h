@@ -20,9 +20,11 @@
    dl-hugepage.c	the hooks glibc calls, the settings, and the one
 			load state (struct hp_load_state) they hand down
    dl-hugepage-select.c	deciding: selection and planning of an object
-   dl-hugepage-map.c	mapping: the private copy, moving a zone into
+   dl-hugepage-map.c	mapping: trying the backings, moving a zone into
 			place, mapping it again from the file
    dl-hugepage-back.c	the shared cache backing
+   dl-hugepage-private.c
+			the private backing (MAP_HUGETLB copies)
    dl-hugepage-thp.c	the transparent huge page backing
    dl-hugepage-pool.c	whether the process can have pool pages at all
    dl-hugepage-policy.c	the policy file
@@ -34,6 +36,7 @@
 #ifndef _DL_HUGEPAGE_INT_H
 #define _DL_HUGEPAGE_INT_H 1
 
+#include <errno.h>
 #include <ldsodefs.h>
 #include <sys/mman.h>
 #include <dl-hugepage.h>
@@ -47,9 +50,9 @@
 
 /* What ld.so keeps for the object it is putting on huge pages: its
    shared cache entry, looked up when the placement depends on it or at
-   its first shareable zone, and whether its file mappings were marked
-   MADV_HUGEPAGE.  Valid only while LOOKED;
-   _dl_hugepage_cache_done ends it.  */
+   its first shareable zone (valid only while LOOKED), and whether its
+   file mappings were marked MADV_HUGEPAGE.  _dl_hugepage_object_done
+   ends it, for the next object.  */
 struct hp_object_state
 {
   bool thp_advised;
@@ -61,6 +64,22 @@ struct hp_object_state
   const char *why;		/* ... and what.  */
   bool denied;			/* ERR is a security policy's refusal.  */
 };
+
+/* Close the shared cache entry *O holds, if any, and forget that it
+   was looked up (dl-hugepage-back.c, which looks it up).  */
+void _dl_hugepage_cache_close (struct hp_object_state *o) attribute_hidden;
+
+/* End the object state *O, for the next object: close the shared cache
+   entry it holds and forget it, and forget that the object's mappings
+   were marked MADV_HUGEPAGE.  The hooks, selection and mapping each end
+   it where an object's load ends; it lives here, with the state, so
+   that none of them depends on another for it.  */
+static inline void
+_dl_hugepage_object_done (struct hp_object_state *o)
+{
+  _dl_hugepage_cache_close (o);
+  o->thp_advised = false;
+}
 
 /* The state of the object being loaded, from _dl_hugepage_prepare to
    _dl_hugepage_apply.  Objects are mapped with the load lock held (the
@@ -87,7 +106,7 @@ struct hp_load_state
   /* The error of the zone function that just returned is a security
      policy's refusal (_dl_hugepage_denied): the report says so.  */
   bool denied;
-  struct hp_object_state cache;
+  struct hp_object_state object;
   /* With LD_DEBUG=hugepages, what an ENOMEM of the backing being tried
      means where that is not the pool's (_dl_hugepage_enomem_why), or
      NULL.  */
@@ -192,10 +211,6 @@ void _dl_hugepage_name_process (const char *program) attribute_hidden;
 
 /* Mapping (dl-hugepage-map.c).  */
 
-/* End the object state *C: close the shared cache entry it holds and
-   forget what it says.  */
-void _dl_hugepage_cache_done (struct hp_object_state *c) attribute_hidden;
-
 /* Apply LS's current plan to L, mapped from FD, trying the backings in
    order for each zone.  With VERIFY, the bytes mapped now must be the
    file's (a program the kernel mapped: a debugger's breakpoints or
@@ -210,9 +225,11 @@ const char *_dl_hugepage_apply_plan (struct hp_load_state *ls,
 bool _dl_hugepage_mapped (void *addr, size_t len) attribute_hidden;
 
 /* Whether the kernel can move hugetlb mappings with mremap (found out
-   once); if not, *ERR and *WHAT say why.  */
-bool _dl_hugepage_kernel_can_move (int *err, const char **what)
-  attribute_hidden;
+   once); if not, *ERR and *WHAT say why, and *DENIED whether a
+   security policy refused the probe's MAP_HUGETLB mapping
+   (hp_hugetlb_denied).  */
+bool _dl_hugepage_kernel_can_move (int *err, const char **what,
+				   bool *denied) attribute_hidden;
 
 /* What the report says when this process may not make a copy of code
    executable: a write-execute policy, not the pool, kept the text on
@@ -226,6 +243,24 @@ bool _dl_hugepage_kernel_can_move (int *err, const char **what)
    if not, sets *ERR and *WHAT (HP_WX_REFUSED).  Found out once.  */
 bool _dl_hugepage_may_exec_copy (int *err, const char **what)
   attribute_hidden;
+
+#ifndef MAP_HUGE_SHIFT
+# define MAP_HUGE_SHIFT 26
+#endif
+/* The mmap flag of a MAP_HUGETLB mapping of 2 MiB pages.  */
+#define HP_MAP_HUGE_2MB (21 << MAP_HUGE_SHIFT)
+
+/* Whether ERR, from an anonymous MAP_HUGETLB mapping, is a security
+   policy's refusal.  The mapping fails with ENOMEM or EINVAL of its
+   own; EACCES comes from a security module that mediates the memory's
+   file on the kernel's internal hugetlbfs (AppArmor refuses its path,
+   which no mount namespace reaches, in every profile without
+   attach_disconnected).  */
+static inline bool
+hp_hugetlb_denied (int err)
+{
+  return err == EACCES;
+}
 
 /* The steps that fail in more than one place, as the report names
    them.  */
@@ -283,7 +318,7 @@ enum hp_outcome _dl_hugepage_move_zone (const struct hp_load_state *ls,
    why), and *WHAT to the step that failed or what was done.  The zone
    functions are: _dl_hugepage_shared_zone (dl-hugepage-back.c: the
    hugetlbfs cache's read-only entry), _dl_hugepage_private_zone
-   (dl-hugepage-map.c: a private MAP_HUGETLB copy from the pool) and
+   (dl-hugepage-private.c: a private MAP_HUGETLB copy from the pool) and
    _dl_hugepage_thp_zone (dl-hugepage-thp.c: page-cache huge pages for
    a read-only zone, an anonymous MADV_HUGEPAGE copy for a writable
    one).  */
@@ -296,9 +331,14 @@ typedef enum hp_outcome hp_zone_fn (struct hp_load_state *ls,
 HP_BACKING_TABLE (HP_BACKING_ZONE_FN)
 #undef HP_BACKING_ZONE_FN
 
+/* How many huge pages, fewer than N, a private copy can reserve from
+   the pool now, a reservation of N having just failed (the private
+   backing's HP_SHORT; dl-hugepage-private.c).  */
+size_t _dl_hugepage_private_room (size_t n) attribute_hidden;
+
 /* Whether the shared cache has a trusted entry for LS's object, open
    as FD, with a file for at least one of PLAN's shareable zones,
-   looked up into LS->cache (which keeps the entry for
+   looked up into LS->object (which keeps the entry for
    _dl_hugepage_shared_zone).  */
 bool _dl_hugepage_cache_has_zone (struct hp_load_state *ls,
 				  const struct hp_plan *plan, int fd)

@@ -127,34 +127,31 @@ _dl_hugepage_read_fd (void *fd, void *buf, size_t len, uint64_t offset)
   return _dl_hugepage_pread_full (*(int *) fd, buf, len, offset);
 }
 
-/* ld.so has no strerror; name the errors these system calls give.  */
+/* ld.so has no strerror.  The errors these system calls give, one
+   table: X (E, MORE) for the error E, named by its macro's name and
+   MORE, what it means here if that needs saying.  Any other is
+   "error".  */
+#define HP_ERRNO_TABLE(X)						\
+  X (ENOMEM, ", huge page pool empty or too small")			\
+  X (EINVAL, ", not supported here")					\
+  X (ENOSYS, "")							\
+  X (EPERM, "")								\
+  X (EACCES, "")							\
+  X (EFAULT, "")							\
+  X (EIO, "")								\
+  X (EAGAIN, "")							\
+  X (EBUSY, "")								\
+  X (EEXIST, ", something else is mapped there")			\
+  X (ENOSPC, "")
+
 const char *
 _dl_hugepage_errno_name (int err)
 {
   switch (err)
     {
-    case ENOMEM:
-      return "ENOMEM, huge page pool empty or too small";
-    case EINVAL:
-      return "EINVAL, not supported here";
-    case ENOSYS:
-      return "ENOSYS";
-    case EPERM:
-      return "EPERM";
-    case EACCES:
-      return "EACCES";
-    case EFAULT:
-      return "EFAULT";
-    case EIO:
-      return "EIO";
-    case EAGAIN:
-      return "EAGAIN";
-    case EBUSY:
-      return "EBUSY";
-    case EEXIST:
-      return "EEXIST, something else is mapped there";
-    case ENOSPC:
-      return "ENOSPC";
+#define HP_ERRNO_CASE(e, more) case e: return #e more;
+      HP_ERRNO_TABLE (HP_ERRNO_CASE)
+#undef HP_ERRNO_CASE
     default:
       return "error";
     }

@@ -18,16 +18,13 @@
 
 /* The mapping side of hugeld, for the load state the hooks
    (dl-hugepage.c) hand down: apply a plan zone by zone, trying the
-   backings in order (this file has the private copy; dl-hugepage-back.c
-   and dl-hugepage-thp.c the others), move a zone's new pages into
-   place, and map a zone again from the file if a move failed.
-
-   The private copy: build a MAP_PRIVATE|MAP_HUGETLB copy of the zone
-   aside, make every huge page of it present (so that a page the pool
-   or a hugetlb cgroup cannot give is an error now, not a SIGBUS
-   later), fill it with pread straight from the file (one copy of the
-   bytes), give it the segment's protection, and mremap it over the
-   ordinary pages.
+   backings in order (dl-hugepage-back.c has the shared cache,
+   dl-hugepage-private.c the private copy and dl-hugepage-thp.c
+   transparent huge pages), move a zone's new pages into place, and map
+   a zone again from the file if a move failed.  If the object did not
+   land where it was planned for, it is planned again
+   (dl-hugepage-select.c) for where it is: mapping depends on
+   deciding, never the other way round.
 
    Nothing is ever left unmapped.  mremap replaces the old pages in one
    step, but a kernel may unmap the destination before it fails: Linux
@@ -39,33 +36,20 @@
    the final mremap fails anyway and the destination is no longer
    mapped, the zone is mapped again from the file exactly as the stock
    loader mapped it; only if even that fails does the load fail, as it
-   would for any failed mmap.
-
-   MAP_PRIVATE hugetlb mappings reserve their pages at mmap time, so a
-   successful mmap cannot lead to a later SIGBUS for want of pool pages
-   (only a copy-on-write after fork can need more, which is why
-   writable kinds are opt-in).  Reservations do not cover hugetlb
-   cgroup fault limits or memory policies, hence the population step.  */
+   would for any failed mmap.  */
 
 #include <errno.h>
 #include <libintl.h>
-#include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <ldsodefs.h>
-#include <not-cancel.h>
 #include <sysdep.h>
 #include <dl-hugepage.h>
 #include "dl-hugepage-int.h"
 
-#ifndef MAP_HUGE_SHIFT
-# define MAP_HUGE_SHIFT 26
-#endif
 #ifndef MAP_FIXED_NOREPLACE
 # define MAP_FIXED_NOREPLACE 0x100000
 #endif
-
-#define HP_MAP_HUGE_2MB (21 << MAP_HUGE_SHIFT)
 
 /* Whether the running kernel can move a hugetlb mapping with mremap:
    0 not known yet, 1 yes, -1 no (hp_move_errno says why).  */
@@ -75,18 +59,6 @@ static const char *hp_move_what;
 /* ... and whether that was a security policy refusing the probe's
    MAP_HUGETLB mapping (hp_hugetlb_denied).  */
 static bool hp_move_denied;
-
-/* Whether ERR, from an anonymous MAP_HUGETLB mapping, is a security
-   policy's refusal.  The mapping fails with ENOMEM or EINVAL of its
-   own; EACCES comes from a security module that mediates the memory's
-   file on the kernel's internal hugetlbfs (AppArmor refuses its path,
-   which no mount namespace reaches, in every profile without
-   attach_disconnected).  */
-static bool
-hp_hugetlb_denied (int err)
-{
-  return err == EACCES;
-}
 
 /* Whether the running kernel can move a hugetlb mapping with
    mremap (MREMAP_FIXED), found out once with a 2 MiB mapping that
@@ -135,7 +107,7 @@ hp_probe_move (void)
 }
 
 bool
-_dl_hugepage_kernel_can_move (int *err, const char **what)
+_dl_hugepage_kernel_can_move (int *err, const char **what, bool *denied)
 {
   bool can = hp_can_move > 0;
   if (hp_can_move == 0)
@@ -148,6 +120,7 @@ _dl_hugepage_kernel_can_move (int *err, const char **what)
     }
   *err = hp_move_errno;
   *what = hp_move_what;
+  *denied = hp_move_denied;
   return can;
 }
 
@@ -193,41 +166,6 @@ _dl_hugepage_may_exec_copy (int *err, const char **what)
   *err = hp_wx_errno;
   *what = HP_WX_REFUSED;
   return false;
-}
-
-/* Make every huge page of [ADDR, ADDR + LEN) present now, allocated and
-   charged to the pool and to the hugetlb cgroup, by letting the kernel
-   write one byte into each (from FD, at offset 0), then clearing that
-   byte.  A page that cannot be had is then an error of this read
-   (EFAULT), where a store by the program would have been killed by
-   SIGBUS: a hugetlb cgroup's hugetlb.2MB.max, a memory policy bound to
-   a node without pages.  Works on every kernel, unlike
-   MADV_POPULATE_WRITE (Linux 5.14).  Returns 0 or an errno value.  */
-static int
-hp_populate (char *addr, size_t len, int fd)
-{
-  for (size_t off = 0; off < len; off += HP_HUGEPAGE_SIZE)
-    {
-      ssize_t n;
-      do
-	n = __pread64_nocancel (fd, addr + off, 1, 0);
-      while (n < 0 && errno == EINTR);
-      if (n != 1)
-	return n < 0 ? errno : EIO;
-      addr[off] = 0;
-    }
-  return 0;
-}
-
-void
-_dl_hugepage_cache_done (struct hp_object_state *c)
-{
-  if (c->looked && c->dirfd >= 0)
-    __close_nocancel (c->dirfd);
-  c->dirfd = -1;
-  c->looked = false;
-  c->verify = false;
-  c->thp_advised = false;
 }
 
 /* Whether every page of [ADDR, ADDR + LEN) is mapped: msync fails
@@ -414,118 +352,6 @@ _dl_hugepage_fill_and_move (const struct hp_load_state *ls, void *tmp,
   return HP_FALLBACK;
 }
 
-/* The private backing (hp_zone_fn): put zone Z on a private copy in
-   huge pages of the pool, filled from FD, where the pool may be used
-   now (_dl_hugepage_private_allowed).  BIAS is not used: the copy is
-   made from the file wherever the object is.  */
-enum hp_outcome
-_dl_hugepage_private_zone (struct hp_load_state *ls, const struct hp_zone *z,
-			   uint64_t bias, ElfW(Addr) l_addr, int fd,
-			   bool verify, int *err, const char **what)
-{
-  size_t len = z->end - z->start;
-  if (!_dl_hugepage_private_allowed (what))
-    return HP_FALLBACK;
-  if (!_dl_hugepage_kernel_can_move (err, what))
-    {
-      /* The probe maps a huge page and twice that of ordinary
-	 memory.  */
-      if (*err == ENOMEM && hp_debug ())
-	ls->enomem = _dl_hugepage_enomem_why (2 * HP_HUGEPAGE_SIZE, true);
-      /* The probe's MAP_HUGETLB mapping is the first this process asks
-	 for: a security policy refuses it there.  */
-      ls->denied = hp_move_denied;
-      return HP_FALLBACK;
-    }
-  if ((hp_prot (z->prot) & PROT_EXEC) != 0
-      && !_dl_hugepage_may_exec_copy (err, what))
-    return HP_FALLBACK;
-
-  void *tmp = __mmap (NULL, len, PROT_READ | PROT_WRITE,
-		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB
-		      | HP_MAP_HUGE_2MB, -1, 0);
-  if (tmp == MAP_FAILED)
-    {
-      *what = HP_STEP_MMAP_HUGETLB;
-      *err = errno;
-      ls->denied = hp_hugetlb_denied (*err);
-      if (*err != ENOMEM)
-	return HP_FALLBACK;
-      /* The kernel checks the process's limits before the pool (a
-	 private hugetlb mapping counts as data).  An ENOMEM one of them
-	 explains is no shortage of the pool: nothing smaller is tried,
-	 whose probe would measure the limit and be reported as the
-	 pool's room.  */
-      ls->enomem = _dl_hugepage_enomem_why (len, true);
-      if (ls->enomem != NULL)
-	return HP_FALLBACK;
-      /* The reservation failed: the pool (or the hugetlb cgroup's
-	 reservation limit) may still have room for part of the zone.  */
-      return HP_SHORT;
-    }
-  if (HP_ALIGN_REM ((uintptr_t) tmp, HP_HUGEPAGE_SIZE) != 0)
-    {
-      *what = HP_STEP_MMAP_HUGETLB " alignment";
-      *err = EINVAL;
-    }
-  else if ((*err = hp_populate (tmp, len, fd)) != 0)
-    *what = "populating the huge pages";
-  else
-    return _dl_hugepage_fill_and_move (ls, tmp, z, l_addr, fd, verify, err,
-				       what);
-  __munmap (tmp, len);
-  return HP_FALLBACK;
-}
-
-/* Whether a private hugetlb mapping of N huge pages can be made now:
-   it reserves them, and is unmapped at once (nothing is touched).  */
-static bool
-hp_pool_fits (size_t n)
-{
-  size_t len = n * HP_HUGEPAGE_SIZE;
-  void *p = __mmap (NULL, len, PROT_NONE,
-		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB
-		    | HP_MAP_HUGE_2MB, -1, 0);
-  if (p == MAP_FAILED)
-    return false;
-  __munmap (p, len);
-  return true;
-}
-
-/* How many huge pages, fewer than N, the pool can reserve for this
-   process now, a reservation of N having just failed: the most, found
-   by trying.  What the pool reports free and unreserved is the first
-   guess, and usually the answer (two tries); the hugetlb cgroup's
-   reservation limit can make it less, surplus pages
-   (nr_overcommit_hugepages) more, and the rest is a binary search.  */
-static size_t
-hp_pool_room (size_t n)
-{
-  /* LO pages fit, HI do not.  */
-  size_t lo = 0, hi = n;
-  long int guess = _dl_hugepage_pool_unreserved ();
-  if (guess > 0 && (size_t) guess < hi)
-    {
-      if (hp_pool_fits (guess))
-	{
-	  lo = guess;
-	  if (lo + 1 < hi && !hp_pool_fits (lo + 1))
-	    return lo;
-	}
-      else
-	hi = guess;
-    }
-  while (hi - lo > 1)
-    {
-      size_t mid = lo + (hi - lo) / 2;
-      if (hp_pool_fits (mid))
-	lo = mid;
-      else
-	hi = mid;
-    }
-  return lo;
-}
-
 /* Report what backing B did with zone Z (N huge pages) of the object
    with load bias L_ADDR.  */
 static void
@@ -610,7 +436,6 @@ _dl_hugepage_apply_plan (struct hp_load_state *ls, struct link_map *l,
 	return NULL;
     }
 
-  struct hp_object_state *cache = &ls->cache;
   size_t pages = 0, failed = 0, shared = 0, thp = 0;
   /* Text first: a pool too small for every zone goes where it helps
      most (_dl_hugepage_zone_order).  */
@@ -638,7 +463,8 @@ _dl_hugepage_apply_plan (struct hp_load_state *ls, struct link_map *l,
 	  tried = true;
 	  o = hp_zone_fns[b - 1] (ls, z, plan->bias, l->l_addr, fd, verify,
 				  &err, &what);
-	  size_t room = o == HP_SHORT && n > 1 ? hp_pool_room (n) : 0;
+	  size_t room = (o == HP_SHORT && n > 1
+			 ? _dl_hugepage_private_room (n) : 0);
 	  if (room == 0)
 	    {
 	      if (o == HP_SHORT)
@@ -688,7 +514,7 @@ _dl_hugepage_apply_plan (struct hp_load_state *ls, struct link_map *l,
 	    }
 	  if (o == HP_LOST)
 	    {
-	      _dl_hugepage_cache_done (cache);
+	      _dl_hugepage_object_done (&ls->object);
 	      return N_("cannot map segment back after a failed move to "
 			"huge pages");
 	    }
@@ -718,7 +544,7 @@ _dl_hugepage_apply_plan (struct hp_load_state *ls, struct link_map *l,
 	    thp += n;
 	}
     }
-  _dl_hugepage_cache_done (cache);
+  _dl_hugepage_object_done (&ls->object);
   if (hp_debug ())
     _dl_debug_printf ("hugepages: %s: %lu huge pages used, %lu not "
 		      "available (%lu shared; thp asked for %lu)\n",

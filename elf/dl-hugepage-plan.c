@@ -638,19 +638,17 @@ _dl_hugepage_settings (struct hp_settings *s, uint64_t pagesize,
   s->file_size = HP_ADDR_LIMIT;
 }
 
+/* The names are switches made from the tables: ld.so gets no table of
+   pointers to relocate.  */
+
 const char *
 _dl_hugepage_reason_name (int reason)
 {
   switch (reason)
     {
-    case HP_R_NOT_SELECTED:
-      return "its kind is not in the segments setting";
-    case HP_R_PARTIAL:
-      return "does not fill a whole huge page";
-    case HP_R_WRITE_EXEC:
-      return "writable and executable segment";
-    case HP_R_SHORT_FILE:
-      return "the file ends before the segment's bytes";
+#define HP_REASON_CASE(id, words) case HP_R_##id: return words;
+      HP_REASON_TABLE (HP_REASON_CASE)
+#undef HP_REASON_CASE
     default:
       return "?";
     }
@@ -661,16 +659,9 @@ _dl_hugepage_error_name (int error)
 {
   switch (error)
     {
-    case HP_E_BAD_SETTINGS:
-      return "unsupported page sizes";
-    case HP_E_NO_LOADS:
-      return "no loadable segments";
-    case HP_E_TOO_MANY_LOADS:
-      return "too many loadable segments";
-    case HP_E_BAD_HEADERS:
-      return "program headers that ld.so will reject";
-    case HP_E_TOO_MANY_HEADERS:
-      return "more than " HP_STR (HP_MAX_PHNUM) " program headers";
+#define HP_ERROR_CASE(id, words) case HP_E_##id: return words;
+      HP_ERROR_TABLE (HP_ERROR_CASE)
+#undef HP_ERROR_CASE
     default:
       return "?";
     }

@@ -90,25 +90,53 @@
 #define HP_MAX_DYN	1024
 #define HP_SONAME_MAX	256
 
-/* Why a range stays on ordinary pages.  */
+/* Why a range stays on ordinary pages, one table: X (ID, WORDS) for
+   HP_R_ID, numbered from 1 in the table's order (HP_R_NONE, 0, is no
+   reason), and WORDS, what the report and the hugeld command say
+   (_dl_hugepage_reason_name):
+
+   NOT_SELECTED	its kind is not in the segments setting;
+   PARTIAL	a head or tail that does not fill a huge page;
+   WRITE_EXEC	writable and executable: never touched;
+   SHORT_FILE	the file ends before the segment's bytes.  */
+#define HP_REASON_TABLE(X)						\
+  X (NOT_SELECTED, "its kind is not in the segments setting")		\
+  X (PARTIAL, "does not fill a whole huge page")			\
+  X (WRITE_EXEC, "writable and executable segment")			\
+  X (SHORT_FILE, "the file ends before the segment's bytes")
+
 enum hp_reason
 {
   HP_R_NONE = 0,
-  HP_R_NOT_SELECTED,	/* Its kind is not in the segments setting.  */
-  HP_R_PARTIAL,		/* Head or tail that does not fill a huge page.  */
-  HP_R_WRITE_EXEC,	/* Writable and executable: never touched.  */
-  HP_R_SHORT_FILE,	/* The file ends before the segment's bytes.  */
+#define HP_REASON_ENUM(id, words) HP_R_##id,
+  HP_REASON_TABLE (HP_REASON_ENUM)
+#undef HP_REASON_ENUM
 };
 
-/* Why the whole object stays on ordinary pages.  */
+/* Why the whole object stays on ordinary pages, one table: X (ID,
+   WORDS) for HP_E_ID, numbered from 1 in the table's order (HP_E_NONE,
+   0, is no error), and WORDS, what the report and the hugeld command
+   say (_dl_hugepage_error_name):
+
+   BAD_SETTINGS		page sizes that are not powers of two etc.;
+   NO_LOADS		no PT_LOAD with memory;
+   TOO_MANY_LOADS	more than HP_MAX_LOADS;
+   BAD_HEADERS		unsorted, overlapping or inconsistent;
+   TOO_MANY_HEADERS	more than HP_MAX_PHNUM.  */
+#define HP_ERROR_TABLE(X)						\
+  X (BAD_SETTINGS, "unsupported page sizes")				\
+  X (NO_LOADS, "no loadable segments")					\
+  X (TOO_MANY_LOADS, "too many loadable segments")			\
+  X (BAD_HEADERS, "program headers that ld.so will reject")		\
+  X (TOO_MANY_HEADERS,							\
+     "more than " HP_STR (HP_MAX_PHNUM) " program headers")
+
 enum hp_error
 {
   HP_E_NONE = 0,
-  HP_E_BAD_SETTINGS,	/* Page sizes that are not powers of two etc.  */
-  HP_E_NO_LOADS,	/* No PT_LOAD with memory.  */
-  HP_E_TOO_MANY_LOADS,	/* More than HP_MAX_LOADS.  */
-  HP_E_BAD_HEADERS,	/* Unsorted, overlapping or inconsistent.  */
-  HP_E_TOO_MANY_HEADERS,	/* More than HP_MAX_PHNUM.  */
+#define HP_ERROR_ENUM(id, words) HP_E_##id,
+  HP_ERROR_TABLE (HP_ERROR_ENUM)
+#undef HP_ERROR_ENUM
 };
 
 struct hp_settings
@@ -207,7 +235,8 @@ void _dl_hugepage_settings (struct hp_settings *s, uint64_t pagesize,
 			    int phase);
 
 /* Why a range stays on ordinary pages (enum hp_reason), and why a whole
-   object does (enum hp_error), as the report and the tool print it.  */
+   object does (enum hp_error), as the report and the tool print it: the
+   WORDS of HP_REASON_TABLE and HP_ERROR_TABLE, or "?".  */
 const char *_dl_hugepage_reason_name (int reason);
 const char *_dl_hugepage_error_name (int error);
 

@@ -23,7 +23,11 @@
    the backings (once per process), and plan its zones with the pure
    planner (dl-hugepage-plan.c); for the main program the kernel mapped,
    also find its file and make sure it is the one in memory.  Reports
-   each decision under LD_DEBUG=hugepages.  Maps nothing.  */
+   each decision under LD_DEBUG=hugepages.  Maps nothing, and calls
+   nothing of the mapping side (dl-hugepage-map.c), which calls this
+   file to plan an object again for the address it landed at
+   (_dl_hugepage_plan_load): one depends on the other, not both
+   ways.  */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -200,7 +204,7 @@ _dl_hugepage_select_and_plan (struct hp_load_state *ls, const char *path,
       if (hp_debug () && ls->plan.error == HP_E_NONE)
 	_dl_debug_printf ("hugepages: %s: nothing fills a whole huge page\n",
 			  ls->objname);
-      _dl_hugepage_cache_done (&ls->cache);
+      _dl_hugepage_object_done (&ls->object);
       return false;
     }
   ls->current = &ls->plan;
@@ -321,7 +325,7 @@ _dl_hugepage_select_main (struct hp_load_state *ls,
     }
 
   ls->current = NULL;
-  _dl_hugepage_cache_done (&ls->cache);
+  _dl_hugepage_object_done (&ls->object);
   ls->phdr = main_map->l_phdr;
   ls->phnum = main_map->l_phnum;
   ls->type = type;

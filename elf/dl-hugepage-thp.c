@@ -302,9 +302,9 @@ _dl_hugepage_thp_zone (struct hp_load_state *ls, const struct hp_zone *z,
   size_t edges = (z->end - z->start - (end - start)) / HP_HUGEPAGE_SIZE;
   void *dst = (void *) (l_addr + start);
   size_t len = end - start;
-  if (!ls->cache.thp_advised)
+  if (!ls->object.thp_advised)
     {
-      ls->cache.thp_advised = true;
+      ls->object.thp_advised = true;
       hp_advise_object (ls, l_addr);
     }
   if (_dl_hugepage_madvise (dst, len, MADV_HUGEPAGE) != 0)

@@ -405,7 +405,7 @@ hp_prepare (const char *realname, int fd, int type,
   if (__glibc_likely (!_dl_hugepage_active))
     return;
   /* What a load that failed before _dl_hugepage_apply looked up.  */
-  _dl_hugepage_cache_done (&hp_load.cache);
+  _dl_hugepage_object_done (&hp_load.object);
 
   /* ld.so itself is never mapped here in the base namespace; in other
      namespaces it is a proxy.  Objects ld.so maps are ET_DYN or, for

@@ -16,9 +16,11 @@
    License along with the GNU C Library; if not, see
    <https://www.gnu.org/licenses/>.  */
 
-/* Used by elf/tst-hugepage-plan.c (glibc's framework) and by the
-   hugeld tree's unit tests (tests/unit/test-plan.c), which include
-   dl-hugepage-plan.h first.  */
+/* Used by elf/tst-hugepage-plan.c (in glibc's framework and in the
+   hugeld tree's `make unit') and by the hugeld tree's unit test of the
+   dynamic section's reader (tests/unit/test-dynamic.c), which include
+   dl-hugepage-plan.h first.  Inline, so that a test need not use them
+   all.  */
 
 #ifndef _TST_HUGEPAGE_PHDR_H
 #define _TST_HUGEPAGE_PHDR_H 1
@@ -28,7 +30,7 @@
 #define H (2 * M)
 
 /* A PT_LOAD header.  */
-static ElfW(Phdr)
+static inline ElfW(Phdr)
 load (uint64_t vaddr, uint64_t filesz, uint64_t memsz, uint64_t off,
       uint32_t flags, uint64_t align)
 {
@@ -44,7 +46,7 @@ load (uint64_t vaddr, uint64_t filesz, uint64_t memsz, uint64_t off,
 }
 
 /* A PT_GNU_RELRO header.  */
-static ElfW(Phdr)
+static inline ElfW(Phdr)
 relro (uint64_t vaddr, uint64_t memsz)
 {
   ElfW(Phdr) p = { 0 };
@@ -57,7 +59,7 @@ relro (uint64_t vaddr, uint64_t memsz)
 
 /* The settings for 4 KiB pages, 2 MiB huge pages and KINDS, the file's
    size unknown.  */
-static struct hp_settings
+static inline struct hp_settings
 settings (unsigned int kinds)
 {
   struct hp_settings s = { .pagesize = 4 * K, .hugepagesize = H,

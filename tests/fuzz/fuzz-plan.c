@@ -27,7 +27,7 @@
 #include "dl-hugepage-match.h"
 #include "dl-hugepage-place.h"
 #include "dl-hugepage-settings.h"
-#include "plan-check.h"
+#include "tst-hugepage-plan-check.h"
 
 static struct hp_plan plan;
 /* How many inputs gave a plan with zones (the driver reports it: a

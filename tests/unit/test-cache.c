@@ -1,6 +1,7 @@
 /* hugeld: unit tests for LD_HUGEPAGE_BACKING, build IDs, the names of
-   shared cache entries and the planner's file phase.  Built into
-   test-plan.
+   shared cache entries and when ld.so places text at its file phase
+   (the planner's placement itself is tested in
+   elf/tst-hugepage-plan.c).  Built into test-unit.
    Copyright (C) 2026 The hugeld authors.
    SPDX-License-Identifier: LGPL-2.1-or-later  */
 
@@ -11,7 +12,6 @@
 #include "dl-hugepage-cgroup.h"
 #include "dl-hugepage-kinds.h"
 #include "dl-hugepage-place.h"
-#include "plan-check.h"
 #include "unit-check.h"
 
 #define M (1024UL * 1024UL)
@@ -256,97 +256,6 @@ test_names (void)
   CHECK (!_dl_hugepage_zone_shareable (&z, false), "data is written");
 }
 
-static ElfW(Phdr)
-seg (uint64_t vaddr, uint64_t size, uint64_t off, uint32_t flags)
-{
-  ElfW(Phdr) p = { 0 };
-  p.p_type = PT_LOAD;
-  p.p_vaddr = p.p_paddr = vaddr;
-  p.p_filesz = p.p_memsz = size;
-  p.p_offset = off;
-  p.p_flags = flags;
-  p.p_align = 0x1000;
-  return p;
-}
-
-static uint64_t
-text_bytes (const struct hp_plan *plan)
-{
-  uint64_t text = 0;
-  for (size_t i = 0; i < plan->nzones; ++i)
-    if (plan->zones[i].kind == HP_KIND_TEXT)
-      text += plan->zones[i].end - plan->zones[i].start;
-  return text;
-}
-
-/* The first executable segment's addresses are congruent to its file
-   offsets modulo 2 MiB, so page-cache huge pages can map it: always
-   with HP_PHASE_ALWAYS, only where it costs nothing with
-   HP_PHASE_FREE.  */
-static void
-test_file_phase (void)
-{
-  static struct hp_plan plan;
-  /* Text 1 MiB further into the file than into memory: at its file
-     phase it loses a huge page.  */
-  ElfW(Phdr) ph[3] = { seg (0, 0x800, 0, PF_R),
-		       seg (0x2000, 24 * M, 0x101000, PF_R | PF_X),
-		       seg (0x1803000, 8 * M, 0x1902000, PF_R) };
-  struct hp_settings s;
-  _dl_hugepage_settings (&s, 4096, HP_KIND_DEFAULT, ET_DYN, false, false, 0,
-			 false, HP_PHASE_ALWAYS);
-  CHECK (s.phase == HP_PHASE_ALWAYS, "settings: ld.so chooses the bias");
-  _dl_hugepage_plan (ph, 3, &s, &plan);
-  const char *v = plan_violation (ph, 3, &s, &plan);
-  CHECK (v == NULL, "invariant: %s", v);
-  CHECK (((0x2000 + plan.bias - 0x101000) & (H - 1)) == 0, "bias %#lx",
-	 (unsigned long) plan.bias);
-  CHECK (text_bytes (&plan) == 22 * M, "always: text %lu",
-	 (unsigned long) text_bytes (&plan));
-  for (size_t i = 0; i < plan.nzones; ++i)
-    if (plan.zones[i].kind == HP_KIND_TEXT)
-      CHECK (((plan.zones[i].copy_start + plan.bias - plan.zones[i].fileoff)
-	      & (H - 1)) == 0, "zone congruent to the file");
-
-  /* HP_PHASE_FREE: here the phase costs a page, so the best bias.  */
-  s.phase = HP_PHASE_FREE;
-  _dl_hugepage_plan (ph, 3, &s, &plan);
-  CHECK (text_bytes (&plan) == 24 * M, "free, the phase costs: text %lu",
-	 (unsigned long) text_bytes (&plan));
-
-  /* Text one page further into memory than into the file, text
-     only: the best biases are 0x1fd000 to 0x1ff000 (the zone grows
-     into the gaps), and the phase, 0x1ff000, is one of them.  */
-  ElfW(Phdr) ph2[3] = { seg (0, 0x800, 0, PF_R),
-			seg (0x2000, 24 * M, 0x1000, PF_R | PF_X),
-			seg (0x1803000, 8 * M, 0x1802000, PF_R) };
-  s.kinds = HP_KIND_TEXT;
-  _dl_hugepage_plan (ph2, 3, &s, &plan);
-  v = plan_violation (ph2, 3, &s, &plan);
-  CHECK (v == NULL, "invariant: %s", v);
-  CHECK (plan.bias == 0x1ff000 && text_bytes (&plan) == 24 * M,
-	 "free, the phase costs nothing: bias %#lx, text %lu",
-	 (unsigned long) plan.bias, (unsigned long) text_bytes (&plan));
-  s.phase = HP_PHASE_NONE;
-  _dl_hugepage_plan (ph2, 3, &s, &plan);
-  CHECK (plan.bias == 0x1fd000 && text_bytes (&plan) == 24 * M,
-	 "no phase: the lowest best bias: %#lx", (unsigned long) plan.bias);
-
-  /* Without text selected, the bias is the best one for the rest.  */
-  s.phase = HP_PHASE_ALWAYS;
-  s.kinds = HP_KIND_RODATA;
-  _dl_hugepage_plan (ph, 3, &s, &plan);
-  CHECK (((0x1803000 + plan.bias) & (H - 1)) == 0, "rodata bias %#lx",
-	 (unsigned long) plan.bias);
-
-  /* A fixed bias stays fixed.  */
-  _dl_hugepage_settings (&s, 4096, HP_KIND_DEFAULT, ET_DYN, true, true,
-			 0x555555554000, false, HP_PHASE_ALWAYS);
-  CHECK (s.phase == HP_PHASE_NONE, "settings: kernel-mapped");
-  _dl_hugepage_plan (ph, 3, &s, &plan);
-  CHECK (plan.bias == 0x555555554000, "fixed bias");
-}
-
 /* When ld.so places text at its file phase.  */
 static void
 test_phase_mode (void)
@@ -534,6 +443,5 @@ test_cache (void)
   test_cgroup_walk ();
   test_build_id ();
   test_names ();
-  test_file_phase ();
   test_phase_mode ();
 }

@@ -1,5 +1,5 @@
 /* hugeld: unit tests for the policy file parser (dl-hugepage-conf.c).
-   Built into test-plan.
+   Built into test-unit.
    Copyright (C) 2026 The hugeld authors.
    SPDX-License-Identifier: LGPL-2.1-or-later  */
 

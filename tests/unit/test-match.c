@@ -1,5 +1,6 @@
-/* hugeld: unit tests for the name matcher, LD_HUGEPAGE_SEGMENTS and
-   the hugeld command's pattern check.  Built into test-plan.
+/* hugeld: unit tests for the name matcher and the hugeld command's
+   pattern check (LD_HUGEPAGE_SEGMENTS's words are tested with the
+   planner, in elf/tst-hugepage-plan.c).  Built into test-unit.
    Copyright (C) 2026 The hugeld authors.
    SPDX-License-Identifier: LGPL-2.1-or-later  */
 
@@ -10,24 +11,6 @@
 #include "dl-hugepage-match.h"
 #include "dl-hugepage-place.h"
 #include "unit-check.h"
-
-static void
-test_kinds (void)
-{
-  CHECK (_dl_hugepage_parse_kinds ("text") == (int) HP_KIND_TEXT, "text");
-  CHECK (_dl_hugepage_parse_kinds ("text,rodata,relro")
-	 == (int) HP_KIND_DEFAULT, "default");
-  CHECK (_dl_hugepage_parse_kinds ("all") == (int) HP_KIND_ALL, "all");
-  CHECK (_dl_hugepage_parse_kinds ("data,,bss,") == (int) (HP_KIND_DATA
-							   | HP_KIND_BSS),
-	 "empty elements");
-  CHECK (_dl_hugepage_parse_kinds ("") == 0, "empty");
-  CHECK (_dl_hugepage_parse_kinds ("txt") == -1, "typo");
-  CHECK (_dl_hugepage_parse_kinds ("text,") == (int) HP_KIND_TEXT, "trail");
-  CHECK (_dl_hugepage_parse_kinds ("texts") == -1, "longer");
-  CHECK (_dl_hugepage_parse_kinds ("tex") == -1, "shorter");
-  CHECK (_dl_hugepage_parse_kinds ("TEXT") == -1, "case");
-}
 
 static void
 test_glob (void)
@@ -137,6 +120,5 @@ void
 test_match (void)
 {
   test_pattern_problem ();
-  test_kinds ();
   test_glob ();
 }

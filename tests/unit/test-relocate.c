@@ -1,5 +1,5 @@
 /* hugeld: unit tests for moving the kernel-mapped main program
-   (dl-hugepage-relocate.c).  Built into test-plan.
+   (dl-hugepage-relocate.c).  Built into test-unit.
    Copyright (C) 2026 The hugeld authors.
    SPDX-License-Identifier: LGPL-2.1-or-later  */
 

@@ -1,5 +1,5 @@
 /* hugeld: unit tests for the settings' table and the one resolver
-   (elf/dl-hugepage-settings.c).  Built into test-plan.
+   (elf/dl-hugepage-settings.c).  Built into test-unit.
    Copyright (C) 2026 The hugeld authors.
    SPDX-License-Identifier: LGPL-2.1-or-later  */
 

@@ -1,5 +1,5 @@
 /* hugeld: unit tests for glibc.elf.hugepage.* in GLIBC_TUNABLES.  Built
-   into test-plan.
+   into test-unit.
    Copyright (C) 2026 The hugeld authors.
    SPDX-License-Identifier: LGPL-2.1-or-later  */
 

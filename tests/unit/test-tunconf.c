@@ -1,6 +1,6 @@
 /* hugeld: unit tests for glibc.elf.hugepage.* in the system-wide
    tunables of ld.so.cache (/etc/tunables.conf, glibc 2.44).  Built into
-   test-plan.
+   test-unit.
    Copyright (C) 2026 The hugeld authors.
    SPDX-License-Identifier: LGPL-2.1-or-later  */
 

@@ -1,10 +1,28 @@
-/* hugeld: invariants every plan must satisfy (shared by the unit tests
-   and the fuzzers).
+/* hugeld: the rules every plan keeps, checked.
    Copyright (C) 2026 The hugeld authors.
-   SPDX-License-Identifier: LGPL-2.1-or-later  */
+   This file is part of hugeld, a patch set for the GNU C Library.
 
-#ifndef PLAN_CHECK_H
-#define PLAN_CHECK_H
+   The GNU C Library is free software; you can redistribute it and/or
+   modify it under the terms of the GNU Lesser General Public
+   License as published by the Free Software Foundation; either
+   version 2.1 of the License, or (at your option) any later version.
+
+   The GNU C Library is distributed in the hope that it will be useful,
+   but WITHOUT ANY WARRANTY; without even the implied warranty of
+   MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+   Lesser General Public License for more details.
+
+   You should have received a copy of the GNU Lesser General Public
+   License along with the GNU C Library; if not, see
+   <https://www.gnu.org/licenses/>.  */
+
+/* Used by elf/tst-hugepage-plan.c (in glibc's framework and in the
+   hugeld tree's `make unit') and by the hugeld tree's fuzzer
+   (tests/fuzz/fuzz-plan.c), which include dl-hugepage-plan.h first.
+   The rules are stated again here, apart from the planner's code.  */
+
+#ifndef _TST_HUGEPAGE_PLAN_CHECK_H
+#define _TST_HUGEPAGE_PLAN_CHECK_H 1
 
 #include <stdio.h>
 #include <string.h>
@@ -62,7 +80,13 @@ plan_violation (const ElfW(Phdr) *phdr, size_t phnum,
       snprintf (buf, sizeof buf, "zone %zu [%#lx,%#lx) ", z,
 		(unsigned long) a, (unsigned long) b);
       size_t bl = strlen (buf);
-#define BAD(msg) do { snprintf (buf + bl, sizeof buf - bl, "%s", msg); return buf; } while (0)
+#define BAD(msg)						\
+      do							\
+	{							\
+	  snprintf (buf + bl, sizeof buf - bl, "%s", msg);	\
+	  return buf;						\
+	}							\
+      while (0)
       if (b <= a)
 	BAD ("empty");
       if (((a + p->bias) & (h - 1)) != 0 || ((b + p->bias) & (h - 1)) != 0)
@@ -129,7 +153,8 @@ plan_violation (const ElfW(Phdr) *phdr, size_t phnum,
 	    BAD ("copy before segment");
 	  if (zn->fileoff - PC_DOWN (l->p_offset, pg) != zn->copy_start - ps)
 	    BAD ("file offset inconsistent");
-	  if (zn->copy_start + zn->copy_len > PC_UP (l->p_vaddr + l->p_filesz, pg))
+	  if (zn->copy_start + zn->copy_len
+	      > PC_UP (l->p_vaddr + l->p_filesz, pg))
 	    BAD ("copies past the file part");
 	  if (l->p_memsz > l->p_filesz
 	      && zn->copy_start + zn->copy_len > l->p_vaddr + l->p_filesz)
@@ -274,4 +299,4 @@ plan_parts_violation (const ElfW(Phdr) *phdr, size_t phnum,
   return NULL;
 }
 
-#endif
+#endif /* tst-hugepage-plan-check.h */
