@@ -162,9 +162,21 @@ pool_none () {
 }
 
 # take_policy_file: the test may write /etc/hugeld.conf (CONF): what
-# was there is moved aside and put back when the test exits.
+# was there is moved aside and put back when the test exits.  One test
+# at a time, of any checkout on the machine, owns the file: the lock is
+# flock(2) on /etc, held until the test exits (as scripts/pool.sh's on
+# the pool), so that a test from another tree can neither change the
+# file under this one nor leave this one's file behind.
 take_policy_file () {
   CONF=/etc/hugeld.conf
+  if [ -z "${_hugeld_conf_fd:-}" ] && command -v flock > /dev/null \
+     && exec {_hugeld_conf_fd}< /etc && ! flock -n "$_hugeld_conf_fd"; then
+    local t0=$SECONDS
+    echo "hugeld: waiting for another test that is using $CONF" >&2
+    flock -w "${HUGELD_POOL_LOCK_WAIT:-1800}" "$_hugeld_conf_fd" \
+      || echo "hugeld: $CONF still in use after ${HUGELD_POOL_LOCK_WAIT:-1800} s; going on" >&2
+    [ -z "${HUGELD_POOL_WAITED:-}" ] || echo $((SECONDS - t0)) >> "$HUGELD_POOL_WAITED"
+  fi
   if [ -e "$CONF" ] || [ -L "$CONF" ]; then
     mv "$CONF" "$TEST_TMP/saved.conf"
     at_exit "rm -f $CONF; mv $TEST_TMP/saved.conf $CONF"

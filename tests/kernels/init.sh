@@ -381,8 +381,9 @@ thp_cov () {
   COVMISS=$(( (n * 2048 - t + 2047) / 2048 ))
   COVTXT="$COV% ($t KiB in $n whole 2 MiB pages)"
 }
-# repair_field KEY: KEY of hugeld-thp's record in $W/repair.json.
-repair_field () { tr -d '\n' < $W/repair.json | sed -n "s/.*\"$1\": \([0-9]*\).*/\1/p"; }
+# repair_field KEY: the number KEY of hugeld-thp's first record (the
+# file's) in $W/repair.json; the done line's "reasons" has the same keys.
+repair_field () { head -1 $W/repair.json | sed -n "s/.*\"$1\": \([0-9][0-9]*\).*/\1/p"; }
 # thp_fs NAME WHAT DIR REF [NEED]: libbig.so from the disk mounted on
 # DIR with the thp backing, compared with the stock loader's run REF,
 # then hugeld-thp --repair of libbig.so and the next start.  NEED: the
