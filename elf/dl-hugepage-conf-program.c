@@ -108,64 +108,15 @@ _dl_hugepage_conf_program_matches (const char *word, size_t len,
   return false;
 }
 
-/* Which scope a line of a checked file belongs to, for a program known
-   by some names: whether the line counts, given the `program' line
-   BLOCK that applies (0: none, the global scope only), and whether the
-   global or the block's LIBS are used.  */
-static bool
-hp_line_used (const struct hp_conf_line *line, unsigned int block,
-	      unsigned int *current_block)
-{
-  if (line->key == HP_CONF_PROGRAM)
-    *current_block = line->lineno;
-  if (!line->in_block)
-    return true;
-  return block != 0 && *current_block == block;
-}
-
-/* The line of the libs word that covers byte OFFSET of the list that
-   the program gets (those of BLOCK if BLOCK_LIBS, else the global
-   ones), joined as _dl_hugepage_conf_resolve joins it, or 0.  Sets
-   *FIRST to the first such line.  */
-static unsigned int
-hp_walk_libs (const char *buf, size_t len, unsigned int block,
-	      bool block_libs, size_t offset, unsigned int *first)
-{
-  struct hp_conf_reader r;
-  struct hp_conf_line line;
-  unsigned int current = 0, found = 0;
-  size_t n = 0;
-  *first = 0;
-  _dl_hugepage_conf_start_checked (&r, buf, len);
-  while (_dl_hugepage_conf_next (&r, &line))
-    {
-      bool used = hp_line_used (&line, block, &current);
-      if (line.key != HP_CONF_LIBS || !used || line.in_block != block_libs)
-	continue;
-      if (*first == 0)
-	*first = line.lineno;
-      const char *p = line.args, *end = line.args + line.argslen;
-      const char *w;
-      size_t wlen;
-      while (_dl_hugepage_conf_word (&p, end, &w, &wlen))
-	{
-	  if (_dl_hugepage_conf_word_is (w, wlen, "none"))
-	    continue;
-	  if (n > 0)
-	    ++n;
-	  if (offset >= n && offset < n + wlen)
-	    found = line.lineno;
-	  n += wlen;
-	}
-    }
-  return found;
-}
-
 /* Append the patterns of the libs line LINE to the list of *N bytes at
-   LIBS.  */
+   LIBS, and where they are in it to the spans of TO (if SPANS is not
+   NULL: TO's are at SPANS + FIRST).  */
 static void
-hp_append_libs (const struct hp_conf_line *line, char *libs, size_t *n)
+hp_append_libs (const struct hp_conf_line *line, char *libs, size_t *n,
+		struct hp_conf_settings *to, struct hp_conf_span *spans,
+		size_t first)
 {
+  size_t n0 = *n;
   const char *p = line->args, *end = line->args + line->argslen;
   const char *w;
   size_t wlen;
@@ -178,17 +129,36 @@ hp_append_libs (const struct hp_conf_line *line, char *libs, size_t *n)
       memcpy (libs + *n, w, wlen);
       *n += wlen;
     }
+  if (spans != NULL && *n != n0)
+    spans[first + to->nspans++] = (struct hp_conf_span)
+      {
+	.line = line->lineno,
+	.start = n0 > 0 ? n0 + 1 : 0,
+	.end = *n
+      };
+}
+
+unsigned int
+_dl_hugepage_conf_span_line (const struct hp_conf_span *spans, size_t n,
+			     size_t offset)
+{
+  for (size_t i = 0; i < n; ++i)
+    if (offset >= spans[i].start && offset < spans[i].end)
+      return spans[i].line;
+  return 0;
 }
 
 void
 _dl_hugepage_conf_resolve (const char *buf, size_t len,
 			   const char *const *names, size_t nnames,
 			   bool secure, struct hp_conf_settings *s,
-			   char *libs)
+			   char *libs, struct hp_conf_span *spans)
 {
   /* One pass: the global settings into *S and LIBS, those of the first
      matching block into B and BLIBS (after the global list in LIBS,
-     which has room for both); the block's replace the global ones.  */
+     which has room for both); the block's replace the global ones.
+     The global lines come first: the block's spans follow the global
+     ones in SPANS.  */
   struct hp_conf_settings b;
   memset (s, 0, sizeof *s);
   memset (&b, 0, sizeof b);
@@ -262,7 +232,8 @@ _dl_hugepage_conf_resolve (const char *buf, size_t len,
 	case HP_CONF_LIBS:
 	  if (to->libs_line == 0)
 	    to->libs_line = line.lineno;
-	  hp_append_libs (&line, to == s ? libs : blibs, to == s ? &n : &bn);
+	  hp_append_libs (&line, to == s ? libs : blibs, to == s ? &n : &bn,
+			  to, spans, to == s ? 0 : s->nspans);
 	  break;
 	case HP_CONF_SEGMENTS:
 	  _dl_hugepage_conf_value (&line);
@@ -282,11 +253,15 @@ _dl_hugepage_conf_resolve (const char *buf, size_t len,
   if (b.libs_line != 0)
     {
       s->libs_line = b.libs_line;
+      if (spans != NULL)
+	memmove (spans, spans + s->nspans, b.nspans * sizeof *spans);
+      s->nspans = b.nspans;
       memmove (libs, blibs, bn);
       n = bn;
     }
   libs[n] = '\0';
   s->libslen = n;
+  s->spans = spans;
   if (b.segments_line != 0)
     {
       s->segments_line = b.segments_line;
@@ -300,13 +275,3 @@ _dl_hugepage_conf_resolve (const char *buf, size_t len,
     }
 }
 
-unsigned int
-_dl_hugepage_conf_libs_line (const char *buf, size_t len,
-			     unsigned int block, size_t offset)
-{
-  /* Whether the block has libs lines of its own.  */
-  unsigned int first;
-  hp_walk_libs (buf, len, block, true, 0, &first);
-  return hp_walk_libs (buf, len, block, block != 0 && first != 0, offset,
-		       &first);
-}

@@ -251,6 +251,17 @@ void _dl_hugepage_conf_check (const char *buf, size_t len,
 void _dl_hugepage_conf_outline (const char *buf, size_t len,
 				struct hp_conf_summary *sum);
 
+/* The part [START, END) of the joined libs list that line LINE gave.  */
+struct hp_conf_span
+{
+  unsigned int line;
+  size_t start, end;
+};
+
+/* Room for the spans of a file of LEN bytes: one per libs line that
+   gives a pattern, and each such line takes 6 bytes or more.  */
+#define HP_CONF_MAX_SPANS(len) ((len) / 6 + 1)
+
 /* The settings the file gives a program.  A line number of 0 means
    the file does not set it.  */
 struct hp_conf_settings
@@ -269,14 +280,25 @@ struct hp_conf_settings
   const char *error;
   /* The file declares a shared cache (a global cache line).  */
   bool has_cache;
+  /* Where each libs line's patterns are in the joined list: NSPANS
+     of them at SPANS, in order (none if the caller kept none).  */
+  const struct hp_conf_span *spans;
+  size_t nspans;
 };
+
+/* The line that gave the byte at OFFSET of a joined libs list, from
+   its N SPANS, or 0.  */
+unsigned int _dl_hugepage_conf_span_line (const struct hp_conf_span *spans,
+					  size_t n, size_t offset);
 
 /* The settings of the file at BUF (LEN bytes) for the main program
    known by NAMES[0..NNAMES) (the names it was run by and its real
    path; none if the file has no `program' block).  The patterns of
    the libs lines used are joined with `:' into LIBS, NUL-terminated;
-   it must have room for 2 * LEN + 2 bytes.  One pass over the file,
-   which stops at the end of the block that applies.
+   it must have room for 2 * LEN + 2 bytes.  Where each line's
+   patterns are in it goes to SPANS (room for HP_CONF_MAX_SPANS (LEN)),
+   unless SPANS is NULL.  One pass over the file, which stops at the
+   end of the block that applies.
 
    Only the lines that apply to the program are checked: the global
    libs, segments and backing lines and the lines of no known keyword,
@@ -297,12 +319,6 @@ struct hp_conf_settings
 void _dl_hugepage_conf_resolve (const char *buf, size_t len,
 				const char *const *names, size_t nnames,
 				bool secure, struct hp_conf_settings *s,
-				char *libs);
-
-/* The line of the libs word that the byte at OFFSET of the joined list
-   that _dl_hugepage_conf_resolve made came from, or 0.  BLOCK is the
-   block_line it found.  */
-unsigned int _dl_hugepage_conf_libs_line (const char *buf, size_t len,
-					  unsigned int block, size_t offset);
+				char *libs, struct hp_conf_span *spans);
 
 #endif /* dl-hugepage-conf.h */

@@ -452,6 +452,8 @@ struct hp_policy
   char *buf;			/* Its bytes, or NULL: not used.  */
   size_t len;
   char *libs;			/* The patterns it gives the program.  */
+  struct hp_conf_span *spans;	/* The lines they come from: NSPANS.  */
+  size_t nspans;
   unsigned int block_line;	/* The program block that applies.  */
   bool cache_declared;		/* It has `cache' lines.  */
 };
@@ -464,11 +466,12 @@ extern struct hp_policy _dl_hugepage_policy_file attribute_hidden;
 bool _dl_hugepage_policy_load (const char *program, struct hp_sources *s)
   attribute_hidden;
 
-/* The file was used and its program block BLOCK (0: none) applied, and
-   CACHE says whether it declares a shared cache: keep it for the
-   reports and the private backing, and say so under
-   LD_DEBUG=hugepages.  */
-void _dl_hugepage_policy_report (unsigned int block, bool cache)
+/* The file was used and its program block BLOCK (0: none) applied,
+   CACHE says whether it declares a shared cache and NSPANS how many
+   spans say where its libs came from: keep them for the reports and
+   the private backing, and say so under LD_DEBUG=hugepages.  */
+void _dl_hugepage_policy_report (unsigned int block, bool cache,
+				 size_t nspans)
   attribute_hidden;
 
 /* The file's LINE, which applies to the program, does not parse (WHY):

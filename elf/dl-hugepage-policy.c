@@ -247,20 +247,26 @@ _dl_hugepage_policy_load (const char *program, struct hp_sources *s)
   if (hp_policy_has_programs)
     hp_policy_nnames = hp_policy_program_names (program, hp_policy_names,
 						hp_policy_paths);
-  char *libs = malloc (2 * len + 2);
-  if (libs == NULL)
+  /* The spans first: they are aligned.  */
+  size_t nspans = HP_CONF_MAX_SPANS (len);
+  struct hp_conf_span *spans = malloc (nspans * sizeof *spans
+				       + 2 * len + 2);
+  if (spans == NULL)
     {
       free (buf);
       return false;
     }
+  char *libs = (char *) (spans + nspans);
   pf->buf = buf;
   pf->len = len;
   pf->libs = libs;
+  pf->spans = spans;
   s->conf = buf;
   s->conf_len = len;
   s->names = hp_policy_names;
   s->nnames = hp_policy_nnames;
   s->conf_libs = libs;
+  s->conf_spans = spans;
   if (hp_debug ())
     {
       struct hp_conf_summary sum;
@@ -282,9 +288,10 @@ _dl_hugepage_policy_ignored (unsigned int line, const char *why)
 }
 
 void
-_dl_hugepage_policy_report (unsigned int block, bool cache)
+_dl_hugepage_policy_report (unsigned int block, bool cache, size_t nspans)
 {
   _dl_hugepage_policy_file.block_line = block;
+  _dl_hugepage_policy_file.nspans = nspans;
   _dl_hugepage_policy_file.cache_declared = cache;
   if (!hp_debug ())
     return;
@@ -335,7 +342,7 @@ _dl_hugepage_policy_libs_line (const char *pat)
   if (pf->libs == NULL || pat < pf->libs
       || pat >= pf->libs + strlen (pf->libs))
     return 0;
-  return _dl_hugepage_conf_libs_line (pf->buf, pf->len, pf->block_line,
+  return _dl_hugepage_conf_span_line (pf->spans, pf->nspans,
 				      pat - pf->libs);
 }
 

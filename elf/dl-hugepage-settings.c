@@ -252,8 +252,9 @@ _dl_hugepage_resolve (const struct hp_sources *s, struct hp_effective *e)
   if (e->conf_used)
     {
       _dl_hugepage_conf_resolve (s->conf, s->conf_len, s->names, s->nnames,
-				 s->secure, &conf, s->conf_libs);
+				 s->secure, &conf, s->conf_libs, s->conf_spans);
       e->conf_block = conf.block_line;
+      e->conf_nspans = conf.nspans;
       e->conf_cache = conf.has_cache;
       if (conf.error_line != 0)
 	{

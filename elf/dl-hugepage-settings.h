@@ -157,13 +157,16 @@ struct hp_sources
      it (trusted, and _dl_hugepage_conf_check found no bad line), else
      NULL; NAMES[0..NNAMES) are the program's names for its blocks
      (_dl_hugepage_program_names), and CONF_LIBS has room for
-     2 * CONF_LEN + 2 bytes, where its patterns are joined.  */
+     2 * CONF_LEN + 2 bytes, where its patterns are joined, and
+     CONF_SPANS for HP_CONF_MAX_SPANS (CONF_LEN), where the lines they
+     come from are noted.  */
   bool have_conf;
   const char *conf;
   size_t conf_len;
   const char *const *names;
   size_t nnames;
   char *conf_libs;
+  struct hp_conf_span *conf_spans;
 };
 
 /* What _dl_hugepage_resolve asks for before it can answer.  */
@@ -211,6 +214,8 @@ struct hp_effective
      (0: none).  */
   bool conf_used;
   unsigned int conf_block;
+  /* How many of the sources' CONF_SPANS say where the libs came from.  */
+  size_t conf_nspans;
   /* A line of the policy file that applies to the program does not
      parse: the file gives it nothing (CONF_USED is false).  */
   unsigned int conf_error_line;

@@ -355,7 +355,7 @@ hp_init (bool normal_mode, const char *program)
   if (hp_debug ())
     hp_report_sources (&e);
   if (e.conf_used)
-    _dl_hugepage_policy_report (e.conf_block, e.conf_cache);
+    _dl_hugepage_policy_report (e.conf_block, e.conf_cache, e.conf_nspans);
   else if (e.conf_error_line != 0)
     _dl_hugepage_policy_ignored (e.conf_error_line, e.conf_error);
   if (e.libs == NULL)

@@ -26,7 +26,6 @@
 #define _GNU_SOURCE 1
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -272,8 +271,129 @@ identity_of (const struct object *o, struct hp_identity *id, bool *overlay,
   close (fd);
 }
 
+/* The member "identity": the identity ID of the file, as ld.so names
+   its cache entry by it (the build ID in hexadecimal, or null).  */
+static void
+print_identity (struct json *j, const struct hp_identity *id)
+{
+  json_key (j, "identity");
+  json_object (j);
+  json_kuint (j, "dev", id->dev);
+  json_kuint (j, "ino", id->ino);
+  json_kuint (j, "size", id->size);
+  json_kuint (j, "mtime_ns", id->mtime_sec * 1000000000 + id->mtime_nsec);
+  json_kuint (j, "ctime_ns", id->ctime_sec * 1000000000 + id->ctime_nsec);
+  if (id->build_id_len == 0)
+    json_knull (j, "build_id");
+  else
+    {
+      char hex[2 * HP_BUILD_ID_MAX + 1];
+      for (size_t i = 0; i < id->build_id_len; ++i)
+	snprintf (hex + 2 * i, 3, "%02x", id->build_id[i]);
+      json_kstr (j, "build_id", hex);
+    }
+  json_end (j);
+}
+
+/* Zone Z, named NAME, as an element of "zones": where it is in the
+   object and the file, whether ld.so would map it from the cache
+   now, and why not (ABSENT, or NULL).  */
+static void
+print_cache_zone (struct json *j, const struct hp_zone *z, const char *name,
+		  const char *absent)
+{
+  json_object (j);
+  json_kstr (j, "name", name);
+  json_kstr (j, "kind", _dl_hugepage_kind_name (z->kind));
+  json_kuint (j, "start", z->start);
+  json_kuint (j, "end", z->end);
+  json_kuint (j, "size", z->end - z->start);
+  json_kuint (j, "copy_offset", z->copy_start - z->start);
+  json_kuint (j, "copy_len", z->copy_len);
+  json_kuint (j, "copy_need", z->copy_need);
+  json_kuint (j, "fileoff", z->fileoff);
+  json_kbool (j, "present", absent == NULL);
+  json_kstr (j, "absent_why", absent);
+  json_end (j);
+}
+
+/* The elements of "zones": the zones of PLAN (of O) that the cache
+   entry holds, each looked up in the entry open as DIRFD (if >= 0;
+   else absent for LOOKUP).  The text is left out if SELF_MAPS
+   (*TEXT_LEFT_OUT is then set where it would be a zone).  Returns the
+   number of zones written.  */
+static size_t
+print_cache_zones (struct json *j, const struct object *o,
+		   const struct hp_plan *plan, int dirfd, const char *lookup,
+		   const char *self_maps, bool *text_left_out)
+{
+  size_t n = 0;
+  for (size_t i = 0; i < plan->nzones; ++i)
+    {
+      const struct hp_zone *z = &plan->zones[i];
+      if (!_dl_hugepage_zone_shareable (z, o->textrel))
+	continue;
+      if (self_maps != NULL && z->kind == HP_KIND_TEXT)
+	{
+	  *text_left_out = true;
+	  continue;
+	}
+      char name[HP_CACHE_NAME_MAX], absbuf[256];
+      _dl_hugepage_cache_zone_name (z, plan->bias, name);
+      print_cache_zone (j, z, name,
+			dirfd < 0 ? lookup
+			: zone_absent_why (dirfd, z, name, absbuf,
+					   sizeof absbuf));
+      ++n;
+    }
+  return n;
+}
+
+/* The member "notext": whether the text is left out (the entry then
+   holds HP_CACHE_NOTEXT), and what was found (SELF_MAPS), or null.  */
+static void
+print_notext (struct json *j, const char *self_maps)
+{
+  if (self_maps == NULL)
+    {
+      json_knull (j, "notext");
+      return;
+    }
+  json_key (j, "notext");
+  json_object (j);
+  json_kstr (j, "marker", HP_CACHE_NOTEXT);
+  json_kstr (j, "found", self_maps);
+  json_kstr (j, "why", HP_CACHE_NOTEXT_WHY);
+  json_end (j);
+}
+
+/* O planned into PLAN as ld.so plans an object it maps itself, with
+   the default segments and pages of PAGESIZE bytes: the zones of its
+   cache entry.  */
+static void
+cache_plan (const struct object *o, uint64_t pagesize, struct hp_plan *plan)
+{
+  struct hp_settings s;
+  _dl_hugepage_settings (&s, pagesize, HP_KIND_DEFAULT, o->type, false,
+			 false, 0, o->textrel, HP_PHASE_FREE);
+  s.file_size = o->file_size;
+  _dl_hugepage_plan (o->phdr, o->phnum, &s, plan);
+}
+
+/* Why no entry is made for O, planned as PLAN, or NULL (before its
+   zones are looked at).  */
+static const char *
+cache_why_not (const struct object *o, const struct hp_plan *plan)
+{
+  if (o->textrel)
+    return "text relocations (ld.so writes to its code)";
+  if (plan->error != HP_E_NONE)
+    return _dl_hugepage_error_name (plan->error);
+  return NULL;
+}
+
 void
-print_cache (const struct object *o, uint64_t pagesize)
+print_cache (struct json *j, const struct object *o, uint64_t pagesize)
 {
   struct hp_identity id;
   bool overlay;
@@ -284,37 +404,18 @@ print_cache (const struct object *o, uint64_t pagesize)
   _dl_hugepage_cache_inode_name (&id, inode);
   _dl_hugepage_cache_version_name (&id, version);
   _dl_hugepage_cache_device_name (&id, device);
-
-  struct hp_settings s;
   static struct hp_plan plan;
-  _dl_hugepage_settings (&s, pagesize, HP_KIND_DEFAULT, o->type, false,
-			 false, 0, o->textrel, HP_PHASE_FREE);
-  s.file_size = o->file_size;
-  _dl_hugepage_plan (o->phdr, o->phnum, &s, &plan);
-  const char *why = NULL;
-  if (o->textrel)
-    why = "text relocations (ld.so writes to its code)";
-  else if (plan.error != HP_E_NONE)
-    why = _dl_hugepage_error_name (plan.error);
+  cache_plan (o, pagesize, &plan);
+  const char *why = cache_why_not (o, &plan);
 
-  printf (",\n   \"cache\": {\"dir\": \"%s\", \"inode\": \"%s\", "
-	  "\"version\": \"%s\", \"device\": \"%s\", \"overlay\": %s,"
-	  "\n    \"identity\": {\"dev\": %" PRIu64
-	  ", \"ino\": %" PRIu64 ", \"size\": %" PRIu64 ", \"mtime_ns\": %"
-	  PRIu64 ", \"ctime_ns\": %" PRIu64 ", \"build_id\": ",
-	  HP_CACHE_DIR, inode, version, device, overlay ? "true" : "false",
-	  id.dev, id.ino, id.size,
-	  id.mtime_sec * 1000000000 + id.mtime_nsec,
-	  id.ctime_sec * 1000000000 + id.ctime_nsec);
-  if (id.build_id_len == 0)
-    printf ("null");
-  else
-    {
-      putchar ('"');
-      for (size_t i = 0; i < id.build_id_len; ++i)
-	printf ("%02x", id.build_id[i]);
-      putchar ('"');
-    }
+  json_key (j, "cache");
+  json_object (j);
+  json_kstr (j, "dir", HP_CACHE_DIR);
+  json_kstr (j, "inode", inode);
+  json_kstr (j, "version", version);
+  json_kstr (j, "device", device);
+  json_kbool (j, "overlay", overlay);
+  print_identity (j, &id);
   /* What ld.so finds of the entry now.  */
   char lookbuf[256];
   const char *lookup = NULL;
@@ -322,45 +423,16 @@ print_cache (const struct object *o, uint64_t pagesize)
   if (why == NULL && plan.nzones > 0)
     dirfd = cache_open_entry (inode, version, &lookup, lookbuf,
 			      sizeof lookbuf);
-  printf ("},\n    \"lookup\": ");
-  if (lookup == NULL)
-    printf ("null");
-  else
-    json_string (lookup);
-  printf (",\n    \"bias\": %" PRIu64 ", \"zones\": [", plan.bias);
-  size_t n = 0;
+  json_kstr (j, "lookup", lookup);
+  json_kuint (j, "bias", plan.bias);
   bool text_left_out = false;
-  for (size_t i = 0; why == NULL && i < plan.nzones; ++i)
-    {
-      const struct hp_zone *z = &plan.zones[i];
-      if (!_dl_hugepage_zone_shareable (z, o->textrel))
-	continue;
-      if (self_maps != NULL && z->kind == HP_KIND_TEXT)
-	{
-	  text_left_out = true;
-	  continue;
-	}
-      char name[HP_CACHE_NAME_MAX];
-      _dl_hugepage_cache_zone_name (z, plan.bias, name);
-      printf ("%s\n     {\"name\": \"%s\", \"kind\": \"%s\", \"start\": %"
-	      PRIu64 ", \"end\": %" PRIu64 ", \"size\": %" PRIu64
-	      ", \"copy_offset\": %" PRIu64 ", \"copy_len\": %" PRIu64
-	      ", \"copy_need\": %" PRIu64 ", \"fileoff\": %" PRIu64 ",\n"
-	      "      \"present\": ",
-	      n++ > 0 ? "," : "", name, _dl_hugepage_kind_name (z->kind),
-	      z->start, z->end, z->end - z->start, z->copy_start - z->start,
-	      z->copy_len, z->copy_need, z->fileoff);
-      char absbuf[256];
-      const char *absent = (dirfd < 0 ? lookup
-			    : zone_absent_why (dirfd, z, name, absbuf,
-					       sizeof absbuf));
-      printf ("%s, \"absent_why\": ", absent == NULL ? "true" : "false");
-      if (absent == NULL)
-	printf ("null");
-      else
-	json_string (absent);
-      printf ("}");
-    }
+  size_t n = 0;
+  json_key (j, "zones");
+  json_array (j);
+  if (why == NULL)
+    n = print_cache_zones (j, o, &plan, dirfd, lookup, self_maps,
+			   &text_left_out);
+  json_end (j);
   if (dirfd >= 0)
     close (dirfd);
   if (why == NULL && n == 0)
@@ -368,23 +440,7 @@ print_cache (const struct object *o, uint64_t pagesize)
 	   ? "no read-only zone but text fills a whole huge page, and "
 	     HP_CACHE_NOTEXT_WHY
 	   : "no read-only zone fills a whole huge page");
-  /* Whether the text is left out (the entry then holds HP_CACHE_NOTEXT),
-     and what was found.  */
-  printf ("],\n    \"notext\": ");
-  if (self_maps == NULL)
-    printf ("null");
-  else
-    {
-      printf ("{\"marker\": \"%s\", \"found\": ", HP_CACHE_NOTEXT);
-      json_string (self_maps);
-      printf (", \"why\": ");
-      json_string (HP_CACHE_NOTEXT_WHY);
-      printf ("}");
-    }
-  printf (",\n    \"why_not\": ");
-  if (why == NULL)
-    printf ("null");
-  else
-    printf ("\"%s\"", why);
-  printf ("}");
+  print_notext (j, self_maps);
+  json_kstr (j, "why_not", why);
+  json_end (j);
 }

@@ -149,5 +149,3 @@ read_object (const char *file, struct object *o)
     die ("%s: %s", file, why);
   close (fd);
 }
-
-/* --- JSON output -------------------------------------------------------- */

@@ -22,7 +22,6 @@
    zone ends with) and, on request, its page layout and cache entry.
    The planning is the loader's own (elf/dl-hugepage-plan.c).  */
 
-#include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -35,88 +34,98 @@
 #include "hugeld-plan.h"
 #include "hugeld-json.h"
 
+/* Member KEY: the protection PROT as "rwx", a dash for each bit
+   unset.  */
 static void
-print_prot (int prot)
+print_prot (struct json *j, const char *key, int prot)
 {
-  printf ("\"%c%c%c\"", (prot & PF_R) ? 'r' : '-', (prot & PF_W) ? 'w' : '-',
-	  (prot & PF_X) ? 'x' : '-');
+  char s[4] = { (prot & PF_R) ? 'r' : '-', (prot & PF_W) ? 'w' : '-',
+		(prot & PF_X) ? 'x' : '-', '\0' };
+  json_kstr (j, key, s);
 }
 
-/* The name of backing B for JSON, or null for ordinary pages.  */
+/* Member KEY: the name of backing B, or null for ordinary pages.  */
 static void
-print_backing (int b)
+print_backing (struct json *j, const char *key, int b)
 {
-  if (b == 0)
-    printf ("null");
-  else
-    json_string (_dl_hugepage_backing_name (b));
+  json_kstr (j, key, b == 0 ? NULL : _dl_hugepage_backing_name (b));
 }
 
-/* PLAN of an object with text relocations if TEXTREL, under OPT.  Each
-   zone has the backing ld.so ends up with for it where the shared
-   cache holds the zone and where it does not ("backing_cached",
+/* The elements of "zones": the zones of PLAN (made without error) of an
+   object with text relocations if TEXTREL, under OPT.  Each zone has
+   the backing ld.so ends up with for it where the shared cache holds
+   the zone and where it does not ("backing_cached",
    "backing_uncached"): which of the two applies is for the caller to
    find out.  */
 static void
-print_plan (const struct hp_plan *plan, bool textrel,
-	    const struct options *opt)
+print_zones (struct json *j, const struct hp_plan *plan, bool textrel,
+	     const struct options *opt)
 {
   /* Which backings work here (a pool is assumed large enough), and the
      one that works only where the cache holds the zone.  */
   unsigned int available = ((1u << HP_B_PRIVATE)
 			    | (opt->thp ? 1u << HP_B_THP : 0));
   unsigned int cached = 1u << HP_B_SHARED;
-  printf ("\"error\": ");
-  if (plan->error != HP_E_NONE)
-    json_string (_dl_hugepage_error_name (plan->error));
-  else
-    printf ("null");
-  printf (", \"bias\": %" PRIu64 ", \"modulus\": %" PRIu64
-	  ", \"huge_bytes\": %" PRIu64 ", \"huge_pages\": %" PRIu64
-	  ",\n   \"zones\": [",
-	  plan->bias, plan->modulus,
-	  plan->error == HP_E_NONE ? plan->huge_bytes : 0,
-	  plan->error == HP_E_NONE ? plan->huge_bytes / PLAN_HUGEPAGESIZE : 0);
   /* Where each zone comes in the order ld.so gives a short pool's
      pages (text first).  */
   unsigned char order[HP_MAX_RUNS], rank[HP_MAX_RUNS];
-  if (plan->error == HP_E_NONE)
-    {
-      _dl_hugepage_zone_order (plan, order);
-      for (size_t i = 0; i < plan->nzones; ++i)
-	rank[order[i]] = i;
-    }
-  for (size_t i = 0; plan->error == HP_E_NONE && i < plan->nzones; ++i)
+  _dl_hugepage_zone_order (plan, order);
+  for (size_t i = 0; i < plan->nzones; ++i)
+    rank[order[i]] = i;
+  for (size_t i = 0; i < plan->nzones; ++i)
     {
       const struct hp_zone *z = &plan->zones[i];
-      printf ("%s\n    {\"kind\": \"%s\", \"start\": %" PRIu64
-	      ", \"end\": %" PRIu64 ", \"pages\": %" PRIu64
-	      ", \"order\": %d, \"load\": %d, \"prot\": ",
-	      i > 0 ? "," : "", _dl_hugepage_kind_name (z->kind), z->start,
-	      z->end, (z->end - z->start) / PLAN_HUGEPAGESIZE, rank[i],
-	      z->load);
-      print_prot (z->prot);
-      printf (", \"backing_cached\": ");
-      print_backing (_dl_hugepage_expected_backing (opt->order, opt->norder,
+      json_object (j);
+      json_kstr (j, "kind", _dl_hugepage_kind_name (z->kind));
+      json_kuint (j, "start", z->start);
+      json_kuint (j, "end", z->end);
+      json_kuint (j, "pages", (z->end - z->start) / PLAN_HUGEPAGESIZE);
+      json_kint (j, "order", rank[i]);
+      json_kint (j, "load", z->load);
+      print_prot (j, "prot", z->prot);
+      print_backing (j, "backing_cached",
+		     _dl_hugepage_expected_backing (opt->order, opt->norder,
 						    z, textrel,
 						    available | cached));
-      printf (", \"backing_uncached\": ");
-      print_backing (_dl_hugepage_expected_backing (opt->order, opt->norder,
+      print_backing (j, "backing_uncached",
+		     _dl_hugepage_expected_backing (opt->order, opt->norder,
 						    z, textrel, available));
-      printf ("}");
+      json_end (j);
     }
-  printf ("],\n   \"small\": [");
-  for (size_t i = 0; plan->error == HP_E_NONE && i < plan->nsmall; ++i)
+}
+
+/* The members of PLAN of an object with text relocations if TEXTREL,
+   under OPT: its error, bias and size, its zones (print_zones) and the
+   ranges it leaves on small pages.  */
+static void
+print_plan (struct json *j, const struct hp_plan *plan, bool textrel,
+	    const struct options *opt)
+{
+  bool ok = plan->error == HP_E_NONE;
+  json_kstr (j, "error", ok ? NULL : _dl_hugepage_error_name (plan->error));
+  json_kuint (j, "bias", plan->bias);
+  json_kuint (j, "modulus", plan->modulus);
+  json_kuint (j, "huge_bytes", ok ? plan->huge_bytes : 0);
+  json_kuint (j, "huge_pages", ok ? plan->huge_bytes / PLAN_HUGEPAGESIZE : 0);
+  json_key (j, "zones");
+  json_array (j);
+  if (ok)
+    print_zones (j, plan, textrel, opt);
+  json_end (j);
+  json_key (j, "small");
+  json_array (j);
+  for (size_t i = 0; ok && i < plan->nsmall; ++i)
     {
       const struct hp_range *r = &plan->small[i];
-      printf ("%s\n    {\"kind\": \"%s\", \"start\": %" PRIu64
-	      ", \"end\": %" PRIu64 ", \"load\": %d, \"reason\": ",
-	      i > 0 ? "," : "", _dl_hugepage_kind_name (r->kind), r->start,
-	      r->end, r->load);
-      json_string (_dl_hugepage_reason_name (r->reason));
-      printf ("}");
+      json_object (j);
+      json_kstr (j, "kind", _dl_hugepage_kind_name (r->kind));
+      json_kuint (j, "start", r->start);
+      json_kuint (j, "end", r->end);
+      json_kint (j, "load", r->load);
+      json_kstr (j, "reason", _dl_hugepage_reason_name (r->reason));
+      json_end (j);
     }
-  printf ("]");
+  json_end (j);
 }
 
 /* The page-rounded extent [*PS, *PE) of the PT_LOAD segment numbered
@@ -148,15 +157,14 @@ range_compare (const void *a, const void *b)
   return x->start < y->start ? -1 : x->start > y->start;
 }
 
-/* The kind of every page of O's PT_LOAD segments, from PLAN: its zones
-   without the gaps between segments they may grow into, and its small
-   ranges, as maximal ranges of one kind in one segment.  It does not
-   depend on the bias, so it also names the kind of huge page mappings
-   a process has at another one.  Empty if the plan failed.  */
-static void
-print_layout (const struct object *o, const struct hp_plan *plan)
+/* The ranges of O's PT_LOAD segments that PLAN puts on huge pages (its
+   zones without the gaps between segments they may grow into) and
+   those it leaves on small pages, into R, sorted by address: their
+   number.  None if the plan failed.  */
+static size_t
+layout_ranges (const struct object *o, const struct hp_plan *plan,
+	       struct hp_range *r)
 {
-  static struct hp_range r[HP_MAX_RUNS + 2 * HP_MAX_RUNS];
   size_t n = 0;
   for (size_t i = 0; plan->error == HP_E_NONE && i < plan->nzones; ++i)
     {
@@ -175,24 +183,38 @@ print_layout (const struct object *o, const struct hp_plan *plan)
   for (size_t i = 0; plan->error == HP_E_NONE && i < plan->nsmall; ++i)
     r[n++] = plan->small[i];
   qsort (r, n, sizeof r[0], range_compare);
+  return n;
+}
 
-  printf (",\n   \"layout\": [");
-  bool first = true;
+/* The member "layout": the kind of every page of O's PT_LOAD segments,
+   from PLAN (layout_ranges), as maximal ranges of one kind in one
+   segment.  It does not depend on the bias, so it also names the kind
+   of huge page mappings a process has at another one.  Empty if the
+   plan failed.  */
+static void
+print_layout (struct json *j, const struct object *o,
+	      const struct hp_plan *plan)
+{
+  static struct hp_range r[HP_MAX_RUNS + 2 * HP_MAX_RUNS];
+  size_t n = layout_ranges (o, plan, r);
+  json_key (j, "layout");
+  json_array (j);
   for (size_t i = 0; i < n;)
     {
       uint64_t end = r[i].end;
-      size_t j = i + 1;
-      while (j < n && r[j].start == end && r[j].kind == r[i].kind
-	     && r[j].load == r[i].load)
-	end = r[j++].end;
-      printf ("%s\n    {\"kind\": \"%s\", \"start\": %" PRIu64
-	      ", \"end\": %" PRIu64 ", \"load\": %d}",
-	      first ? "" : ",", _dl_hugepage_kind_name (r[i].kind),
-	      r[i].start, end, r[i].load);
-      first = false;
-      i = j;
+      size_t k = i + 1;
+      while (k < n && r[k].start == end && r[k].kind == r[i].kind
+	     && r[k].load == r[i].load)
+	end = r[k++].end;
+      json_object (j);
+      json_kstr (j, "kind", _dl_hugepage_kind_name (r[i].kind));
+      json_kuint (j, "start", r[i].start);
+      json_kuint (j, "end", end);
+      json_kint (j, "load", r[i].load);
+      json_end (j);
+      i = k;
     }
-  printf ("]");
+  json_end (j);
 }
 
 /* The settings ld.so would use for O (hp_plan_load).  */
@@ -222,8 +244,11 @@ load_alignment (const struct object *o)
   return a;
 }
 
-void
-print_object (const struct object *o, const struct options *opt, bool first)
+/* The members of O that say what it is and whether OPT's
+   LD_HUGEPAGE_LIBS selects it, and by which pattern.  */
+static void
+print_selection (struct json *j, const struct object *o,
+		 const struct options *opt)
 {
   /* Selection, in ld.so's order: the path it opened (patterns with
      `/') or its last component, then DT_SONAME, then the name a
@@ -231,85 +256,84 @@ print_object (const struct object *o, const struct options *opt, bool first)
   const char *pat = NULL, *matched_by = NULL;
   size_t patlen = 0;
   if (opt->libs != NULL && opt->kinds != 0)
-    {
-      pat = _dl_hugepage_select (opt->libs, o->path, o->soname,
-				 opt->kernel ? opt->alias : NULL, &patlen,
-				 &matched_by);
-      if (pat == NULL)
-	matched_by = NULL;
-    }
-
-  printf ("%s\n  {\"file\": ", first ? "" : ",");
-  json_string (o->file);
-  printf (", \"path\": ");
-  json_string (o->path);
-  printf (", \"type\": \"%s\", \"soname\": ",
-	  o->type == ET_DYN ? "DYN" : "EXEC");
-  if (o->soname[0] != '\0')
-    json_string (o->soname);
-  else
-    printf ("null");
-  printf (", \"interp\": ");
-  if (o->interp[0] != '\0')
-    json_string (o->interp);
-  else
-    printf ("null");
-  printf (", \"dynamic\": %s, \"textrel\": %s,\n   \"mode\": \"%s\", "
-	  "\"selected\": %s, \"pattern\": ",
-	  o->dynamic ? "true" : "false", o->textrel ? "true" : "false",
-	  opt->kernel ? "kernel" : "ldso", pat != NULL ? "true" : "false");
+    pat = _dl_hugepage_select (opt->libs, o->path, o->soname,
+			       opt->kernel ? opt->alias : NULL, &patlen,
+			       &matched_by);
+  json_kstr (j, "file", o->file);
+  json_kstr (j, "path", o->path);
+  json_kstr (j, "type", o->type == ET_DYN ? "DYN" : "EXEC");
+  json_kstr (j, "soname", o->soname[0] != '\0' ? o->soname : NULL);
+  json_kstr (j, "interp", o->interp[0] != '\0' ? o->interp : NULL);
+  json_kbool (j, "dynamic", o->dynamic);
+  json_kbool (j, "textrel", o->textrel);
+  json_kstr (j, "mode", opt->kernel ? "kernel" : "ldso");
+  json_kbool (j, "selected", pat != NULL);
   if (pat != NULL)
-    {
-      json_strn (pat, patlen);
-      printf (", \"matched_by\": ");
-      json_string (matched_by);
-    }
+    json_kstrn (j, "pattern", pat, patlen);
   else
-    printf ("null, \"matched_by\": null");
-  printf (",\n   ");
+    json_knull (j, "pattern");
+  json_kstr (j, "matched_by", pat != NULL ? matched_by : NULL);
+}
 
+/* For a position-independent program the kernel maps, where it picks
+   the base: the member "bias_range", planned with S at every bias it
+   can pick (a multiple of the largest p_align) modulo the huge page
+   size, into PLAN.  Returns the bias of the worst case, the most huge
+   pages, which is the plan printed.  */
+static uint64_t
+print_bias_range (struct json *j, const struct object *o,
+		  struct hp_settings *s, struct hp_plan *plan)
+{
+  uint64_t step = load_alignment (o);
+  uint64_t lo = UINT64_MAX, hi = 0, lo_bias = 0, hi_bias = 0, n = 0;
+  for (uint64_t b = 0; b < PLAN_HUGEPAGESIZE || b == 0; b += step)
+    {
+      s->bias = b;
+      _dl_hugepage_plan (o->phdr, o->phnum, s, plan);
+      uint64_t pages = (plan->error == HP_E_NONE
+			? plan->huge_bytes / PLAN_HUGEPAGESIZE : 0);
+      if (pages < lo)
+	{
+	  lo = pages;
+	  lo_bias = b;
+	}
+      if (pages > hi)
+	{
+	  hi = pages;
+	  hi_bias = b;
+	}
+      ++n;
+      if (step >= PLAN_HUGEPAGESIZE)
+	break;
+    }
+  json_key (j, "bias_range");
+  json_object (j);
+  json_kuint (j, "biases", n);
+  json_kuint (j, "min_pages", lo);
+  json_kuint (j, "min_bias", lo_bias);
+  json_kuint (j, "max_pages", hi);
+  json_kuint (j, "max_bias", hi_bias);
+  json_end (j);
+  return hi_bias;
+}
+
+void
+print_object (struct json *j, const struct object *o,
+	      const struct options *opt)
+{
+  json_object (j);
+  print_selection (j, o, opt);
   /* The plan is made whether or not the object is selected, so that
      one can see what selecting it would take.  */
   struct hp_settings s = settings_for (o, opt);
   static struct hp_plan plan;
   if (opt->kernel && !opt->have_bias && o->type == ET_DYN)
-    {
-      /* The kernel picks the base: try every bias it can pick (a
-	 multiple of the largest p_align) modulo the huge page size.  */
-      uint64_t step = load_alignment (o);
-      uint64_t lo = UINT64_MAX, hi = 0, lo_bias = 0, hi_bias = 0, n = 0;
-      for (uint64_t b = 0; b < PLAN_HUGEPAGESIZE || b == 0; b += step)
-	{
-	  s.bias = b;
-	  _dl_hugepage_plan (o->phdr, o->phnum, &s, &plan);
-	  uint64_t pages = (plan.error == HP_E_NONE
-			    ? plan.huge_bytes / PLAN_HUGEPAGESIZE : 0);
-	  if (pages < lo)
-	    {
-	      lo = pages;
-	      lo_bias = b;
-	    }
-	  if (pages > hi)
-	    {
-	      hi = pages;
-	      hi_bias = b;
-	    }
-	  ++n;
-	  if (step >= PLAN_HUGEPAGESIZE)
-	    break;
-	}
-      printf ("\"bias_range\": {\"biases\": %" PRIu64 ", \"min_pages\": %"
-	      PRIu64 ", \"min_bias\": %" PRIu64 ", \"max_pages\": %" PRIu64
-	      ", \"max_bias\": %" PRIu64 "},\n   ",
-	      n, lo, lo_bias, hi, hi_bias);
-      /* The plan printed is the worst case: the most pages.  */
-      s.bias = hi_bias;
-    }
+    s.bias = print_bias_range (j, o, &s, &plan);
   _dl_hugepage_plan (o->phdr, o->phnum, &s, &plan);
-  print_plan (&plan, o->textrel, opt);
+  print_plan (j, &plan, o->textrel, opt);
   if (opt->layout)
-    print_layout (o, &plan);
+    print_layout (j, o, &plan);
   if (opt->cache)
-    print_cache (o, PLAN_PAGESIZE);
-  printf ("}");
+    print_cache (j, o, PLAN_PAGESIZE);
+  json_end (j);
 }

@@ -74,7 +74,7 @@ cgroup_fs_type (void *ctx, const char *name)
    {"why": ...}, why ld.so would not trust such a directory or file of
    the shared cache (_dl_hugepage_cache_distrust), or null.  */
 void
-print_cache_distrust (const char *arg)
+print_cache_distrust (struct json *j, const char *arg)
 {
   char kind[8];
   unsigned int mode, uid;
@@ -84,19 +84,16 @@ print_cache_distrust (const char *arg)
     die ("--cache-distrust takes dir|file:MODE:UID, not %s", arg);
   const char *why = _dl_hugepage_cache_distrust (strcmp (kind, "dir") == 0,
 						 mode, uid);
-  printf ("{\"why\": ");
-  if (why != NULL)
-    json_string (why);
-  else
-    printf ("null");
-  printf ("}\n");
+  json_object (j);
+  json_kstr (j, "why", why);
+  json_end (j);
 }
 
 /* The limit file that lets process PID's hugetlb cgroup have no 2 MiB
    page, found with ld.so's own walk (_dl_hugepage_cgroup_none) from
    /proc/PID/cgroup, and its value: {"file", "value"}, or null.  */
 void
-print_cgroup_none (const char *pid)
+print_cgroup_none (struct json *j, const char *pid)
 {
   char name[64];
   snprintf (name, sizeof name, "/proc/%s/cgroup", pid);
@@ -124,13 +121,14 @@ print_cgroup_none (const char *pid)
   char file[HP_CGROUP_DIR_MAX];
   if (!_dl_hugepage_cgroup_none (found, &io, file))
     {
-      printf ("null\n");
+      json_null (j);
       return;
     }
   char buf[32];
   long int n = cgroup_read (NULL, file, buf, sizeof buf - 1);
   buf[n > 0 ? n : 0] = '\0';
-  printf ("{\"file\": ");
-  json_string (file);
-  printf (", \"value\": %llu}\n", strtoull (buf, NULL, 10));
+  json_object (j);
+  json_kstr (j, "file", file);
+  json_kuint (j, "value", strtoull (buf, NULL, 10));
+  json_end (j);
 }

@@ -40,7 +40,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <inttypes.h>
 #include <stdarg.h>
 #include <link.h>
 #include <stdbool.h>
@@ -163,76 +162,105 @@ resolve_settings (const char *option[HP_NSETTINGS], bool environment,
     die ("%s", msg);
 }
 
-/* The "settings" member: what the objects are planned with, ld.so's
-   defaults where nothing is set, the backings it knows (in
-   enum hp_backing's order), the paths compiled into it (the policy
-   file, the shared cache and the file a sync leaves there), and the
-   limits of ld.so's hooks and policy file.  */
+/* The members "segments" and "backing" of the object being written in
+   J: the kinds KINDS and the backings ORDER[0..N), as comma lists.  */
 static void
-print_settings (const struct options *opt)
+print_lists (struct json *j, unsigned int kinds, const unsigned char *order,
+	     int n)
 {
   char list[HP_LIST_STRING_MAX];
+  json_kstr (j, "segments",
+	     _dl_hugepage_kinds_string (kinds, ',', list, sizeof list));
+  json_kstr (j, "backing",
+	     _dl_hugepage_backings_string (order, n, list, sizeof list));
+}
+
+/* The members "backings" and "kinds": the names of the backings ld.so
+   knows (in enum hp_backing's order) and of the kinds of segments.  */
+static void
+print_names (struct json *j)
+{
+  json_key (j, "backings");
+  json_array (j);
+  for (int b = 1; b <= HP_NBACKINGS; ++b)
+    json_str (j, _dl_hugepage_backing_name (b));
+  json_end (j);
+  json_key (j, "kinds");
+  json_array (j);
+  for (unsigned int k = HP_KIND_TEXT; k <= HP_KIND_BSS; k <<= 1)
+    json_str (j, _dl_hugepage_kind_name (k));
+  json_end (j);
+}
+
+/* The member "table": the settings' table, what the command calls each
+   setting, its variable, its tunable and the words of its value.  */
+static void
+print_table (struct json *j)
+{
+  json_key (j, "table");
+  json_array (j);
+  for (int t = 0; t < HP_NSETTINGS; ++t)
+    {
+      json_object (j);
+      json_kstr (j, "name", _dl_hugepage_setting_name (t));
+      json_kstr (j, "variable", _dl_hugepage_setting_variable (t));
+      json_kstr (j, "tunable", _dl_hugepage_setting_tunable (t));
+      json_kstr (j, "words", _dl_hugepage_setting_words (t));
+      json_end (j);
+    }
+  json_end (j);
+}
+
+/* The members "paths" and "limits": the paths compiled into ld.so (the
+   policy file, the shared cache and the files a sync or a cache entry
+   leaves there), and the limits of ld.so's hooks and policy file.  */
+static void
+print_paths_limits (struct json *j)
+{
+  json_key (j, "paths");
+  json_object (j);
+  json_kstr (j, "conf_file", HP_CONF_FILE);
+  json_kstr (j, "cache_dir", HP_CACHE_DIR);
+  json_kstr (j, "cache_synced", HP_CACHE_SYNCED);
+  json_kstr (j, "cache_notext", HP_CACHE_NOTEXT);
+  json_end (j);
+  json_key (j, "limits");
+  json_object (j);
+  json_kint (j, "program_headers", HP_MAX_PHNUM);
+  json_kint (j, "load_segments", HP_MAX_LOADS);
+  json_kint (j, "dynamic_entries", HP_MAX_DYN);
+  json_kint (j, "soname_bytes", HP_SONAME_MAX - 1);
+  json_kint (j, "policy_file_bytes", HP_CONF_MAX_SIZE);
+  json_kint (j, "policy_word_bytes", HP_CONF_MAX_WORD_LEN);
+  json_kint (j, "pool_pages", HP_CONF_MAX_POOL);
+  json_end (j);
+}
+
+/* The member "settings" of the document being written in J: what the
+   objects are planned with, ld.so's defaults where nothing is set, the
+   names it knows, its settings' table, its paths and its limits.  */
+static void
+print_settings (struct json *j, const struct options *opt)
+{
   /* ld.so's defaults: what the resolver gives where nothing is set.  */
   const char *none[HP_NSETTINGS] = { NULL };
   struct hp_effective dflt;
   resolve_settings (none, false, &dflt);
-  printf ("{\"settings\": {\"libs\": ");
-  if (opt->libs != NULL)
-    json_string (opt->libs);
-  else
-    printf ("null");
-  printf (", \"segments\": ");
-  json_string (_dl_hugepage_kinds_string (opt->kinds, ',', list,
-					  sizeof list));
-  printf (", \"backing\": ");
-  json_string (_dl_hugepage_backings_string (opt->order, opt->norder, list,
-					     sizeof list));
-  printf (", \"thp_enabled\": %s, \"pagesize\": %" PRIu64
-	  ", \"hugepagesize\": %" PRIu64 ",\n  \"defaults\": {\"segments\": ",
-	  opt->thp ? "true" : "false", PLAN_PAGESIZE, PLAN_HUGEPAGESIZE);
-  json_string (_dl_hugepage_kinds_string (dflt.kinds, ',', list,
-					  sizeof list));
-  printf (", \"backing\": ");
-  json_string (_dl_hugepage_backings_string (dflt.backings, dflt.nbackings,
-					     list, sizeof list));
-  printf ("},\n  \"backings\": [");
-  for (int b = 1; b <= HP_NBACKINGS; ++b)
-    printf ("%s\"%s\"", b > 1 ? ", " : "", _dl_hugepage_backing_name (b));
-  printf ("],\n  \"kinds\": [");
-  for (unsigned int k = HP_KIND_TEXT; k <= HP_KIND_BSS; k <<= 1)
-    printf ("%s\"%s\"", k > HP_KIND_TEXT ? ", " : "",
-	    _dl_hugepage_kind_name (k));
-  /* The settings' table: what the command calls each, its variable
-     and its tunable.  */
-  printf ("],\n  \"table\": [");
-  for (int t = 0; t < HP_NSETTINGS; ++t)
-    {
-      printf ("%s{\"name\": \"%s\", \"variable\": \"%s\", "
-	      "\"tunable\": \"%s\", \"words\": ", t > 0 ? ", " : "",
-	      _dl_hugepage_setting_name (t),
-	      _dl_hugepage_setting_variable (t),
-	      _dl_hugepage_setting_tunable (t));
-      const char *w = _dl_hugepage_setting_words (t);
-      if (w != NULL)
-	json_string (w);
-      else
-	printf ("null");
-      printf ("}");
-    }
-  printf ("],\n  \"paths\": {\"conf_file\": ");
-  json_string (HP_CONF_FILE);
-  printf (", \"cache_dir\": ");
-  json_string (HP_CACHE_DIR);
-  printf (", \"cache_synced\": ");
-  json_string (HP_CACHE_SYNCED);
-  printf (", \"cache_notext\": ");
-  json_string (HP_CACHE_NOTEXT);
-  printf ("},\n  \"limits\": {\"program_headers\": %d, \"load_segments\": %d, "
-	  "\"dynamic_entries\": %d, \"soname_bytes\": %d, "
-	  "\"policy_file_bytes\": %d, \"policy_word_bytes\": %d, "
-	  "\"pool_pages\": %d}}",
-	  HP_MAX_PHNUM, HP_MAX_LOADS, HP_MAX_DYN, HP_SONAME_MAX - 1,
-	  HP_CONF_MAX_SIZE, HP_CONF_MAX_WORD_LEN, HP_CONF_MAX_POOL);
+  json_key (j, "settings");
+  json_object (j);
+  json_kstr (j, "libs", opt->libs);
+  print_lists (j, opt->kinds, opt->order, opt->norder);
+  json_kbool (j, "thp_enabled", opt->thp);
+  json_kuint (j, "pagesize", PLAN_PAGESIZE);
+  json_kuint (j, "hugepagesize", PLAN_HUGEPAGESIZE);
+  json_key (j, "defaults");
+  json_object (j);
+  print_lists (j, dflt.kinds, dflt.backings, dflt.nbackings);
+  json_end (j);
+  print_names (j);
+  print_table (j);
+  print_paths_limits (j);
+  json_end (j);
 }
 
 /* Flush the output: exit status 0, or die.  */
@@ -422,6 +450,19 @@ parse_command (int argc, char **argv, struct command *cmd)
   return 0;
 }
 
+/* --check-backing LIST: the backings LIST names, in order, as the
+   document of J (a list); dies if LIST is not sound.  */
+static void
+print_backing_list (struct json *j, const char *list)
+{
+  unsigned char order[HP_NBACKINGS];
+  int norder = parse_backing (list, order);
+  json_array (j);
+  for (int k = 0; k < norder; ++k)
+    json_str (j, _dl_hugepage_backing_name (order[k]));
+  json_end (j);
+}
+
 /* Answer the one-answer request of CMD (not REQ_PLAN): print it and
    return the exit status, or die with one line (a setting the command
    refuses, hugeld-check.c).  */
@@ -429,6 +470,8 @@ static int
 answer (const struct command *cmd)
 {
   char msg[HUGELD_CHECK_MSG_MAX];
+  struct json j;
+  json_start (&j, stdout);
   switch (cmd->request)
     {
     case REQ_HELP:
@@ -443,21 +486,13 @@ answer (const struct command *cmd)
 	die ("%s", msg);
       return 0;
     case REQ_CHECK_BACKING:
-      {
-	unsigned char order[HP_NBACKINGS];
-	int norder = parse_backing (cmd->arg, order);
-	printf ("[");
-	for (int k = 0; k < norder; ++k)
-	  printf ("%s\"%s\"", k > 0 ? ", " : "",
-		  _dl_hugepage_backing_name (order[k]));
-	printf ("]\n");
-	return finish ();
-      }
+      print_backing_list (&j, cmd->arg);
+      return finish ();
     case REQ_CGROUP_NONE:
-      print_cgroup_none (cmd->arg);
+      print_cgroup_none (&j, cmd->arg);
       return finish ();
     case REQ_CACHE_DISTRUST:
-      print_cache_distrust (cmd->arg);
+      print_cache_distrust (&j, cmd->arg);
       return finish ();
     default:
       return 2;
@@ -507,47 +542,56 @@ read_objects (const struct command *cmd)
   return objs;
 }
 
+/* How many of the N objects OBJS the one pattern PAT (LEN bytes)
+   selects by itself under OPT.  */
+static size_t
+pattern_count (const struct options *opt, const char *pat, size_t len,
+	       const struct object *objs, size_t n)
+{
+  char *one = strndup (pat, len);
+  if (one == NULL)
+    die ("out of memory");
+  size_t count = 0;
+  for (size_t i = 0; i < n; ++i)
+    {
+      size_t l;
+      const char *how;
+      if (_dl_hugepage_select (one, objs[i].path, objs[i].soname,
+			       opt->kernel ? opt->alias : NULL, &l,
+			       &how) != NULL)
+	++count;
+    }
+  free (one);
+  return count;
+}
+
 /* The "patterns" member: each pattern of --libs with the number of the
    N objects OBJS it selects by itself, matched as ld.so matches the
    whole list (so that the command can name a pattern that selects
    nothing).  Patterns are separated by `:' as in
    _dl_hugepage_match_list.  */
 static void
-print_patterns (const struct options *opt, const struct object *objs,
-		size_t n)
+print_patterns (struct json *j, const struct options *opt,
+		const struct object *objs, size_t n)
 {
-  printf (",\n \"patterns\": [");
+  json_key (j, "patterns");
+  json_array (j);
   const char *p = opt->libs;
-  bool first = true;
   while (p != NULL && *p != '\0')
     {
       size_t l = strcspn (p, ":");
       if (l > 0)
 	{
-	  char *one = strndup (p, l);
-	  if (one == NULL)
-	    die ("out of memory");
-	  size_t count = 0;
-	  for (size_t i = 0; i < n; ++i)
-	    {
-	      size_t len;
-	      const char *how;
-	      if (_dl_hugepage_select (one, objs[i].path, objs[i].soname,
-				       opt->kernel ? opt->alias : NULL, &len,
-				       &how) != NULL)
-		++count;
-	    }
-	  printf ("%s{\"pattern\": ", first ? "" : ", ");
-	  json_string (one);
-	  printf (", \"objects\": %zu}", count);
-	  first = false;
-	  free (one);
+	  json_object (j);
+	  json_kstrn (j, "pattern", p, l);
+	  json_kuint (j, "objects", pattern_count (opt, p, l, objs, n));
+	  json_end (j);
 	}
       p += l;
       if (*p == ':')
 	++p;
     }
-  printf ("]");
+  json_end (j);
 }
 
 /* Print the document of the plans: {"settings": ..., "objects": [the
@@ -558,18 +602,20 @@ static int
 print_plans (const struct options *opt, const struct object *objs, size_t n,
 	     bool settings_only)
 {
-  print_settings (opt);
-  if (settings_only)
+  struct json j;
+  json_start (&j, stdout);
+  json_object (&j);
+  print_settings (&j, opt);
+  if (!settings_only)
     {
-      printf ("}\n");
-      return finish ();
+      json_key (&j, "objects");
+      json_array (&j);
+      for (size_t i = 0; i < n; ++i)
+	print_object (&j, &objs[i], opt);
+      json_end (&j);
+      print_patterns (&j, opt, objs, n);
     }
-  printf (",\n \"objects\": [");
-  for (size_t i = 0; i < n; ++i)
-    print_object (&objs[i], opt, i == 0);
-  printf ("]");
-  print_patterns (opt, objs, n);
-  printf ("}\n");
+  json_end (&j);
   return finish ();
 }
 

@@ -30,6 +30,7 @@
 #include "dl-hugepage-kinds.h"
 #include "dl-hugepage-match.h"
 #include "dl-hugepage-place.h"
+#include "hugeld-json.h"
 
 /* An object as hugeld-plan-elf.c reads it: what ld.so's hooks see.  */
 struct object
@@ -77,10 +78,10 @@ struct options
 				   pages.  */
 };
 
-/* Print object O as the element of the "objects" list, with a comma
-   before it unless FIRST (hugeld-plan-object.c).  */
-void print_object (const struct object *o, const struct options *opt,
-		   bool first);
+/* Write object O as the next element of the "objects" list in J
+   (hugeld-plan-object.c).  */
+void print_object (struct json *j, const struct object *o,
+		   const struct options *opt);
 
 /* The program's name, for messages.  */
 extern const char *progname;
@@ -114,10 +115,11 @@ const char *object_from_fd (int fd, const char *file, uint64_t file_size,
    descriptor *(int *) FD until LEN bytes are in or the file ends.  */
 long int read_fd (void *fd, void *buf, size_t len, uint64_t offset);
 
-/* With --cache: print O's ",\n \"cache\": {...}" member: the names of
-   its shared cache entry and the zones `hugeld cache add' fills
+/* With --cache: write O's member "cache": {...} in J, the names of its
+   shared cache entry and the zones `hugeld cache add' fills
    (hugeld-plan-cache.c).  */
-void print_cache (const struct object *o, uint64_t pagesize);
+void print_cache (struct json *j, const struct object *o,
+		  uint64_t pagesize);
 
 /* Whether the kernel gives transparent huge pages, read as ld.so reads
    it (hugeld-plan-query.c).  */
@@ -125,12 +127,13 @@ bool thp_enabled (void);
 
 /* --cgroup-none PID: the limit file that lets process PID's hugetlb
    cgroup have no 2 MiB page, found with ld.so's own walk, and its
-   value: {"file", "value"}, or null (hugeld-plan-query.c).  */
-void print_cgroup_none (const char *pid);
+   value: {"file", "value"}, or null, as the document of J
+   (hugeld-plan-query.c).  */
+void print_cgroup_none (struct json *j, const char *pid);
 
 /* --cache-distrust dir|file:MODE:UID: {"why": ...}, why ld.so would not
-   trust such a directory or file of the shared cache, or null
-   (hugeld-plan-query.c).  */
-void print_cache_distrust (const char *arg);
+   trust such a directory or file of the shared cache, or null, as the
+   document of J (hugeld-plan-query.c).  */
+void print_cache_distrust (struct json *j, const char *arg);
 
 #endif /* hugeld-plan.h */

@@ -71,9 +71,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <inttypes.h>
 #include <sched.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,41 +189,49 @@ go_idle (void)
 #endif
 }
 
+/* The line of FILE, target T: what the look at it found, C.  */
 static void
 print_record (const char *file, const struct target *t,
 	      const struct thp_counts *c)
 {
-  printf ("{\"file\": ");
-  json_string (file);
+  struct json j;
+  json_start (&j, stdout);
+  json_object (&j);
+  json_kstr (&j, "file", file);
   if (t->pid > 0)
-    printf (", \"pid\": %d, \"id\": \"%u:%u:%lu\"", t->pid, t->major,
-	    t->minor, t->ino);
+    {
+      char id[64];
+      snprintf (id, sizeof id, "%u:%u:%lu", t->major, t->minor, t->ino);
+      json_kint (&j, "pid", t->pid);
+      json_kstr (&j, "id", id);
+    }
   else
-    printf (", \"pid\": null");
-  printf (", \"ranges\": %zu, \"huge\": %zu, \"small\": %zu, "
-	  "\"not_cached\": %zu, \"repaired\": %zu, \"collapsed\": %zu",
-	  c->ranges, c->huge, c->small, c->not_cached, c->repaired,
-	  c->collapsed);
-#define X(name, text) printf (", \"" #name "\": %zu", c->left[THP_LEFT_##name]);
+    json_knull (&j, "pid");
+  json_kuint (&j, "ranges", c->ranges);
+  json_kuint (&j, "huge", c->huge);
+  json_kuint (&j, "small", c->small);
+  json_kuint (&j, "not_cached", c->not_cached);
+  json_kuint (&j, "repaired", c->repaired);
+  json_kuint (&j, "collapsed", c->collapsed);
+#define X(name, text) json_kuint (&j, #name, c->left[THP_LEFT_##name]);
   THP_LEFT_REASONS
 #undef X
-  printf (", \"read_kb\": %" PRIu64 ", \"why\": ", c->read / 1024);
-  if (c->why != NULL)
-    json_string (c->why);
-  else
-    printf ("null");
-  printf ("}\n");
+  json_kuint (&j, "read_kb", c->read / 1024);
+  json_kstr (&j, "why", c->why);
+  json_end (&j);
   fflush (stdout);
 }
 
+/* The line of the named FILE that cannot be read as an object, WHY.  */
 static void
 print_error (const char *file, const char *why)
 {
-  printf ("{\"file\": ");
-  json_string (file);
-  printf (", \"error\": ");
-  json_string (why);
-  printf ("}\n");
+  struct json j;
+  json_start (&j, stdout);
+  json_object (&j);
+  json_kstr (&j, "file", file);
+  json_kstr (&j, "error", why);
+  json_end (&j);
   fflush (stdout);
 }
 
@@ -307,6 +315,36 @@ look (const struct target *t, struct thp_run *run)
   thp_survey (fd, r, thp_ranges (&o, r, sizeof r / sizeof r[0]), run, &c);
   close (fd);
   print_record (shown, t, &c);
+}
+
+/* The last line: the counts of the run (PROCESSES listed by the scan,
+   BUDGET bytes of new folios left), the processes left out and the
+   words of the reasons a range is left in small folios.  */
+static void
+print_done (size_t processes, uint64_t budget)
+{
+  struct json j;
+  json_start (&j, stdout);
+  json_object (&j);
+  json_kbool (&j, "done", true);
+  json_kuint (&j, "processes", processes);
+  json_kuint (&j, "files", ntargets);
+  json_kuint (&j, "untrusted", untrusted);
+  json_kuint (&j, "unlisted", unlisted);
+  json_kuint (&j, "budget_left_kb", budget / 1024);
+  json_key (&j, "stuck");
+  json_array (&j);
+  for (size_t i = 0; i < nstuck; ++i)
+    json_int (&j, stuck_pids[i]);
+  json_end (&j);
+  json_kuint (&j, "stuck_more", nstuck_more);
+  json_key (&j, "reasons");
+  json_object (&j);
+#define X(name, text) json_kstr (&j, #name, text);
+  THP_LEFT_REASONS
+#undef X
+  json_end (&j);
+  json_end (&j);
 }
 
 static void
@@ -460,20 +498,6 @@ main (int argc, char **argv)
     go_idle ();
   for (size_t i = 0; i < ntargets; ++i)
     look (&targets[i], &run);
-  printf ("{\"done\": true, \"processes\": %zu, \"files\": %zu, "
-	  "\"untrusted\": %zu, \"unlisted\": %zu, \"budget_left_kb\": %"
-	  PRIu64 ", \"stuck\": [", processes, ntargets, untrusted, unlisted,
-	  run.budget / 1024);
-  for (size_t i = 0; i < nstuck; ++i)
-    printf ("%s%d", i ? ", " : "", stuck_pids[i]);
-  printf ("], \"stuck_more\": %zu, \"reasons\": {", nstuck_more);
-  const char *sep = "";
-#define X(name, text) \
-  printf ("%s\"" #name "\": ", sep); \
-  json_string (text); \
-  sep = ", ";
-  THP_LEFT_REASONS
-#undef X
-  printf ("}}\n");
+  print_done (processes, run.budget);
   return ferror (stdout) || fflush (stdout) != 0;
 }

@@ -137,13 +137,20 @@ fuzz_conf_text (const char *text, size_t size)
       size_t nn = k < 4 ? 1 : 0;
       struct hp_conf_settings s, s2;
       char *libs = malloc (2 * size + 2), *libs2 = malloc (2 * size + 2);
-      if (libs == NULL || libs2 == NULL)
+      /* Exactly the room the header promises.  */
+      size_t maxspans = HP_CONF_MAX_SPANS (size);
+      struct hp_conf_span *spans = malloc (maxspans * sizeof *spans);
+      if (libs == NULL || libs2 == NULL || spans == NULL)
 	abort ();
       bool secure = k == 1;
-      _dl_hugepage_conf_resolve (text, size, nm, nn, secure, &s, libs);
-      _dl_hugepage_conf_resolve (text, size, nm, nn, secure, &s2, libs2);
+      _dl_hugepage_conf_resolve (text, size, nm, nn, secure, &s, libs, spans);
+      _dl_hugepage_conf_resolve (text, size, nm, nn, secure, &s2, libs2,
+				 NULL);
+      s2.spans = s.spans;
+      s2.nspans = s.nspans;
       if (s.libslen > size || strlen (libs) != s.libslen
 	  || strcmp (libs, libs2) != 0 || memcmp (&s, &s2, sizeof s) != 0
+	  || s.nspans > maxspans || (s.libslen > 0) != (s.nspans > 0)
 	  || s.libs_line > nlines || s.segments_line > nlines
 	  || s.backing_line > nlines || s.block_line > nlines
 	  || (s.libslen > 0 && s.libs_line == 0)
@@ -156,13 +163,22 @@ fuzz_conf_text (const char *text, size_t size)
 	  ++fuzz_confs_selecting;
 	  counted = true;
 	}
+      /* Every byte of a pattern has its line, which is a libs line of
+	 the scope used; the spans in order and covering the list.  */
       for (size_t off = 0; off < s.libslen; ++off)
 	{
-	  unsigned int line = _dl_hugepage_conf_libs_line (text, size,
-							   s.block_line, off);
-	  if (libs[off] != ':' && (line < s.libs_line || line > nlines))
+	  unsigned int line = _dl_hugepage_conf_span_line (s.spans, s.nspans,
+							   off);
+	  if ((libs[off] != ':' && line == 0)
+	      || (line != 0 && (line < s.libs_line || line > nlines)))
 	    abort ();
 	}
+      for (size_t i = 0; i < s.nspans; ++i)
+	if (s.spans[i].start >= s.spans[i].end
+	    || (i > 0 && (s.spans[i].line <= s.spans[i - 1].line
+			  || s.spans[i].start != s.spans[i - 1].end + 1)))
+	  abort ();
+      free (spans);
       free (libs);
       free (libs2);
     }

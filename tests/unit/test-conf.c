@@ -4,6 +4,7 @@
    SPDX-License-Identifier: LGPL-2.1-or-later  */
 
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #include "dl-hugepage-conf.h"
 #include "dl-hugepage-plan.h"
@@ -20,14 +21,26 @@ bad_line (const char *text, const char **why)
   return sum.error_line;
 }
 
+/* Where the libs patterns of the last resolve came from.  */
+static struct hp_conf_span spans[64];
+
 /* Resolve TEXT for the program NAME (or none) into *S and LIBS.  */
 static void
 resolve (const char *text, const char *name, struct hp_conf_settings *s,
 	 char *libs)
 {
   const char *names[1] = { name };
+  if (HP_CONF_MAX_SPANS (strlen (text)) > 64)
+    abort ();
   _dl_hugepage_conf_resolve (text, strlen (text), names, name != NULL, false,
-			     s, libs);
+			     s, libs, spans);
+}
+
+/* The line the byte at OFFSET of the libs of S came from.  */
+static unsigned int
+line_of (const struct hp_conf_settings *s, size_t offset)
+{
+  return _dl_hugepage_conf_span_line (s->spans, s->nspans, offset);
 }
 
 static void
@@ -123,13 +136,13 @@ test_global (void)
 
   /* Which line each pattern came from.  */
   const char *p = strstr (libs, "libclang");
-  CHECK (_dl_hugepage_conf_libs_line (text, strlen (text), 0, p - libs) == 2,
-	 "global: line of libclang");
+  CHECK (line_of (&s, p - libs) == 2, "global: line of libclang");
   p = strstr (libs, "libcrypto");
-  CHECK (_dl_hugepage_conf_libs_line (text, strlen (text), 0, p - libs) == 3,
-	 "global: line of libcrypto");
-  CHECK (_dl_hugepage_conf_libs_line (text, strlen (text), 0, 10000) == 0,
-	 "global: line past the end");
+  CHECK (line_of (&s, p - libs) == 3, "global: line of libcrypto");
+  CHECK (line_of (&s, 0) == 2, "global: line of the first pattern");
+  CHECK (line_of (&s, strstr (libs, ":mysqld") - libs) == 0,
+	 "global: a separator is no line's");
+  CHECK (line_of (&s, 10000) == 0, "global: line past the end");
 }
 
 static void
@@ -163,8 +176,9 @@ test_programs (void)
   CHECK (s.segments_line == 5
 	 && s.kinds == (HP_KIND_TEXT | HP_KIND_DATA), "mariadbd: segments");
   CHECK (s.backing_line == 0, "mariadbd: backing not set");
-  CHECK (_dl_hugepage_conf_libs_line (text, strlen (text), s.block_line, 0)
-	 == 4, "mariadbd: line of its pattern");
+  CHECK (s.nspans == 1 && line_of (&s, 0) == 4
+	 && line_of (&s, strlen (libs) - 1) == 4,
+	 "mariadbd: line of its patterns (the block's, not the global)");
 
   /* By basename: a pattern without `/'.  */
   resolve (text, "/opt/mysql/bin/mysqld", &s, libs);
@@ -196,7 +210,8 @@ test_programs (void)
   /* Either name matches: the one it was run by or its real path.  */
   const char *names[2] = { "/usr/bin/clang-14",
 			   "/usr/lib/llvm-14/bin/clang" };
-  _dl_hugepage_conf_resolve (text, strlen (text), names, 2, false, &s, libs);
+  _dl_hugepage_conf_resolve (text, strlen (text), names, 2, false, &s, libs,
+			     NULL);
   CHECK (s.block_line == 8, "two names: block %u", s.block_line);
   CHECK (_dl_hugepage_conf_program_matches ("/usr/lib/*", 10, names, 2),
 	 "program matches by real path");
@@ -205,16 +220,19 @@ test_programs (void)
 
   /* An AT_SECURE program: nothing from the global lines.  */
   const char *mdb[1] = { "/usr/sbin/mariadbd" };
-  _dl_hugepage_conf_resolve (text, strlen (text), mdb, 1, true, &s, libs);
+  _dl_hugepage_conf_resolve (text, strlen (text), mdb, 1, true, &s, libs,
+			     NULL);
   CHECK (s.block_line == 3 && strcmp (libs, "mariadbd:libcrypto.so*") == 0
 	 && s.segments_line == 5 && s.backing_line == 0,
 	 "secure: the block's own lines (%s)", libs);
-  _dl_hugepage_conf_resolve (text, strlen (text), names, 2, true, &s, libs);
+  _dl_hugepage_conf_resolve (text, strlen (text), names, 2, true, &s, libs,
+			     NULL);
   CHECK (s.block_line == 8 && s.libslen == 0 && libs[0] == '\0'
 	 && s.segments_line == 0 && s.backing_line == 9,
 	 "secure: a block without libs selects nothing (%s)", libs);
   const char *other[1] = { "/usr/bin/other" };
-  _dl_hugepage_conf_resolve (text, strlen (text), other, 1, true, &s, libs);
+  _dl_hugepage_conf_resolve (text, strlen (text), other, 1, true, &s, libs,
+			     NULL);
   CHECK (s.block_line == 0 && s.libslen == 0 && s.segments_line == 0
 	 && s.backing_line == 0, "secure: no block, nothing (%s)", libs);
 }
