@@ -15,7 +15,7 @@ import unittest
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(TOP, "tools"))
 
-from hugeld import cli, common, elf, planner, pool, spawn  # noqa: E402
+from hugeld import cli, common, elf, helpers, planner, pool, spawn  # noqa: E402
 from hugeld.cache import entry, mount  # noqa: E402
 from hugeld.commands import plan, status, thp  # noqa: E402
 
@@ -247,7 +247,7 @@ class Helpers(unittest.TestCase):
     @staticmethod
     def helper():
         try:
-            return common.helper_path()
+            return helpers.path(helpers.PLAN)
         except common.Error:
             return None
 

@@ -14,7 +14,7 @@ import unittest
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(TOP, "tools"))
 
-from hugeld import common, planner  # noqa: E402
+from hugeld import common, helpers, planner  # noqa: E402
 from hugeld.commands import check, plan, service, status  # noqa: E402
 
 try:
@@ -137,7 +137,7 @@ class PolicyState(unittest.TestCase):
 
     def test_states(self):
         try:
-            common.helper_path()
+            helpers.path(helpers.PLAN)
         except common.Error:
             self.skipTest("hugeld-plan not built (make -C tools)")
         if os.geteuid() != 0:

@@ -13,14 +13,14 @@ import unittest
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(TOP, "tools"))
 
-from hugeld import common, openfile, pathglob, policy, procfs, settings  # noqa: E402
+from hugeld import common, helpers, openfile, pathglob, policy, procfs, settings  # noqa: E402
 from hugeld.commands import plan, status, sync  # noqa: E402
 
 
 def helper():
     """The hugeld-plan helper (hugeld-conf is next to it), or None."""
     try:
-        return common.helper_path()
+        return helpers.path(helpers.PLAN)
     except common.Error:
         return None
 

@@ -40,7 +40,6 @@ SYSFS_HUGE = "/sys/kernel/mm/hugepages/hugepages-2048kB"
 SYSFS_NODES = "/sys/devices/system/node"
 NR_HUGEPAGES = "/proc/sys/vm/nr_hugepages"
 DEBUG_DIR = "/usr/lib/debug"
-KINDS = ("text", "rodata", "relro", "data", "bss")
 # The thp repair's budget per run, in MiB of new 2 MiB folios (hugeld
 # thp repair --budget; hugeld-thp --budget); its unit's MemoryMax= is
 # above it.
@@ -127,22 +126,6 @@ def program_dir():
     while p != "/" and not os.path.isdir(p):
         p = os.path.dirname(p)
     return p
-
-
-def helper_path(name="hugeld-plan", variable="HUGELD_PLAN"):
-    """The path of the C helper NAME: $VARIABLE, else the one beside
-    the command (installed, or in a build)."""
-    here = program_dir()
-    cands = [os.environ.get(variable),
-             os.path.join(here, name),
-             os.path.join(here, "..", "libexec", name),
-             os.path.join(here, "..", "build", "tools", name),
-             os.path.join(here, "..", "..", "build", "tools", name)]
-    for c in cands:
-        if c and os.path.isfile(c) and os.access(c, os.X_OK):
-            return c
-    raise Error("the %s helper is missing (make -C tools; or set %s)"
-                % (name, variable))
 
 
 def table(rows, right=(), indent=""):

@@ -23,8 +23,8 @@ pages?"""
 
 import sys
 
-from .. import spawn
-from ..common import Error, helper_path, ldso_arg, plural, shown
+from .. import helpers, spawn
+from ..common import Error, ldso_arg, plural, shown
 from ..pool import pool_info
 from ..procfs import command_of, kernel_thread
 from .status import no_huge_pages_reason, process_status_within
@@ -84,7 +84,7 @@ def cmd_check(args):
     if kernel_thread(pid):
         raise Error("process %d (%s) is a kernel thread: nothing to check"
                     % (pid, command_of(pid)))
-    helper_path()
+    helpers.path(helpers.PLAN)
     ldso = ldso_arg(args)
     st = process_status_within(pid, {}, ldso)
     st["pool"] = pool_info()

@@ -24,10 +24,10 @@ import json
 import os
 import sys
 
-from ..common import Error, HUGE, KINDS, NR_HUGEPAGES, SYSFS_HUGE, SYSFS_NODES, UsageError, ldso_arg, ldso_path, mib, plural, shown, table, warn
+from ..common import Error, HUGE, NR_HUGEPAGES, SYSFS_HUGE, SYSFS_NODES, UsageError, ldso_arg, ldso_path, mib, plural, shown, table, warn
 from ..elf import Elf, check_program, interp_is_hugeld_loader, resolve_program
 from ..pathglob import expand_cache
-from ..planner import backing_names, default_setting, ldso_list, run_helper, setting_variable, summarize, unmatched_patterns
+from ..planner import backing_names, default_setting, kinds, ldso_list, run_helper, setting_variable, summarize, unmatched_patterns
 from ..policy import read_conf
 from ..pool import apply_pool, pool_info, pool_line
 from ..settings import options_of, program_path, resolve
@@ -422,7 +422,8 @@ def print_plan(r, verbose):
     for msg in unmatched_messages(r):
         warn(shown(msg))
     print()
-    rows = [("OBJECT", "SELECTED BY") + KINDS + ("PAGES",)]
+    names = kinds()
+    rows = [("OBJECT", "SELECTED BY") + names + ("PAGES",)]
     unselected = 0
     for o in r["objects"]:
         name = shown(o["path"])
@@ -431,16 +432,16 @@ def print_plan(r, verbose):
         if not o["selected"]:
             # The program is always shown; other objects with -v.
             if verbose or o.get("role") == "program":
-                rows.append((name, "-") + ("",) * len(KINDS) + ("-",))
+                rows.append((name, "-") + ("",) * len(names) + ("-",))
             else:
                 unselected += 1
             continue
         by = summarize(o)
         cells = []
-        for k in KINDS:
+        for k in names:
             cells.append(str(by[k]) if by.get(k) else "-")
         if by.get("data+bss"):
-            cells[3] = "%d(+bss)" % by["data+bss"]
+            cells[names.index("data")] = "%d(+bss)" % by["data+bss"]
         sel = '"%s" (%s)' % (shown(o["pattern"]), o["matched_by"])
         if o.get("conf_line"):
             sel = '"%s" (%s, %s line %d)' % (shown(o["pattern"]),

@@ -31,7 +31,8 @@ from ..cache.entry import scan
 from ..cache.mount import open_cache
 from ..cache.entry import mapped_entries
 from ..cache.upkeep import cache_summary, scan_states
-from ..common import Error, EscapedStream, HUGE, UsageError, helper_path, ldso_arg, mib, plural, shown, table
+from .. import helpers
+from ..common import Error, EscapedStream, HUGE, UsageError, ldso_arg, mib, plural, shown, table
 from ..elf import is_hugeld_loader
 from ..guards import process_guards
 from ..openfile import replace_file
@@ -549,7 +550,7 @@ def status_command(args):
         raise UsageError("hugeld status: give a PID or --all")
     # Each process's objects are planned by the helper: a missing one
     # is an error here, not a process left out of --all.
-    helper_path()
+    helpers.path(helpers.PLAN)
     if args.all:
         return status_all(args, cache, ldso)
     if kernel_thread(args.pid):

@@ -56,8 +56,8 @@ import os
 import re
 import sys
 
-from .. import spawn
-from ..common import HUGE, THP_BUDGET_MIB, Error, helper_path, ldso_arg, shown, warn
+from .. import helpers, spawn
+from ..common import HUGE, THP_BUDGET_MIB, Error, ldso_arg, shown, warn
 from ..openfile import NotOpened, open_regular
 from ..planner import helper_objects, ldso_list
 from ..settings import program_path, resolve
@@ -71,15 +71,6 @@ RESTARTS = 2
 # How long the helper's scan waits for one process's maps
 # (THP_SCAN_STALL_MS, tools/hugeld-thp.h): for the words of the report.
 SCAN_STALL_MS = 2000
-
-
-def thp_helper():
-    """The hugeld-thp helper: next to hugeld-plan."""
-    p = os.path.join(os.path.dirname(helper_path()), "hugeld-thp")
-    if not (os.path.isfile(p) and os.access(p, os.X_OK)):
-        raise Error("the hugeld-thp helper is missing (%s; make -C tools)"
-                    % p)
-    return p
 
 
 def _lines(out):
@@ -106,11 +97,9 @@ def _one_run(args):
     or None."""
     fd = os.memfd_create("hugeld-thp-progress", os.MFD_CLOEXEC)
     try:
-        argv = [thp_helper(), "--progress-fd", str(fd)] + args
         try:
-            p = spawn.run(argv, timeout=HELPER_TIME_LIMIT, pass_fds=(fd,))
-        except OSError as e:
-            raise Error("cannot run %s: %s" % (argv[0], e.strerror))
+            p = helpers.run(helpers.THP, ["--progress-fd", str(fd)] + args,
+                            timeout=HELPER_TIME_LIMIT, pass_fds=(fd,))
         except spawn.TimedOut as e:
             recs, _ = _lines(e.stdout)
             where = os.pread(fd, 256, 0).split(b"\n")[0]
@@ -118,9 +107,7 @@ def _one_run(args):
     finally:
         os.close(fd)
     if p.returncode != 0:
-        msg = p.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise Error(re.sub(r"^hugeld-thp: ", "", msg[0]) if msg
-                    else "%s failed (status %d)" % (argv[0], p.returncode))
+        raise Error(helpers.failure(helpers.THP, p))
     recs, done = _lines(p.stdout)
     return recs, done, None
 
