@@ -17,7 +17,8 @@ sys.path.insert(0, os.path.join(TOP, "tools"))
 
 from hugeld import cli, common, elf, helpers, planner, pool, spawn  # noqa: E402
 from hugeld.cache import entry, mount  # noqa: E402
-from hugeld.commands import plan, status, thp  # noqa: E402
+from hugeld.commands import thp  # noqa: E402
+from hugeld.report import collect  # noqa: E402
 
 MAN = os.path.join(TOP, "tools", "hugeld.1")
 COMPLETION = os.path.join(TOP, "tools", "hugeld.bash-completion")
@@ -325,13 +326,13 @@ class Helpers(unittest.TestCase):
             {"kind": "text", "start": 0x1200000, "end": 0x16c5000, "load": 1},
             {"kind": "data+bss", "start": 0x2400000, "end": 0x2e01000, "load": 2}]}
         M = 0x200000
-        self.assertEqual(status.kind_in(plan, 0, 8 * M), "rodata")
-        self.assertEqual(status.kind_in(plan, 0x1000000, 0x1200000), "rodata")
-        self.assertEqual(status.kind_in(plan, 0x1200000, 0x1800000), "text")
-        self.assertEqual(status.kind_in(plan, 0x2a00000, 0x2c00000), "data+bss")
-        self.assertEqual(status.kind_in(plan, 0x1800000, 0x1a00000), "?")
-        self.assertEqual(status.kind_in(None, 0, M), "?")
-        self.assertEqual(status.kind_in({"layout": []}, 0, M), "?")
+        self.assertEqual(collect.kind_in(plan, 0, 8 * M), "rodata")
+        self.assertEqual(collect.kind_in(plan, 0x1000000, 0x1200000), "rodata")
+        self.assertEqual(collect.kind_in(plan, 0x1200000, 0x1800000), "text")
+        self.assertEqual(collect.kind_in(plan, 0x2a00000, 0x2c00000), "data+bss")
+        self.assertEqual(collect.kind_in(plan, 0x1800000, 0x1a00000), "?")
+        self.assertEqual(collect.kind_in(None, 0, M), "?")
+        self.assertEqual(collect.kind_in({"layout": []}, 0, M), "?")
 
     def test_parse_backing(self):
         # LD_HUGEPAGE_BACKING as ld.so reads it, parsed by the helper

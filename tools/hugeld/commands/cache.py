@@ -32,11 +32,11 @@ import sys
 
 from ..cache import entry, mount
 from ..cache.build import add_one, kinds_text
+from ..cache.sync import cache_sync
 from ..cache.upkeep import (need_root, remove_all, say_error, scan_states,
                             summarize_entries)
 from ..common import Error, UsageError, mib, plural, shown, table
 from ..planner import cache_dir, helper_objects
-from .sync import cache_sync
 
 
 def cache_add(args):

@@ -29,11 +29,11 @@ from ..common import Error, UsageError, ldso_arg, plural, shown
 from ..elf import resolve_program
 from ..pathglob import expand_cache
 from ..planner import conf_file, default_setting, setting_variable
+from ..plans import PlanOptions, make_plan, unmatched_messages
 from ..policy import (LD_SO_CACHE, TUNABLES_CONF, conf_problems, read_conf,
                       system_tunables, tunconf_supported)
 from ..pool import pool_info
 from ..settings import NAMES, program_path, resolve
-from .plan import PlanOptions, make_plan, unmatched_messages
 
 
 def object_line(o, conf_file):

@@ -28,8 +28,9 @@ from ..elf import Elf, PT_NOTE
 from ..planner import parse_backing, plan_each, setting_variable
 from ..pool import apply_pool, pool_info, read_int
 from ..procfs import load_bias, process_objects, read_smaps
+from ..report.collect import process_status
+from ..report.diagnose import shared_code
 from ..settings import checked_backing
-from .status import process_status
 
 
 class CoreMapping(object):
@@ -135,18 +136,16 @@ def gdb_argv_core(core, program, gdb_args, ldso):
                    "set confirm on"] + gdb_args
 
 
-def warn_shared_text(st):
-    """Warn if process ST (process_status) has code from the shared
+def warn_shared_text(p):
+    """Warn if process P (a records.Process) has code from the shared
     cache: a software breakpoint there needs a spare huge page."""
-    objs = [os.path.basename(o["path"]) for o in st["objects"]
-            if any(r["backing"] == "shared" and "x" in r["perms"]
-                   for r in o["ranges"])]
+    objs = shared_code(p)
     if objs:
         warn("process %d runs code of %s from the shared cache: a software "
              "breakpoint there (break, next, finish) needs a spare huge page "
              "for the process's own copy of that 2 MiB page, and without "
              "one gdb cannot insert it; use hbreak (no copy), or --grow-pool"
-             % (st["pid"], ", ".join(objs)))
+             % (p.pid, ", ".join(objs)))
 
 
 def gdb_argv_start(gdb_args, args):
@@ -174,21 +173,21 @@ def gdb_argv_start(gdb_args, args):
 
 
 def gdb_argv_pid(pid, gdb_args, ldso):
-    st = process_status(pid, {}, ldso, detail=False)
-    warn_shared_text(st)
+    p = process_status(pid, {}, ldso, detail=False)
+    warn_shared_text(p)
     argv = ["gdb", "-p", str(pid)]
-    if not st["ldso_command"] or not st["program"]:
+    if not p.ldso_command or not p.program:
         return argv + gdb_args
     maps = read_smaps(pid)
     objs, _ = process_objects(pid, maps, {})
-    want = os.path.realpath(st["program"])
+    want = os.path.realpath(p.program)
     for o in objs:
         if o.path == want:
             return argv + ["-ex", "set confirm off", "-ex",
                            "add-symbol-file %s -o %#x" % (o.path, o.bias),
                            "-ex", "set confirm on"] + gdb_args
     warn("%s is not mapped in process %d; its symbols are not added"
-         % (st["program"], pid))
+         % (p.program, pid))
     return argv + gdb_args
 
 

@@ -27,11 +27,11 @@ import time
 from ..cache import entry
 from ..common import Error, SYSFS_HUGE, UsageError, ldso_arg, ldso_path, shown, warn
 from ..elf import check_program, interp_is_hugeld_loader, resolve_program
+from ..perfmap import write_perf_map
 from ..planner import cache_dir, default_setting, parse_backing, setting_variable
+from ..plans import PlanOptions, make_plan, unmatched_messages
 from ..pool import hugetlb_cgroup_none, pool_info
 from ..settings import options_of, program_path, resolve
-from .perfmap import write_perf_map
-from .plan import PlanOptions, make_plan, unmatched_messages
 
 
 def cmd_run(args):

@@ -1,0 +1,45 @@
+# hugeld: run programs with hugeld's loader, plan the huge page pool,
+# show what is on huge pages, and keep perf working.
+# Copyright (C) 2026 The hugeld authors.
+# This file is part of hugeld, a patch set for the GNU C Library.
+#
+# The GNU C Library is free software; you can redistribute it and/or
+# modify it under the terms of the GNU Lesser General Public
+# License as published by the Free Software Foundation; either
+# version 2.1 of the License, or (at your option) any later version.
+#
+# The GNU C Library is distributed in the hope that it will be useful,
+# but WITHOUT ANY WARRANTY; without even the implied warranty of
+# MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+# Lesser General Public License for more details.
+#
+# You should have received a copy of the GNU Lesser General Public
+# License along with the GNU C Library; if not, see
+# <https://www.gnu.org/licenses/>.
+
+"""hugeld perf-map: names for functions in huge-page text."""
+
+import sys
+
+from ..common import plural, shown
+from ..perfmap import write_perf_map
+
+
+def cmd_perf_map(args):
+    cache = {}
+    report, path = write_perf_map(args.pid, args.output, args.debug_dir,
+                                  cache)
+    if args.output == "-":
+        return 0
+    n = sum(r["symbols"] for r in report)
+    if path is None:
+        print("process %d has no code on huge pages: nothing written"
+              % args.pid, file=sys.stderr)
+        return 0
+    print("%s: %s for %s" % (path, plural(n, "function"), ", ".join(
+        "%s (%d, from %s%s)" % (
+            shown(r["path"]), r["symbols"], shown(r["source"]),
+            "; %d KiB of code no symbol names, named by the object and "
+            "address" % (r["unnamed"] // 1024) if r["unnamed"] else "")
+        for r in report) or "nothing"), file=sys.stderr)
+    return 0
