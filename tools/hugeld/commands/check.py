@@ -27,6 +27,7 @@ from .. import helpers
 from ..common import Error, ldso_arg, plural, shown
 from ..pool import pool_info
 from ..procfs import command_of, kernel_thread
+from ..registry import Command, argument, flag
 from ..report.collect import process_status_within
 from ..report.diagnose import failures, nothing_selected
 from ..systemd import main_pid
@@ -67,3 +68,20 @@ def cmd_check(args):
             who, plural(len(p.selected), "selected object"),
             plural(n, "page")))
     return 0
+
+
+COMMAND = Command(
+    name="check", rank=40,
+    synopsis=("check PID|UNIT [-q]",),
+    summary="exit 0 if the selected text of a process (or a unit's main "
+    "process) is on huge pages, else say why, exit 1",
+    description="Exit 0 if the whole 2 MiB pages of text of every "
+    "object that process PID (or the main process of the systemd "
+    "unit UNIT) selects are on huge pages (hugetlb, or the page "
+    "cache's huge pages); otherwise print one line naming the object "
+    "and why, and exit 1.  For monitors and health checks.",
+    options=(
+        argument("target", "PID|UNIT",
+                 help="a process ID, or a systemd unit"),
+        flag("-q", "--quiet", help="print nothing when the check passes")),
+    run=cmd_check)

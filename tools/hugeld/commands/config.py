@@ -33,6 +33,7 @@ from ..plans import PlanOptions, make_plan, unmatched_messages
 from ..policy import (LD_SO_CACHE, TUNABLES_CONF, conf_problems, read_conf,
                       system_tunables, tunconf_supported)
 from ..pool import pool_info
+from ..registry import Command, flag, value
 from ..settings import NAMES, program_path, resolve
 
 
@@ -115,9 +116,11 @@ def tunables_check(prog):
     return out, doc
 
 
+def no_command(args):
+    raise UsageError("hugeld config: give a command: check")
+
+
 def cmd_config(args):
-    if args.config_cmd != "check":
-        raise UsageError("hugeld config: give a command: check")
     path = args.file or conf_file()
     prog = resolve_program(args.program) if args.program else None
     tun_lines, tun_doc = tunables_check(prog)
@@ -241,3 +244,30 @@ def select(prog, path):
                                    "matched_by", "conf_line", "error",
                                    "zones", "huge_pages")}
             for o in result["objects"]], warnings
+
+
+SYNOPSIS = "config check [--file FILE] [--program PROG] [--json]"
+
+COMMAND = Command(
+    name="config", rank=90, synopsis=(SYNOPSIS,),
+    summary="is /etc/hugeld.conf used by ld.so, and what it selects",
+    description="Check the policy file as ld.so reads it (trust: a "
+    "regular file of root's that nobody else can write; every line "
+    "that does not parse, any of which makes ld.so ignore the whole "
+    "file), and with --program what it gives that program: the block "
+    "that applies, libs, segments and backing with their lines, and "
+    "the plan of what would go on huge pages.  Exit status 0 if ld.so "
+    "uses the file, 1 if not.  See hugeld.conf(5).",
+    run=no_command, subcommands=(
+        Command(name="check", synopsis=(SYNOPSIS,),
+                summary="validate the policy file; with --program, what it "
+                "selects for PROG",
+                description="Validate the policy file; with --program, what "
+                "it selects for PROG.",
+                options=(
+                    value("--file", metavar="FILE",
+                          help="the policy file (default {conf_file})"),
+                    value("--program", metavar="PROG", help="a program "
+                          "(searched in PATH if it has no slash)"),
+                    flag("--json", help="print the parsed file as JSON")),
+                run=cmd_config),))

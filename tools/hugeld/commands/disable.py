@@ -22,6 +22,7 @@
 import os
 
 from ..common import Error
+from ..registry import Command, argument
 from ..systemd import MARK, dropin_path, systemctl, unit_name
 
 
@@ -53,3 +54,14 @@ def cmd_disable(args):
     print("%s: %s removed; systemctl restart %s starts it without hugeld"
           % (unit, dropin, unit))
     return 0
+
+
+COMMAND = Command(
+    name="disable", rank=51,
+    synopsis=("disable UNIT",),
+    summary="the service back on the system's loader (hugeld enable's "
+    "drop-in removed)",
+    description="Remove the drop-in hugeld enable wrote for UNIT and "
+    "reload systemd (root).  Restart the unit to apply it.",
+    options=(argument("unit", "UNIT"),),
+    run=cmd_disable)

@@ -22,9 +22,10 @@ systemd.py has how it is written)."""
 
 import os
 
-from ..common import Error, ldso_arg
+from ..common import DEFAULT_LDSO, Error, ldso_arg
 from ..openfile import replace_file
 from ..planner import check_patterns, check_segments, parse_backing, setting_variable
+from ..registry import Command, argument, settings, value
 from ..systemd import PREPARE_TIME_LIMIT, SHELLS, command_program, dropin_path, dropin_text, exec_start, system_loader, systemctl, thp_prepare, unit_name, unit_value
 
 
@@ -89,3 +90,35 @@ def cmd_enable(args):
     print("systemctl restart %s applies it; hugeld check %s tells whether "
           "its text is on huge pages" % (unit, unit))
     return 0
+
+
+COMMAND = Command(
+    name="enable", rank=50,
+    synopsis=("enable UNIT [--libs PATTERNS] [--segments LIST] [--backing "
+              "BACKINGS] [--ldso PATH]",),
+    summary="one systemd service on hugeld's loader (a drop-in)",
+    description="Put one systemd service on hugeld's loader without "
+    "making hugeld the system's loader (root): write the drop-in "
+    "/etc/systemd/system/UNIT.d/hugeld.conf, which sets the "
+    "LD_HUGEPAGE_* variables and mounts hugeld's loader over the "
+    "system's in the service's own mount namespace "
+    "(BindReadOnlyPaths=), and reload systemd.  The unit's command is "
+    "left as it is; its process is the program (ps, pidof, systemctl), "
+    "and it starts whatever the pool holds.  Where the backing lists "
+    "thp (the default does) and the program is known, the drop-in "
+    "also runs hugeld thp repair --program PROGRAM as root before the "
+    "service starts (ExecStartPre=, at most 30 s, its failure "
+    "ignored): the service maps its selected text from 2 MiB folios "
+    "whatever the page cache held.  Restart the unit to apply it.",
+    epilog="example: hugeld enable mariadb --libs 'mariadbd:libcrypto*'",
+    options=(
+        argument("unit", "UNIT", help="the unit (.service if no suffix)"),
+        settings(helps={
+            "libs": "{variable} (default: the file name of the program "
+            "ExecStart= runs; needed where that is a shell)",
+            "segments": "{variable} (default: ld.so's)",
+            "backing": "{variable} (default: ld.so's)"}),
+        value("--ldso", metavar="PATH",
+              help="hugeld's loader (default: $HUGELD_LDSO or %s)"
+              % DEFAULT_LDSO)),
+    run=cmd_enable)

@@ -21,8 +21,9 @@
 
 import sys
 
-from ..common import plural, shown
+from ..common import DEBUG_DIR, pid_arg, plural, shown
 from ..perfmap import write_perf_map
+from ..registry import Command, append, argument, value
 
 
 def cmd_perf_map(args):
@@ -43,3 +44,27 @@ def cmd_perf_map(args):
             "address" % (r["unnamed"] // 1024) if r["unnamed"] else "")
         for r in report) or "nothing"), file=sys.stderr)
     return 0
+
+
+COMMAND = Command(
+    name="perf-map", rank=60,
+    synopsis=("perf-map PID [-o FILE] [--debug-dir DIR]",),
+    summary="write /tmp/perf-PID.map so perf names huge-page code",
+    description="perf shows huge page mappings (/anon_hugepage) as "
+    "anonymous memory and looks up their symbols in /tmp/perf-PID.map. "
+    "Write that file: `START SIZE name' (hex) for each function of "
+    "each object whose code is on huge pages, from its .symtab, else "
+    "a debug file found by build ID (or .gnu_debuglink) under the "
+    "debug directory, else .dynsym.  Lines others wrote about other "
+    "memory (JIT compilers) are kept.  Run it while the process is "
+    "alive; perf report reads the file later.",
+    epilog="example: perf record -e cpu-clock -p PID -- sleep 5; "
+    "hugeld perf-map PID; perf report",
+    options=(
+        argument("pid", "PID", help="the process", convert=pid_arg),
+        value("-o", "--output", metavar="FILE",
+              help="write FILE instead (- for stdout)"),
+        append("--debug-dir", metavar="DIR",
+               help="where separate debug files are (default %s); may be "
+               "repeated" % DEBUG_DIR)),
+    run=cmd_perf_map)

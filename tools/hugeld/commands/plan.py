@@ -23,10 +23,11 @@ import json
 import os
 import sys
 
-from ..common import Error, NR_HUGEPAGES, SYSFS_HUGE, SYSFS_NODES, UsageError, ldso_arg, mib, plural, shown, table, warn
+from ..common import DEFAULT_LDSO, Error, NR_HUGEPAGES, SYSFS_HUGE, SYSFS_NODES, UsageError, ldso_arg, mib, plural, positive_int, shown, table, warn
 from ..planner import kinds, setting_variable, summarize
 from ..plans import PlanOptions, make_plan, spend_pool, unmatched_messages
 from ..pool import apply_pool, pool_info, pool_line
+from ..registry import Command, append, argument, flag, settings, value
 from ..settings import options_of, program_path, resolve
 
 
@@ -261,3 +262,47 @@ def print_plan(r, verbose):
         for z in r["short_pool"]:
             print("  %-8s %3d of %3d  %s" % (z["kind"], z["got"],
                                              z["pages"], z["path"]))
+
+
+COMMAND = Command(
+    name="plan", rank=20,
+    synopsis=("plan PROG [--libs PATTERNS] [--segments LIST] [--backing "
+              "BACKINGS] [--copies N] [--apply [--node N[,N...]]] [-v] "
+              "[--json]",),
+    summary="the huge pages PROG and its libraries take (the loader's own "
+    "planner) and the nr_hugepages N processes need",
+    description="Show how hugeld's ld.so would place PROG and the "
+    "libraries it loads (from the loader's own `ld.so --list') on "
+    "2 MiB pages: per object the pages of each kind, the total, and "
+    "the pool N processes need (each process has its own copy, "
+    "except of zones in the shared cache, held once, and of zones "
+    "left to transparent huge pages).  "
+    "The plan is made by hugeld-plan, built from the loader's own "
+    "planner and matcher.",
+    epilog="example: hugeld plan /usr/bin/gdb --libs 'libpython3*' "
+    "--copies 4 --apply",
+    options=(
+        argument("program", "PROG", help="the program (searched in PATH if "
+                 "it has no slash), or a shared library"),
+        settings(),
+        value("--ldso", metavar="PATH",
+              help="hugeld's loader (default: $HUGELD_LDSO or %s)"
+              % DEFAULT_LDSO),
+        flag("--direct", help="the program is started directly: its "
+             "PT_INTERP is hugeld's loader (default: run it with the loader "
+             "as a command)"),
+        value("--copies", metavar="N", convert=positive_int, default=1,
+              help="processes that will run at the same time (default 1)"),
+        append("--dlopen", metavar="FILE",
+               help="also plan FILE, a library the program dlopens (as the "
+               "path it passes to dlopen)"),
+        flag("--apply", help="grow nr_hugepages so that the pages needed "
+             "are available (root; never shrinks the pool; all or "
+             "nothing)"),
+        value("--node", metavar="N[,N...]",
+              help="with --apply: reserve the pages needed on each of these "
+              "NUMA nodes instead of anywhere"),
+        flag("-v", "--verbose", help="list every range: on huge pages, or "
+             "on ordinary pages and why"),
+        flag("--json", help="print JSON")),
+    run=cmd_plan)

@@ -25,26 +25,25 @@ import sys
 import time
 
 from ..cache import entry
-from ..common import Error, SYSFS_HUGE, UsageError, ldso_arg, ldso_path, shown, warn
+from ..common import DEBUG_DIR, DEFAULT_LDSO, Error, SYSFS_HUGE, UsageError, ldso_arg, ldso_path, shown, warn
 from ..elf import check_program, interp_is_hugeld_loader, resolve_program
 from ..perfmap import write_perf_map
 from ..planner import cache_dir, default_setting, parse_backing, setting_variable
 from ..plans import PlanOptions, make_plan, unmatched_messages
 from ..pool import hugetlb_cgroup_none, pool_info
+from ..registry import Command, append, flag, optional, settings, value
 from ..settings import options_of, program_path, resolve
 
 
 def cmd_run(args):
-    cmd = list(args.command)
-    if cmd and cmd[0] == "--":
-        cmd = cmd[1:]
+    cmd = list(args.rest)
     if not cmd:
         raise UsageError("hugeld run: no program given (hugeld run "
                          "[OPTIONS] -- PROG ARGS...)")
     # /proc/self/exe names the loader, run as a command, or the program
     # (the [proc:] lines of /etc/tunables.conf match it).
-    settings = resolve("run", options_of(args), os.environ, program_path(
-        next((c for c in args.command if c != "--"), None)),
+    settings = resolve("run", options_of(args), os.environ,
+                       program_path(cmd[0]),
         exe=None if args.direct else os.path.realpath(ldso_arg(args)))
     libs, segs, backing = settings.libs, settings.segments, settings.backing
     from_file = settings.from_file
@@ -248,3 +247,39 @@ def run_with_perf_map(exe, argv, env, args):
             os.kill(os.getpid(), sig)
         return 128 + sig
     return os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1
+
+
+COMMAND = Command(
+    name="run", rank=10,
+    synopsis=("run [--libs PATTERNS] [--segments LIST] [--backing BACKINGS] "
+              "[OPTIONS] -- PROG [ARGS...]",),
+    summary="run PROG through hugeld's ld.so with the settings applied",
+    description="Run PROG (searched in PATH) through hugeld's ld.so "
+    "with LD_HUGEPAGE_LIBS, LD_HUGEPAGE_SEGMENTS and LD_HUGEPAGE_BACKING "
+    "set, as `ld.so --argv0 PROG PATH ARGS'.  Without --perf-map hugeld "
+    "is replaced by the program (same PID, its exit status).  Refuses "
+    "to run when the pool has no free huge page and the backings "
+    "include private (the loader would silently use ordinary pages), "
+    "unless --no-pool-check.",
+    epilog="example: hugeld run --libs 'libLLVM*.so*' -- clang -c x.c",
+    options=(
+        settings(),
+        value("--ldso", metavar="PATH",
+              help="hugeld's loader (default: $HUGELD_LDSO or %s)"
+              % DEFAULT_LDSO),
+        flag("--direct", help="the program is started directly: its "
+             "PT_INTERP is hugeld's loader (default: run it with the loader "
+             "as a command)"),
+        optional("--debug", metavar="FILE", const="-",
+                 help="LD_DEBUG=hugepages: the loader's report on stderr, "
+                 "or, written --debug=FILE, in FILE.PID"),
+        flag("--perf-map", help="stay as the parent and keep "
+             "/tmp/perf-PID.map (PID: the program's) written while its huge "
+             "page mappings change, so that perf can name the functions in "
+             "them"),
+        value("--perf-map-output", metavar="FILE", hidden=True),
+        append("--debug-dir", metavar="DIR",
+               help="with --perf-map: where to look for separate debug "
+               "files (default %s)" % DEBUG_DIR),
+        flag("--no-pool-check", help="run even if no huge page is free")),
+    rest="program", run=cmd_run)

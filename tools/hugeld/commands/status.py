@@ -27,10 +27,11 @@ import sys
 
 from .. import helpers
 from ..cache.upkeep import cache_summary
-from ..common import EscapedStream, UsageError, ldso_arg
+from ..common import EscapedStream, UsageError, ldso_arg, pid_arg
 from ..openfile import replace_file
 from ..pool import pool_info
 from ..procfs import command_of, kernel_thread
+from ..registry import Command, argument, flag, value
 from ..report import document, prometheus, text
 from ..report.collect import process_status_within
 from ..report.node import node_status
@@ -91,3 +92,30 @@ def status_command(args):
     else:
         text.write(text.node_lines(r), sys.stdout)
     return 0
+
+
+COMMAND = Command(
+    name="status", rank=30,
+    synopsis=("status PID|--all [--json|--prometheus] [-o FILE]",),
+    summary="what of a process is on huge pages, and the pool; --all: "
+    "every process and the node (cache, sharing, pool)",
+    description="Show which objects and ranges of a running process "
+    "are on huge pages (from /proc/PID/smaps and maps: hugetlb "
+    "mappings inside an object's address range are its), how each is "
+    "backed (shared: the hugeld cache; private; thp), the pages they "
+    "use, the settings in its environment, and the pool "
+    "(HugePages_Total, Free, Rsvd, Surp).  --all: every process with "
+    "huge pages (root sees all); shared pages are counted once.",
+    options=(
+        argument("pid", "PID", help="the process", count="?",
+                 convert=pid_arg),
+        flag("--all", help="all processes that have huge pages of any "
+             "kind, and the node: pool, shared cache, what sharing saves"),
+        flag("--json", help="print JSON"),
+        flag("--prometheus", help="with --all: the Prometheus text format, "
+             "for node_exporter's textfile collector"),
+        value("-o", "--output", metavar="FILE",
+              help="write FILE (replaced atomically, in a directory only "
+              "root or you can write) instead of standard output"),
+        value("--ldso", metavar="PATH", hidden=True)),
+    run=cmd_status)
