@@ -13,6 +13,8 @@
 #   core modules, cache/ or report/);
 # - argparse only in cli.py, and none of its internals (names with an
 #   underscore): no command line is built to ask a question;
+# - no file over MAX_LINES lines and no function over MAX_FUNCTION_LINES:
+#   each file can be read whole;
 # - no change to the running process's environment (a child that needs
 #   another environment gets a new dict).
 
@@ -27,6 +29,11 @@ PKG = os.path.join(TOP, "tools", "hugeld")
 # optional dependency, imported where it is used, with a comment saying
 # so.  Empty: the package uses the standard library only.
 OPTIONAL = set()
+
+# The longest file of the package, and the longest function (its def
+# line to its last line, docstring and comments included).
+MAX_LINES = 500
+MAX_FUNCTION_LINES = 80
 
 # os.environ methods that change it, and the os functions that do.
 ENV_METHODS = {"pop", "popitem", "clear", "update", "setdefault",
@@ -245,6 +252,23 @@ class PackageShape(unittest.TestCase):
                     bad.append("%s:%d: %s" % (self.mods[m], n.lineno, name))
         self.assertEqual(bad, [], "argparse outside cli.py, or its "
                          "internals")
+
+    def test_files_and_functions_are_short(self):
+        bad = []
+        for m, t in sorted(self.trees.items()):
+            path = self.mods[m]
+            with open(os.path.join(TOP, path), encoding="utf-8") as f:
+                n = len(f.read().splitlines())
+            if n > MAX_LINES:
+                bad.append("%s: %d lines" % (path, n))
+            for f in ast.walk(t):
+                if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    k = f.end_lineno - f.lineno + 1
+                    if k > MAX_FUNCTION_LINES:
+                        bad.append("%s:%d: %s (): %d lines" % (
+                            path, f.lineno, f.name, k))
+        self.assertEqual(bad, [], "over %d lines a file, %d a function"
+                         % (MAX_LINES, MAX_FUNCTION_LINES))
 
     def test_no_change_to_the_environment(self):
         bad = ["%s:%d: %s" % (self.mods[m], line, what)

@@ -94,6 +94,20 @@ def cmd_plan(args):
     return 0
 
 def print_plan(r, verbose):
+    """The plan R (plans.make_plan) for a person; VERBOSE (-v): every
+    object, and every range of the selected ones."""
+    print_settings(r)
+    print_objects(r, verbose)
+    if verbose:
+        print_ranges(r)
+    print_totals(r)
+    print_pool(r)
+
+
+def print_settings(r):
+    """What the plan R is of: the program, how it is started, its
+    settings and where they come from, the patterns that select
+    nothing."""
     how = {"direct": "started directly, hugeld as its PT_INTERP",
            "library": "a shared library, as ld.so loads it",
            "ldso-command": "run by hugeld's ld.so, as hugeld run does"}
@@ -119,6 +133,10 @@ def print_plan(r, verbose):
     for msg in unmatched_messages(r):
         warn(shown(msg))
     print()
+
+
+def print_objects(r, verbose):
+    """The table of the plan R's objects: the pages of each kind."""
     names = kinds()
     rows = [("OBJECT", "SELECTED BY") + names + ("PAGES",)]
     unselected = 0
@@ -155,31 +173,40 @@ def print_plan(r, verbose):
               % plural(unselected, "other object"))
     for s in r["skipped"]:
         print("(%s: %s)" % (shown(s["path"]), shown(s["why"])))
-    if verbose:
-        for o in r["objects"]:
-            if not o["selected"]:
-                continue
-            print()
-            print("%s:%s" % (shown(o["path"]), " text relocations,"
-                             if o["textrel"] else ""))
-            if o["error"]:
-                print("  ordinary pages: %s" % shown(o["error"]))
-                continue
-            how = {"shared": " (shared: from the cache)",
-                   "private": "", "thp": " (thp: asked of the kernel)",
-                   None: " (no backing of LD_HUGEPAGE_BACKING: ordinary "
-                   "pages)"}
-            items = [(z["start"], z["end"], z["kind"], "%s on huge pages%s" %
-                      (plural(z["pages"], "page"), how[z["backing"]]))
-                     for z in o["zones"]]
-            items += [(s["start"], s["end"], s["kind"],
-                       "ordinary pages: " + shown(s["reason"]))
-                      for s in o["small"]]
-            for a, b, k, what in sorted(items):
-                print("  %-8s [%#x, %#x)  %s" % (k, a, b, what))
-            if o["type"] == "DYN" and o["mode"] == "ldso":
-                print("  load address = %#x modulo %#x" % (o["bias"],
-                                                          o["modulus"]))
+
+
+def print_ranges(r):
+    """Every range of each selected object of the plan R: on huge pages,
+    and how, or on ordinary pages, and why."""
+    for o in r["objects"]:
+        if not o["selected"]:
+            continue
+        print()
+        print("%s:%s" % (shown(o["path"]), " text relocations,"
+                         if o["textrel"] else ""))
+        if o["error"]:
+            print("  ordinary pages: %s" % shown(o["error"]))
+            continue
+        how = {"shared": " (shared: from the cache)",
+               "private": "", "thp": " (thp: asked of the kernel)",
+               None: " (no backing of LD_HUGEPAGE_BACKING: ordinary "
+               "pages)"}
+        items = [(z["start"], z["end"], z["kind"], "%s on huge pages%s" %
+                  (plural(z["pages"], "page"), how[z["backing"]]))
+                 for z in o["zones"]]
+        items += [(s["start"], s["end"], s["kind"],
+                   "ordinary pages: " + shown(s["reason"]))
+                  for s in o["small"]]
+        for a, b, k, what in sorted(items):
+            print("  %-8s [%#x, %#x)  %s" % (k, a, b, what))
+        if o["type"] == "DYN" and o["mode"] == "ldso":
+            print("  load address = %#x modulo %#x" % (o["bias"],
+                                                      o["modulus"]))
+
+
+def print_totals(r):
+    """The pages of the plan R per process and for the pool, and what a
+    debugger needs."""
     n = r["pages_per_process"]
     cached = r["pages_in_cache"]
     other = [(cached, "in the shared cache (held once for all processes)"),
@@ -238,6 +265,11 @@ def print_plan(r, verbose):
               "use hbreak there, or LD_HUGEPAGE_BACKING=private,thp (hugeld "
               "gdb sets it for programs it starts)"
               % plural(r["shared_text_pages"], "page"))
+
+
+def print_pool(r):
+    """The pool now against the plan R: enough, short, and what a
+    process started now gets of it."""
     p = r["pool"]
     print("pool now: %s" % pool_line(p))
     if p is not None and "applied" not in r:

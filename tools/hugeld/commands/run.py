@@ -43,85 +43,24 @@ def cmd_run(args):
     # /proc/self/exe names the loader, run as a command, or the program
     # (the [proc:] lines of /etc/tunables.conf match it).
     settings = resolve("run", options_of(args), os.environ,
-                       program_path(cmd[0]),
-        exe=None if args.direct else os.path.realpath(ldso_arg(args)))
-    libs, segs, backing = settings.libs, settings.segments, settings.backing
-    from_file = settings.from_file
+                       program_path(cmd[0]), exe=None if args.direct
+                       else os.path.realpath(ldso_arg(args)))
     ldso = ldso_path(args)
     path = resolve_program(cmd[0])
     elf = check_program(path)
     interp = elf.interp
     elf.close()
     if args.direct:
-        # PT_INTERP names a path: opened by the opening rule (never a
-        # FIFO or a device), and judged by what was opened.
-        ok, why = interp_is_hugeld_loader(interp, ldso)
-        if not ok:
-            raise Error("--direct: %s's interpreter is %s, not hugeld's "
-                        "loader%s (relink with -Wl,--dynamic-linker=%s, or "
-                        "leave out --direct)" % (
-                            shown(path), shown(interp or "none"),
-                            " (%s)" % shown(why) if why else "", ldso))
+        check_direct(path, interp, ldso)
     # Only the private backing takes pages from the pool (shared ones
     # are the cache's, thp ones the kernel's).
-    order = parse_backing(backing or default_setting("backing"))
+    order = parse_backing(settings.backing or default_setting("backing"))
     plan = program_plan(cmd[0], args, settings)
     if not args.no_pool_check and "private" in order:
-        why = None
-        p = pool_info()
-        if p is None:
-            raise Error("this kernel has no 2 MiB huge pages (no %s)"
-                        % SYSFS_HUGE)
-        cg = hugetlb_cgroup_none()
-        if p["available"] <= 0:
-            short = "no free huge pages"
-            why = ("no free huge pages (HugePages_Total %d, Free %d, "
-                   "Rsvd %d): reserve some first, e.g. hugeld plan %s "
-                   "%s--apply (as root); or --backing thp (no pool), or "
-                   "--no-pool-check"
-                   % (p["total"], p["free"], p["reserved"], cmd[0],
-                      "" if "libs" in from_file
-                      else "--libs '%s' " % libs))
-        elif cg is not None:
-            short = "this process's hugetlb cgroup allows no huge page " \
-                    "(%s is %d)" % (cg["file"], cg["value"])
-            why = ("%s: private copies would fail; ld.so places text for "
-                   "thp here (--backing thp, or --no-pool-check)" % short)
-        if why is not None:
-            # The cache's pages cost the process none: a pod that
-            # requested no huge pages still maps them, if the cache
-            # holds some of the objects this program selects.
-            if "shared" not in order or not cached_for(plan):
-                raise Error(why)
-            warn("%s: only objects in the shared cache (%s) and thp get "
-                 "huge pages" % (short, cache_dir()))
+        check_pool(cmd[0], settings, order, plan)
     for msg in plan_warnings(plan, cmd[0], settings, order):
         warn(msg)
-    env = dict(os.environ)
-    # What comes from /etc/hugeld.conf, GLIBC_TUNABLES or
-    # /etc/tunables.conf ld.so reads there itself.
-    own = set(from_file) | set(settings.tunables())
-    for k, v in (("libs", libs), ("segments", segs), ("backing", backing)):
-        if v and k not in own:
-            env[setting_variable(k)] = v
-    note = settings.describe({"libs": libs,
-                           "segments": segs or default_setting("segments"),
-                           "backing": backing or default_setting("backing")})
-    if note:
-        # Not a warning: the file is how the system is meant to work.
-        where = {"file": settings.policy["file"],
-                 "tunable": "GLIBC_TUNABLES",
-                 "system": "/etc/tunables.conf"}
-        print(shown("hugeld: %s%s; ld.so reads %s itself" % (
-            note, ", the program block at " + from_file["program"]
-            if "program" in from_file else "",
-            " and ".join(sorted({where[settings.origin[k]] for k in own
-                                 if k in settings.origin})))),
-            file=sys.stderr)
-    if args.debug is not None:
-        env["LD_DEBUG"] = "hugepages"
-        if args.debug != "-":
-            env["LD_DEBUG_OUTPUT"] = args.debug
+    env = environment(args, settings)
     if args.direct:
         argv = [cmd[0]] + cmd[1:]
         exe = path
@@ -137,6 +76,88 @@ def cmd_run(args):
         except OSError as e:
             raise Error("cannot run %s: %s" % (exe, e.strerror))
     return run_with_perf_map(exe, argv, env, args)
+
+
+def check_direct(path, interp, ldso):
+    """Refuse --direct for the program PATH unless its PT_INTERP
+    (INTERP) is hugeld's loader LDSO.  PT_INTERP names a path: opened
+    by the opening rule (never a FIFO or a device), and judged by what
+    was opened."""
+    ok, why = interp_is_hugeld_loader(interp, ldso)
+    if not ok:
+        raise Error("--direct: %s's interpreter is %s, not hugeld's "
+                    "loader%s (relink with -Wl,--dynamic-linker=%s, or "
+                    "leave out --direct)" % (
+                        shown(path), shown(interp or "none"),
+                        " (%s)" % shown(why) if why else "", ldso))
+
+
+def check_pool(prog, settings, order, plan):
+    """Refuse to run PROG when its backings ORDER take private copies
+    and the pool has no page for them (or its hugetlb cgroup allows
+    none), unless the shared cache holds some of what its PLAN
+    selects: then warn."""
+    p = pool_info()
+    if p is None:
+        raise Error("this kernel has no 2 MiB huge pages (no %s)"
+                    % SYSFS_HUGE)
+    cg = hugetlb_cgroup_none()
+    if p["available"] <= 0:
+        short = "no free huge pages"
+        why = ("no free huge pages (HugePages_Total %d, Free %d, "
+               "Rsvd %d): reserve some first, e.g. hugeld plan %s "
+               "%s--apply (as root); or --backing thp (no pool), or "
+               "--no-pool-check"
+               % (p["total"], p["free"], p["reserved"], prog,
+                  "" if "libs" in settings.from_file
+                  else "--libs '%s' " % settings.libs))
+    elif cg is not None:
+        short = "this process's hugetlb cgroup allows no huge page " \
+                "(%s is %d)" % (cg["file"], cg["value"])
+        why = ("%s: private copies would fail; ld.so places text for "
+               "thp here (--backing thp, or --no-pool-check)" % short)
+    else:
+        return
+    # The cache's pages cost the process none: a pod that requested no
+    # huge pages still maps them, if the cache holds some of the
+    # objects this program selects.
+    if "shared" not in order or not cached_for(plan):
+        raise Error(why)
+    warn("%s: only objects in the shared cache (%s) and thp get huge "
+         "pages" % (short, cache_dir()))
+
+
+def environment(args, settings):
+    """The program's environment: ours with the SETTINGS that ld.so
+    does not read itself (from the policy file, GLIBC_TUNABLES or
+    /etc/tunables.conf: said on stderr) and --debug's LD_DEBUG."""
+    libs, segs, backing = settings.libs, settings.segments, settings.backing
+    from_file = settings.from_file
+    env = dict(os.environ)
+    own = set(from_file) | set(settings.tunables())
+    for k, v in (("libs", libs), ("segments", segs), ("backing", backing)):
+        if v and k not in own:
+            env[setting_variable(k)] = v
+    note = settings.describe({"libs": libs,
+                              "segments": segs or default_setting("segments"),
+                              "backing": backing
+                              or default_setting("backing")})
+    if note:
+        # Not a warning: the file is how the system is meant to work.
+        where = {"file": settings.policy["file"],
+                 "tunable": "GLIBC_TUNABLES",
+                 "system": "/etc/tunables.conf"}
+        print(shown("hugeld: %s%s; ld.so reads %s itself" % (
+            note, ", the program block at " + from_file["program"]
+            if "program" in from_file else "",
+            " and ".join(sorted({where[settings.origin[k]] for k in own
+                                 if k in settings.origin})))),
+            file=sys.stderr)
+    if args.debug is not None:
+        env["LD_DEBUG"] = "hugepages"
+        if args.debug != "-":
+            env["LD_DEBUG_OUTPUT"] = args.debug
+    return env
 
 
 def program_plan(prog, args, settings):
