@@ -173,7 +173,7 @@ def parse(cmd, words, prog):
     words, rest = registry.split_rest(cmd, words, opts)
     helping = any(w in ("-h", "--help") for w in words)
     p = Parser(prog=prog, usage=_escaped("hugeld " + cmd.synopsis[0]),
-               description=(registry.facts(cmd.description) + note
+               description=((registry.facts(cmd.description) or "") + note
                             if helping else None),
                epilog=registry.facts(cmd.epilog) if helping else None,
                formatter_class=formatter)
