@@ -26,8 +26,9 @@ PKG = os.path.join(TOP, "tools", "hugeld")
 MAN = os.path.join(TOP, "tools", "hugeld.1")
 COMPLETION = os.path.join(TOP, "tools", "hugeld.bash-completion")
 # Options the man page names that are not hugeld's own (ld.so's, the
-# link editor's, gdb's, the hugeld-plan helper's).
-FOREIGN = {"--argv0", "--list", "--dynamic-linker", "--args", "--cache"}
+# link editor's, gdb's, the hugeld-plan and hugeld-conf helpers').
+FOREIGN = {"--argv0", "--list", "--dynamic-linker", "--args", "--cache",
+           "--effective"}
 
 # What a package's registry declares, as JSON: run in a python of its
 # own, with the package's directory first on its path.
