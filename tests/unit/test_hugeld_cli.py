@@ -5,7 +5,6 @@
 # Run by tests/t-pyunit.sh (make check):
 #   python3 -m unittest discover -s tests/unit -p 'test_*.py'
 
-import argparse
 import io
 import os
 import re
@@ -15,160 +14,12 @@ import unittest
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(TOP, "tools"))
 
-from hugeld import cli, common, elf, planner, pool, spawn  # noqa: E402
+from hugeld import common, elf, helpers, planner, pool  # noqa: E402
 from hugeld.cache import entry, mount  # noqa: E402
-from hugeld.commands import plan, status, thp  # noqa: E402
+from hugeld.commands import thp  # noqa: E402
+from hugeld.report import collect  # noqa: E402
 
 MAN = os.path.join(TOP, "tools", "hugeld.1")
-COMPLETION = os.path.join(TOP, "tools", "hugeld.bash-completion")
-# Options the man page names that are not hugeld's own (ld.so's, the
-# link editor's, gdb's, the hugeld-plan helper's).
-FOREIGN = {"--argv0", "--list", "--dynamic-linker", "--args", "--cache"}
-
-
-def parser_options():
-    """{subcommand: set of its long options} from the argparse parser."""
-    p = cli.build_parser()
-    subs = [a for a in p._actions if isinstance(a, argparse._SubParsersAction)]
-    def longs(actions):
-        # Options hidden from --help (internal ones) are not documented.
-        return {o for a in actions if a.help != argparse.SUPPRESS
-                for o in a.option_strings if o.startswith("--")}
-    out = {"": longs(p._actions)}
-    for name, sp in subs[0].choices.items():
-        out[name] = longs(sp._actions)
-        # A command with commands of its own (cache): all their options.
-        for a in sp._actions:
-            if isinstance(a, argparse._SubParsersAction):
-                for csp in a.choices.values():
-                    out[name] |= longs(csp._actions)
-    return out
-
-
-def man_options():
-    with open(MAN) as f:
-        text = f.read().replace("\\-", "-")
-    return set(re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*", text))
-
-
-def completion_options():
-    """{subcommand: set of long options} from the completion's case arms."""
-    with open(COMPLETION) as f:
-        text = f.read()
-    out = {}
-    top = re.search(r'compgen -W "run plan status perf-map gdb cache ([^"]*)"', text)
-    out[""] = set(re.findall(r"--[a-z][a-z0-9-]*", top.group(1)))
-    body = text[text.index("case $cmd in"):]
-    body = body[:body.index("\n  esac")]
-    arms = list(re.finditer(r"^    ([a-z-]+)\)$", body, re.M))
-    for m, nxt in zip(arms, arms[1:] + [None]):
-        arm = body[m.end():nxt.start() if nxt else len(body)]
-        # What the arm offers (compgen -W / opts=), not the options it
-        # merely skips over.
-        offered = " ".join(a + b for a, b in
-                           re.findall(r'opts="([^"]*)"|compgen -W "([^"]*)"', arm))
-        out[m.group(1)] = set(re.findall(r"--[a-z][a-z0-9-]*", offered))
-    return out
-
-
-class OptionsAgree(unittest.TestCase):
-    """argparse, the man page and the bash completion list the same
-    options."""
-
-    def test_every_option_is_in_the_man_page(self):
-        man = man_options()
-        for cmd, opts in parser_options().items():
-            for o in opts - {"--help"}:
-                self.assertIn(o, man, "%s %s is not in hugeld.1" % (cmd or "hugeld", o))
-
-    def test_the_man_page_names_no_other_option(self):
-        known = set().union(*parser_options().values())
-        self.assertEqual(man_options() - known - FOREIGN, set())
-
-    def test_completion_matches_each_subcommand(self):
-        comp = completion_options()
-        for cmd, opts in parser_options().items():
-            self.assertIn(cmd, comp, "no completion for %s" % cmd)
-            # The completion offers the options of the command it completes
-            # (words used only as value-taking options are fine too).
-            self.assertEqual(comp[cmd] - {"--"}, opts,
-                             "completion of %s" % (cmd or "hugeld"))
-
-
-class RunCommandLine(unittest.TestCase):
-    """`run' finds where the program starts from its own parser."""
-
-    def test_value_options_are_the_parsers(self):
-        run = cli.subcommand(cli.build_parser(), "run")
-        self.assertEqual(cli.value_options(run),
-                         {"--libs", "--segments", "--backing", "--ldso",
-                          "--debug-dir", "--perf-map-output"})
-
-    def test_program_starts_after_the_options(self):
-        top = cli.build_parser()
-        for argv, want in (
-                (["run", "--libs", "x", "--debug", "prog", "-v"],
-                 ["run", "--libs", "x", "--debug", "--", "prog", "-v"]),
-                (["run", "--debug=f", "--segments", "all", "prog", "--libs"],
-                 ["run", "--debug=f", "--segments", "all", "--", "prog",
-                  "--libs"]),
-                (["run", "--libs=x", "--perf-map", "prog"],
-                 ["run", "--libs=x", "--perf-map", "--", "prog"]),
-                (["run", "--libs", "x", "--", "prog", "a"],
-                 ["run", "--libs", "x", "--", "prog", "a"]),
-                (["run", "--no-pool-check"], ["run", "--no-pool-check"])):
-            self.assertEqual(cli.run_argv(top, argv), want, argv)
-        args = top.parse_args(cli.run_argv(top, ["run", "--libs", "x",
-                                                 "prog", "--libs", "y"]))
-        self.assertEqual((args.libs, args.command),
-                         ("x", ["--", "prog", "--libs", "y"]))
-
-    def test_a_new_option_needs_one_edit(self):
-        top = cli.build_parser()
-        cli.subcommand(top, "run").add_argument("--new-option", metavar="V")
-        self.assertEqual(cli.run_argv(top, ["run", "--new-option", "v", "prog"]),
-                         ["run", "--new-option", "v", "--", "prog"])
-
-
-class Commands(unittest.TestCase):
-    """cli.COMMANDS: each command's module, loaded when it runs."""
-
-    def test_every_parser_names_a_command(self):
-        top = cli.build_parser()
-        names = set()
-        for a in top._actions:
-            if isinstance(a, argparse._SubParsersAction):
-                for name, sp in a.choices.items():
-                    names.add(name)
-                    func = sp.get_default("func")
-                    self.assertIn(func, cli.COMMANDS, name)
-                    self.assertTrue(callable(cli.command_function(func)),
-                                    name)
-        self.assertEqual(names, set(cli.COMMANDS))
-
-    def loaded_commands(self, code):
-        """The command modules a fresh interpreter has loaded after
-        importing cli and running CODE."""
-        r = spawn.run([sys.executable, "-I", "-c",
-                       "import sys; sys.path.insert(0, %r); "
-                       "from hugeld import cli; %s; "
-                       "print(' '.join(m for m in sys.modules "
-                       "if m.startswith('hugeld.commands.')))"
-                       % (os.path.join(TOP, "tools"), code)])
-        self.assertEqual(r.returncode, 0, r.stderr)
-        return set(r.stdout.decode().split())
-
-    def test_a_start_loads_only_its_command(self):
-        # Parsing `--version' or a `status' command line loads no
-        # command's module; running one loads its own (and what it
-        # imports: check reads processes as status does), not the others.
-        self.assertEqual(self.loaded_commands(
-            "cli.build_parser('status').parse_args(['status', '1']); "
-            "cli.build_parser(bare=True).parse_args(['--version'])"), set())
-        got = self.loaded_commands("cli.command_function('check')")
-        self.assertIn("hugeld.commands.check", got)
-        self.assertFalse(got & {"hugeld.commands.run", "hugeld.commands.gdb",
-                                "hugeld.commands.cache"}, got)
 
 
 class Helpers(unittest.TestCase):
@@ -247,7 +98,7 @@ class Helpers(unittest.TestCase):
     @staticmethod
     def helper():
         try:
-            return common.helper_path()
+            return helpers.path(helpers.PLAN)
         except common.Error:
             return None
 
@@ -325,13 +176,13 @@ class Helpers(unittest.TestCase):
             {"kind": "text", "start": 0x1200000, "end": 0x16c5000, "load": 1},
             {"kind": "data+bss", "start": 0x2400000, "end": 0x2e01000, "load": 2}]}
         M = 0x200000
-        self.assertEqual(status.kind_in(plan, 0, 8 * M), "rodata")
-        self.assertEqual(status.kind_in(plan, 0x1000000, 0x1200000), "rodata")
-        self.assertEqual(status.kind_in(plan, 0x1200000, 0x1800000), "text")
-        self.assertEqual(status.kind_in(plan, 0x2a00000, 0x2c00000), "data+bss")
-        self.assertEqual(status.kind_in(plan, 0x1800000, 0x1a00000), "?")
-        self.assertEqual(status.kind_in(None, 0, M), "?")
-        self.assertEqual(status.kind_in({"layout": []}, 0, M), "?")
+        self.assertEqual(collect.kind_in(plan, 0, 8 * M), "rodata")
+        self.assertEqual(collect.kind_in(plan, 0x1000000, 0x1200000), "rodata")
+        self.assertEqual(collect.kind_in(plan, 0x1200000, 0x1800000), "text")
+        self.assertEqual(collect.kind_in(plan, 0x2a00000, 0x2c00000), "data+bss")
+        self.assertEqual(collect.kind_in(plan, 0x1800000, 0x1a00000), "?")
+        self.assertEqual(collect.kind_in(None, 0, M), "?")
+        self.assertEqual(collect.kind_in({"layout": []}, 0, M), "?")
 
     def test_parse_backing(self):
         # LD_HUGEPAGE_BACKING as ld.so reads it, parsed by the helper

@@ -9,8 +9,12 @@
 # - no import cycle between the package's modules;
 # - no import statement inside a function or class (only the optional
 #   dependencies in OPTIONAL, each with a comment where it is imported);
-# - no build_parser outside cli.py: no command line is built to ask a
-#   question;
+# - no command module imports another (what commands share is in the
+#   core modules, cache/ or report/);
+# - argparse only in cli.py, and none of its internals (names with an
+#   underscore): no command line is built to ask a question;
+# - no file over MAX_LINES lines and no function over MAX_FUNCTION_LINES:
+#   each file can be read whole;
 # - no change to the running process's environment (a child that needs
 #   another environment gets a new dict).
 
@@ -25,6 +29,11 @@ PKG = os.path.join(TOP, "tools", "hugeld")
 # optional dependency, imported where it is used, with a comment saying
 # so.  Empty: the package uses the standard library only.
 OPTIONAL = set()
+
+# The longest file of the package, and the longest function (its def
+# line to its last line, docstring and comments included).
+MAX_LINES = 500
+MAX_FUNCTION_LINES = 80
 
 # os.environ methods that change it, and the os functions that do.
 ENV_METHODS = {"pop", "popitem", "clear", "update", "setdefault",
@@ -203,20 +212,63 @@ class PackageShape(unittest.TestCase):
                                           ", ".join(names)))
         self.assertEqual(bad, [], "imports inside functions")
 
-    def test_no_build_parser_outside_cli(self):
+    def test_no_command_imports_another(self):
+        g = self.graph()
+        bad = ["%s imports %s" % (m, ", ".join(sorted(
+            x for x in g[m] if x.startswith("hugeld.commands.")
+            and x != m)))
+               for m in sorted(g) if m.startswith("hugeld.commands.")
+               and any(x.startswith("hugeld.commands.") and x != m
+                       for x in g[m])]
+        self.assertEqual(bad, [], "command modules that import another")
+
+    def test_the_checker_sees_a_command_import(self):
+        mods = {"hugeld.commands": "c/__init__.py",
+                "hugeld.commands.a": "c/a.py", "hugeld.commands.b": "c/b.py"}
+        for code in ("from .b import x", "from . import b",
+                     "from ..commands.b import x"):
+            n = ast.parse(code).body[0]
+            self.assertEqual(imported(mods, "hugeld.commands.a", n),
+                             {"hugeld.commands.b"}, code)
+
+    def test_argparse_in_cli_only_and_no_internals(self):
         bad = []
         for m, t in sorted(self.trees.items()):
-            if m == "hugeld.cli":
-                continue
             for n in ast.walk(t):
-                name = n.id if isinstance(n, ast.Name) else \
-                    n.attr if isinstance(n, ast.Attribute) else \
-                    n.name if isinstance(n, (ast.FunctionDef, ast.alias)) \
-                    else None
-                if name == "build_parser":
-                    bad.append("%s:%d" % (self.mods[m],
-                                          getattr(n, "lineno", 0)))
-        self.assertEqual(bad, [], "build_parser outside cli.py")
+                if m != "hugeld.cli" and (
+                        isinstance(n, ast.Import) and any(
+                            a.name == "argparse" for a in n.names)
+                        or isinstance(n, ast.ImportFrom)
+                        and n.module == "argparse"):
+                    bad.append("%s:%d: imports argparse" % (self.mods[m],
+                                                            n.lineno))
+                name = n.attr if isinstance(n, ast.Attribute) else \
+                    n.id if isinstance(n, ast.Name) else None
+                if name in ("_actions", "_format_text", "_expand_help",
+                            "_SubParsersAction", "ngettext") or (
+                        isinstance(n, ast.Attribute) and isinstance(
+                            n.value, ast.Name) and n.value.id == "argparse"
+                        and n.attr.startswith("_")):
+                    bad.append("%s:%d: %s" % (self.mods[m], n.lineno, name))
+        self.assertEqual(bad, [], "argparse outside cli.py, or its "
+                         "internals")
+
+    def test_files_and_functions_are_short(self):
+        bad = []
+        for m, t in sorted(self.trees.items()):
+            path = self.mods[m]
+            with open(os.path.join(TOP, path), encoding="utf-8") as f:
+                n = len(f.read().splitlines())
+            if n > MAX_LINES:
+                bad.append("%s: %d lines" % (path, n))
+            for f in ast.walk(t):
+                if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    k = f.end_lineno - f.lineno + 1
+                    if k > MAX_FUNCTION_LINES:
+                        bad.append("%s:%d: %s (): %d lines" % (
+                            path, f.lineno, f.name, k))
+        self.assertEqual(bad, [], "over %d lines a file, %d a function"
+                         % (MAX_LINES, MAX_FUNCTION_LINES))
 
     def test_no_change_to_the_environment(self):
         bad = ["%s:%d: %s" % (self.mods[m], line, what)

@@ -33,7 +33,8 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 TOOLS = os.path.join(TOP, "tools")
 sys.path.insert(0, TOOLS)
 
-from hugeld.common import Error, helper_path  # noqa: E402
+from hugeld.common import Error  # noqa: E402
+from hugeld.helpers import PLAN, path as helper_path  # noqa: E402
 
 # The command's interpreter (tools/Makefile's PYTHON), which every
 # user can run.
@@ -138,7 +139,7 @@ class OpenRuleInCAndPython(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         try:
-            cls.plan = helper_path()
+            cls.plan = helper_path(PLAN)
         except Error as e:
             raise unittest.SkipTest(str(e))
         cls.other = pwd.getpwnam("daemon")

@@ -14,8 +14,9 @@ import unittest
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(TOP, "tools"))
 
-from hugeld import common, planner  # noqa: E402
-from hugeld.commands import check, plan, service, status  # noqa: E402
+from hugeld import common, helpers, planner, plans, systemd  # noqa: E402
+from hugeld.report import diagnose, node, prometheus, records  # noqa: E402
+from hugeld.report.records import EntryUse, Node, Object, Process, Range, Selected, Sharing, Text, Unserved  # noqa: E402
 
 try:
     # Debian's python3-prometheus-client (scripts/deps.sh test).
@@ -25,8 +26,8 @@ except ImportError:
 
 
 def text(size=0, incongruent=0):
-    return {"size": size, "pmd": 0, "small": 0, "unmapped": size,
-            "incongruent": incongruent}
+    return Text(size=size, pmd=0, small=0, unmapped=size,
+                incongruent=incongruent)
 
 
 class Reasons(unittest.TestCase):
@@ -35,22 +36,26 @@ class Reasons(unittest.TestCase):
     a fact or a condition, never the guess "pool empty when it was
     loaded?"."""
 
+    POOL = {"available": 100, "free": 100}
+
     def st(self, **kw):
-        st = {"hugeld": True, "backings": ["shared", "private", "thp"],
-              "pool": {"available": 100, "free": 100}, "thp_mode": "madvise",
-              "hugetlb_cgroup_none": None, "cache_not_synced": False,
-              "seccomp_filter": False}
+        st = dict(hugeld=True, backings=["shared", "private", "thp"],
+                  thp_mode="madvise", hugetlb_cgroup_none=None,
+                  cache_not_synced=False, seccomp_filter=False,
+                  cache_unused=[], selected=[],
+                  selected_without_huge_pages=[])
         st.update(kw)
-        return st
+        return Process(**st)
 
     def x(self, **kw):
-        x = {"planned_pages": 11, "thp": False, "text": text(22 << 20),
-             "kernel_mapped": False, "cached_since_start": False}
+        x = dict(path="/l/x.so", planned_pages=11, thp=False,
+                 text=text(22 << 20), kernel_mapped=False,
+                 cached_since_start=False)
         x.update(kw)
-        return x
+        return Unserved(**x)
 
-    def reason(self, st, x, n=1):
-        lines = status.no_huge_pages_reason(st, x)
+    def reason(self, st, x, n=1, pool=POOL):
+        lines = diagnose.no_huge_pages_reason(st, pool, x)
         self.assertEqual(len(lines), n, lines)
         for line in lines:
             self.assertNotIn("pool empty when it was loaded?", line)
@@ -80,9 +85,9 @@ class Reasons(unittest.TestCase):
 
     def test_thp_placed_for_pages(self):
         # The pool's reason first, then thp's, the next backing.
-        r = self.reason(self.st(backings=["private", "thp"],
-                                pool={"available": 100}),
-                        self.x(text=text(0, 22 << 20)), 2)
+        r = self.reason(self.st(backings=["private", "thp"]),
+                        self.x(text=text(0, 22 << 20)), 2,
+                        pool={"available": 100})
         self.assertIn("LD_DEBUG=hugepages", r.split("\n")[0])
         self.assertIn("then thp: its text is at an address not congruent",
                       r.split("\n")[1])
@@ -107,7 +112,7 @@ class Reasons(unittest.TestCase):
                       self.reason(self.st(cache_not_synced=True), self.x()))
 
     def test_pool_short_now(self):
-        r = self.reason(self.st(pool={"available": 3}), self.x())
+        r = self.reason(self.st(), self.x(), pool={"available": 3})
         self.assertIn("the pool has 3 pages free now", r)
         self.assertIn("if it had none when the object was loaded", r)
 
@@ -119,12 +124,12 @@ class Reasons(unittest.TestCase):
         self.assertIn("LD_DEBUG=hugepages", self.reason(self.st(), self.x()))
 
     def test_check_names_the_reason(self):
-        st = self.st()
-        st["selected"] = [{"path": "/l/a.so", "whole": 11, "huge": 0},
-                          {"path": "/l/b.so", "whole": 4, "huge": 4},
-                          {"path": "/l/c.so", "whole": 35, "huge": 20}]
-        st["selected_without_huge_pages"] = [dict(self.x(), path="/l/a.so")]
-        bad = check.failures(st)
+        sel = [Selected(path="/l/a.so", whole=11, huge=0),
+               Selected(path="/l/b.so", whole=4, huge=4),
+               Selected(path="/l/c.so", whole=35, huge=20)]
+        st = self.st(selected=sel,
+                     selected_without_huge_pages=[self.x(path="/l/a.so")])
+        bad = diagnose.failures(st, self.POOL)
         self.assertEqual([p for p, _ in bad], ["/l/a.so", "/l/c.so"])
         self.assertIn("text on 0 of its 11 huge pages: its plan has 11 pages",
                       bad[0][1])
@@ -137,7 +142,7 @@ class PolicyState(unittest.TestCase):
 
     def test_states(self):
         try:
-            common.helper_path()
+            helpers.path(helpers.PLAN)
         except common.Error:
             self.skipTest("hugeld-plan not built (make -C tools)")
         if os.geteuid() != 0:
@@ -145,16 +150,16 @@ class PolicyState(unittest.TestCase):
         import tempfile
         with tempfile.TemporaryDirectory() as d:
             f = os.path.join(d, "hugeld.conf")
-            self.assertEqual(status.policy_state(f)["state"], "absent")
+            self.assertEqual(node.policy_state(f).state, "absent")
             with open(f, "w") as out:
                 out.write("libs x\n")
             os.chmod(f, 0o644)
-            self.assertEqual(status.policy_state(f)["state"], "used")
+            self.assertEqual(node.policy_state(f).state, "used")
             with open(f, "w") as out:
                 out.write("libs x\nthis is not a line\n")
-            st = status.policy_state(f)
-            self.assertEqual(st["state"], "ignored")
-            self.assertIn("line 2", st["why"])
+            st = node.policy_state(f)
+            self.assertEqual(st.state, "ignored")
+            self.assertIn("line 2", st.why)
 
 
 class Patterns(unittest.TestCase):
@@ -177,13 +182,13 @@ class Patterns(unittest.TestCase):
         r = {"objects": [{"selected": True}], "program": "/bin/x",
              "unmatched_patterns": [{"pattern": "libz*", "close": []}],
              "settings": {"from_file": {"libs": "f line 1"}}}
-        self.assertEqual(plan.unmatched_messages(r), [])
+        self.assertEqual(plans.unmatched_messages(r), [])
         r["objects"][0]["selected"] = False
-        self.assertEqual(len(plan.unmatched_messages(r)), 1)
+        self.assertEqual(len(plans.unmatched_messages(r)), 1)
         r["settings"]["from_file"] = {}
         r["objects"][0]["selected"] = True
         self.assertIn("pattern 'libz*' selects none of the 1 object /bin/x "
-                      "loads", plan.unmatched_messages(r)[0])
+                      "loads", plans.unmatched_messages(r)[0])
 
     def test_spend_pool(self):
         # ld.so's order: text first, then as many whole pages as are left.
@@ -191,9 +196,9 @@ class Patterns(unittest.TestCase):
             {"kind": "rodata", "pages": 6, "order": 1, "backing": "private"},
             {"kind": "text", "pages": 35, "order": 0, "backing": "private"},
             {"kind": "relro", "pages": 1, "order": 2, "backing": "private"}]}
-        got = [(z["kind"], z["got"]) for z in plan.spend_pool([o], 40)]
+        got = [(z["kind"], z["got"]) for z in plans.spend_pool([o], 40)]
         self.assertEqual(got, [("text", 35), ("rodata", 5), ("relro", 0)])
-        got = [(z["kind"], z["got"]) for z in plan.spend_pool([o], 20)]
+        got = [(z["kind"], z["got"]) for z in plans.spend_pool([o], 20)]
         self.assertEqual(got, [("text", 20), ("rodata", 0), ("relro", 0)])
 
 
@@ -210,61 +215,61 @@ ExecStart=/usr/sbin/mariadbd $MYSQLD_OPTS \\
   $_WSREP_NEW_CLUSTER $_WSREP_START_POSITION
 ExecStartPost=/bin/sh -c "true"
 
-# /etc/systemd/system/mariadb.service.d/hugeld.conf
+# /etc/systemd/system/mariadb.systemd.d/hugeld.conf
 [Service]
 ExecStart=
 ExecStart=/opt/hugeld/ld.so --argv0 /usr/sbin/mariadbd x
 """
 
     def test_exec_start_without_our_dropin(self):
-        v = service.exec_start(
-            self.CAT, "/etc/systemd/system/mariadb.service.d/hugeld.conf")
+        v = systemd.exec_start(
+            self.CAT, "/etc/systemd/system/mariadb.systemd.d/hugeld.conf")
         self.assertEqual(v, "/usr/sbin/mariadbd $MYSQLD_OPTS "
                          "$_WSREP_NEW_CLUSTER $_WSREP_START_POSITION")
 
     def test_exec_start_reset_by_another_dropin(self):
         cat = self.CAT.replace("hugeld.conf", "local.conf")
-        self.assertEqual(service.exec_start(cat, "/nowhere"),
+        self.assertEqual(systemd.exec_start(cat, "/nowhere"),
                          "/opt/hugeld/ld.so --argv0 /usr/sbin/mariadbd x")
 
     def test_exec_start_refusals(self):
         with self.assertRaises(common.Error):
-            service.exec_start("[Service]\nExecStart=/a\nExecStart=/b\n", "")
+            systemd.exec_start("[Service]\nExecStart=/a\nExecStart=/b\n", "")
         with self.assertRaises(common.Error):
-            service.exec_start("[Service]\nType=oneshot\n", "")
+            systemd.exec_start("[Service]\nType=oneshot\n", "")
         with self.assertRaises(common.Error):
-            service.command_program('"/usr/bin/a" x')
+            systemd.command_program('"/usr/bin/a" x')
 
     def test_command_program(self):
-        self.assertEqual(service.command_program("-@/usr/bin/a a0 x"),
+        self.assertEqual(systemd.command_program("-@/usr/bin/a a0 x"),
                          "/usr/bin/a")
-        self.assertEqual(service.command_program("sh -c 'exec x'"),
+        self.assertEqual(systemd.command_program("sh -c 'exec x'"),
                          [p for p in ("/usr/bin/sh", "/bin/sh")
                           if os.path.exists(p)][0])
 
     def test_system_loader(self):
         # What the kernel loads for /bin/sh: the real file, links followed.
-        got = service.system_loader("/bin/sh")
+        got = systemd.system_loader("/bin/sh")
         self.assertFalse(os.path.islink(got))
-        self.assertEqual(got, os.path.realpath(service.ABI_LOADER))
+        self.assertEqual(got, os.path.realpath(systemd.ABI_LOADER))
 
     def test_dropin(self):
-        text = service.dropin_text(
+        text = systemd.dropin_text(
             "/opt/hugeld/ld.so", "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2",
             [("LD_HUGEPAGE_LIBS", "true:libc.so*"),
              ("LD_HUGEPAGE_BACKING", "private,thp")])
         self.assertEqual(text.split("\n"), [
-            service.MARK, "[Service]",
+            systemd.MARK, "[Service]",
             "Environment=LD_HUGEPAGE_LIBS=true:libc.so*",
             "Environment=LD_HUGEPAGE_BACKING=private,thp",
             "BindReadOnlyPaths=/opt/hugeld/ld.so:"
             "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2", ""])
         with self.assertRaises(common.Error):
-            service.dropin_text("/a:b/ld.so", "/l", [])
+            systemd.dropin_text("/a:b/ld.so", "/l", [])
 
     def test_quote(self):
-        self.assertEqual(service.unit_quote("a b%"), '"a b%%"')
-        self.assertEqual(service.unit_quote('x"\\'), '"x\\"\\\\"')
+        self.assertEqual(systemd.unit_quote("a b%"), '"a b%%"')
+        self.assertEqual(systemd.unit_quote('x"\\'), '"x\\"\\\\"')
 
 
 class Prometheus(unittest.TestCase):
@@ -272,31 +277,32 @@ class Prometheus(unittest.TestCase):
     Prometheus client's own parser.  A newline in a name is the text \\n
     there, as on a terminal (test_hugeld_outputs.py has every byte)."""
 
-    RES = {
-        "pool": {"total": 64, "free": 10, "reserved": 2, "surplus": 0,
-                 "available": 8},
-        "processes": [{
-            "pid": 42, "command": 'a"b\\c\nd', "ldso_command": False,
-            "program": None, "pages": 20, "thp_kb": 4096,
-            "objects": [{"path": "/l/libx.so", "ranges": [
-                {"backing": "private", "pages_in_use": 9},
-                {"backing": "shared", "pages_in_use": 11},
-                {"backing": "thp (page cache, 4096 kB)",
-                 "pages_in_use": 2}]}],
-            "other_ranges": []}],
-        "shared_pages": 11, "unreadable": 0,
-        "cache": {"entries": 1, "stale": 0, "pages": 11},
-        "node": {"entries": [{"file": "/l/libx.so", "path": "/c/i1/v",
-                              "state": "current", "pages": 11,
-                              "processes": 3}],
-                 "saved_pages": 22, "idle_pages": 0}}
+    RES = Node(
+        pool={"total": 64, "free": 10, "reserved": 2, "surplus": 0,
+              "available": 8},
+        processes=[Process(
+            pid=42, command='a"b\\c\nd', ldso_command=False,
+            program=None, pages=20, thp_kb=4096,
+            objects=[Object(path="/l/libx.so", ranges=[
+                Range(backing="private", pages_in_use=9),
+                Range(backing="shared", pages_in_use=11),
+                Range(backing="thp (page cache, 4096 kB)",
+                      pages_in_use=2)])],
+            other_ranges=[])],
+        shared_pages=11, unreadable=0,
+        cache={"entries": 1, "stale": 0, "pages": 11},
+        node=Sharing(entries=[EntryUse(file="/l/libx.so", path="/c/i1/v",
+                                       state="current", pages=11,
+                                       processes=3)],
+                     saved_pages=22, idle_pages=0),
+        policy=records.PolicyState(file="/etc/hugeld.conf", state="used"))
 
     def test_parses(self):
         if text_string_to_metric_families is None:
             self.skipTest("no prometheus_client (python3-prometheus-client)")
         got = {}
         for fam in text_string_to_metric_families(
-                status.prometheus_text(self.RES)):
+                prometheus.text(self.RES)):
             self.assertEqual(fam.type, "gauge")
             for s in fam.samples:
                 got[(s.name, tuple(sorted(s.labels.items())))] = s.value

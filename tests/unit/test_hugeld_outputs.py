@@ -20,8 +20,9 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(TOP, "tools"))
 sys.path.insert(0, os.path.join(TOP, "tests", "outputs"))
 
-from hugeld import common, openfile  # noqa: E402
-from hugeld.commands import service, status  # noqa: E402
+from hugeld import common, openfile, systemd  # noqa: E402
+from hugeld.report import prometheus  # noqa: E402
+from hugeld.report.records import EntryUse, Node, Object, Process, Range, Sharing  # noqa: E402
 import promcheck  # noqa: E402
 
 
@@ -201,7 +202,7 @@ class PrometheusLabels(unittest.TestCase):
 
     def test_every_byte(self):
         for name in self.names():
-            v = status.prom_label(name)
+            v = prometheus.label(name)
             v.encode("utf-8")
             got, end = promcheck.label_value(v + '"', 0)
             self.assertEqual(end, len(v) + 1)
@@ -212,18 +213,18 @@ class PrometheusLabels(unittest.TestCase):
     def test_whole_text(self):
         procs = []
         for i, name in enumerate(self.names()):
-            procs.append({"pid": i + 1, "command": name,
-                          "ldso_command": False, "program": None,
-                          "pages": 1, "thp_kb": 0, "other_ranges": [],
-                          "objects": [{"path": "/l/" + name, "ranges": [
-                              {"backing": "private", "pages_in_use": 1}]}]})
-        res = {"pool": None, "processes": procs, "shared_pages": 0,
-               "unreadable": 0, "cache": None,
-               "node": {"entries": [{"file": "/l/\udcff\n", "path": "/c",
-                                     "state": "current", "pages": 1,
-                                     "processes": 0}],
-                        "saved_pages": 0, "idle_pages": 0}}
-        samples = promcheck.check(status.prometheus_text(res).encode("utf-8"))
+            procs.append(Process(
+                pid=i + 1, command=name, ldso_command=False, program=None,
+                pages=1, thp_kb=0, other_ranges=[], objects=[Object(
+                    path="/l/" + name, ranges=[
+                        Range(backing="private", pages_in_use=1)])]))
+        res = Node(pool=None, processes=procs, shared_pages=0,
+                   unreadable=0, cache=None, node=Sharing(
+                       entries=[EntryUse(file="/l/\udcff\n", path="/c",
+                                         state="current", pages=1,
+                                         processes=0)],
+                       saved_pages=0, idle_pages=0))
+        samples = promcheck.check(prometheus.text(res).encode("utf-8"))
         got = {s[1]["pid"]: s[1]["command"] for s in samples
                if s[0] == "hugeld_process_huge_pages"}
         for i, name in enumerate(self.names()):
@@ -240,19 +241,19 @@ class UnitValues(unittest.TestCase):
     def test_refused(self):
         for c in self.BAD:
             with self.assertRaises(common.Error) as e:
-                service.unit_value("--libs", "a" + c + "ExecStartPre=/x")
+                systemd.unit_value("--libs", "a" + c + "ExecStartPre=/x")
             self.assertNotIn("\n", str(e.exception))
             self.assertIn("which a unit file cannot hold", str(e.exception))
             for args in (("/opt/ld" + c, "/l", []),
                          ("/opt/ld", "/l" + c, []),
                          ("/opt/ld", "/l", [("LD_HUGEPAGE_LIBS", "x" + c)])):
                 with self.assertRaises(common.Error):
-                    service.dropin_text(*args)
+                    systemd.dropin_text(*args)
 
     def test_kept(self):
         for v in ('lib%d "q" it\'s a\\b c.so*', "caf\u00e9", "\U0001f600"):
-            self.assertEqual(service.unit_value("--libs", v), v)
-        text = service.dropin_text("/opt/my ld %n.so", "/l",
+            self.assertEqual(systemd.unit_value("--libs", v), v)
+        text = systemd.dropin_text("/opt/my ld %n.so", "/l",
                                    [("LD_HUGEPAGE_LIBS", 'a%b "c"\\')])
         self.assertEqual(text.split("\n")[2:4], [
             'Environment="LD_HUGEPAGE_LIBS=a%%b \\"c\\"\\\\"',

@@ -13,14 +13,16 @@ import unittest
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(TOP, "tools"))
 
-from hugeld import common, openfile, pathglob, policy, procfs, settings  # noqa: E402
-from hugeld.commands import plan, status, sync  # noqa: E402
+from hugeld import common, helpers, openfile, pathglob, policy, procfs, settings  # noqa: E402
+from hugeld import plans  # noqa: E402
+from hugeld.cache import sync  # noqa: E402
+from hugeld.commands import plan  # noqa: E402
 
 
 def helper():
     """The hugeld-plan helper (hugeld-conf is next to it), or None."""
     try:
-        return common.helper_path()
+        return helpers.path(helpers.PLAN)
     except common.Error:
         return None
 
@@ -265,24 +267,24 @@ class PolicyCounts(unittest.TestCase):
         # zones are the cache's (held once), the rest per process.
         exe = os.path.realpath(sys.executable)
         o = self.obj(exe)
-        by = plan.place_zones([o], {plan.file_id(exe)})
+        by = plans.place_zones([o], {plans.file_id(exe)})
         self.assertEqual((by["shared"], by["private"], by["declared"]), (4, 1, 4))
         self.assertEqual([(z["backing"], z.get("cache_pending")) for z in o["zones"]],
                          [("shared", True), ("private", None)])
         # Not declared, no entry: everything private.
-        by = plan.place_zones([self.obj(exe)], set())
+        by = plans.place_zones([self.obj(exe)], set())
         self.assertEqual((by["shared"], by["private"], by["declared"]), (0, 5, 0))
         # The helper says the entry is there (present): shared, not
         # declared.
         o = self.obj(exe)
         o["cache"]["zones"][0]["present"] = True
-        by = plan.place_zones([o], set())
+        by = plans.place_zones([o], set())
         self.assertEqual((by["shared"], by["private"], by["declared"]), (4, 1, 0))
         # private first (the helper says private even where cached): the
         # cache is not used.
         o = self.obj(exe)
         o["zones"][0]["backing_cached"] = "private"
-        by = plan.place_zones([o], {plan.file_id(exe)})
+        by = plans.place_zones([o], {plans.file_id(exe)})
         self.assertEqual((by["shared"], by["private"]), (0, 5))
 
     def test_pool_line_counts_the_cache_once(self):

@@ -19,7 +19,6 @@
 
 """Constants, errors, argument checks and settings shared by the subcommands."""
 
-import argparse
 import os
 import re
 import sys
@@ -40,7 +39,6 @@ SYSFS_HUGE = "/sys/kernel/mm/hugepages/hugepages-2048kB"
 SYSFS_NODES = "/sys/devices/system/node"
 NR_HUGEPAGES = "/proc/sys/vm/nr_hugepages"
 DEBUG_DIR = "/usr/lib/debug"
-KINDS = ("text", "rodata", "relro", "data", "bss")
 # The thp repair's budget per run, in MiB of new 2 MiB folios (hugeld
 # thp repair --budget; hugeld-thp --budget); its unit's MemoryMax= is
 # above it.
@@ -86,19 +84,49 @@ def plural(n, word, words=None):
 
 
 def positive_int(s):
+    """S, an option's value, as a number of at least 1; ValueError with
+    why if it is not one."""
     try:
         v = int(s, 0)
     except ValueError:
-        raise argparse.ArgumentTypeError("not a number: %r" % s)
+        raise ValueError("not a number: %r" % s)
     if v < 1:
-        raise argparse.ArgumentTypeError("must be at least 1: %r" % s)
+        raise ValueError("must be at least 1: %r" % s)
     return v
 
 
 def pid_arg(s):
+    """S, an argument, as a process ID; ValueError with why if it is not
+    one."""
     if not s.isdigit() or int(s) < 1:
-        raise argparse.ArgumentTypeError("not a process ID: %r" % s)
+        raise ValueError("not a process ID: %r" % s)
     return int(s)
+
+
+def wrap(text, width, indent="", first=None):
+    """The lines of TEXT (its words) filled to WIDTH columns, each after
+    INDENT, the first after FIRST (default INDENT): what textwrap.fill
+    does, without its import at every start."""
+    lines, line = [], indent if first is None else first
+    for w in text.split():
+        if line.strip() and len(line) + 1 + len(w) > width:
+            lines.append(line)
+            line = indent
+        line += (" " if line.strip() else "") + w
+    return lines + ([line] if line.strip() else [])
+
+
+def terminal_width():
+    """The width of the terminal help is printed for: $COLUMNS, else the
+    terminal's, else 80 (found without shutil, whose import every
+    start paid for)."""
+    try:
+        return int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        try:
+            return os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            return 80
 
 
 def ldso_arg(args):
@@ -127,22 +155,6 @@ def program_dir():
     while p != "/" and not os.path.isdir(p):
         p = os.path.dirname(p)
     return p
-
-
-def helper_path(name="hugeld-plan", variable="HUGELD_PLAN"):
-    """The path of the C helper NAME: $VARIABLE, else the one beside
-    the command (installed, or in a build)."""
-    here = program_dir()
-    cands = [os.environ.get(variable),
-             os.path.join(here, name),
-             os.path.join(here, "..", "libexec", name),
-             os.path.join(here, "..", "build", "tools", name),
-             os.path.join(here, "..", "..", "build", "tools", name)]
-    for c in cands:
-        if c and os.path.isfile(c) and os.access(c, os.X_OK):
-            return c
-    raise Error("the %s helper is missing (make -C tools; or set %s)"
-                % (name, variable))
 
 
 def table(rows, right=(), indent=""):

@@ -136,29 +136,71 @@ def _open_loose(path):
         os.close(pfd)
 
 
+def _to_root(chain):
+    """CHAIN (the directories reached: [(name, descriptor, stat)]) back
+    to / alone."""
+    while chain:
+        os.close(chain.pop()[1])
+    fd = os.open("/", DIR_FLAGS)
+    chain.append(("", fd, os.fstat(fd)))
+
+
+def _here(chain):
+    """The path of the directory CHAIN has reached."""
+    return "/".join(c[0] for c in chain) or "/"
+
+
+def _follow(chain, pfd, pst, name, todo, links):
+    """Follow the symbolic link NAME (its O_PATH descriptor PFD, its stat
+    PST) in the directory CHAIN reached: its target's components pushed
+    onto TODO (the walk back at / for an absolute one); the links
+    followed so far, this one counted.  Only a link of root's (or of
+    ours) is followed."""
+    me = os.geteuid()
+    if pst.st_uid not in (0, me):
+        raise NotOpened(
+            "not followed: the symbolic link %s is owned by %s (uid %d), "
+            "not by root%s" % (os.path.join(_here(chain), name),
+                               user_name(pst.st_uid), pst.st_uid,
+                               " or you" if me != 0 else ""))
+    links += 1
+    if links > MAX_LINKS:
+        raise NotOpened(os.strerror(_errno.ELOOP), _errno.ELOOP)
+    target = os.readlink("", dir_fd=pfd)
+    if not target:
+        raise NotOpened(os.strerror(_errno.ENOENT), _errno.ENOENT)
+    if target.startswith("/"):
+        _to_root(chain)
+    more = target.split("/")
+    more.reverse()
+    todo.extend(more)
+    return links
+
+
+def _opened(chain, pfd, pst, name):
+    """The regular file NAME (its O_PATH descriptor PFD, its stat PST)
+    in the directory CHAIN reached, opened for reading: an Opened, with
+    the directories on its way."""
+    if not stat.S_ISREG(pst.st_mode):
+        raise NotOpened("not a regular file (%s)" % file_kind(pst.st_mode))
+    fd, st = _reopen(pfd, pst, name, chain[-1][1], os.O_NOFOLLOW)
+    dirs = [("/".join(c[0] for c in chain[:i + 1]) or "/", chain[i][2])
+            for i in range(len(chain))]
+    return Opened(fd, st, os.path.join(_here(chain), name), dirs)
+
+
 def _open_strict(path, directory=False):
     """PATH, walked from / one component at a time (the opening rule):
     the regular file it names, opened for reading (an Opened); with
     DIRECTORY, the directory it names instead, as (its O_PATH
     descriptor, its stat, its real path): every component, the last one
     too, must then be a directory."""
-    me = os.geteuid()
     if not path.startswith("/"):
         path = os.getcwd().rstrip("/") + "/" + path
     # The directories reached, from /: [(name, descriptor, stat)].
     chain = []
-
-    def to_root():
-        while chain:
-            os.close(chain.pop()[1])
-        fd = os.open("/", DIR_FLAGS)
-        chain.append(("", fd, os.fstat(fd)))
-
-    def here():
-        return "/".join(c[0] for c in chain) or "/"
-
     try:
-        to_root()
+        _to_root(chain)
         todo = path.split("/")
         todo.reverse()
         links = 0
@@ -170,7 +212,7 @@ def _open_strict(path, directory=False):
                     # The directory reached: its descriptor is the
                     # caller's now.
                     name, fd, st = chain.pop()
-                    return fd, st, os.path.join(here(), name) or "/"
+                    return fd, st, os.path.join(_here(chain), name) or "/"
                 # "/", or a path that ends with a slash.
                 raise NotOpened("not a regular file (a directory)")
             name = todo.pop()
@@ -184,53 +226,23 @@ def _open_strict(path, directory=False):
                 if len(chain) > 1:
                     os.close(chain.pop()[1])
                 continue
-            dirfd = chain[-1][1]
             try:
-                pfd = os.open(name, PATH_FLAGS, dir_fd=dirfd)
+                pfd = os.open(name, PATH_FLAGS, dir_fd=chain[-1][1])
             except OSError as e:
                 raise NotOpened(e.strerror, e.errno)
             keep = False
             try:
                 pst = os.fstat(pfd)
                 if stat.S_ISLNK(pst.st_mode):
-                    if pst.st_uid not in (0, me):
-                        raise NotOpened(
-                            "not followed: the symbolic link %s is owned by "
-                            "%s (uid %d), not by root%s" % (
-                                os.path.join(here(), name),
-                                user_name(pst.st_uid), pst.st_uid,
-                                " or you" if me != 0 else ""))
-                    links += 1
-                    if links > MAX_LINKS:
-                        raise NotOpened(os.strerror(_errno.ELOOP),
-                                        _errno.ELOOP)
-                    target = os.readlink("", dir_fd=pfd)
-                    if not target:
-                        raise NotOpened(os.strerror(_errno.ENOENT),
-                                        _errno.ENOENT)
-                    if target.startswith("/"):
-                        to_root()
-                    more = target.split("/")
-                    more.reverse()
-                    todo.extend(more)
+                    links = _follow(chain, pfd, pst, name, todo, links)
                     continue
-                if not last:
-                    if not stat.S_ISDIR(pst.st_mode):
-                        raise NotOpened(os.strerror(_errno.ENOTDIR),
-                                        _errno.ENOTDIR)
-                    chain.append((name, pfd, pst))
-                    keep = True
-                    continue
-                if not stat.S_ISREG(pst.st_mode):
-                    raise NotOpened("not a regular file (%s)"
-                                    % file_kind(pst.st_mode))
-                fd, st = _reopen(pfd, pst, name, dirfd, os.O_NOFOLLOW)
-                real = os.path.join(here(), name)
-                dirs = []
-                for i in range(len(chain)):
-                    dirs.append(("/".join(c[0] for c in chain[:i + 1])
-                                 or "/", chain[i][2]))
-                return Opened(fd, st, real, dirs)
+                if last:
+                    return _opened(chain, pfd, pst, name)
+                if not stat.S_ISDIR(pst.st_mode):
+                    raise NotOpened(os.strerror(_errno.ENOTDIR),
+                                    _errno.ENOTDIR)
+                chain.append((name, pfd, pst))
+                keep = True
             finally:
                 if not keep:
                     os.close(pfd)

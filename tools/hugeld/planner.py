@@ -24,35 +24,14 @@ import json
 import os
 import re
 
-from . import spawn
-from .common import Error, helper_path
-
-
-def without_settings(environ, also=()):
-    """A copy of ENVIRON without hugeld's variables (every LD_HUGEPAGE_*:
-    the helper, or ld.so asked a question, must not take this
-    command's settings) and the names in ALSO."""
-    return {k: v for k, v in environ.items()
-            if not k.startswith("LD_HUGEPAGE_") and k not in also}
+from . import helpers, spawn
+from .common import Error
 
 
 def run_helper(args_list, pass_fds=()):
     """hugeld-plan's JSON document for ARGS_LIST; PASS_FDS: descriptors
     the helper inherits (files named to it as /proc/self/fd/N)."""
-    helper = helper_path()
-    env = without_settings(os.environ)
-    try:
-        p = spawn.run([helper] + args_list, env=env, pass_fds=pass_fds)
-    except OSError as e:
-        raise Error("cannot run %s: %s" % (helper, e.strerror))
-    if p.returncode != 0:
-        msg = p.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise Error(re.sub(r"^hugeld-plan: ", "", msg[0]) if msg
-                    else "%s failed (status %d)" % (helper, p.returncode))
-    try:
-        return json.loads(p.stdout.decode("utf-8", "surrogateescape"))
-    except ValueError as e:
-        raise Error("%s printed bad JSON: %s" % (helper, e))
+    return helpers.document(helpers.PLAN, args_list, pass_fds=pass_fds)
 
 
 def plan_each(args_list, items):
@@ -62,7 +41,7 @@ def plan_each(args_list, items):
     path names now) under ARGS_LIST: one run of the helper for all; if
     that fails (a file that cannot be read any more, or that the helper
     refuses), one run per object, and None for those that fail."""
-    helper_path()       # A missing helper is an error, not a None each.
+    helpers.path(helpers.PLAN)  # Missing: an error, not a None each.
     if not items:
         return []
 
@@ -90,7 +69,7 @@ def helper_objects(args_list, files):
     """(hugeld-plan's object, None), or (None, why it failed), for each
     of FILES under ARGS_LIST: one run of the helper for all; if that
     fails, one run per file, for each one's error."""
-    helper_path()
+    helpers.path(helpers.PLAN)
     paths = [os.path.abspath(f) for f in files]
     if not paths:
         return []
@@ -118,13 +97,9 @@ LIST_TIME_LIMIT = 60
 def ldso_list(ldso, path):
     """The objects ld.so loads for PATH, from the loader's own
     `ld.so --list': [(name, path or None)]."""
-    env = without_settings(os.environ, ("LD_DEBUG", "LD_DEBUG_OUTPUT",
-                                        "LD_TRACE_LOADED_OBJECTS"))
     try:
-        p = spawn.run([ldso, "--list", path], env=env,
-                      timeout=LIST_TIME_LIMIT)
-    except OSError as e:
-        raise Error("cannot run %s: %s" % (ldso, e.strerror))
+        p = helpers.run(helpers.LDSO, ["--list", path], program=ldso,
+                        timeout=LIST_TIME_LIMIT)
     except spawn.TimedOut:
         raise Error("%s --list %s: no answer in %d s (a library it opens "
                     "blocks: a FIFO?)" % (ldso, path, LIST_TIME_LIMIT))
@@ -207,16 +182,17 @@ def glibc_tunables_in_place(ldso):
     if ldso not in _GLIBC:
         _GLIBC[ldso] = None
         try:
-            v = spawn.run([ldso, "--version"], env={}, timeout=10)
+            v = helpers.run(helpers.LDSO, ["--version"], program=ldso,
+                            timeout=10)
             m = re.search(rb"release version (\d+)\.(\d+)", v.stdout)
             if m and (int(m.group(1)), int(m.group(2))) < (2, 39):
-                t = spawn.run([ldso, "--list-tunables"], env={},
-                              timeout=10)
+                t = helpers.run(helpers.LDSO, ["--list-tunables"],
+                                program=ldso, timeout=10)
                 _GLIBC[ldso] = [
                     line.split(b":")[0].decode("ascii", "replace")
                     for line in t.stdout.splitlines()
                     if line.startswith(b"glibc.") and b":" in line]
-        except (OSError, spawn.TimedOut):
+        except (Error, spawn.TimedOut):
             pass
     return _GLIBC[ldso]
 
@@ -240,15 +216,10 @@ def helper_check(flag, value, what):
     (for --check-backing, the backings as a JSON list)."""
     if "\0" in value:
         raise Error("%s: contains a NUL byte" % what)
-    helper = helper_path()
-    try:
-        p = spawn.run([helper, flag, value])
-    except OSError as e:
-        raise Error("cannot run %s: %s" % (helper, e.strerror))
+    p = helpers.run(helpers.PLAN, [flag, value])
     if p.returncode != 0:
-        msg = p.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise Error("%s: %s" % (what, re.sub(r"^hugeld-plan: ", "", msg[0])
-                                if msg else "refused"))
+        raise Error("%s: %s" % (what, helpers.failure(helpers.PLAN, p)
+                                if p.stderr.strip() else "refused"))
     return p.stdout.decode("utf-8", "replace")
 
 
@@ -337,6 +308,12 @@ def notext_name():
     """The empty file in a cache entry that says its text was left out
     (ld.so's HP_CACHE_NOTEXT)."""
     return ld_settings()["paths"]["cache_notext"]
+
+
+def kinds():
+    """The kinds of segments ld.so knows, in its order ("text",
+    "rodata", "relro", "data", "bss"): hugeld-plan --settings."""
+    return tuple(ld_settings()["kinds"])
 
 
 def backing_names():

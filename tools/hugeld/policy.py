@@ -25,39 +25,24 @@ loader."""
 import json
 import os
 
-from . import spawn
-from .common import Error, helper_path, which
+from . import helpers, spawn
+from .common import Error, which
 from .planner import conf_file
 
 
-def conf_helper():
-    """The hugeld-conf helper: $HUGELD_CONF, else the one beside the
-    command (not beside $HUGELD_PLAN, which a test may wrap), else the
-    one beside $HUGELD_PLAN."""
-    try:
-        return helper_path("hugeld-conf", "HUGELD_CONF")
-    except Error:
-        plan = os.environ.get("HUGELD_PLAN")
-        c = os.path.join(os.path.dirname(plan), "hugeld-conf") if plan \
-            else None
-        if c and os.access(c, os.X_OK):
-            return c
-        raise
-
-
-def _run_conf(args, env=None, data=None):
-    """Run the hugeld-conf helper with ARGS (its path first), ENV (None:
-    ours) and DATA (bytes) on its standard input; its spawn.Completed.
-    An Error if it cannot run."""
-    try:
-        return spawn.run(args, env=env, data=data)
-    except OSError as e:
-        raise Error("cannot run %s: %s" % (args[0], e.strerror))
-
-
 def _conf_json(p):
-    """The JSON document the helper printed."""
-    return json.loads(p.stdout.decode("utf-8", "surrogateescape"))
+    """The JSON document the helper printed, or an Error with why it
+    failed."""
+    if p.returncode != 0:
+        raise Error(helpers.failure(helpers.CONF, p))
+    return helpers.parse(p)
+
+
+def environ_data(environ):
+    """ENVIRONMENT (a mapping of str) as the NUL-separated strings
+    /proc/PID/environ has: what hugeld-conf --environ - reads."""
+    return b"".join(os.fsencode("%s=%s" % kv) + b"\0"
+                    for kv in environ.items())
 
 
 def effective(cmd, options, environ, program, path=None, exe=None,
@@ -65,8 +50,8 @@ def effective(cmd, options, environ, program, path=None, exe=None,
     """hugeld-conf --effective's document: the settings a program gets
     from every source, decided by ld.so's own resolver
     (_dl_hugepage_resolve): OPTIONS ({setting: the option's value or
-    None}), else the environment ENVIRON (a mapping: the helper runs
-    with it), else the system-wide tunables of ld.so.cache, else the
+    None}), else the environment ENVIRON (a mapping, given to the
+    helper on its standard input), else the system-wide tunables of ld.so.cache, else the
     policy file at PATH (default ld.so's), else the default.  PROGRAM
     is the name the program is run by (a path, or None), for the file's
     program blocks; EXE what /proc/self/exe names for the process
@@ -85,16 +70,18 @@ def effective(cmd, options, environ, program, path=None, exe=None,
     settings are unusable: "CMD: nothing selected: ...", or what is
     wrong with which setting."""
     path = path or conf_file()
-    args = [conf_helper(), "--effective"]
+    args = ["--effective"]
     for k in ("libs", "segments", "backing"):
         if options.get(k) is not None:
             if "\0" in options[k]:
                 raise Error("--%s: contains a NUL byte" % k)
             args += ["--" + k, options[k]]
-    data = None
+    args += ["--environ", "-"]
     proc = process or {"exe": exe}
-    if process is not None:
-        args += ["--ldso-view", "--environ", "-"]
+    if process is None:
+        data = environ_data(environ)
+    else:
+        args.append("--ldso-view")
         data = process["environ"]
         if process.get("glibc_tunables"):
             args += ["--glibc-tunables", ",".join(process["glibc_tunables"])]
@@ -102,7 +89,6 @@ def effective(cmd, options, environ, program, path=None, exe=None,
             args.append("--secure")
         if process.get("pid"):
             args += ["--pid", str(process["pid"])]
-        environ = {}
     if proc.get("exe"):
         args += ["--exe", proc["exe"]]
     if program:
@@ -111,12 +97,10 @@ def effective(cmd, options, environ, program, path=None, exe=None,
             args += ["--cwd", proc["cwd"]]
         if proc.get("kernel"):
             args.append("--kernel")
-    p = _run_conf(args + [path], environ, data)
-    if p.returncode != 0:
-        msg = p.stderr.decode("utf-8", "replace").strip().replace(
-            "hugeld-conf: ", "", 1) or "%s failed" % args[0]
-        # Status 3: nothing selected, said of the command.
-        raise Error("%s: %s" % (cmd, msg) if p.returncode == 3 else msg)
+    p = helpers.run(helpers.CONF, args + [path], data=data)
+    if p.returncode == 3:
+        # Nothing selected, said of the command.
+        raise Error("%s: %s" % (cmd, helpers.failure(helpers.CONF, p)))
     return _conf_json(p)
 
 
@@ -130,17 +114,12 @@ def read_conf(path=None, program=None, cwd=None, expand=False):
     path = path or conf_file()
     if not os.path.lexists(path):
         return None
-    args = [conf_helper()]
+    args = []
     if program:
         args += ["--run", program] + (["--cwd", cwd] if cwd else [])
     if expand:
         args.append("--expand")
-    p = _run_conf(args + [path])
-    if p.returncode != 0:
-        msg = p.stderr.decode("utf-8", "replace").strip()
-        raise Error(msg.replace("hugeld-conf: ", "") or
-                    "%s failed" % args[0])
-    return _conf_json(p)
+    return _conf_json(helpers.run(helpers.CONF, args + [path]))
 
 
 def conf_problems(c):
@@ -167,12 +146,12 @@ def system_tunables(program=None, secure=False, cache=LD_SO_CACHE):
     without a [proc:] filter), AT_SECURE if SECURE, decided by ld.so's
     own code (elf/dl-hugepage-tunconf.c).  None if CACHE cannot be
     read."""
-    args = [conf_helper(), "--system-tunables"]
+    args = ["--system-tunables"]
     if program:
         args += ["--program", program]
     if secure:
         args.append("--secure")
-    p = _run_conf(args + [cache])
+    p = helpers.run(helpers.CONF, args + [cache])
     if p.returncode != 0:
         return None
     return _conf_json(p)

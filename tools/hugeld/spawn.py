@@ -68,77 +68,8 @@ def run(args, env=None, stderr=PIPE, timeout=None, pass_fds=(), data=None):
             if not os.get_inheritable(fd):
                 os.set_inheritable(fd, True)
                 made_inheritable.append(fd)
-        out_r, out_w = os.pipe2(os.O_CLOEXEC)
-        fds += [out_r, out_w]
-        err_r, err_w = None, out_w
-        if stderr == PIPE:
-            err_r, err_w = os.pipe2(os.O_CLOEXEC)
-            fds += [err_r, err_w]
-        actions = [(os.POSIX_SPAWN_DUP2, out_w, 1),
-                   (os.POSIX_SPAWN_DUP2, err_w, 2)]
-        in_w = None
-        if data is not None:
-            in_r, in_w = os.pipe2(os.O_CLOEXEC)
-            fds += [in_r, in_w]
-            actions.append((os.POSIX_SPAWN_DUP2, in_r, 0))
-        spawn = os.posix_spawn if "/" in args[0] else os.posix_spawnp
-        pid = spawn(args[0], args, os.environ if env is None else env,
-                    file_actions=actions)
-        os.close(out_w)
-        fds.remove(out_w)
-        if err_r is not None:
-            os.close(err_w)
-            fds.remove(err_w)
-        got = {out_r: [], err_r: []}
-        poll = select.poll()
-        for fd in (out_r, err_r):
-            if fd is not None:
-                poll.register(fd, select.POLLIN)
-        open_fds = [fd for fd in (out_r, err_r) if fd is not None]
-        todo = b""
-        if in_w is not None:
-            os.close(in_r)
-            fds.remove(in_r)
-            os.set_blocking(in_w, False)
-            todo = memoryview(data)
-            if todo:
-                poll.register(in_w, select.POLLOUT)
-                open_fds.append(in_w)
-            else:
-                os.close(in_w)
-                fds.remove(in_w)
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while open_fds:
-            wait = None
-            if deadline is not None:
-                wait = max(0, int((deadline - time.monotonic()) * 1000))
-            ready = poll.poll(wait)
-            if not ready and deadline is not None \
-                    and time.monotonic() >= deadline:
-                os.kill(pid, 9)         # SIGKILL
-                os.waitpid(pid, 0)
-                raise TimedOut("%s: no answer in %s s" % (args[0], timeout),
-                               b"".join(got[out_r]))
-            for fd, ev in ready:
-                if fd == in_w:
-                    try:
-                        todo = todo[os.write(fd, todo):]
-                    except BlockingIOError:
-                        continue
-                    except BrokenPipeError:
-                        todo = b""
-                    if not todo:
-                        poll.unregister(fd)
-                        open_fds.remove(fd)
-                        os.close(fd)
-                        fds.remove(fd)
-                    continue
-                chunk = os.read(fd, 65536)
-                if chunk:
-                    got[fd].append(chunk)
-                else:
-                    poll.unregister(fd)
-                    open_fds.remove(fd)
+        pid, out_r, err_r, in_w = _start(args, env, stderr, data, fds)
+        got = _collect(pid, args, fds, (out_r, err_r, in_w), data, timeout)
         _, status = os.waitpid(pid, 0)
         return Completed(args, os.waitstatus_to_exitcode(status),
                          b"".join(got[out_r]),
@@ -154,3 +85,93 @@ def run(args, env=None, stderr=PIPE, timeout=None, pass_fds=(), data=None):
                 os.close(fd)
             except OSError:
                 pass
+
+
+def _start(args, env, stderr, data, fds):
+    """Start ARGS (see run) with its pipes, each descriptor of ours
+    added to FDS (run closes them): (its process ID, the read ends of
+    its standard output and error (None: into the output), the write
+    end of its standard input (None: inherited))."""
+    out_r, out_w = os.pipe2(os.O_CLOEXEC)
+    fds += [out_r, out_w]
+    err_r, err_w = None, out_w
+    if stderr == PIPE:
+        err_r, err_w = os.pipe2(os.O_CLOEXEC)
+        fds += [err_r, err_w]
+    actions = [(os.POSIX_SPAWN_DUP2, out_w, 1),
+               (os.POSIX_SPAWN_DUP2, err_w, 2)]
+    in_r = in_w = None
+    if data is not None:
+        in_r, in_w = os.pipe2(os.O_CLOEXEC)
+        fds += [in_r, in_w]
+        actions.append((os.POSIX_SPAWN_DUP2, in_r, 0))
+    spawn = os.posix_spawn if "/" in args[0] else os.posix_spawnp
+    pid = spawn(args[0], args, os.environ if env is None else env,
+                file_actions=actions)
+    # The child's ends, closed here.
+    for fd in (out_w, err_w if err_r is not None else None, in_r):
+        if fd is not None:
+            os.close(fd)
+            fds.remove(fd)
+    return pid, out_r, err_r, in_w
+
+
+def _collect(pid, args, fds, ends, data, timeout):
+    """What the command PID (ARGS) printed on the read ends of ENDS
+    ((stdout, stderr or None, stdin's write end or None)), DATA written
+    to the last: {descriptor: [bytes]}.  A descriptor closed here leaves
+    FDS.  TimedOut, the command killed, if TIMEOUT seconds pass."""
+    out_r, err_r, in_w = ends
+    got = {out_r: [], err_r: []}
+    poll = select.poll()
+    open_fds = [fd for fd in (out_r, err_r) if fd is not None]
+    for fd in open_fds:
+        poll.register(fd, select.POLLIN)
+    todo = memoryview(data) if in_w is not None else b""
+    if in_w is not None:
+        os.set_blocking(in_w, False)
+        if todo:
+            poll.register(in_w, select.POLLOUT)
+            open_fds.append(in_w)
+        else:
+            os.close(in_w)
+            fds.remove(in_w)
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while open_fds:
+        wait = None
+        if deadline is not None:
+            wait = max(0, int((deadline - time.monotonic()) * 1000))
+        ready = poll.poll(wait)
+        if not ready and deadline is not None \
+                and time.monotonic() >= deadline:
+            os.kill(pid, 9)         # SIGKILL
+            os.waitpid(pid, 0)
+            raise TimedOut("%s: no answer in %s s" % (args[0], timeout),
+                           b"".join(got[out_r]))
+        for fd, ev in ready:
+            if fd == in_w:
+                todo = _write_some(fd, todo)
+                if not todo:
+                    poll.unregister(fd)
+                    open_fds.remove(fd)
+                    os.close(fd)
+                    fds.remove(fd)
+                continue
+            chunk = os.read(fd, 65536)
+            if chunk:
+                got[fd].append(chunk)
+            else:
+                poll.unregister(fd)
+                open_fds.remove(fd)
+    return got
+
+
+def _write_some(fd, todo):
+    """What is left of TODO (a memoryview) after writing what FD takes
+    now (nothing, where the command has closed its input)."""
+    try:
+        return todo[os.write(fd, todo):]
+    except BlockingIOError:
+        return todo
+    except BrokenPipeError:
+        return b""

@@ -20,6 +20,7 @@
 """The shared cache on hugetlbfs that ld.so maps MAP_SHARED
 (LD_HUGEPAGE_BACKING=shared): mount (finding and opening it as ld.so
 trusts it), entry (its entries and their state), build (making one
-entry), upkeep (what the cache commands and status share).  Above the
-core modules (common, planner, openfile, pool), below the
-subcommands."""
+entry), upkeep (what the cache commands and status share), sync (cache
+sync: the cache made what the policy file declares).  Above the core
+modules (common, planner, policy, pathglob, openfile, pool), below the
+commands."""

@@ -305,10 +305,13 @@ def served_text(o):
 
 
 def build(inodefd, name, src, c):
+    """Make the entry C (the helper's "cache" member of the file SRC, a
+    descriptor, opened as NAME) in the inode directory INODEFD: filled
+    in a .tmp-* directory, checked, published by rename.  The line that
+    says what was done; an Error (NotFitted: the pool is too small)."""
     by = {}
     for z in c["zones"]:
         by[z["kind"]] = by.get(z["kind"], 0) + z["size"] // HUGE
-    pages = sum(by.values())
     where = "%s/%s/%s" % (cache_dir(), c["inode"], c["version"])
     match = entry_match(inodefd, c, src)
     if match == "same":
@@ -325,49 +328,9 @@ def build(inodefd, name, src, c):
     published = False
     tfd = open_dir(inodefd, tmp)
     try:
-        # Prune leaves a locked .tmp-* alone.
-        fcntl.flock(tfd, fcntl.LOCK_EX)
-        os.fchmod(tfd, 0o700)
-        try:
-            for z in c["zones"]:
-                fill_zone(tfd, z, src, name)
-            if not c["overlay"]:
-                mark_device(tfd, c)
-            if c.get("notext"):
-                mark_file(tfd, c["notext"]["marker"])
-        except PoolTooSmall:
-            entry.remove_name(inodefd, tmp)
-            p = pool_info() or {"free": 0, "total": 0}
-            raise NotFitted("%s: not cached: the huge page pool is too small: "
-                        "the entry needs %s, HugePages_Free is %d (grow "
-                        "nr_hugepages, or `hugeld cache prune')" % (
-                            name, plural(pages, "huge page"), p["free"])
-                        if p["free"] < pages else
-                        "%s: not cached: no space on the hugetlbfs at %s "
-                        "(its size= limit?) for %s" % (
-                            name, mount_dir(), plural(pages, "huge page")))
-        entry.write_source(tfd, os.path.realpath(name))
-        if not same_file(os.fstat(src), c["identity"]):
-            raise Error("%s: not cached: it changed while it was copied; "
-                        "try again" % name)
-        os.fchmod(tfd, 0o755)
-        match = entry_match(inodefd, c, src)
-        if match is None:
-            # An incomplete or untrusted one (another hugeld's): away.
-            try:
-                entry.remove_name(inodefd, c["version"])
-            except FileNotFoundError:
-                pass
-        elif match == "other":
-            raise collision(name, inodefd, c)
-        try:
-            os.rename(tmp, c["version"], src_dir_fd=inodefd,
-                      dst_dir_fd=inodefd)
-            published = True
-        except OSError as e:
-            if e.errno not in (errno.ENOTEMPTY, errno.EEXIST):
-                raise Error("%s: not cached: rename into %s: %s" % (
-                    name, where, e.strerror))
+        fill(inodefd, tfd, tmp, name, src, c, sum(by.values()))
+        published = publish(inodefd, tmp, name, src, c, where)
+        if not published:
             # Another `cache add' of the same file was faster.
             return "%s: already cached" % name
     except OSError as e:
@@ -379,15 +342,76 @@ def build(inodefd, name, src, c):
             except OSError:
                 pass
         os.close(tfd)
-    line = "cached %s: %s (%s) in %s" % (name, plural(pages, "huge page"),
-                                          kinds_text(by), where)
+    line = "cached %s: %s (%s) in %s" % (
+        name, plural(sum(by.values()), "huge page"), kinds_text(by), where)
     if c.get("notext"):
         line += "; " + notext_text(c)
-    # Older versions of the file are of no use any more.  Entries are
-    # named by inode number without the device (so that every mount of
-    # a file shares one), so the directory can also hold another file
-    # system's file of the same number: only versions made from this
-    # path are this file's.
+    old = remove_older(inodefd, name, c)
+    if old:
+        line += "; %s removed" % plural(old, "stale entry", "stale entries")
+    return line
+
+
+def fill(inodefd, tfd, tmp, name, src, c, pages):
+    """Fill the .tmp-* directory TMP (TFD, in INODEFD) with the zones of
+    the entry C (PAGES in all) from SRC, its marks and its source."""
+    # Prune leaves a locked .tmp-* alone.
+    fcntl.flock(tfd, fcntl.LOCK_EX)
+    os.fchmod(tfd, 0o700)
+    try:
+        for z in c["zones"]:
+            fill_zone(tfd, z, src, name)
+        if not c["overlay"]:
+            mark_device(tfd, c)
+        if c.get("notext"):
+            mark_file(tfd, c["notext"]["marker"])
+    except PoolTooSmall:
+        entry.remove_name(inodefd, tmp)
+        p = pool_info() or {"free": 0, "total": 0}
+        raise NotFitted("%s: not cached: the huge page pool is too small: "
+                        "the entry needs %s, HugePages_Free is %d (grow "
+                        "nr_hugepages, or `hugeld cache prune')" % (
+                            name, plural(pages, "huge page"), p["free"])
+                        if p["free"] < pages else
+                        "%s: not cached: no space on the hugetlbfs at %s "
+                        "(its size= limit?) for %s" % (
+                            name, mount_dir(), plural(pages, "huge page")))
+    entry.write_source(tfd, os.path.realpath(name))
+    if not same_file(os.fstat(src), c["identity"]):
+        raise Error("%s: not cached: it changed while it was copied; "
+                    "try again" % name)
+    os.fchmod(tfd, 0o755)
+
+
+def publish(inodefd, tmp, name, src, c, where):
+    """Rename the filled TMP (in INODEFD) to the entry's name
+    (WHERE): whether it was published (False: another `cache add' of
+    the same file published one first)."""
+    match = entry_match(inodefd, c, src)
+    if match is None:
+        # An incomplete or untrusted one (another hugeld's): away.
+        try:
+            entry.remove_name(inodefd, c["version"])
+        except FileNotFoundError:
+            pass
+    elif match == "other":
+        raise collision(name, inodefd, c)
+    try:
+        os.rename(tmp, c["version"], src_dir_fd=inodefd, dst_dir_fd=inodefd)
+    except OSError as e:
+        if e.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+            raise Error("%s: not cached: rename into %s: %s" % (
+                name, where, e.strerror))
+        return False
+    return True
+
+
+def remove_older(inodefd, name, c):
+    """Remove the older versions of NAME's entry C in INODEFD (of no use
+    any more): how many.  Entries are named by inode number without the
+    device (so that every mount of a file shares one), so the directory
+    can also hold another file system's file of the same number: only
+    versions made from this path are this file's."""
     old = [v for v in os.listdir(inodefd)
            if v != c["version"] and not v.startswith(".")
            and version_source(inodefd, v) == os.path.realpath(name)]
@@ -396,7 +420,4 @@ def build(inodefd, name, src, c):
             entry.remove_name(inodefd, v)
         except OSError:
             pass
-    if old:
-        line += "; %s removed" % plural(len(old), "stale entry",
-                                        "stale entries")
-    return line
+    return len(old)

@@ -43,8 +43,8 @@ import re
 import stat
 import time
 
-from ..common import Error, HUGE, KINDS
-from ..planner import cache_dir, notext_name, synced_name
+from ..common import Error, HUGE
+from ..planner import cache_dir, kinds, notext_name, synced_name
 from .mount import open_cache, open_dir, untrusted
 
 SOURCE = "source"
@@ -195,7 +195,7 @@ class Entry(object):
         for z, (size, _) in self.zones.items():
             k = z.split("-", 1)[0]
             by[k] = by.get(k, 0) + size // HUGE
-        order = {k: i for i, k in enumerate(KINDS)}
+        order = {k: i for i, k in enumerate(kinds())}
         return dict(sorted(by.items(), key=lambda kv: (
             order.get(kv[0], len(order)), kv[0])))
 

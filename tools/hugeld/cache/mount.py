@@ -35,7 +35,6 @@ from .. import spawn
 from ..common import Error, HUGE
 from ..planner import cache_dir, mount_dir, run_helper
 
-HUGETLBFS_MAGIC = 0x958458f6
 DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
@@ -57,31 +56,32 @@ def mount_type(path, mountinfo="/proc/self/mountinfo"):
     return fstype
 
 
-def fstatfs(fd, mountinfo="/proc/self/mountinfo"):
-    """(f_type, f_bsize) of the file system FD is on, as statfs(2) would
-    give them for a hugetlbfs: the type is the one /proc/self/mountinfo
-    gives the device FD is on (HUGETLBFS_MAGIC for hugetlbfs, else 0),
-    the block size fstatvfs's (a hugetlbfs's is its page size).  Read
-    without ctypes, which every start of the command paid for."""
+def fs_type(fd, mountinfo="/proc/self/mountinfo"):
+    """(type, block size) of the file system FD is on: the type's name
+    as /proc/self/mountinfo gives it for FD's device ("hugetlbfs"; None
+    if it names none), the block size fstatvfs's (a hugetlbfs's is its
+    page size).  What statfs(2) says by its f_type, read without ctypes
+    (which every start of the command paid for) and without a copy of
+    the kernel's magic numbers."""
     st = os.fstat(fd)
     dev = "%d:%d" % (os.major(st.st_dev), os.minor(st.st_dev))
-    ftype = 0
+    ftype = None
     with open(mountinfo) as f:
         for line in f:
             a, _, b = line.partition(" - ")
             fields = a.split()
             if len(fields) >= 3 and fields[2] == dev and b.split():
-                ftype = HUGETLBFS_MAGIC if b.split()[0] == "hugetlbfs" else 0
+                ftype = b.split()[0]
                 break
     return ftype, os.fstatvfs(fd).f_bsize
 
 
 def check_hugetlbfs(fd, path):
     try:
-        ftype, bsize = fstatfs(fd)
+        ftype, bsize = fs_type(fd)
     except OSError as e:
         raise Error("statfs %s: %s" % (path, e.strerror))
-    if ftype != HUGETLBFS_MAGIC:
+    if ftype != "hugetlbfs":
         raise Error("%s is not on a hugetlbfs" % path)
     if bsize != HUGE:
         raise Error("%s is a hugetlbfs of %d kB pages; ld.so's cache needs "

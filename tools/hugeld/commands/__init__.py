@@ -17,8 +17,9 @@
 # License along with the GNU C Library; if not, see
 # <https://www.gnu.org/licenses/>.
 
-"""The subcommands, one module each: run, plan, status, perfmap (perf-map),
-gdb, cache, sync (cache sync), config (config check).  Each has a
-cmd_NAME (args) that cli.py dispatches to; they stand on the core
-modules and the cache package, and a few on each other (gdb on status,
-config on plan, run on perfmap, cache on sync)."""
+"""The commands, one module each: the module perf_map.py is the command
+perf-map.  Each declares COMMAND, a registry.Command (its name,
+synopsis, summary, options and run function), which the dispatcher
+(cli.py) loads only when that command runs.  They stand on the core
+modules, the cache package and the report package (status, check and
+gdb); none imports another (tests/unit/test_hugeld_imports.py)."""

@@ -32,11 +32,12 @@ import sys
 
 from ..cache import entry, mount
 from ..cache.build import add_one, kinds_text
+from ..cache.sync import cache_sync
 from ..cache.upkeep import (need_root, remove_all, say_error, scan_states,
                             summarize_entries)
-from ..common import Error, UsageError, mib, plural, shown, table
+from ..common import AUTO_EXTRA, AUTO_MARGIN_PERCENT, Error, UsageError, mib, plural, shown, table
 from ..planner import cache_dir, helper_objects
-from .sync import cache_sync
+from ..registry import Command, argument, flag, value
 
 
 def cache_add(args):
@@ -187,12 +188,77 @@ def cache_clear(args):
     return 1 if failed else 0
 
 
-COMMANDS = {"add": cache_add, "list": cache_list, "prune": cache_prune,
-            "remove": cache_remove, "clear": cache_clear, "sync": cache_sync}
+def no_command(args):
+    raise UsageError("hugeld cache: give a command: add, list, prune, "
+                     "remove, clear, sync")
 
 
-def cmd_cache(args):
-    if args.cache_cmd is None:
-        raise UsageError("hugeld cache: give a command: add, list, prune, "
-                         "remove, clear, sync")
-    return COMMANDS[args.cache_cmd](args)
+COMMAND = Command(
+    name="cache", rank=80,
+    synopsis=("cache add FILE... | list [--json] | prune | remove FILE... | "
+              "clear",
+              "cache sync [--file FILE] [--reserve-pool] [--dry-run]"),
+    summary="the shared cache on hugetlbfs (root): read-only zones every "
+    "process maps from the same huge pages; sync makes it what "
+    "/etc/hugeld.conf declares",
+    description="The shared cache ({cache_dir} on a hugetlbfs of 2 MiB "
+    "pages): the read-only zones (text, rodata) of objects, which "
+    "ld.so maps MAP_SHARED when LD_HUGEPAGE_BACKING tries shared: "
+    "every process maps the same huge pages, none is copied per "
+    "process.  The pages an entry holds are out of the pool until "
+    "it is removed.  Root only, except list.",
+    epilog="example: hugeld cache add /usr/lib/x86_64-linux-gnu/"
+    "libLLVM-14.so.1; hugeld cache list",
+    run=no_command, subcommands=(
+        Command(name="add", synopsis=("cache add FILE...",),
+                summary="put FILEs' read-only zones into the cache",
+                description="Put the read-only huge page zones of each FILE "
+                "(as ld.so plans them) into the cache, mounting a hugetlbfs "
+                "on {mount_dir} first if none is mounted there.  FILE must "
+                "be readable by everybody.  Older entries of the same file "
+                "are removed.",
+                options=(argument("files", "FILE", count="+"),),
+                run=cache_add),
+        Command(name="list", synopsis=("cache list [--json]",),
+                summary="the entries, their states and pages",
+                description="Each entry: the file it was made from, its "
+                "state (current; stale: file changed; missing: file gone; "
+                "orphan .tmp; untrusted), the huge pages it holds and its "
+                "zones.",
+                options=(flag("--json", help="print JSON"),), run=cache_list),
+        Command(name="prune", synopsis=("cache prune",),
+                summary="remove every entry that is not current",
+                description="Remove every entry that is not current (stale, "
+                "missing, untrusted, left over by a crash).",
+                run=cache_prune),
+        Command(name="remove", synopsis=("cache remove FILE...",),
+                summary="remove FILEs' entries",
+                description="Remove the entries of each FILE.",
+                options=(argument("files", "FILE", count="+"),),
+                run=cache_remove),
+        Command(name="clear", synopsis=("cache clear",),
+                summary="remove every entry",
+                description="Remove every entry ({cache_dir} stays, and so "
+                "does the mount).", run=cache_clear),
+        Command(name="sync", synopsis=("cache sync [--file FILE] "
+                                       "[--reserve-pool] [--dry-run]",),
+                summary="make the cache what the policy file declares",
+                description="Make the cache what the policy file's cache "
+                "lines declare: add missing entries, replace stale ones (a "
+                "file changed or replaced), remove entries whose files are "
+                "gone or no longer declared.  Idempotent; two syncs at once "
+                "take turns; processes that map a replaced entry keep its "
+                "pages until they exit.  Changes nothing if ld.so would "
+                "ignore the file.  Run at boot and after package changes by "
+                "the Debian package's unit and trigger.",
+                options=(
+                    value("--file", metavar="FILE",
+                          help="the policy file (default {conf_file})"),
+                    flag("--reserve-pool", help="first grow nr_hugepages "
+                         "(never shrink it) to the file's `pool N', or for "
+                         "`pool auto' to the declared entries' pages plus "
+                         "%d%% and %d pages" % (AUTO_MARGIN_PERCENT,
+                                                AUTO_EXTRA)),
+                    flag("--dry-run", help="say what would change, change "
+                         "nothing")),
+                run=cache_sync)))

@@ -23,54 +23,14 @@ pages?"""
 
 import sys
 
-from .. import spawn
-from ..common import Error, helper_path, ldso_arg, plural, shown
+from .. import helpers
+from ..common import Error, ldso_arg, plural, shown
 from ..pool import pool_info
 from ..procfs import command_of, kernel_thread
-from .status import no_huge_pages_reason, process_status_within
-
-
-def unit_pid(unit):
-    """The main process of the systemd unit UNIT, or an error."""
-    try:
-        p = spawn.run(["systemctl", "show", "--property=MainPID", "--value",
-                       "--", unit], timeout=30)
-    except (OSError, spawn.TimedOut) as e:
-        raise Error("cannot ask systemctl about %s: %s" % (
-            unit, getattr(e, "strerror", None) or "timed out"))
-    out = p.stdout.decode("utf-8", "replace").strip()
-    if p.returncode != 0 or not out.isdigit():
-        msg = p.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise Error("%s: %s" % (unit, msg[0] if msg else "no such unit"))
-    if int(out) == 0:
-        raise Error("%s: not running (no main process)" % unit)
-    return int(out)
-
-
-def failures(st):
-    """The selected objects of process status ST whose whole 2 MiB pages
-    of text are not all on huge pages, each with why: [(object, line)]."""
-    out = []
-    without = {x["path"]: x for x in st["selected_without_huge_pages"]}
-    for x in st["selected"]:
-        if x["huge"] >= x["whole"]:
-            continue
-        why = "text on %d of its %s" % (x["huge"],
-                                        plural(x["whole"], "huge page"))
-        if x["path"] in without:
-            why += ": " + no_huge_pages_reason(st, without[x["path"]])[0]
-        elif x["huge"] == 0:
-            # Huge pages of other kinds, none of text.
-            why += ": " + no_huge_pages_reason(
-                st, dict(x, planned_pages=x["whole"]))[0]
-        else:
-            p = st.get("pool")
-            why += ": the rest stayed on ordinary pages (the pool had too " \
-                "few pages when it was loaded%s; LD_DEBUG=hugepages says)" % (
-                    ", and has %d free now" % max(p["available"], 0)
-                    if p else "")
-        out.append((x["path"], why))
-    return out
+from ..registry import Command, argument, flag
+from ..report.collect import process_status_within
+from ..report.diagnose import failures, nothing_selected
+from ..systemd import main_pid
 
 
 def cmd_check(args):
@@ -79,33 +39,49 @@ def cmd_check(args):
         pid = int(target)
         name = None
     else:
-        pid = unit_pid(target)
+        pid = main_pid(target)
         name = target
     if kernel_thread(pid):
         raise Error("process %d (%s) is a kernel thread: nothing to check"
                     % (pid, command_of(pid)))
-    helper_path()
+    helpers.path(helpers.PLAN)
     ldso = ldso_arg(args)
-    st = process_status_within(pid, {}, ldso)
-    st["pool"] = pool_info()
+    p = process_status_within(pid, {}, ldso)
+    pool = pool_info()
     who = "%s%d (%s)" % (name + ": process " if name else "process ", pid,
-                         shown(st["command"]))
-    if not st["selected"]:
+                         shown(p.command))
+    if not p.selected:
         print("hugeld check: %s: no object is selected (%s)" % (
-            who, "its loader is not hugeld" if not st["hugeld"]
-            else "the settings select none of its objects"),
-            file=sys.stderr)
+            who, nothing_selected(p)), file=sys.stderr)
         return 1
-    bad = failures(st)
+    bad = failures(p, pool)
     if bad:
         path, why = bad[0]
         print("hugeld check: %s: %s: %s%s" % (
-            who, shown(path), shown(why), " (and %s)" % plural(len(bad) - 1, "other object")
-            if len(bad) > 1 else ""), file=sys.stderr)
+            who, shown(path), shown(why), " (and %s)" % plural(
+                len(bad) - 1, "other object") if len(bad) > 1 else ""),
+            file=sys.stderr)
         return 1
     if not args.quiet:
-        n = sum(x["whole"] for x in st["selected"])
+        n = sum(x.whole for x in p.selected)
         print("%s: the text of %s on huge pages (%s)" % (
-            who, plural(len(st["selected"]), "selected object"),
+            who, plural(len(p.selected), "selected object"),
             plural(n, "page")))
     return 0
+
+
+COMMAND = Command(
+    name="check", rank=40,
+    synopsis=("check PID|UNIT [-q]",),
+    summary="exit 0 if the selected text of a process (or a unit's main "
+    "process) is on huge pages, else say why, exit 1",
+    description="Exit 0 if the whole 2 MiB pages of text of every "
+    "object that process PID (or the main process of the systemd "
+    "unit UNIT) selects are on huge pages (hugetlb, or the page "
+    "cache's huge pages); otherwise print one line naming the object "
+    "and why, and exit 1.  For monitors and health checks.",
+    options=(
+        argument("target", "PID|UNIT",
+                 help="a process ID, or a systemd unit"),
+        flag("-q", "--quiet", help="print nothing when the check passes")),
+    run=cmd_check)

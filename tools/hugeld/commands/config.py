@@ -29,11 +29,12 @@ from ..common import Error, UsageError, ldso_arg, plural, shown
 from ..elf import resolve_program
 from ..pathglob import expand_cache
 from ..planner import conf_file, default_setting, setting_variable
+from ..plans import PlanOptions, make_plan, unmatched_messages
 from ..policy import (LD_SO_CACHE, TUNABLES_CONF, conf_problems, read_conf,
                       system_tunables, tunconf_supported)
 from ..pool import pool_info
+from ..registry import Command, flag, value
 from ..settings import NAMES, program_path, resolve
-from .plan import PlanOptions, make_plan, unmatched_messages
 
 
 def object_line(o, conf_file):
@@ -115,67 +116,50 @@ def tunables_check(prog):
     return out, doc
 
 
-def cmd_config(args):
-    if args.config_cmd != "check":
-        raise UsageError("hugeld config: give a command: check")
-    path = args.file or conf_file()
-    prog = resolve_program(args.program) if args.program else None
-    tun_lines, tun_doc = tunables_check(prog)
-    c = read_conf(path, prog, expand=True)
-    if c is None:
-        if args.json:
-            json.dump({"file": path, "exists": False, "used": False,
-                       "why": "no such file",
-                       "system_tunables": tun_doc}, sys.stdout, indent=1)
-            print()
-        else:
-            for line in tun_lines:
-                print(shown(line))
-            print("%s: no such file: ld.so selects nothing without "
-                  "variables%s" % (path, " or tunables" if tun_lines
-                                   else ""), file=sys.stderr)
-        return 1
-    problems = conf_problems(c)
-    refused = []
-    files, empty = expand_cache(c, refused) if not problems else ([], [])
-    res = dict(c, exists=True, used=not problems,
-               cache_files=[{k: f[k] for k in ("path", "real", "line")}
-                            for f in files],
-               cache_refused=[{k: r[k] for k in ("path", "line", "why")}
-                              for r in refused], selection=None,
-               system_tunables=tun_doc)
-    out = list(tun_lines)
-    # The lines that make ld.so ignore the file are errors: on stderr.
-    errors = list(problems)
-    if problems:
-        errors.append("%s: ld.so ignores the whole file" % path)
+def no_command(args):
+    raise UsageError("hugeld config: give a command: check")
+
+
+def no_file(args, path, tun_lines, tun_doc):
+    """config check of PATH, which does not exist: exit status 1."""
+    if args.json:
+        json.dump({"file": path, "exists": False, "used": False,
+                   "why": "no such file", "system_tunables": tun_doc},
+                  sys.stdout, indent=1)
+        print()
     else:
-        out.append("%s: ld.so uses it (%s; owned by root, writable by "
-                   "nobody else)" % (path, plural(c["rules"], "rule")))
-    if prog and not problems:
-        out.append("")
-        if c["program"]:
-            out.append("%s: the program block at line %d applies (program "
-                       "%s)" % (prog, c["program"]["line"],
-                                " ".join(c["program"]["patterns"])))
-        else:
-            out.append("%s: no program block applies: the global settings"
-                       % prog)
-    # The settings of a file ld.so ignores would mislead.
-    for k in () if problems else NAMES:
-        var = setting_variable(k)
-        dflt = ("nothing selected" if k == "libs"
-                else "ld.so's default, " + default_setting(k))
+        for line in tun_lines:
+            print(shown(line))
+        print("%s: no such file: ld.so selects nothing without "
+              "variables%s" % (path, " or tunables" if tun_lines else ""),
+              file=sys.stderr)
+    return 1
+
+
+def settings_lines(c):
+    """What the file C (read_conf) gives each setting, and which line."""
+    out = []
+    for k in NAMES:
         v = c[k]
         if v is None:
-            out.append("  %-9s (%s)" % (k, dflt))
-        else:
-            lines = v.get("lines") or [v["line"]]
-            out.append("  %-9s %s  (line%s %s; %s overrides it)" % (
-                k, v["value"] or "none: nothing selected",
-                "s" if len(lines) > 1 else "",
-                ", ".join(str(x) for x in lines), var))
-    for x in () if problems else c["cache"]:
+            out.append("  %-9s (%s)" % (k, "nothing selected" if k == "libs"
+                                        else "ld.so's default, "
+                                        + default_setting(k)))
+            continue
+        lines = v.get("lines") or [v["line"]]
+        out.append("  %-9s %s  (line%s %s; %s overrides it)" % (
+            k, v["value"] or "none: nothing selected",
+            "s" if len(lines) > 1 else "",
+            ", ".join(str(x) for x in lines), setting_variable(k)))
+    return out
+
+
+def cache_lines(c, files, refused, empty):
+    """What each cache line of the file C names: FILES, REFUSED and the
+    items that name no file (EMPTY), as expand_cache found them; and
+    its pool line."""
+    out = []
+    for x in c["cache"]:
         n = len([f for f in files if f["line"] == x["line"]
                  and f["pattern"] == x["pattern"]])
         bad = [r for r in refused if r["line"] == x["line"]
@@ -186,24 +170,75 @@ def cmd_config(args):
             else "no such file" if x in empty else "no other file"))
         for r in bad:
             out.append("  %s: not cached: %s" % (r["path"], r["why"]))
-    if c["pool"] and not problems:
+    if c["pool"]:
         out.append("pool %s (line %d)" % (c["pool"]["value"],
                                           c["pool"]["line"]))
-    if prog and not problems and c["libs"] and c["libs"]["value"]:
+    return out
+
+
+def used_lines(c, path, prog, files, refused, empty):
+    """What config check says of the file C at PATH, which ld.so uses,
+    for PROG (or None)."""
+    out = ["%s: ld.so uses it (%s; owned by root, writable by nobody "
+           "else)" % (path, plural(c["rules"], "rule"))]
+    if prog:
         out.append("")
-        out.append("what ld.so would put on huge pages for %s (run as "
-                   "hugeld run runs it; hugeld plan for the pool):"
-                   % prog)
-        warnings = []
-        try:
-            res["selection"], warnings = select(prog, path)
-        except Error as e:
-            # The check of the file stands; the plan needs the loader.
-            out.append("  (cannot plan it: %s)" % e)
-        for o in res["selection"] or []:
-            out.append("  " + object_line(o, path))
-        res["warnings"] = warnings
-        errors += ["hugeld: warning: " + w for w in warnings]
+        if c["program"]:
+            out.append("%s: the program block at line %d applies (program "
+                       "%s)" % (prog, c["program"]["line"],
+                                " ".join(c["program"]["patterns"])))
+        else:
+            out.append("%s: no program block applies: the global settings"
+                       % prog)
+    return out + settings_lines(c) + cache_lines(c, files, refused, empty)
+
+
+def selection_lines(res, prog, path):
+    """What ld.so would put on huge pages for PROG under the file at
+    PATH: the lines, and the warnings (RES gets its "selection" and
+    "warnings")."""
+    out = ["", "what ld.so would put on huge pages for %s (run as hugeld "
+           "run runs it; hugeld plan for the pool):" % prog]
+    warnings = []
+    try:
+        res["selection"], warnings = select(prog, path)
+    except Error as e:
+        # The check of the file stands; the plan needs the loader.
+        out.append("  (cannot plan it: %s)" % e)
+    for o in res["selection"] or []:
+        out.append("  " + object_line(o, path))
+    res["warnings"] = warnings
+    return out, ["hugeld: warning: " + w for w in warnings]
+
+
+def cmd_config(args):
+    path = args.file or conf_file()
+    prog = resolve_program(args.program) if args.program else None
+    tun_lines, tun_doc = tunables_check(prog)
+    c = read_conf(path, prog, expand=True)
+    if c is None:
+        return no_file(args, path, tun_lines, tun_doc)
+    problems = conf_problems(c)
+    refused = []
+    files, empty = expand_cache(c, refused) if not problems else ([], [])
+    res = dict(c, exists=True, used=not problems,
+               cache_files=[{k: f[k] for k in ("path", "real", "line")}
+                            for f in files],
+               cache_refused=[{k: r[k] for k in ("path", "line", "why")}
+                              for r in refused], selection=None,
+               system_tunables=tun_doc)
+    out = list(tun_lines)
+    # The lines that make ld.so ignore the file are errors: on stderr;
+    # and the settings of a file ld.so ignores would mislead.
+    errors = list(problems)
+    if problems:
+        errors.append("%s: ld.so ignores the whole file" % path)
+    else:
+        out += used_lines(c, path, prog, files, refused, empty)
+    if prog and not problems and c["libs"] and c["libs"]["value"]:
+        more, warnings = selection_lines(res, prog, path)
+        out += more
+        errors += warnings
     if args.json:
         json.dump(res, sys.stdout, indent=1)
         print()
@@ -241,3 +276,30 @@ def select(prog, path):
                                    "matched_by", "conf_line", "error",
                                    "zones", "huge_pages")}
             for o in result["objects"]], warnings
+
+
+SYNOPSIS = "config check [--file FILE] [--program PROG] [--json]"
+
+COMMAND = Command(
+    name="config", rank=90, synopsis=(SYNOPSIS,),
+    summary="is /etc/hugeld.conf used by ld.so, and what it selects",
+    description="Check the policy file as ld.so reads it (trust: a "
+    "regular file of root's that nobody else can write; every line "
+    "that does not parse, any of which makes ld.so ignore the whole "
+    "file), and with --program what it gives that program: the block "
+    "that applies, libs, segments and backing with their lines, and "
+    "the plan of what would go on huge pages.  Exit status 0 if ld.so "
+    "uses the file, 1 if not.  See hugeld.conf(5).",
+    run=no_command, subcommands=(
+        Command(name="check", synopsis=(SYNOPSIS,),
+                summary="validate the policy file; with --program, what it "
+                "selects for PROG",
+                description="Validate the policy file; with --program, what "
+                "it selects for PROG.",
+                options=(
+                    value("--file", metavar="FILE",
+                          help="the policy file (default {conf_file})"),
+                    value("--program", metavar="PROG", help="a program "
+                          "(searched in PATH if it has no slash)"),
+                    flag("--json", help="print the parsed file as JSON")),
+                run=cmd_config),))

@@ -23,13 +23,15 @@ import os
 import struct
 import sys
 
-from ..common import Error, HUGE, UsageError, ldso_arg, plural, shlex_quote, warn, which
+from ..common import Error, HUGE, UsageError, ldso_arg, pid_arg, plural, shlex_quote, warn, which
 from ..elf import Elf, PT_NOTE
 from ..planner import parse_backing, plan_each, setting_variable
 from ..pool import apply_pool, pool_info, read_int
 from ..procfs import load_bias, process_objects, read_smaps
+from ..registry import Command, argument, flag, settings, value
+from ..report.collect import process_status
+from ..report.diagnose import shared_code
 from ..settings import checked_backing
-from .status import process_status
 
 
 class CoreMapping(object):
@@ -135,18 +137,16 @@ def gdb_argv_core(core, program, gdb_args, ldso):
                    "set confirm on"] + gdb_args
 
 
-def warn_shared_text(st):
-    """Warn if process ST (process_status) has code from the shared
+def warn_shared_text(p):
+    """Warn if process P (a records.Process) has code from the shared
     cache: a software breakpoint there needs a spare huge page."""
-    objs = [os.path.basename(o["path"]) for o in st["objects"]
-            if any(r["backing"] == "shared" and "x" in r["perms"]
-                   for r in o["ranges"])]
+    objs = shared_code(p)
     if objs:
         warn("process %d runs code of %s from the shared cache: a software "
              "breakpoint there (break, next, finish) needs a spare huge page "
              "for the process's own copy of that 2 MiB page, and without "
              "one gdb cannot insert it; use hbreak (no copy), or --grow-pool"
-             % (st["pid"], ", ".join(objs)))
+             % (p.pid, ", ".join(objs)))
 
 
 def gdb_argv_start(gdb_args, args):
@@ -174,21 +174,21 @@ def gdb_argv_start(gdb_args, args):
 
 
 def gdb_argv_pid(pid, gdb_args, ldso):
-    st = process_status(pid, {}, ldso, detail=False)
-    warn_shared_text(st)
+    p = process_status(pid, {}, ldso, detail=False)
+    warn_shared_text(p)
     argv = ["gdb", "-p", str(pid)]
-    if not st["ldso_command"] or not st["program"]:
+    if not p.ldso_command or not p.program:
         return argv + gdb_args
     maps = read_smaps(pid)
     objs, _ = process_objects(pid, maps, {})
-    want = os.path.realpath(st["program"])
+    want = os.path.realpath(p.program)
     for o in objs:
         if o.path == want:
             return argv + ["-ex", "set confirm off", "-ex",
                            "add-symbol-file %s -o %#x" % (o.path, o.bias),
                            "-ex", "set confirm on"] + gdb_args
     warn("%s is not mapped in process %d; its symbols are not added"
-         % (st["program"], pid))
+         % (p.program, pid))
     return argv + gdb_args
 
 
@@ -254,7 +254,7 @@ def check_breakpoint_pages(pid, grow):
 
 def cmd_gdb(args):
     ldso = ldso_arg(args)
-    gdb_args = list(args.gdb_args)
+    gdb_args = list(args.rest)
     start = args.pid is None and args.core is None
     if args.pid is not None and args.core is not None:
         raise UsageError("hugeld gdb: give a PID or --core CORE")
@@ -292,3 +292,48 @@ def cmd_gdb(args):
         os.execv(gdb, argv)
     except OSError as e:
         raise Error("cannot run %s: %s" % (gdb, e.strerror))
+
+
+COMMAND = Command(
+    name="gdb", rank=70,
+    synopsis=("gdb PID|--core CORE [--grow-pool] [--program PROG] "
+              "[-- GDB-ARGS...]",
+              "gdb [--backing BACKINGS] -- GDB-ARGS..."),
+    summary="gdb on a process (or core) that hugeld run started, with the "
+    "program's own symbols; warns when a breakpoint would need spare huge "
+    "pages (--grow-pool reserves them); gdb [--backing LIST] -- GDB-ARGS "
+    "starts a program",
+    description="Run gdb on a process or a core file of a program that "
+    "hugeld's ld.so runs as a command (as hugeld run does).  gdb then "
+    "takes ld.so for the program and never loads the real program's "
+    "symbols (with any loader: the main program's frames show as ??); "
+    "this adds them at the address the program is mapped at.  For a "
+    "program started directly it just runs gdb.  Huge page libraries "
+    "need nothing: gdb reads their symbols from their files.  If the "
+    "process shares huge-page text with a forked parent or child and the "
+    "pool has too few spare pages to copy it, it warns first: a "
+    "breakpoint there would cost the children that page (SIGBUS); if "
+    "it maps code from the shared cache, where software breakpoints "
+    "cannot be written, it says so.  Without PID or --core it runs "
+    "gdb GDB-ARGS (which start the program, e.g. --args PROG ARGS) "
+    "with LD_HUGEPAGE_BACKING=private,thp for the program unless it "
+    "is set.",
+    epilog="example: hugeld gdb 1234 -- -batch -ex bt; "
+    "hugeld gdb --core core.1234 -- -batch -ex bt",
+    options=(
+        argument("pid", "PID", help="the process to attach to", count="?",
+                 convert=pid_arg),
+        value("--core", metavar="CORE", help="a core file instead"),
+        value("--program", metavar="PROG", help="with --core: the program "
+              "ld.so ran (default: the one mapped in the core)"),
+        flag("--print-command", help="print the gdb command instead of "
+             "running it"),
+        flag("--grow-pool", help="first grow the huge page pool (root) so "
+             "that a breakpoint in each huge page of text the process "
+             "shares with a forked parent or child can be copied"),
+        settings(names=("backing",), helps={
+            "backing": "without PID or --core: {variable} for the program "
+            "gdb starts (default: ${variable}, else private,thp: software "
+            "breakpoints cannot be written into code from the shared "
+            "cache)"})),
+    rest="--", run=cmd_gdb)

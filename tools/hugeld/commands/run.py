@@ -25,104 +25,42 @@ import sys
 import time
 
 from ..cache import entry
-from ..common import Error, SYSFS_HUGE, UsageError, ldso_arg, ldso_path, shown, warn
+from ..common import DEBUG_DIR, DEFAULT_LDSO, Error, SYSFS_HUGE, UsageError, ldso_arg, ldso_path, shown, warn
 from ..elf import check_program, interp_is_hugeld_loader, resolve_program
+from ..perfmap import write_perf_map
 from ..planner import cache_dir, default_setting, parse_backing, setting_variable
+from ..plans import PlanOptions, make_plan, unmatched_messages
 from ..pool import hugetlb_cgroup_none, pool_info
+from ..registry import Command, append, flag, optional, settings, value
 from ..settings import options_of, program_path, resolve
-from .perfmap import write_perf_map
-from .plan import PlanOptions, make_plan, unmatched_messages
 
 
 def cmd_run(args):
-    cmd = list(args.command)
-    if cmd and cmd[0] == "--":
-        cmd = cmd[1:]
+    cmd = list(args.rest)
     if not cmd:
         raise UsageError("hugeld run: no program given (hugeld run "
                          "[OPTIONS] -- PROG ARGS...)")
     # /proc/self/exe names the loader, run as a command, or the program
     # (the [proc:] lines of /etc/tunables.conf match it).
-    settings = resolve("run", options_of(args), os.environ, program_path(
-        next((c for c in args.command if c != "--"), None)),
-        exe=None if args.direct else os.path.realpath(ldso_arg(args)))
-    libs, segs, backing = settings.libs, settings.segments, settings.backing
-    from_file = settings.from_file
+    settings = resolve("run", options_of(args), os.environ,
+                       program_path(cmd[0]), exe=None if args.direct
+                       else os.path.realpath(ldso_arg(args)))
     ldso = ldso_path(args)
     path = resolve_program(cmd[0])
     elf = check_program(path)
     interp = elf.interp
     elf.close()
     if args.direct:
-        # PT_INTERP names a path: opened by the opening rule (never a
-        # FIFO or a device), and judged by what was opened.
-        ok, why = interp_is_hugeld_loader(interp, ldso)
-        if not ok:
-            raise Error("--direct: %s's interpreter is %s, not hugeld's "
-                        "loader%s (relink with -Wl,--dynamic-linker=%s, or "
-                        "leave out --direct)" % (
-                            shown(path), shown(interp or "none"),
-                            " (%s)" % shown(why) if why else "", ldso))
+        check_direct(path, interp, ldso)
     # Only the private backing takes pages from the pool (shared ones
     # are the cache's, thp ones the kernel's).
-    order = parse_backing(backing or default_setting("backing"))
+    order = parse_backing(settings.backing or default_setting("backing"))
     plan = program_plan(cmd[0], args, settings)
     if not args.no_pool_check and "private" in order:
-        why = None
-        p = pool_info()
-        if p is None:
-            raise Error("this kernel has no 2 MiB huge pages (no %s)"
-                        % SYSFS_HUGE)
-        cg = hugetlb_cgroup_none()
-        if p["available"] <= 0:
-            short = "no free huge pages"
-            why = ("no free huge pages (HugePages_Total %d, Free %d, "
-                   "Rsvd %d): reserve some first, e.g. hugeld plan %s "
-                   "%s--apply (as root); or --backing thp (no pool), or "
-                   "--no-pool-check"
-                   % (p["total"], p["free"], p["reserved"], cmd[0],
-                      "" if "libs" in from_file
-                      else "--libs '%s' " % libs))
-        elif cg is not None:
-            short = "this process's hugetlb cgroup allows no huge page " \
-                    "(%s is %d)" % (cg["file"], cg["value"])
-            why = ("%s: private copies would fail; ld.so places text for "
-                   "thp here (--backing thp, or --no-pool-check)" % short)
-        if why is not None:
-            # The cache's pages cost the process none: a pod that
-            # requested no huge pages still maps them, if the cache
-            # holds some of the objects this program selects.
-            if "shared" not in order or not cached_for(plan):
-                raise Error(why)
-            warn("%s: only objects in the shared cache (%s) and thp get "
-                 "huge pages" % (short, cache_dir()))
+        check_pool(cmd[0], settings, order, plan)
     for msg in plan_warnings(plan, cmd[0], settings, order):
         warn(msg)
-    env = dict(os.environ)
-    # What comes from /etc/hugeld.conf, GLIBC_TUNABLES or
-    # /etc/tunables.conf ld.so reads there itself.
-    own = set(from_file) | set(settings.tunables())
-    for k, v in (("libs", libs), ("segments", segs), ("backing", backing)):
-        if v and k not in own:
-            env[setting_variable(k)] = v
-    note = settings.describe({"libs": libs,
-                           "segments": segs or default_setting("segments"),
-                           "backing": backing or default_setting("backing")})
-    if note:
-        # Not a warning: the file is how the system is meant to work.
-        where = {"file": settings.policy["file"],
-                 "tunable": "GLIBC_TUNABLES",
-                 "system": "/etc/tunables.conf"}
-        print(shown("hugeld: %s%s; ld.so reads %s itself" % (
-            note, ", the program block at " + from_file["program"]
-            if "program" in from_file else "",
-            " and ".join(sorted({where[settings.origin[k]] for k in own
-                                 if k in settings.origin})))),
-            file=sys.stderr)
-    if args.debug is not None:
-        env["LD_DEBUG"] = "hugepages"
-        if args.debug != "-":
-            env["LD_DEBUG_OUTPUT"] = args.debug
+    env = environment(args, settings)
     if args.direct:
         argv = [cmd[0]] + cmd[1:]
         exe = path
@@ -138,6 +76,88 @@ def cmd_run(args):
         except OSError as e:
             raise Error("cannot run %s: %s" % (exe, e.strerror))
     return run_with_perf_map(exe, argv, env, args)
+
+
+def check_direct(path, interp, ldso):
+    """Refuse --direct for the program PATH unless its PT_INTERP
+    (INTERP) is hugeld's loader LDSO.  PT_INTERP names a path: opened
+    by the opening rule (never a FIFO or a device), and judged by what
+    was opened."""
+    ok, why = interp_is_hugeld_loader(interp, ldso)
+    if not ok:
+        raise Error("--direct: %s's interpreter is %s, not hugeld's "
+                    "loader%s (relink with -Wl,--dynamic-linker=%s, or "
+                    "leave out --direct)" % (
+                        shown(path), shown(interp or "none"),
+                        " (%s)" % shown(why) if why else "", ldso))
+
+
+def check_pool(prog, settings, order, plan):
+    """Refuse to run PROG when its backings ORDER take private copies
+    and the pool has no page for them (or its hugetlb cgroup allows
+    none), unless the shared cache holds some of what its PLAN
+    selects: then warn."""
+    p = pool_info()
+    if p is None:
+        raise Error("this kernel has no 2 MiB huge pages (no %s)"
+                    % SYSFS_HUGE)
+    cg = hugetlb_cgroup_none()
+    if p["available"] <= 0:
+        short = "no free huge pages"
+        why = ("no free huge pages (HugePages_Total %d, Free %d, "
+               "Rsvd %d): reserve some first, e.g. hugeld plan %s "
+               "%s--apply (as root); or --backing thp (no pool), or "
+               "--no-pool-check"
+               % (p["total"], p["free"], p["reserved"], prog,
+                  "" if "libs" in settings.from_file
+                  else "--libs '%s' " % settings.libs))
+    elif cg is not None:
+        short = "this process's hugetlb cgroup allows no huge page " \
+                "(%s is %d)" % (cg["file"], cg["value"])
+        why = ("%s: private copies would fail; ld.so places text for "
+               "thp here (--backing thp, or --no-pool-check)" % short)
+    else:
+        return
+    # The cache's pages cost the process none: a pod that requested no
+    # huge pages still maps them, if the cache holds some of the
+    # objects this program selects.
+    if "shared" not in order or not cached_for(plan):
+        raise Error(why)
+    warn("%s: only objects in the shared cache (%s) and thp get huge "
+         "pages" % (short, cache_dir()))
+
+
+def environment(args, settings):
+    """The program's environment: ours with the SETTINGS that ld.so
+    does not read itself (from the policy file, GLIBC_TUNABLES or
+    /etc/tunables.conf: said on stderr) and --debug's LD_DEBUG."""
+    libs, segs, backing = settings.libs, settings.segments, settings.backing
+    from_file = settings.from_file
+    env = dict(os.environ)
+    own = set(from_file) | set(settings.tunables())
+    for k, v in (("libs", libs), ("segments", segs), ("backing", backing)):
+        if v and k not in own:
+            env[setting_variable(k)] = v
+    note = settings.describe({"libs": libs,
+                              "segments": segs or default_setting("segments"),
+                              "backing": backing
+                              or default_setting("backing")})
+    if note:
+        # Not a warning: the file is how the system is meant to work.
+        where = {"file": settings.policy["file"],
+                 "tunable": "GLIBC_TUNABLES",
+                 "system": "/etc/tunables.conf"}
+        print(shown("hugeld: %s%s; ld.so reads %s itself" % (
+            note, ", the program block at " + from_file["program"]
+            if "program" in from_file else "",
+            " and ".join(sorted({where[settings.origin[k]] for k in own
+                                 if k in settings.origin})))),
+            file=sys.stderr)
+    if args.debug is not None:
+        env["LD_DEBUG"] = "hugepages"
+        if args.debug != "-":
+            env["LD_DEBUG_OUTPUT"] = args.debug
+    return env
 
 
 def program_plan(prog, args, settings):
@@ -248,3 +268,39 @@ def run_with_perf_map(exe, argv, env, args):
             os.kill(os.getpid(), sig)
         return 128 + sig
     return os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1
+
+
+COMMAND = Command(
+    name="run", rank=10,
+    synopsis=("run [--libs PATTERNS] [--segments LIST] [--backing BACKINGS] "
+              "[OPTIONS] -- PROG [ARGS...]",),
+    summary="run PROG through hugeld's ld.so with the settings applied",
+    description="Run PROG (searched in PATH) through hugeld's ld.so "
+    "with LD_HUGEPAGE_LIBS, LD_HUGEPAGE_SEGMENTS and LD_HUGEPAGE_BACKING "
+    "set, as `ld.so --argv0 PROG PATH ARGS'.  Without --perf-map hugeld "
+    "is replaced by the program (same PID, its exit status).  Refuses "
+    "to run when the pool has no free huge page and the backings "
+    "include private (the loader would silently use ordinary pages), "
+    "unless --no-pool-check.",
+    epilog="example: hugeld run --libs 'libLLVM*.so*' -- clang -c x.c",
+    options=(
+        settings(),
+        value("--ldso", metavar="PATH",
+              help="hugeld's loader (default: $HUGELD_LDSO or %s)"
+              % DEFAULT_LDSO),
+        flag("--direct", help="the program is started directly: its "
+             "PT_INTERP is hugeld's loader (default: run it with the loader "
+             "as a command)"),
+        optional("--debug", metavar="FILE", const="-",
+                 help="LD_DEBUG=hugepages: the loader's report on stderr, "
+                 "or, written --debug=FILE, in FILE.PID"),
+        flag("--perf-map", help="stay as the parent and keep "
+             "/tmp/perf-PID.map (PID: the program's) written while its huge "
+             "page mappings change, so that perf can name the functions in "
+             "them"),
+        value("--perf-map-output", metavar="FILE", hidden=True),
+        append("--debug-dir", metavar="DIR",
+               help="with --perf-map: where to look for separate debug "
+               "files (default %s)" % DEBUG_DIR),
+        flag("--no-pool-check", help="run even if no huge page is free")),
+    rest="program", run=cmd_run)

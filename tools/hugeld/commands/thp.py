@@ -56,10 +56,11 @@ import os
 import re
 import sys
 
-from .. import spawn
-from ..common import HUGE, THP_BUDGET_MIB, Error, helper_path, ldso_arg, shown, warn
+from .. import helpers, spawn
+from ..common import HUGE, THP_BUDGET_MIB, Error, ldso_arg, positive_int, shown, warn
 from ..openfile import NotOpened, open_regular
 from ..planner import helper_objects, ldso_list
+from ..registry import Command, argument, flag, value
 from ..settings import program_path, resolve
 
 LDCONFIG_DIRS = "/sbin:/usr/sbin:/usr/bin:/bin"
@@ -71,15 +72,6 @@ RESTARTS = 2
 # How long the helper's scan waits for one process's maps
 # (THP_SCAN_STALL_MS, tools/hugeld-thp.h): for the words of the report.
 SCAN_STALL_MS = 2000
-
-
-def thp_helper():
-    """The hugeld-thp helper: next to hugeld-plan."""
-    p = os.path.join(os.path.dirname(helper_path()), "hugeld-thp")
-    if not (os.path.isfile(p) and os.access(p, os.X_OK)):
-        raise Error("the hugeld-thp helper is missing (%s; make -C tools)"
-                    % p)
-    return p
 
 
 def _lines(out):
@@ -106,11 +98,9 @@ def _one_run(args):
     or None."""
     fd = os.memfd_create("hugeld-thp-progress", os.MFD_CLOEXEC)
     try:
-        argv = [thp_helper(), "--progress-fd", str(fd)] + args
         try:
-            p = spawn.run(argv, timeout=HELPER_TIME_LIMIT, pass_fds=(fd,))
-        except OSError as e:
-            raise Error("cannot run %s: %s" % (argv[0], e.strerror))
+            p = helpers.run(helpers.THP, ["--progress-fd", str(fd)] + args,
+                            timeout=HELPER_TIME_LIMIT, pass_fds=(fd,))
         except spawn.TimedOut as e:
             recs, _ = _lines(e.stdout)
             where = os.pread(fd, 256, 0).split(b"\n")[0]
@@ -118,9 +108,7 @@ def _one_run(args):
     finally:
         os.close(fd)
     if p.returncode != 0:
-        msg = p.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise Error(re.sub(r"^hugeld-thp: ", "", msg[0]) if msg
-                    else "%s failed (status %d)" % (argv[0], p.returncode))
+        raise Error(helpers.failure(helpers.THP, p))
     recs, done = _lines(p.stdout)
     return recs, done, None
 
@@ -305,17 +293,19 @@ def _left(r):
                                   "changed", "failed"))
 
 
+def no_command(args):
+    raise Error("thp: give a command: status or repair (try --help)")
+
+
 def cmd_thp(args):
-    if args.thp_cmd is None:
-        raise Error("thp: give a command: status or repair (try --help)")
     if os.geteuid() != 0:
         raise Error("thp %s: needs root (the page cache is asked with "
                     "mincore, which tells only root and a file's owner or "
-                    "writer what it holds)" % args.thp_cmd)
+                    "writer what it holds)" % args.subcommand)
     if args.files and args.program:
         raise Error("thp %s: give FILEs or --program, not both"
-                    % args.thp_cmd)
-    repair = args.thp_cmd == "repair"
+                    % args.subcommand)
+    repair = args.subcommand == "repair"
     named, scan = targets(args)
     res, done = survey(named, repair, scan,
                        getattr(args, "budget", None) or THP_BUDGET_MIB,
@@ -340,3 +330,62 @@ def cmd_thp(args):
         if args.json:
             warn("%s: %s" % (r["file"], r["error"]))
     return 1 if failed and (args.files or args.program) else 0
+
+
+def thp_subcommand(name, what, budget):
+    """The Command thp NAME (status, repair), which does WHAT; BUDGET:
+    it takes --budget."""
+    return Command(
+        name=name, synopsis=("thp %s [FILE... | --program PROG]%s [--json] "
+                             "[--quiet]" % (name, " [--budget MIB]"
+                                            if budget else ""),),
+        summary=what, description=what.capitalize() + " under the thp "
+        "backing's 2 MiB ranges of each FILE (default: the objects the "
+        "policy file selects for thp and those processes map with it).",
+        options=(
+            argument("files", "FILE", count="*"),
+            value("--program", metavar="PROG", help="the objects PROG loads "
+                  "(itself and its libraries, by ld.so --list) that its "
+                  "settings (this environment, the policy file) select for "
+                  "the thp backing: what a unit's ExecStartPre= (hugeld "
+                  "enable) repairs before the service maps them"),
+            flag("--json", help="print JSON"),
+            flag("--quiet", help="print only objects where something was "
+                 "repaired or failed")) + ((
+            value("--budget", metavar="MIB", convert=positive_int,
+                  help="make at most MIB MiB of new 2 MiB folios in this run "
+                  "(default %d; the rest is left for the next run)"
+                  % THP_BUDGET_MIB),) if budget else ()),
+        run=cmd_thp)
+
+
+COMMAND = Command(
+    name="thp", rank=95,
+    synopsis=("thp status | repair [FILE... | --program PROG] "
+              "[--budget MIB] [--json] [--quiet]",),
+    summary="what the page cache holds under the thp backing's zones, and "
+    "making small folios 2 MiB ones (root)",
+    description="The thp backing (LD_HUGEPAGE_BACKING=thp) maps an "
+    "object's read-only zones from its file and marks them "
+    "MADV_HUGEPAGE; the kernel maps a 2 MiB range with one huge page "
+    "where the page cache holds it in one 2 MiB folio, or reads it "
+    "as one where it holds nothing, but where another process read "
+    "the file first (cat, a backup, a program the stock loader "
+    "started) it holds small folios, and every process maps them "
+    "with 4 KiB pages.  ld.so leaves them so: repairing them would "
+    "cost the start the user waits for.  status shows, per object, "
+    "its 2 MiB ranges on 2 MiB folios, in small folios (and whether "
+    "another process maps them) and not cached; repair makes the "
+    "small ones 2 MiB folios: MADV_COLLAPSE where the kernel "
+    "collapses file text, else dropped and read again where no "
+    "process maps them (a range another process maps is left "
+    "alone).  Objects: the FILEs, else those the system-wide "
+    "tunables and the policy file's global lines select for the thp "
+    "backing among the dynamic linker's libraries (ldconfig -p) and "
+    "those running processes map with it.  Root only.  "
+    "hugeld-thp-repair.timer runs repair every minute.",
+    epilog="example: hugeld thp repair /usr/lib/x86_64-linux-gnu/"
+    "libLLVM-14.so.1",
+    run=no_command, subcommands=(
+        thp_subcommand("status", "show what the page cache holds", False),
+        thp_subcommand("repair", "make small folios 2 MiB ones", True)))

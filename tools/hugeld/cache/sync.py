@@ -31,14 +31,14 @@ import fcntl
 import os
 import sys
 
-from ..cache import entry, mount
-from ..cache.build import NotFitted, add_one, notext_text
-from ..cache.upkeep import need_root, remove_all
 from ..common import AUTO_EXTRA, AUTO_MARGIN_PERCENT, Error, HUGE, mib, plural, shown, warn
 from ..pathglob import expand_cache
 from ..planner import conf_file, helper_objects
 from ..policy import conf_problems, read_conf
 from ..pool import apply_pool, pool_info
+from . import entry, mount
+from .build import NotFitted, add_one, notext_text
+from .upkeep import need_root, remove_all
 
 SYNC_LOCK = "/run/hugeld-sync.lock"
 

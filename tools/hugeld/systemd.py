@@ -17,8 +17,10 @@
 # License along with the GNU C Library; if not, see
 # <https://www.gnu.org/licenses/>.
 
-"""hugeld enable and disable: one systemd service on hugeld's loader,
-without making hugeld the system's loader.
+"""systemd, for the commands that work on a unit: its main process
+(hugeld check UNIT), and the drop-in of hugeld enable and disable, which
+put one systemd service on hugeld's loader without making hugeld the
+system's loader.
 
 enable writes a drop-in, /etc/systemd/system/UNIT.d/hugeld.conf, that
 sets the LD_HUGEPAGE_* variables and bind-mounts hugeld's loader over
@@ -37,11 +39,10 @@ terminal).  disable removes the drop-in."""
 import os
 import unicodedata
 
-from .. import spawn
-from ..common import Error, UsageError, ldso_arg, program_dir, shown
-from ..elf import check_program
-from ..openfile import replace_file
-from ..planner import check_patterns, check_segments, default_setting, parse_backing, setting_variable
+from . import spawn
+from .common import Error, UsageError, program_dir, shown
+from .elf import check_program
+from .planner import default_setting, parse_backing
 
 DROPIN_DIR = "/etc/systemd/system"
 DROPIN_NAME = "hugeld.conf"
@@ -58,6 +59,12 @@ PREPARE_TIME_LIMIT = 30
 # Programs whose name says nothing of what they run: --libs is needed.
 SHELLS = ("sh", "bash", "dash", "env", "nice", "ionice", "chrt", "taskset",
           "numactl", "setpriv", "runuser")
+
+
+def dropin_path(unit):
+    """(the drop-in directory of UNIT, the drop-in file hugeld writes)."""
+    d = os.path.join(DROPIN_DIR, unit + ".d")
+    return d, os.path.join(d, DROPIN_NAME)
 
 
 def unit_name(unit):
@@ -252,96 +259,18 @@ def thp_prepare(program, libs, backing):
             "--quiet", "--program", program]
 
 
-def cmd_enable(args):
-    unit = unit_value("the unit name", unit_name(args.unit))
-    d = os.path.join(DROPIN_DIR, unit + ".d")
-    dropin = os.path.join(d, DROPIN_NAME)
-    if os.geteuid() != 0:
-        raise Error("enable needs root: it writes %s" % dropin)
-    # Every value the drop-in holds is checked before anything is
-    # written: the settings, hugeld's loader and the unit's own loader.
-    ldso = unit_value("hugeld's loader", ldso_arg(args))
-    if not os.path.isabs(ldso) or not os.path.isfile(ldso) \
-            or not os.access(ldso, os.X_OK):
-        raise Error("hugeld's loader %s is not installed (make install, or "
-                    "--ldso PATH)" % ldso)
-    program = None
+def main_pid(unit):
+    """The main process of the systemd unit UNIT, or an error."""
     try:
-        program = command_program(exec_start(systemctl("cat", "--", unit),
-                                             dropin))
-    except Error as e:
-        if args.libs is None:
-            raise Error("%s: %s" % (unit, e))
-    libs = args.libs
-    if libs is None:
-        if os.path.basename(program) in SHELLS:
-            raise Error("%s: its ExecStart= runs %s, which runs the program: "
-                        "give --libs" % (unit, program))
-        # The program itself, by its file name.
-        libs = os.path.basename(program)
-    unit_value("--libs" if args.libs is not None else
-               "the program's name (the default --libs)", libs)
-    if args.segments:
-        unit_value("--segments", args.segments)
-    if args.backing:
-        unit_value("--backing", args.backing)
-    settings = [(setting_variable("libs"), check_patterns(libs))]
-    if args.segments:
-        settings.append((setting_variable("segments"),
-                         check_segments(args.segments)))
-    if args.backing:
-        parse_backing(args.backing)
-        settings.append((setting_variable("backing"), args.backing))
-    loader = unit_value("the system's loader (the program's PT_INTERP)",
-                        system_loader(program))
-    prepare = thp_prepare(program, libs, args.backing)
-    text = dropin_text(ldso, loader, settings, prepare)
-    try:
-        os.makedirs(d, 0o755, exist_ok=True)
-    except OSError as e:
-        raise Error("cannot write %s: %s" % (dropin, e.strerror))
-    replace_file(dropin, text, sync=True)
-    systemctl("daemon-reload")
-    print("%s: %s written: its programs are loaded by %s (in place of %s, "
-          "in its mount namespace) with %s" % (
-              unit, dropin, ldso, loader,
-              " ".join("%s=%s" % kv for kv in settings)))
-    if prepare:
-        print("%s: before it starts, hugeld thp repair --program %s makes "
-              "the page cache under its thp zones 2 MiB folios (at most %d "
-              "s; a failure does not stop the service)" % (
-                  unit, prepare[-1], PREPARE_TIME_LIMIT))
-    print("systemctl restart %s applies it; hugeld check %s tells whether "
-          "its text is on huge pages" % (unit, unit))
-    return 0
-
-
-def cmd_disable(args):
-    unit = unit_name(args.unit)
-    d = os.path.join(DROPIN_DIR, unit + ".d")
-    dropin = os.path.join(d, DROPIN_NAME)
-    if os.geteuid() != 0:
-        raise Error("disable needs root: it removes %s" % dropin)
-    try:
-        with open(dropin) as f:
-            mine = f.readline().rstrip("\n") == MARK
-    except FileNotFoundError:
-        raise Error("%s: hugeld is not enabled for it (no %s)"
-                    % (unit, dropin))
-    except OSError as e:
-        raise Error("cannot read %s: %s" % (dropin, e.strerror))
-    if not mine:
-        raise Error("%s was not written by hugeld enable: left alone"
-                    % dropin)
-    try:
-        os.unlink(dropin)
-    except OSError as e:
-        raise Error("cannot remove %s: %s" % (dropin, e.strerror))
-    try:
-        os.rmdir(d)
-    except OSError:
-        pass
-    systemctl("daemon-reload")
-    print("%s: %s removed; systemctl restart %s starts it without hugeld"
-          % (unit, dropin, unit))
-    return 0
+        p = spawn.run(["systemctl", "show", "--property=MainPID", "--value",
+                       "--", unit], timeout=30)
+    except (OSError, spawn.TimedOut) as e:
+        raise Error("cannot ask systemctl about %s: %s" % (
+            unit, getattr(e, "strerror", None) or "timed out"))
+    out = p.stdout.decode("utf-8", "replace").strip()
+    if p.returncode != 0 or not out.isdigit():
+        msg = p.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise Error("%s: %s" % (unit, msg[0] if msg else "no such unit"))
+    if int(out) == 0:
+        raise Error("%s: not running (no main process)" % unit)
+    return int(out)

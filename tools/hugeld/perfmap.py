@@ -17,16 +17,18 @@
 # License along with the GNU C Library; if not, see
 # <https://www.gnu.org/licenses/>.
 
-"""hugeld perf-map: names for functions in huge-page text."""
+"""/tmp/perf-PID.map: names for the functions in a process's huge-page
+text, which perf shows as anonymous memory (hugeld perf-map, and
+hugeld run --perf-map while the program runs)."""
 
 import os
 import stat
 import sys
 
-from ..common import DEBUG_DIR, Error, plural, shown
-from ..elf import Elf, SHT_DYNSYM, SHT_SYMTAB
-from ..openfile import replace_file
-from ..procfs import process_objects, read_smaps
+from .common import DEBUG_DIR, Error, shown
+from .elf import Elf, SHT_DYNSYM, SHT_SYMTAB
+from .openfile import replace_file
+from .procfs import process_objects, read_smaps
 
 
 def find_debug_file(elf, debug_dirs):
@@ -201,23 +203,3 @@ def write_perf_map(pid, output, debug_dirs, cache, quiet=False):
     # only there is a directory others may write in good enough.
     replace_file(path, "".join(kept) + "".join(lines), sticky=not output)
     return report, path
-
-
-def cmd_perf_map(args):
-    cache = {}
-    report, path = write_perf_map(args.pid, args.output, args.debug_dir,
-                                  cache)
-    if args.output == "-":
-        return 0
-    n = sum(r["symbols"] for r in report)
-    if path is None:
-        print("process %d has no code on huge pages: nothing written"
-              % args.pid, file=sys.stderr)
-        return 0
-    print("%s: %s for %s" % (path, plural(n, "function"), ", ".join(
-        "%s (%d, from %s%s)" % (
-            shown(r["path"]), r["symbols"], shown(r["source"]),
-            "; %d KiB of code no symbol names, named by the object and "
-            "address" % (r["unnamed"] // 1024) if r["unnamed"] else "")
-        for r in report) or "nothing"), file=sys.stderr)
-    return 0
