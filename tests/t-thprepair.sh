@@ -247,8 +247,11 @@ else
   skip "as nobody: a FUSE file" "cannot build the FUSE server: $(head -2 "$TEST_TMP/fuse.err" | tr '\n' ' ')"
 fi
 
-# A process whose maps do not answer, beside one that maps a root-owned
-# library in small folios.
+# A process whose maps do not answer (the test hook stalls its read for
+# good), beside one that maps a root-owned library in small folios: the
+# run ends, having left it out after the watchdog's 2 s.  The bound on
+# the run is only against a hang (the library's repair reads 26 MiB,
+# slow on a loaded machine); the record says the watchdog fired.
 cp "$FIXTURES/libbig.so" "$DISK/libheld.so"; sync "$DISK/libheld.so"
 drop_page_cache "$DISK/libheld.so"; cat "$DISK/libheld.so" > /dev/null
 hold quiet "$DISK/libheld.so" none "${NOBODY[@]}"
@@ -258,9 +261,9 @@ HUGELD_THP_TEST_STALL_PID=$(cat "$TEST_TMP/stuck.pid") timeout 120 env LD_HUGEPA
 ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 stuckrec=$(record "process $(cat "$TEST_TMP/stuck.pid")" error)
 rep=$(record "$DISK/libheld.so" repaired); huge=$(record "$DISK/libheld.so" huge); ranges=$(record "$DISK/libheld.so" ranges)
-if [ "$st" = 0 ] && [ $ms -lt 8000 ] && [[ $stuckrec == *"did not answer"* ]] && [ "$ranges" != "?" ] && [ "$huge" = "$ranges" ]; then
+if [ "$st" = 0 ] && [ $ms -lt 60000 ] && [[ $stuckrec == *"did not answer"* ]] && [ "$ranges" != "?" ] && [ "$huge" = "$ranges" ]; then
   pass "a process whose maps do not answer: left out after 2 s (the run took $ms ms: $stuckrec); the other process's library: $rep of $ranges ranges repaired, all on 2 MiB folios"
-elif [ "$st" = 0 ] && [ $ms -lt 8000 ] && [[ $stuckrec == *"did not answer"* ]] && [ "$(file_thp_possible "$DISK/orig.so")" = no ]; then
+elif [ "$st" = 0 ] && [ $ms -lt 60000 ] && [[ $stuckrec == *"did not answer"* ]] && [ "$(file_thp_possible "$DISK/orig.so")" = no ]; then
   skip "a process whose maps do not answer: the other's library repaired" "no page-cache huge pages on $DISKFS here (left out after 2 s: the run took $ms ms)"
 else
   fail "a process whose maps do not answer" "status $st after $ms ms; stuck: $stuckrec; the library: $rep repaired, $huge of $ranges huge; $(tr '\n' ' ' < "$TEST_TMP/r.err")"

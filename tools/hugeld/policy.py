@@ -123,14 +123,25 @@ def read_conf(path=None, program=None, cwd=None, expand=False):
 
 
 def conf_problems(c):
-    """One line for each reason ld.so ignores the file C."""
+    """One line for each reason ld.so ignores the file C, or a part of
+    it: its distrust, and each bad line with what it costs (the
+    helper's words: the whole file, the file for the programs of a
+    block, or for a cache or pool line nothing to ld.so)."""
     out = []
     if not c["trusted"]:
         out.append("%s: ignored by ld.so: %s" % (c["file"],
                                                  c["untrusted_why"]))
     for e in c["errors"]:
-        out.append("%s:%d: %s" % (c["file"], e["line"], e["message"]))
+        out.append("%s:%d: %s (%s)" % (c["file"], e["line"], e["message"],
+                                       e["cost"]))
     return out
+
+
+def conf_void(c):
+    """Whether ld.so ignores the whole file C for every program: it does
+    not trust it, or a global line does not parse."""
+    return not c["trusted"] or any(
+        e["block"] is None and not e["cache"] for e in c["errors"])
 
 
 # glibc 2.44's system-wide tunables: ldconfig compiles TUNABLES_CONF

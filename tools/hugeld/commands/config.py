@@ -30,8 +30,8 @@ from ..elf import resolve_program
 from ..pathglob import expand_cache
 from ..planner import conf_file, default_setting, setting_variable
 from ..plans import PlanOptions, make_plan, unmatched_messages
-from ..policy import (LD_SO_CACHE, TUNABLES_CONF, conf_problems, read_conf,
-                      system_tunables, tunconf_supported)
+from ..policy import (LD_SO_CACHE, TUNABLES_CONF, conf_problems, conf_void,
+                      read_conf, system_tunables, tunconf_supported)
 from ..pool import pool_info
 from ..registry import Command, flag, value
 from ..settings import NAMES, program_path, resolve
@@ -231,9 +231,9 @@ def cmd_config(args):
     # The lines that make ld.so ignore the file are errors: on stderr;
     # and the settings of a file ld.so ignores would mislead.
     errors = list(problems)
-    if problems:
+    if conf_void(c):
         errors.append("%s: ld.so ignores the whole file" % path)
-    else:
+    if not problems:
         out += used_lines(c, path, prog, files, refused, empty)
     if prog and not problems and c["libs"] and c["libs"]["value"]:
         more, warnings = selection_lines(res, prog, path)

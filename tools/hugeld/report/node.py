@@ -138,9 +138,11 @@ def sharing(procs):
 
 def policy_state(path=None):
     """The policy file (PATH, default ld.so's) as ld.so finds it now:
-    absent, used or ignored, and why: a file ld.so ignores turns hugeld
-    off everywhere it would have selected something, and an operator
-    looks here, not at each program."""
+    absent, used, ignored (not trusted, or a global line does not
+    parse), or partly (a line of a program's block does not parse: the
+    file gives those programs nothing), and why: a file ld.so ignores
+    turns hugeld off everywhere it would have selected something, and
+    an operator looks here, not at each program."""
     path = path or conf_file()
     try:
         c = read_conf(path)
@@ -148,14 +150,18 @@ def policy_state(path=None):
         return PolicyState(file=path, state="ignored", why=str(e))
     if c is None:
         return PolicyState(file=path, state="absent", why=None)
-    why = None
     if not c["trusted"]:
-        why = c["untrusted_why"]
-    elif c["errors"]:
-        why = "line %d: %s" % (c["errors"][0]["line"],
-                               c["errors"][0]["message"])
-    return PolicyState(file=path, why=why,
-                       state="ignored" if why else "used")
+        return PolicyState(file=path, state="ignored",
+                           why=c["untrusted_why"])
+    # The first line that costs ld.so something (a cache or pool line is
+    # hugeld cache sync's).
+    bad = [e for e in c["errors"] if not e["cache"]]
+    void = [e for e in bad if e["block"] is None]
+    for e in void or bad:
+        return PolicyState(file=path, state="ignored" if void else "partly",
+                           why="line %d: %s (%s)" % (e["line"], e["message"],
+                                                     e["cost"]))
+    return PolicyState(file=path, state="used", why=None)
 
 
 def cache_pages():

@@ -118,11 +118,13 @@ def node_metrics(n):
     entries = n.node.entries
     return metric(
         "hugeld_policy_file", "The policy file: 1 for its state now "
-        "(absent; used; ignored: a line that does not parse, or not root's "
-        "alone, turns hugeld off where it would select).",
+        "(absent; used; ignored: a global line that does not parse, or not "
+        "root's alone, turns hugeld off where it would select; partly: a "
+        "line of a program's block does not parse, and those programs get "
+        "nothing).",
         [((("state", st),), int(n.policy is not None
                                 and n.policy.state == st))
-         for st in ("absent", "used", "ignored")]) \
+         for st in ("absent", "used", "ignored", "partly")]) \
         + metric("hugeld_cache_entries", "Entries of the shared cache, by "
                  "state (stale: ld.so uses it no more, hugeld cache sync "
                  "removes it).",

@@ -168,7 +168,8 @@ process)."""
 
 PolicyState = _record("PolicyState", "file state why")
 PolicyState.__doc__ = """The policy file as ld.so finds it now: state
-absent, used or ignored, and why it is ignored."""
+absent, used, ignored (for every program) or partly (for the programs
+of a block whose line does not parse), and why."""
 
 Node = _record("Node", "processes pages pool shared_pages cache_pages "
                "thp_kb unreadable failed cache node policy")

@@ -259,6 +259,9 @@ def node_totals(n):
         out.append("policy file: %s: %s: ld.so ignores it, and selects "
                    "nothing it would have (hugeld config check)"
                    % (shown(n.policy.file), shown(n.policy.why)))
+    elif n.policy.state == "partly":
+        out.append("policy file: %s: %s (hugeld config check)"
+                   % (shown(n.policy.file), shown(n.policy.why)))
     return out
 
 
