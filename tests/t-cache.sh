@@ -344,6 +344,7 @@ pool_none "empty pool, thp and the placement" && for who in "${USERS[@]}"; do
     fail "${AS}empty pool, thp: text FilePmdMapped" "${pmd:-?} KiB of ${zonekb} KiB"
   fi
 done
+RUN_PREFIX=()
 as_user ""
 T=$TEST_TMP/thp
 # The placement: for the most huge pages while there is a pool, for thp
