@@ -41,17 +41,6 @@ fail () {
     echo "FAIL: $TEST_NAME: $1: ${2:-}"; _failed=1
   fi
 }
-# others_cache FILE: where hugeld run's stderr in FILE says it went on
-# for the shared cache's entries (run refuses an empty pool or a
-# hugetlb cgroup without pages unless the cache holds some of the
-# objects the program selects), sets CACHE to that cache and OTHERS to
-# the first entries there; else both empty.
-others_cache () {
-  CACHE=$(sed -n 's/.*only objects in the shared cache (\(.*\)) and thp get huge pages.*/\1/p' "$1")
-  OTHERS=
-  [ -z "$CACHE" ] || OTHERS=$(find "$CACHE" -mindepth 2 -maxdepth 2 ! -name '.*' 2> /dev/null | head -3 | tr '\n' ' ')
-}
-
 skip () { echo "SKIP: $TEST_NAME: $1: ${2:-}"; }
 
 # check NAME CMD...: PASS if CMD succeeds, FAIL (with its output) if not.
@@ -164,7 +153,7 @@ pool_watch () {
 # all (after pool_set 0).  Where other processes keep pages in the pool
 # (they stay there), the case isolates itself: RUN_PREFIX (run_report)
 # is set to run each program in a mount namespace of its own where the
-# pool's files read 0 (tests/nopool.sh), and the caller sets it back
+# pool's files read 0 (tests/isolate.sh --no-pool), and the caller sets it back
 # (RUN_PREFIX=()) after the case.  False, with WHAT failed, only where
 # that cannot be done (not root, no unshare).
 pool_none () {
@@ -175,8 +164,8 @@ pool_none () {
     fail "$1" "the machine keeps a pool of $n pages that other processes use, and hiding it from ld.so needs root and unshare"
     return 1
   fi
-  echo "$TEST_NAME: $1: other processes keep $n pool pages: ld.so is shown no pool in a mount namespace of its own (tests/nopool.sh)"
-  RUN_PREFIX=(unshare -m "$HUGELD_TOP/tests/nopool.sh")
+  echo "$TEST_NAME: $1: other processes keep $n pool pages: ld.so is shown no pool in a mount namespace of its own (tests/isolate.sh --no-pool)"
+  RUN_PREFIX=(unshare -m "$HUGELD_TOP/tests/isolate.sh" --no-pool)
 }
 
 # take_policy_file: the test may write /etc/hugeld.conf (CONF): what
