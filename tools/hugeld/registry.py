@@ -39,7 +39,7 @@ import importlib
 import os
 import re
 
-from .common import Error
+from .common import DEFAULT_LDSO, Error
 from .planner import backing_names, cache_dir, conf_file, mount_dir, setting_table, setting_words
 
 
@@ -115,6 +115,17 @@ def argument(name, metavar, help=None, count=None, convert=None):
 
 def settings(names=None, helps=None):
     return Settings(names=names, helps=helps or {})
+
+
+def loader_options():
+    """--ldso and --direct: which loader, and how the program meets it
+    (run and plan)."""
+    return (value("--ldso", metavar="PATH",
+                  help="hugeld's loader (default: $HUGELD_LDSO or %s)"
+                  % DEFAULT_LDSO),
+            flag("--direct", help="the program is started directly: its "
+                 "PT_INTERP is hugeld's loader (default: run it with the "
+                 "loader as a command)"))
 
 
 # The help of a setting's option, where a command gives none: by

@@ -23,11 +23,11 @@ import json
 import os
 import sys
 
-from ..common import DEFAULT_LDSO, Error, NR_HUGEPAGES, SYSFS_HUGE, SYSFS_NODES, UsageError, ldso_arg, mib, plural, positive_int, shown, table, warn
+from ..common import Error, NR_HUGEPAGES, SYSFS_HUGE, SYSFS_NODES, UsageError, ldso_arg, mib, plural, positive_int, shown, table, warn
 from ..planner import kinds, setting_variable, summarize
 from ..plans import PlanOptions, make_plan, spend_pool, unmatched_messages
 from ..pool import apply_pool, pool_info, pool_line
-from ..registry import Command, append, argument, flag, settings, value
+from ..registry import Command, append, argument, flag, loader_options, settings, value
 from ..settings import options_of, program_path, resolve
 
 
@@ -317,12 +317,7 @@ COMMAND = Command(
         argument("program", "PROG", help="the program (searched in PATH if "
                  "it has no slash), or a shared library"),
         settings(),
-        value("--ldso", metavar="PATH",
-              help="hugeld's loader (default: $HUGELD_LDSO or %s)"
-              % DEFAULT_LDSO),
-        flag("--direct", help="the program is started directly: its "
-             "PT_INTERP is hugeld's loader (default: run it with the loader "
-             "as a command)"),
+        *loader_options(),
         value("--copies", metavar="N", convert=positive_int, default=1,
               help="processes that will run at the same time (default 1)"),
         append("--dlopen", metavar="FILE",

@@ -25,13 +25,13 @@ import sys
 import time
 
 from ..cache import entry
-from ..common import DEBUG_DIR, DEFAULT_LDSO, Error, SYSFS_HUGE, UsageError, ldso_arg, ldso_path, shown, warn
+from ..common import DEBUG_DIR, Error, SYSFS_HUGE, UsageError, ldso_arg, ldso_path, shown, warn
 from ..elf import check_program, interp_is_hugeld_loader, resolve_program
 from ..perfmap import write_perf_map
 from ..planner import cache_dir, default_setting, parse_backing, setting_variable
 from ..plans import PlanOptions, make_plan, unmatched_messages
 from ..pool import hugetlb_cgroup_none, pool_info
-from ..registry import Command, append, flag, optional, settings, value
+from ..registry import Command, append, flag, loader_options, optional, settings, value
 from ..settings import options_of, program_path, resolve
 
 
@@ -285,12 +285,7 @@ COMMAND = Command(
     epilog="example: hugeld run --libs 'libLLVM*.so*' -- clang -c x.c",
     options=(
         settings(),
-        value("--ldso", metavar="PATH",
-              help="hugeld's loader (default: $HUGELD_LDSO or %s)"
-              % DEFAULT_LDSO),
-        flag("--direct", help="the program is started directly: its "
-             "PT_INTERP is hugeld's loader (default: run it with the loader "
-             "as a command)"),
+        *loader_options(),
         optional("--debug", metavar="FILE", const="-",
                  help="LD_DEBUG=hugepages: the loader's report on stderr, "
                  "or, written --debug=FILE, in FILE.PID"),
