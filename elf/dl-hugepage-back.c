@@ -329,9 +329,11 @@ hp_mmap_denied (int err, int zfd)
 /* Whether the cache entry of zone Z mapped at ENTRY holds what the
    object (load bias L_ADDR, open as FD) shows.  With MAPPED (the
    kernel-mapped main program, which a debugger may have changed
-   before ld.so runs): the segment's bytes as its mapping shows them;
-   that file is the executable the kernel runs, which it lets nobody
-   write or cut (ETXTBSY), so its mapping is read as it is.  With ALL
+   before ld.so runs): the segment's bytes as its mapping shows them
+   (compared only where a page of it is not the file's:
+   _dl_hugepage_pages_from_file); that file is the executable the kernel runs,
+   which it lets nobody write or cut (ETXTBSY), so its mapping is read
+   as it is.  With ALL
    (an entry made on another device, none of whose bytes may be taken
    on trust): the file's bytes (hp_file_matches: a library may be cut
    while it is loaded), the rest of its last file page too, which is
@@ -343,8 +345,10 @@ hp_entry_matches (const void *entry, const struct hp_zone *z,
 {
   const char *e = entry;
   size_t head = z->copy_start - z->start;
-  if (mapped && memcmp (e + head, (void *) (l_addr + z->copy_start),
-			z->copy_need) != 0)
+  if (mapped
+      && !_dl_hugepage_pages_from_file (l_addr + z->copy_start, z->copy_need)
+      && memcmp (e + head, (void *) (l_addr + z->copy_start),
+		 z->copy_need) != 0)
     return false;
   if (!all)
     return true;

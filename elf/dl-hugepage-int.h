@@ -373,6 +373,16 @@ long int _dl_hugepage_pool_unreserved (void) attribute_hidden;
 ssize_t _dl_hugepage_pread_full (int fd, void *buf, size_t len,
 				 off64_t offset) attribute_hidden;
 
+/* Whether the LEN bytes at ADDR, a private mapping of the kernel-mapped
+   main program, are all its file's, as /proc/self/pagemap says of
+   their pages: each one not yet faulted in or a page of the file's
+   page cache, none a private copy (a debugger's breakpoint written
+   with ptrace, or a uprobe, puts one there; the file itself is the
+   running executable, which nobody may write).  False if pagemap
+   cannot be read: the caller compares the bytes then.  */
+bool _dl_hugepage_pages_from_file (ElfW(Addr) addr, size_t len)
+  attribute_hidden;
+
 /* Start reading the file bytes of a selected object (descriptor FD,
    program headers PHDR[0..PHNUM)) that ld.so reads before and right
    after mapping it, without waiting for them (readahead, in systemd's

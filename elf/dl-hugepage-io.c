@@ -67,6 +67,38 @@ _dl_hugepage_pread_full (int fd, void *buf, size_t len, off64_t offset)
   return done;
 }
 
+/* /proc/self/pagemap is read, not the pages: comparing them would
+   fault in every page of the text.  */
+bool
+_dl_hugepage_pages_from_file (ElfW(Addr) addr, size_t len)
+{
+  int fd = __open64_nocancel ("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return false;
+  /* Bit 63: present; 62: swapped; 61: a file page (or shared).  */
+  const uint64_t present = 1ULL << 63, swapped = 1ULL << 62,
+    file = 1ULL << 61;
+  uint64_t e[512];
+  size_t page = GLRO(dl_pagesize);
+  size_t first = addr / page, n = (addr + len + page - 1) / page - first;
+  bool clean = true;
+  for (size_t done = 0; clean && done < n; )
+    {
+      size_t want = n - done < 512 ? n - done : 512;
+      ssize_t got = _dl_hugepage_pread_full (fd, e, want * sizeof e[0],
+					     (first + done) * sizeof e[0]);
+      if (got != (ssize_t) (want * sizeof e[0]))
+	clean = false;
+      for (size_t i = 0; clean && i < want; ++i)
+	clean = ((e[i] & swapped) == 0
+		 && ((e[i] & present) == 0 || (e[i] & file) != 0));
+      done += want;
+    }
+  __close_nocancel (fd);
+  return clean;
+}
+
+
 static void
 hp_readahead (int fd, uint64_t offset, uint64_t len)
 {

@@ -320,10 +320,13 @@ _dl_hugepage_fill_and_move (const struct hp_load_state *ls, void *tmp,
   /* The copy is filled with pread, never from the object's mapping: a
      file cut while it is loaded gives a short read here, where a read
      of the mapping past its new end would kill ld.so with SIGBUS.
-     Only VERIFY reads the mapping: that object is the kernel-mapped
-     main program, the executable the kernel runs, which it lets nobody
-     write or cut (ETXTBSY).  */
+     Only VERIFY reads the mapping, where a page of it is not the
+     file's (_dl_hugepage_pages_from_file): that object is the
+     kernel-mapped main program, the executable the kernel runs, which
+     it lets nobody write or cut (ETXTBSY).  */
   else if (verify && z->copy_need > 0
+	   && !_dl_hugepage_pages_from_file (l_addr + z->copy_start,
+					     z->copy_need)
 	   && memcmp (copy, (void *) (l_addr + z->copy_start),
 		      z->copy_need) != 0)
     {
