@@ -202,7 +202,11 @@ _dl_hugepage_conf_resolve (const char *buf, size_t len,
 		s->block_line = line.lineno;
 	      }
 	  if (state == 2)
-	    continue;
+	    {
+	      /* Nothing of a block that does not apply is read.  */
+	      _dl_hugepage_conf_skip_block (&r);
+	      continue;
+	    }
 	}
       else if (!(line.in_block ? state == 1 : !secure))
 	continue;

@@ -446,6 +446,25 @@ _dl_hugepage_conf_next (struct hp_conf_reader *r, struct hp_conf_line *line)
 }
 
 void
+_dl_hugepage_conf_skip_block (struct hp_conf_reader *r)
+{
+  /* The first word as _dl_hugepage_conf_next's lazy reader finds it:
+     after blanks, up to a blank or the line's end.  */
+  while (r->pos < r->end)
+    {
+      const char *p = r->pos;
+      while (p < r->end && hp_blank (*p))
+	++p;
+      if (r->end - p >= 7 && memcmp (p, "program", 7) == 0
+	  && (r->end - p == 7 || hp_blank (p[7]) || p[7] == '\n'))
+	return;
+      const char *nl = memchr (p, '\n', r->end - p);
+      r->pos = nl != NULL ? nl + 1 : r->end;
+      ++r->lineno;
+    }
+}
+
+void
 _dl_hugepage_conf_start_lazy (struct hp_conf_reader *r, const char *buf,
 			      size_t len)
 {
@@ -456,14 +475,31 @@ _dl_hugepage_conf_start_lazy (struct hp_conf_reader *r, const char *buf,
 void
 _dl_hugepage_conf_args (struct hp_conf_reader *r, struct hp_conf_line *line)
 {
+  (void) r;
   if (!line->pending)
     return;
-  bool checked = r->checked;
-  r->checked = true;
-  r->lazy = false;
-  hp_scan_line (r, line, line->text, line->text_end);
-  r->lazy = true;
-  r->checked = checked;
+  /* After the keyword (the first word), up to a `#' that starts a word
+     (found with memchr: a program line of a block that does not apply
+     costs little more than its length), blanks trimmed.  Nothing is
+     checked: the line is checked when it is used.  */
+  const char *p = line->text, *end = line->text_end;
+  while (p < end && hp_blank (*p))
+    ++p;
+  while (p < end && !hp_blank (*p))
+    ++p;
+  const char *stop = end;
+  for (const char *q = p; (q = memchr (q, '#', end - q)) != NULL; ++q)
+    if (hp_blank (q[-1]))
+      {
+	stop = q;
+	break;
+      }
+  while (p < stop && hp_blank (*p))
+    ++p;
+  while (stop > p && hp_blank (stop[-1]))
+    --stop;
+  line->args = p;
+  line->argslen = stop - p;
 }
 
 bool

@@ -149,6 +149,11 @@ void _dl_hugepage_conf_args (struct hp_conf_reader *r,
 bool _dl_hugepage_conf_use (struct hp_conf_reader *r,
 			    struct hp_conf_line *line);
 
+/* Move the lazy reader R past the lines of the block it is in, to its
+   next `program' line (a line whose first word is that keyword) or the
+   end: what a caller skips unread, cheaper than reading each line.  */
+void _dl_hugepage_conf_skip_block (struct hp_conf_reader *r);
+
 /* Read the next line into *LINE: false at the end.  */
 bool _dl_hugepage_conf_next (struct hp_conf_reader *r,
 			     struct hp_conf_line *line);
