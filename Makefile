@@ -27,6 +27,13 @@ PREFIX ?= /opt/hugeld
 DESTDIR ?=
 BUILDDIR ?= $(CURDIR)/build
 export PREFIX DESTDIR BUILDDIR
+# make build ARCH=arm64: the loader for Debian's arm64, cross-built on
+# amd64 into build/arm64/obj (scripts/config.sh); natively on arm64 it
+# is the default.  Only a command-line ARCH counts (a kernel build's
+# ARCH in the environment does not).
+ifeq ($(origin ARCH),command line)
+export HUGELD_ARCH = $(ARCH)
+endif
 
 CC ?= gcc
 UNIT_CFLAGS = -std=gnu11 -g -O1 -Wall -Wextra -Werror -Ielf -Itests/unit

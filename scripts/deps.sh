@@ -25,6 +25,12 @@ gcc_pkgs () {
   local v
   v=$(sed -n 's/^DEB_GCC_VERSION ?= *\(-[0-9][0-9]*\) *$/\1/p' "$GLIBC_DEBIAN/rules" 2>/dev/null | head -1)
   [ -n "$v" ] && echo "gcc$v g++$v"
+  # A cross build (ARCH=arm64 on amd64): Debian's cross compiler of the
+  # same version and the target's kernel headers, from the host's own
+  # archive (no foreign architecture is added to dpkg).
+  if [ -n "$v" ] && [ "$HUGELD_ARCH" != "$HUGELD_BUILD_ARCH" ]; then
+    echo "gcc$v-${HUGELD_TRIPLET//_/-} libc6-dev-$HUGELD_ARCH-cross linux-libc-dev-$HUGELD_ARCH-cross"
+  fi
 }
 # Packages the release's own configure options need: <sys/sdt.h> for
 # --enable-systemtap (Debian's linux.mk from 2.43 on).
