@@ -15,6 +15,8 @@
 #   make tools      the hugeld command only (no glibc build needed)
 #   make bench      benchmarks against the stock loader, THP and libhugetlbfs (bench-quick: < 5 min)
 #   make check-kernels  the built loader under Debian's 5.10, 6.1, 6.12, 7.2 and 7.3 kernels (qemu)
+#   make check-arm64    the arm64 loader (cross-built: make build ARCH=arm64) under Debian's arm64
+#                   6.1, 6.12 and 7.x kernels (qemu-system-aarch64, TCG): check-kernels' checks and BTI
 #   make check-boot     the .deb on a whole Debian machine, from PID 1 on, booted six times (qemu)
 #   make deb        a Debian package of the build: build/hugeld_VERSION+LIBC6VERSION_amd64.deb
 #   make check-distro DIST=trixie   build and `make check' in a debootstrapped chroot (bookworm, trixie, sid, experimental)
@@ -48,7 +50,7 @@ PLAN_HDRS = elf/dl-hugepage-plan.h elf/dl-hugepage-cache.h elf/dl-hugepage-place
   elf/dl-hugepage-kinds.h elf/dl-hugepage-match.h elf/dl-hugepage-conf.h \
   elf/dl-hugepage-settings.h elf/dl-hugepage-relocate.h
 
-.PHONY: check-programs deb check-series series check-series-build check-full check-distro bench bench-quick tools install-tools uninstall-tools all build install uninstall install-system uninstall-system check-system check-glibc check-kernels check-boot check check-installed unit unit-build fuzz fixtures demo clean distclean
+.PHONY: check-arm64 check-programs deb check-series series check-series-build check-full check-distro bench bench-quick tools install-tools uninstall-tools all build install uninstall install-system uninstall-system check-system check-glibc check-kernels check-boot check check-installed unit unit-build fuzz fixtures demo clean distclean
 
 all: build tools
 
@@ -173,6 +175,13 @@ check-system: install fixtures
 # scripts/check-kernels.sh).
 check-kernels: fixtures
 	scripts/check-kernels.sh
+
+# The arm64 loader, cross-built, under Debian's arm64 kernels with
+# qemu-system-aarch64 (see scripts/check-arm64.sh).  A tier beside
+# check-kernels, not in every CI run.
+check-arm64:
+	$(MAKE) build ARCH=arm64
+	scripts/check-arm64.sh
 
 # hugeld on a whole machine: a Debian image with systemd and the .deb,
 # booted under qemu as a policy-file user, with hugeld as the system
