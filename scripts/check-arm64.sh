@@ -27,7 +27,8 @@
 #
 # Environment: KERNELS_OFFLINE=1 (no apt-get update: the cached
 # kernels), KERNEL_MIRROR / KERNEL_SECURITY_MIRROR, ARM64_LDSO (another
-# loader than build/arm64/obj/elf/ld.so), QEMU_MEM_MIB (1024),
+# loader than build/arm64/obj/elf/ld.so), QEMU_MEM_MIB (1536: 7.2 ran out of
+# memory on node 0 with 1024),
 # KERNEL_POOL (huge pages, 64), BOOT_TIMEOUT (s per boot, 1500),
 # RUN_TIMEOUT (s per program run in the guest, 300).
 set -euo pipefail
@@ -39,7 +40,7 @@ FIX=$BUILDDIR/arm64/tests
 LDSO=${ARM64_LDSO:-$OBJDIR/elf/ld.so}
 GUEST_LDSO=/opt/hugeld/ld.so
 STOCK=/lib/ld-linux-aarch64.so.1
-QEMU_MEM_MIB=${QEMU_MEM_MIB:-1024}
+QEMU_MEM_MIB=${QEMU_MEM_MIB:-1536}
 KERNEL_POOL=${KERNEL_POOL:-64}
 BOOT_TIMEOUT=${BOOT_TIMEOUT:-1500}
 RUN_TIMEOUT=${RUN_TIMEOUT:-300}
