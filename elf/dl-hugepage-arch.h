@@ -158,6 +158,23 @@ hp_arch_sync_icache (void *addr, size_t len)
   __asm__ volatile ("isb" : : : "memory");
 }
 
+/* 3. More than one huge page size.  With 4 KiB pages (HP_ARCH_CONT_BASE),
+   Linux offers hugetlb pages of 64 KiB, sixteen contiguous PTEs that
+   take one TLB entry, with a pool of their own: the ends of the text
+   that no 2 MiB page covers go on them (dl-hugepage-cont.c).  */
+# define HP_ARCH_CONT_BASE 4096
+# define HP_ARCH_CONT_SIZE ((uint64_t) 64 * 1024)
+# define HP_ARCH_CONT_SHIFT 16		/* MAP_HUGE_64KB.  */
+# define HP_ARCH_CONT_NAME "64 KiB"
+
+/* After LS's 2 MiB plan BIG was applied to L (open as FD; VERIFY as for
+   _dl_hugepage_apply_plan): put the rest of its text on 64 KiB pages
+   where they fit.  NULL, or the error that must fail the load.  */
+const char *_dl_hugepage_cont_apply (struct hp_load_state *ls,
+				     const struct hp_plan *big,
+				     struct link_map *l, int fd, bool verify)
+  attribute_hidden;
+
 #else /* !__aarch64__ */
 
 /* x86-64: no property changes how code is mapped (CET's IBT needs no
@@ -171,6 +188,14 @@ hp_arch_before_apply (struct hp_load_state *ls, struct link_map *l, int fd)
 static inline void
 hp_arch_sync_icache (void *addr, size_t len)
 {
+}
+
+/* One huge page size.  */
+static inline const char *
+_dl_hugepage_cont_apply (struct hp_load_state *ls, const struct hp_plan *big,
+			 struct link_map *l, int fd, bool verify)
+{
+  return NULL;
 }
 
 #endif

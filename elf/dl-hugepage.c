@@ -502,6 +502,8 @@ _dl_hugepage_apply (struct link_map *l, int fd)
     {
       hp_arch_before_apply (&hp_load, l, fd);
       r = _dl_hugepage_apply_plan (&hp_load, l, fd, false);
+      if (r == NULL)
+	r = _dl_hugepage_cont_apply (&hp_load, &hp_load.plan, l, fd, false);
     }
   __set_errno (saved);
   return r;
@@ -566,6 +568,9 @@ hp_map_main (struct link_map *main_map)
       hp_arch_before_apply (&hp_load, main_map, -1);
       const char *err = _dl_hugepage_apply_plan (&hp_load, main_map, fd,
 						 true);
+      if (err == NULL)
+	err = _dl_hugepage_cont_apply (&hp_load, &hp_load.plan, main_map, fd,
+				       true);
       if (err != NULL)
 	_dl_fatal_printf ("%s: %s: %s\n", RTLD_PROGNAME, hp_load.objname,
 			  err);
