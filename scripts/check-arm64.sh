@@ -29,7 +29,8 @@
 # kernels), KERNEL_MIRROR / KERNEL_SECURITY_MIRROR, ARM64_LDSO (another
 # loader than build/arm64/obj/elf/ld.so), QEMU_MEM_MIB (1536: 7.2 ran out of
 # memory on node 0 with 1024),
-# KERNEL_POOL (huge pages, 64), BOOT_TIMEOUT (s per boot, 1500),
+# KERNEL_POOL (huge pages of 2 MiB, 64), KERNEL_POOL64 (of 64 KiB,
+# 256), BOOT_TIMEOUT (s per boot, 1500),
 # RUN_TIMEOUT (s per program run in the guest, 300).
 set -euo pipefail
 export HUGELD_ARCH=arm64
@@ -42,6 +43,7 @@ GUEST_LDSO=/opt/hugeld/ld.so
 STOCK=/lib/ld-linux-aarch64.so.1
 QEMU_MEM_MIB=${QEMU_MEM_MIB:-1536}
 KERNEL_POOL=${KERNEL_POOL:-64}
+KERNEL_POOL64=${KERNEL_POOL64:-256}
 BOOT_TIMEOUT=${BOOT_TIMEOUT:-1500}
 RUN_TIMEOUT=${RUN_TIMEOUT:-300}
 suites=("$@")
@@ -344,7 +346,7 @@ for suite in "${suites[@]}"; do
     -display none -monitor none -serial "file:$log" -no-reboot \
     -drive "file=$EXT4_IMG,format=raw,if=virtio,readonly=on" \
     -kernel "$IMAGE" -initrd "$KINITRD" \
-    -append "console=ttyAMA0 loglevel=3 panic=-1 hugepages=$KERNEL_POOL hugeld.timeout=$RUN_TIMEOUT hugeld.stock=$STOCK" \
+    -append "console=ttyAMA0 loglevel=3 panic=-1 hugepages=$KERNEL_POOL hugepagesz=64K hugepages=$KERNEL_POOL64 hugeld.timeout=$RUN_TIMEOUT hugeld.stock=$STOCK" \
     < /dev/null > "${log%.log}.qemu" 2>&1 || rc=$?
   note "$label: $(( $(date +%s) - start ))s (serial console: $log)"
   done=0

@@ -2,29 +2,32 @@
    Copyright (C) 2026 The hugeld authors.
    SPDX-License-Identifier: LGPL-2.1-or-later
 
-   BTI_CODE(P) emits, in the object's text, two functions between two
-   3 MiB runs of filler (udf #0, never run), so that they lie on the
-   whole 2 MiB pages hugeld puts on huge pages: P_lp, whose first
-   instruction is the landing pad "bti c", and P_nolp, whose first is a
-   nop.  Compiled with -mbranch-protection=standard, the object carries
+   BTI_CODE(P) emits, in the object's text, two functions after 3 MiB
+   of filler (udf #0, never run), so that they lie on the whole 2 MiB
+   pages hugeld puts on huge pages: P_lp, whose first instruction is the
+   landing pad "bti c", and P_nolp, whose first is a nop; and the same
+   two again, P_tail_lp and P_tail_nolp, 2.25 MiB further, in the last
+   partial 2 MiB of the text (about 5.4 MiB in all), which hugeld puts
+   on 64 KiB pages where the object is placed at its file phase.  Compiled with -mbranch-protection=standard, the object carries
    GNU_PROPERTY_AARCH64_FEATURE_1_BTI, and where the processor has BTI
    glibc maps its code with PROT_BTI: an indirect call of P_nolp is then
    a branch target exception (SIGILL), one of P_lp returns 7.  */
 
 #define BTI_STR(x) #x
+#define BTI_FN(name, first, ret) \
+	   ".globl " name "\n" \
+	   ".type " name ",%function\n" \
+	   name ":\n" \
+	   "\t" first "\n\tmov w0, #" ret "\n\tret\n" \
+	   ".size " name ",.-" name "\n"
 #define BTI_CODE(p) \
   __asm__ (".pushsection .text.bti_code,\"ax\",%progbits\n" \
 	   ".balign 65536\n" \
 	   ".fill 0x300000,1,0\n" \
-	   ".globl " BTI_STR (p) "_nolp\n" \
-	   ".type " BTI_STR (p) "_nolp,%function\n" \
-	   BTI_STR (p) "_nolp:\n" \
-	   "\tnop\n\tmov w0, #42\n\tret\n" \
-	   ".size " BTI_STR (p) "_nolp,.-" BTI_STR (p) "_nolp\n" \
-	   ".globl " BTI_STR (p) "_lp\n" \
-	   ".type " BTI_STR (p) "_lp,%function\n" \
-	   BTI_STR (p) "_lp:\n" \
-	   "\tbti c\n\tmov w0, #7\n\tret\n" \
-	   ".size " BTI_STR (p) "_lp,.-" BTI_STR (p) "_lp\n" \
-	   ".fill 0x300000,1,0\n" \
+	   BTI_FN (BTI_STR (p) "_nolp", "nop", "42") \
+	   BTI_FN (BTI_STR (p) "_lp", "bti c", "7") \
+	   ".fill 0x240000,1,0\n" \
+	   BTI_FN (BTI_STR (p) "_tail_nolp", "nop", "42") \
+	   BTI_FN (BTI_STR (p) "_tail_lp", "bti c", "7") \
+	   ".fill 0x20000,1,0\n" \
 	   ".popsection\n")
