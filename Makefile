@@ -58,6 +58,14 @@ all: build tools
 # $(PREFIX)/bin/hugeld, $(PREFIX)/libexec/hugeld-plan, man page and bash
 # completion, with links under /usr/local (LINKDIR= for none).
 TOOLS_MAKE = $(MAKE) -C tools OUT=$(BUILDDIR)/tools
+# Cross-built (ARCH=arm64 on amd64): with the cross compiler of the
+# release's DEB_GCC_VERSION, into build/ARCH/tools.
+ifneq ($(filter arm64 aarch64,$(HUGELD_ARCH)),)
+ifneq ($(shell dpkg --print-architecture 2>/dev/null),arm64)
+TOOLS_MAKE = $(MAKE) -C tools OUT=$(BUILDDIR)/arm64/tools \
+  CC=aarch64-linux-gnu-gcc$(shell sed -n 's/^DEB_GCC_VERSION ?= *\(-[0-9]*\) *$$/\1/p' /usr/src/glibc/debian/rules 2>/dev/null)
+endif
+endif
 
 tools:
 	$(TOOLS_MAKE)

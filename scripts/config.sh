@@ -23,8 +23,12 @@ case $HUGELD_ARCH in
   arm64|aarch64) HUGELD_ARCH=arm64 HUGELD_TRIPLET=aarch64-linux-gnu ;;
   *) die "ARCH=$HUGELD_ARCH: hugeld is built for amd64 or arm64" ;;
 esac
+# HUGELD_RUN: how to run a program built for HUGELD_ARCH here (a cross
+# build's ld.so --version: under qemu-user).
+HUGELD_RUN=()
 if [ "$HUGELD_ARCH" != "$HUGELD_BUILD_ARCH" ]; then
   OBJDIR=$BUILDDIR/$HUGELD_ARCH/obj
+  HUGELD_RUN=(qemu-${HUGELD_TRIPLET%%-*})
 fi
 
 # pkg_version, glibc_release, os_codename, debian_mirrors.
