@@ -44,6 +44,7 @@ STOCK=/lib/ld-linux-aarch64.so.1
 QEMU_MEM_MIB=${QEMU_MEM_MIB:-1536}
 KERNEL_POOL=${KERNEL_POOL:-64}
 KERNEL_POOL64=${KERNEL_POOL64:-256}
+ARM64_ROOT_POOL=${ARM64_ROOT_POOL:-200}
 BOOT_TIMEOUT=${BOOT_TIMEOUT:-1500}
 RUN_TIMEOUT=${RUN_TIMEOUT:-300}
 suites=("$@")
@@ -328,6 +329,7 @@ result () { # PASS|FAIL LABEL CHECK
 
 total_start=$(date +%s)
 for suite in "${suites[@]}"; do
+  [ "$suite" != none ] || continue
   fetch_kernel "$suite"
   [ -z "$SKIP" ] || continue
   label=arm64-$(sed -E 's/^([0-9]+\.[0-9]+).*/\1/' <<< "$KVER")
@@ -364,6 +366,92 @@ for suite in "${suites[@]}"; do
     result FAIL "$label" "guest: $why: $( (tr -d '\r' < "$log"; cat "${log%.log}.qemu") 2> /dev/null | grep -v '^ *$' | tail -4 | tr '\n' ' ')"
   fi
 done
+
+# boot_root LOG APPEND DRIVES...: boot bookworm's kernel with the root
+# initramfs (tests/arm64/root-init.sh) and DRIVES, then collect the
+# log's results as the initramfs boots do.
+boot_root () {
+  local log=$1 append=$2 rc=0 line done=0 start
+  shift 2
+  : > "$log"
+  start=$(date +%s)
+  timeout "$BOOT_TIMEOUT" qemu-system-aarch64 -nodefaults -no-user-config \
+    -M virt -accel tcg -cpu max,pauth-impdef=on -smp 2 -m "${QEMU_MEM_MIB}M" \
+    -display none -monitor none -serial "file:$log" -no-reboot "$@" \
+    -kernel "$IMAGE" -initrd "$KDIR/rootinit-kernel.cpio.gz" \
+    -append "console=ttyAMA0 loglevel=3 panic=-1 $append" \
+    < /dev/null > "${log%.log}.qemu" 2>&1 || rc=$?
+  note "${log##*/}: $(( $(date +%s) - start ))s (serial console: $log)"
+  while IFS= read -r line; do
+    case $line in
+      "PASS "*) result PASS arm64-root "${line#PASS }" ;;
+      "FAIL "*) result FAIL arm64-root "${line#FAIL }" ;;
+      DONE) done=1 ;;
+    esac
+  done < <(tr -d '\r' < "$log" 2> /dev/null | grep -o '@hugeld .*' | sed 's/^@hugeld //')
+  [ $done = 1 ] || result FAIL arm64-root "guest: qemu exited $rc before the guest finished: $( (tr -d '\r' < "$log"; cat "${log%.log}.qemu") 2> /dev/null | grep -v '^ *$' | tail -4 | tr '\n' ' ')"
+}
+
+# ARM64_ROOT=1: a debootstrapped Debian 12 arm64 root (minbase and
+# ARM64_ROOT_PKGS), its second stage run in the guest once
+# (build/arm64/root.img, cached), then booted with bookworm's kernel
+# as a copy-on-write snapshot with the arm64 .deb and
+# tests/arm64/root-run.sh on a second disk.
+ARM64_ROOT_PKGS=${ARM64_ROOT_PKGS:-python3,perl,sqlite3,clang-14}
+if [ "${ARM64_ROOT:-0}" = 1 ]; then
+  RDIR=$BUILDDIR/arm64/rootfs
+  RIMG=$BUILDDIR/arm64/root.img
+  fetch_kernel bookworm
+  rr=$KDIR/rootinit
+  rm -rf "$rr"
+  mkdir -p "$rr/bin" "$rr/dev"
+  dpkg-deb --fsys-tarfile "$BUSYBOX_DEB" | tar -x -C "$rr" ./bin/busybox
+  install -m 755 "$A/root-init.sh" "$rr/init"
+  [ "$(id -u)" = 0 ] && mknod -m 600 "$rr/dev/console" c 5 1 2> /dev/null || :
+  (cd "$rr" && find . -print0 | LC_ALL=C sort -z | cpio --null -o -H newc -R 0:0 --quiet) \
+    | gzip -1 > "$KDIR/rootinit.cpio.gz"
+  cat "$KDIR/rootinit.cpio.gz" "$KMODS" > "$KDIR/rootinit-kernel.cpio.gz"
+  rm -rf "$rr"
+  if [ "$(cat "$RIMG.done" 2> /dev/null)" != "$ARM64_ROOT_PKGS $GLIBC_DEBVERSION" ]; then
+    command -v debootstrap > /dev/null || "$HUGELD_TOP/scripts/deps.sh" distro
+    rm -rf "$RDIR" "$RIMG" "$RIMG.done"
+    note "arm64 root: debootstrap --foreign (minbase, $ARM64_ROOT_PKGS)"
+    debootstrap --foreign --arch=arm64 --variant=minbase --include="$ARM64_ROOT_PKGS" \
+      bookworm "$RDIR" "$mirror" > "$BUILDDIR/arm64/debootstrap.log" 2>&1 \
+      || die "debootstrap --foreign failed (see $BUILDDIR/arm64/debootstrap.log)"
+    install -m 755 "$A/stage2.sh" "$RDIR/hugeld-stage2"
+    command -v mke2fs > /dev/null || PATH=$PATH:/sbin:/usr/sbin
+    mke2fs -q -F -t ext4 -L hugeld-root -d "$RDIR" "$RIMG.tmp" 4G \
+      || die "cannot make $RIMG"
+    rm -rf "$RDIR"
+    note "arm64 root: debootstrap --second-stage in the guest (TCG)"
+    boot_root "$KDIR/logs/root-stage2.log" "hugeld.run=/hugeld-stage2" \
+      -drive "file=$RIMG.tmp,format=raw,if=virtio"
+    if grep -q '@hugeld PASS root: debootstrap' "$KDIR/logs/root-stage2.log"; then
+      mv "$RIMG.tmp" "$RIMG"
+      echo "$ARM64_ROOT_PKGS $GLIBC_DEBVERSION" > "$RIMG.done"
+    fi
+  fi
+  if [ -f "$RIMG" ] && [ -f "$A/root-run.sh" ]; then
+    deb=$(ls -t "$BUILDDIR"/hugeld_*+"$GLIBC_DEBVERSION"_arm64.deb 2> /dev/null | head -1)
+    [ -n "$deb" ] || die "no arm64 .deb: make deb ARCH=arm64 first"
+    rd=$BUILDDIR/arm64/run.d
+    rm -rf "$rd"
+    mkdir -p "$rd"
+    cp "$deb" "$rd/hugeld.deb"
+    install -m 755 "$A/root-run.sh" "$rd/run.sh"
+    build "$FIX/atexit-smaps" "$HUGELD_TOP/tests/programs/atexit-smaps.c" -- \
+      -O2 -Wall -Wextra "$HUGELD_TOP/tests/programs/atexit-smaps.c"
+    cp "$FIX/atexit-smaps" "$FIX/bti-main" "$FIX/libbti.so" "$rd/"
+    cp "$A/coverage.py" "$rd/" 2> /dev/null || :
+    rm -f "$BUILDDIR/arm64/run.img"
+    mke2fs -q -F -t ext4 -d "$rd" "$BUILDDIR/arm64/run.img" 64M || die "cannot make run.img"
+    boot_root "$KDIR/logs/root-run.log" \
+      "hugepages=$ARM64_ROOT_POOL hugepagesz=64K hugepages=$KERNEL_POOL64 hugeld.run=/mnt/hugeld/run.sh" \
+      -drive "file=$RIMG,format=raw,if=virtio,snapshot=on" \
+      -drive "file=$BUILDDIR/arm64/run.img,format=raw,if=virtio,readonly=on"
+  fi
+fi
 
 echo
 echo "check-arm64: $(( $(date +%s) - total_start ))s for ${#suites[@]} kernels"
