@@ -188,7 +188,7 @@ check-kernels: fixtures
 # qemu-system-aarch64 (see scripts/check-arm64.sh).  A tier beside
 # check-kernels, not in every CI run.
 check-arm64:
-	$(MAKE) build ARCH=arm64
+	$(MAKE) deb ARCH=arm64
 	scripts/check-arm64.sh
 
 # hugeld on a whole machine: a Debian image with systemd and the .deb,

@@ -7,10 +7,16 @@
 # libc6 (/lib/ld-linux-aarch64.so.1, hugeld.stock= on the kernel's
 # command line), the fixtures cross-built for arm64, and the arm64
 # checks of tests/arm64/init-arm64.sh after it (the BTI test in every
-# backing).
+# backing, the text's ends on 64 KiB pages).  Then the whole machine: a
+# debootstrapped Debian 12 arm64 root booted with each kernel, where
+# the arm64 .deb is installed, real programs (python3, perl, sqlite3,
+# clang-14) run with every object selected under each backing, clang's
+# libraries' text is measured by page size, and hugeld is made the
+# system loader and taken out again (tests/arm64/root-run.sh).
 #
 #   scripts/check-arm64.sh [SUITE...]
-#       default: bookworm trixie sid (Linux 6.1, 6.12, 7.x)
+#       default: bookworm trixie sid (Linux 6.1, 6.12, 7.x); "none": only
+#       the whole machine's checks, with bookworm's kernel
 #
 # The guest's user space is Debian 12's arm64 libc6 of exactly the
 # version the loader was built from (glibc-source is the same for every
@@ -367,12 +373,13 @@ for suite in "${suites[@]}"; do
   fi
 done
 
-# boot_root LOG APPEND DRIVES...: boot bookworm's kernel with the root
-# initramfs (tests/arm64/root-init.sh) and DRIVES, then collect the
-# log's results as the initramfs boots do.
+# boot_root LABEL LOG APPEND DRIVES...: boot the kernel fetch_kernel
+# chose with the root initramfs (tests/arm64/root-init.sh) and DRIVES,
+# then collect the log's results as the initramfs boots do.
 boot_root () {
-  local log=$1 append=$2 rc=0 line done=0 start
-  shift 2
+  local label=$1 log=$2 append=$3 rc=0 line done=0 start
+  shift 3
+  cat "$KDIR/rootinit.cpio.gz" "$KMODS" > "$KDIR/rootinit-kernel.cpio.gz"
   : > "$log"
   start=$(date +%s)
   timeout "$BOOT_TIMEOUT" qemu-system-aarch64 -nodefaults -no-user-config \
@@ -384,21 +391,27 @@ boot_root () {
   note "${log##*/}: $(( $(date +%s) - start ))s (serial console: $log)"
   while IFS= read -r line; do
     case $line in
-      "PASS "*) result PASS arm64-root "${line#PASS }" ;;
-      "FAIL "*) result FAIL arm64-root "${line#FAIL }" ;;
+      "PASS "*) result PASS "$label" "${line#PASS }" ;;
+      "FAIL "*) result FAIL "$label" "${line#FAIL }" ;;
       DONE) done=1 ;;
     esac
   done < <(tr -d '\r' < "$log" 2> /dev/null | grep -o '@hugeld .*' | sed 's/^@hugeld //')
-  [ $done = 1 ] || result FAIL arm64-root "guest: qemu exited $rc before the guest finished: $( (tr -d '\r' < "$log"; cat "${log%.log}.qemu") 2> /dev/null | grep -v '^ *$' | tail -4 | tr '\n' ' ')"
+  [ $done = 1 ] || result FAIL "$label" "guest: qemu exited $rc before the guest finished: $( (tr -d '\r' < "$log"; cat "${log%.log}.qemu") 2> /dev/null | grep -v '^ *$' | tail -4 | tr '\n' ' ')"
 }
 
-# ARM64_ROOT=1: a debootstrapped Debian 12 arm64 root (minbase and
-# ARM64_ROOT_PKGS), its second stage run in the guest once
-# (build/arm64/root.img, cached), then booted with bookworm's kernel
-# as a copy-on-write snapshot with the arm64 .deb and
-# tests/arm64/root-run.sh on a second disk.
+# The whole machine (ARM64_ROOT=0 leaves it out): a debootstrapped
+# Debian 12 arm64 root (minbase and ARM64_ROOT_PKGS), its second stage
+# run in the guest once under bookworm's kernel (build/arm64/root.img,
+# cached; 680 s here), then booted with each kernel as a copy-on-write
+# snapshot with the arm64 .deb (make deb ARCH=arm64) and
+# tests/arm64/root-run.sh on a second disk (about 90 s a kernel).
 ARM64_ROOT_PKGS=${ARM64_ROOT_PKGS:-python3,perl,sqlite3,clang-14}
-if [ "${ARM64_ROOT:-0}" = 1 ]; then
+if [ "${ARM64_ROOT:-1}" = 1 ]; then
+  # The kernels the root is booted with: those of the run, or (none)
+  # bookworm's.
+  root_suites=()
+  for suite in "${suites[@]}"; do [ "$suite" = none ] || root_suites+=("$suite"); done
+  [ ${#root_suites[@]} -gt 0 ] || root_suites=(bookworm)
   RDIR=$BUILDDIR/arm64/rootfs
   RIMG=$BUILDDIR/arm64/root.img
   fetch_kernel bookworm
@@ -410,7 +423,6 @@ if [ "${ARM64_ROOT:-0}" = 1 ]; then
   [ "$(id -u)" = 0 ] && mknod -m 600 "$rr/dev/console" c 5 1 2> /dev/null || :
   (cd "$rr" && find . -print0 | LC_ALL=C sort -z | cpio --null -o -H newc -R 0:0 --quiet) \
     | gzip -1 > "$KDIR/rootinit.cpio.gz"
-  cat "$KDIR/rootinit.cpio.gz" "$KMODS" > "$KDIR/rootinit-kernel.cpio.gz"
   rm -rf "$rr"
   if [ "$(cat "$RIMG.done" 2> /dev/null)" != "$ARM64_ROOT_PKGS $GLIBC_DEBVERSION" ]; then
     command -v debootstrap > /dev/null || "$HUGELD_TOP/scripts/deps.sh" distro
@@ -425,7 +437,7 @@ if [ "${ARM64_ROOT:-0}" = 1 ]; then
       || die "cannot make $RIMG"
     rm -rf "$RDIR"
     note "arm64 root: debootstrap --second-stage in the guest (TCG)"
-    boot_root "$KDIR/logs/root-stage2.log" "hugeld.run=/hugeld-stage2" \
+    boot_root arm64-root "$KDIR/logs/root-stage2.log" "hugeld.run=/hugeld-stage2" \
       -drive "file=$RIMG.tmp,format=raw,if=virtio"
     if grep -q '@hugeld PASS root: debootstrap' "$KDIR/logs/root-stage2.log"; then
       mv "$RIMG.tmp" "$RIMG"
@@ -446,10 +458,16 @@ if [ "${ARM64_ROOT:-0}" = 1 ]; then
     cp "$A/coverage.py" "$rd/" 2> /dev/null || :
     rm -f "$BUILDDIR/arm64/run.img"
     mke2fs -q -F -t ext4 -d "$rd" "$BUILDDIR/arm64/run.img" 64M || die "cannot make run.img"
-    boot_root "$KDIR/logs/root-run.log" \
-      "hugepages=$ARM64_ROOT_POOL hugepagesz=64K hugepages=$KERNEL_POOL64 hugeld.run=/mnt/hugeld/run.sh" \
-      -drive "file=$RIMG,format=raw,if=virtio,snapshot=on" \
-      -drive "file=$BUILDDIR/arm64/run.img,format=raw,if=virtio,readonly=on"
+    for suite in "${root_suites[@]}"; do
+      [ "$suite" != none ] || continue
+      fetch_kernel "$suite"
+      [ -z "$SKIP" ] || continue
+      label=arm64-root-$(sed -E 's/^([0-9]+\.[0-9]+).*/\1/' <<< "$KVER")
+      boot_root "$label" "$KDIR/logs/root-run-${label#arm64-root-}.log" \
+        "hugepages=$ARM64_ROOT_POOL hugepagesz=64K hugepages=$KERNEL_POOL64 hugeld.run=/mnt/hugeld/run.sh" \
+        -drive "file=$RIMG,format=raw,if=virtio,snapshot=on" \
+        -drive "file=$BUILDDIR/arm64/run.img,format=raw,if=virtio,readonly=on"
+    done
   fi
 fi
 

@@ -10,7 +10,8 @@
 #     (shared: after hugeld cache add of their libraries);
 #   - clang's libraries' text (libLLVM-14, libclang-cpp) on 2 MiB and
 #     64 KiB pages, from the kernel's smaps at clang's exit, per backing
-#     (private and shared must reach 98%);
+#     (private and the default shared,private,thp must reach 98%; shared
+#     alone has no 64 KiB pages yet, and thp on ext4 before 6.16 none);
 #   - hugeld as the system loader (hugeld-system-loader install): the
 #     same programs run directly, with every object selected, and the
 #     uninstall gives the distribution's loader back.
@@ -83,9 +84,13 @@ CLANGCPP=/usr/lib/aarch64-linux-gnu/libclang-cpp.so.14
 hugeld cache add $LLVM $CLANGCPP /usr/bin/python3.11 > $W/cache.log 2>&1 \
   && echo "cache: $(tail -2 $W/cache.log | oneline)" \
   || fail "cache add" "$(tail -3 $W/cache.log | oneline)"
-for b in private shared thp; do
+for b in private shared thp default; do
+  # default: shared,private,thp (2 MiB pages from the cache, the ends
+  # on private 64 KiB pages).
+  bk=$b
+  [ $b = default ] && bk=shared,private,thp
   for p in $progs; do
-    run $b-$p $p env "LD_HUGEPAGE_LIBS=*" LD_HUGEPAGE_BACKING=$b $HUGELD
+    run $b-$p $p env "LD_HUGEPAGE_LIBS=*" LD_HUGEPAGE_BACKING=$bk $HUGELD
     if cmp -s $W/$b-$p.out $W/ref-$p.out; then
       pass "$b-$p: $p with every object selected, backing $b, run by ld.so: the stock loader's output and exit status ($(tail -1 $W/ref-$p.out))"
     else
@@ -94,13 +99,13 @@ for b in private shared thp; do
   done
   # clang's libraries on huge pages (text only, so that the object's
   # first segment stays mapped from its file).
-  ( cd $W && LD_HUGEPAGE_LIBS='*' LD_HUGEPAGE_SEGMENTS=text LD_HUGEPAGE_BACKING=$b \
+  ( cd $W && LD_HUGEPAGE_LIBS='*' LD_HUGEPAGE_SEGMENTS=text LD_HUGEPAGE_BACKING=$bk \
       $M/atexit-smaps $W/smaps-$b $HUGELD /usr/lib/llvm-14/bin/clang -O2 -S -o /dev/null hello.c )
   python3 $M/coverage.py $W/smaps-$b $LLVM $CLANGCPP > $W/cov-$b 2>&1
   cov=$(sed -n 's/.*; huge \([0-9]*\)%$/\1/p' $W/cov-$b | sort -n | head -1)
   if [ -z "$cov" ]; then
     fail "$b-clang-text: clang's libraries' text" "$(oneline < $W/cov-$b)"
-  elif [ $b != thp ] && [ "$cov" -lt 98 ]; then
+  elif { [ $b = private ] || [ $b = default ]; } && [ "$cov" -lt 98 ]; then
     fail "$b-clang-text: clang's libraries' text on 2 MiB and 64 KiB pages, backing $b" "$(oneline < $W/cov-$b)"
   else
     pass "$b-clang-text: clang's libraries' text on huge pages, backing $b: $(oneline < $W/cov-$b)"
@@ -110,7 +115,7 @@ rm -rf /dev/hugepages/hugeld
 umount /dev/hugepages
 
 # 3. hugeld as the system loader.
-if /opt/hugeld/libexec/hugeld-system-loader install > $W/sys.log 2>&1; then
+if /opt/hugeld/libexec/hugeld-system-loader install > $W/sys.log 2>&1 < /dev/null; then
   pass "system-loader: install: $(tail -1 $W/sys.log | oneline)"
   for p in $progs; do
     run sys-$p $p env "LD_HUGEPAGE_LIBS=*"
@@ -126,6 +131,7 @@ if /opt/hugeld/libexec/hugeld-system-loader install > $W/sys.log 2>&1; then
     fail "system-loader: uninstall" "$(tail -3 $W/sys2.log | oneline)"
   fi
 else
-  fail "system-loader: install" "$(tail -3 $W/sys.log | oneline)"
+  fail "system-loader: install" "exit $?: $(tail -3 $W/sys.log | oneline)"
+  tail -20 $W/sys.log
 fi
 finish
