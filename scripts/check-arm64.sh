@@ -456,6 +456,40 @@ if [ "${ARM64_ROOT:-1}" = 1 ]; then
       -O2 -Wall -Wextra "$HUGELD_TOP/tests/programs/atexit-smaps.c"
     cp "$FIX/atexit-smaps" "$FIX/bti-main" "$FIX/libbti.so" "$rd/"
     cp "$A/coverage.py" "$rd/" 2> /dev/null || :
+    # glibc's own tests (ARM64_GLIBC=1): the tests of ARM64_GLIBC_SUBDIRS
+    # (elf) built on the host by make check with a test-wrapper that
+    # records each test's command instead of running it
+    # (tests/arm64/glibc-record.sh), and the build tree on a third disk
+    # (a copy-on-write snapshot), which the guest mounts where it was
+    # built and runs the commands from (tests/arm64/glibc-run.sh).
+    glibc_drive=()
+    if [ "${ARM64_GLIBC:-0}" = 1 ]; then
+      rec=$BUILDDIR/arm64/glibc-tests.list
+      gsub=${ARM64_GLIBC_SUBDIRS:-elf}
+      if [ ! -f "$rec" ] || [ "$OBJDIR/elf/ld.so" -nt "$rec" ] || [ "$(cat "$rec.subdirs" 2> /dev/null)" != "$gsub" ]; then
+        note "glibc's tests: building the tests of $gsub (cross) and recording their commands"
+        : > "$rec.tmp"
+        gstart=$(date +%s)
+        HUGELD_GLIBC_RECORD=$rec.tmp make -k -C "$OBJDIR" subdirs="$gsub" -j"$(nproc)" check \
+          test-wrapper="$A/glibc-record.sh" > "$BUILDDIR/arm64/glibc-build.log" 2>&1 \
+          || note "glibc's tests: make check ended with errors (see $BUILDDIR/arm64/glibc-build.log)"
+        note "glibc's tests: $(wc -l < "$rec.tmp") commands recorded in $(( $(date +%s) - gstart ))s"
+        mv "$rec.tmp" "$rec"
+        echo "$gsub" > "$rec.subdirs"
+      fi
+      gd=$BUILDDIR/arm64/glibc-img.d
+      rm -rf "$gd" "$BUILDDIR/arm64/glibc.img"
+      mkdir -p "$gd/arm64"
+      cp -al "$SRCDIR" "$gd/src"
+      cp -al "$OBJDIR" "$gd/arm64/obj"
+      mke2fs -q -F -t ext4 -d "$gd" "$BUILDDIR/arm64/glibc.img" \
+        $(( $(du -sm "$gd" | cut -f1) * 3 / 2 + 256 ))M || die "cannot make glibc.img"
+      rm -rf "$gd"
+      cp "$rec" "$rd/glibc-tests.list"
+      echo "$BUILDDIR" > "$rd/glibc-top"
+      cp "$A/glibc-run.sh" "$rd/"
+      glibc_drive=(-drive "file=$BUILDDIR/arm64/glibc.img,format=raw,if=virtio,snapshot=on")
+    fi
     rm -f "$BUILDDIR/arm64/run.img"
     mke2fs -q -F -t ext4 -d "$rd" "$BUILDDIR/arm64/run.img" 64M || die "cannot make run.img"
     for suite in "${root_suites[@]}"; do
@@ -466,7 +500,7 @@ if [ "${ARM64_ROOT:-1}" = 1 ]; then
       boot_root "$label" "$KDIR/logs/root-run-${label#arm64-root-}.log" \
         "hugepages=$ARM64_ROOT_POOL hugepagesz=64K hugepages=$KERNEL_POOL64 hugeld.run=/mnt/hugeld/run.sh" \
         -drive "file=$RIMG,format=raw,if=virtio,snapshot=on" \
-        -drive "file=$BUILDDIR/arm64/run.img,format=raw,if=virtio,readonly=on"
+        -drive "file=$BUILDDIR/arm64/run.img,format=raw,if=virtio,readonly=on" "${glibc_drive[@]}"
     done
   fi
 fi

@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # hugeld check-arm64 (ARM64_ROOT=1): the run in the debootstrapped
 # Debian 12 arm64 root, as its first program (tests/arm64/root-init.sh;
 # the root is a copy-on-write snapshot, /mnt/hugeld the run's disk with
@@ -12,6 +12,7 @@
 #     64 KiB pages, from the kernel's smaps at clang's exit, per backing
 #     (private and the default shared,private,thp must reach 98%; shared
 #     alone has no 64 KiB pages yet, and thp on ext4 before 6.16 none);
+#   - with ARM64_GLIBC=1, glibc's own tests (tests/arm64/glibc-run.sh);
 #   - hugeld as the system loader (hugeld-system-loader install): the
 #     same programs run directly, with every object selected, and the
 #     uninstall gives the distribution's loader back.
@@ -114,7 +115,21 @@ done
 rm -rf /dev/hugepages/hugeld
 umount /dev/hugepages
 
-# 3. hugeld as the system loader.
+# 3. glibc's own tests (ARM64_GLIBC=1): the cross-built tree on
+# /dev/vdc, mounted where it was built.
+if [ -b /dev/vdc ] && [ -f $M/glibc-top ]; then
+  top=$(cat $M/glibc-top)
+  mkdir -p $top
+  if mount -t ext4 /dev/vdc $top; then
+    . $M/glibc-run.sh
+    run_glibc_tests $M/glibc-tests.list $top/arm64/obj
+    umount $top
+  else
+    fail "glibc-tests" "cannot mount /dev/vdc"
+  fi
+fi
+
+# 4. hugeld as the system loader.
 if /opt/hugeld/libexec/hugeld-system-loader install > $W/sys.log 2>&1 < /dev/null; then
   pass "system-loader: install: $(tail -1 $W/sys.log | oneline)"
   for p in $progs; do
