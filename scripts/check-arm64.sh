@@ -455,7 +455,8 @@ if [ "${ARM64_ROOT:-1}" = 1 ]; then
     build "$FIX/atexit-smaps" "$HUGELD_TOP/tests/programs/atexit-smaps.c" -- \
       -O2 -Wall -Wextra "$HUGELD_TOP/tests/programs/atexit-smaps.c"
     cp "$FIX/atexit-smaps" "$FIX/bti-main" "$FIX/libbti.so" "$rd/"
-    cp "$A/coverage.py" "$rd/" 2> /dev/null || :
+    cp "$A/coverage.py" "$A/programs.sh" "$rd/"
+    install -m 755 "$A/sys-install.sh" "$A/sys-boot.sh" "$rd/"
     # glibc's own tests (ARM64_GLIBC=0 leaves them out): the tests of
     # ARM64_GLIBC_SUBDIRS (elf) built on the host by make check with a
     # test-wrapper that records each test's command instead of running
@@ -504,6 +505,23 @@ if [ "${ARM64_ROOT:-1}" = 1 ]; then
         -drive "file=$BUILDDIR/arm64/run.img,format=raw,if=virtio,readonly=on" "${glibc_drive[@]}"
       glibc_drive=()
     done
+    # hugeld as the loader from boot on (ARM64_BOOT=0 leaves it out):
+    # two boots of a copy of the root with the first kernel, the first
+    # installing the .deb, /etc/hugeld.conf "libs *" and hugeld as the
+    # system loader (tests/arm64/sys-install.sh), the second starting
+    # PID 1 with it (tests/arm64/sys-boot.sh).
+    if [ "${ARM64_BOOT:-1}" = 1 ]; then
+      fetch_kernel "${root_suites[0]}"
+      label=arm64-boot-$(sed -E 's/^([0-9]+\.[0-9]+).*/\1/' <<< "$KVER")
+      cp --sparse=always "$RIMG" "$BUILDDIR/arm64/root-sys.img"
+      for step in install boot; do
+        boot_root "$label" "$KDIR/logs/boot-$step.log" \
+          "hugepages=$ARM64_ROOT_POOL hugepagesz=64K hugepages=$KERNEL_POOL64 hugeld.run=/mnt/hugeld/sys-$step.sh" \
+          -drive "file=$BUILDDIR/arm64/root-sys.img,format=raw,if=virtio" \
+          -drive "file=$BUILDDIR/arm64/run.img,format=raw,if=virtio,readonly=on"
+      done
+      rm -f "$BUILDDIR/arm64/root-sys.img"
+    fi
   fi
 fi
 
