@@ -29,9 +29,10 @@ gcc_pkgs () {
   [ -n "$v" ] && echo "gcc$v g++$v"
   # A cross build (ARCH=arm64 on amd64): Debian's cross compiler of the
   # same version and the target's kernel headers, from the host's own
-  # archive (no foreign architecture is added to dpkg).
+  # archive (no foreign architecture is added to dpkg), and qemu-user
+  # to run the built ld.so --version (make install and make deb).
   if [ -n "$v" ] && [ "$HUGELD_ARCH" != "$HUGELD_BUILD_ARCH" ]; then
-    echo "gcc$v-${HUGELD_TRIPLET//_/-} libc6-dev-$HUGELD_ARCH-cross linux-libc-dev-$HUGELD_ARCH-cross"
+    echo "gcc$v-${HUGELD_TRIPLET//_/-} libc6-dev-$HUGELD_ARCH-cross linux-libc-dev-$HUGELD_ARCH-cross qemu-user"
   fi
 }
 # Packages the release's own configure options need: <sys/sdt.h> for
