@@ -15,6 +15,8 @@
 #   make tools      the hugeld command only (no glibc build needed)
 #   make bench      benchmarks against the stock loader, THP and libhugetlbfs (bench-quick: < 5 min)
 #   make check-kernels  the built loader under Debian's 5.10, 6.1, 6.12, 7.2 and 7.3 kernels (qemu)
+#   make check-arm64    the arm64 loader (cross-built: make build ARCH=arm64) under Debian's arm64
+#                   6.1, 6.12 and 7.x kernels (qemu-system-aarch64, TCG): check-kernels' checks and BTI
 #   make check-boot     the .deb on a whole Debian machine, from PID 1 on, booted six times (qemu)
 #   make deb        a Debian package of the build: build/hugeld_VERSION+LIBC6VERSION_amd64.deb
 #   make check-distro DIST=trixie   build and `make check' in a debootstrapped chroot (bookworm, trixie, sid, experimental)
@@ -27,6 +29,13 @@ PREFIX ?= /opt/hugeld
 DESTDIR ?=
 BUILDDIR ?= $(CURDIR)/build
 export PREFIX DESTDIR BUILDDIR
+# make build ARCH=arm64: the loader for Debian's arm64, cross-built on
+# amd64 into build/arm64/obj (scripts/config.sh); natively on arm64 it
+# is the default.  Only a command-line ARCH counts (a kernel build's
+# ARCH in the environment does not).
+ifeq ($(origin ARCH),command line)
+export HUGELD_ARCH = $(ARCH)
+endif
 
 CC ?= gcc
 UNIT_CFLAGS = -std=gnu11 -g -O1 -Wall -Wextra -Werror -Ielf -Itests/unit
@@ -41,7 +50,7 @@ PLAN_HDRS = elf/dl-hugepage-plan.h elf/dl-hugepage-cache.h elf/dl-hugepage-place
   elf/dl-hugepage-kinds.h elf/dl-hugepage-match.h elf/dl-hugepage-conf.h \
   elf/dl-hugepage-settings.h elf/dl-hugepage-relocate.h
 
-.PHONY: check-programs deb check-series series check-series-build check-full check-distro bench bench-quick tools install-tools uninstall-tools all build install uninstall install-system uninstall-system check-system check-glibc check-kernels check-boot check check-installed unit unit-build fuzz fixtures demo clean distclean
+.PHONY: check-arm64 check-programs deb check-series series check-series-build check-full check-distro bench bench-quick tools install-tools uninstall-tools all build install uninstall install-system uninstall-system check-system check-glibc check-kernels check-boot check check-installed unit unit-build fuzz fixtures demo clean distclean
 
 all: build tools
 
@@ -49,6 +58,14 @@ all: build tools
 # $(PREFIX)/bin/hugeld, $(PREFIX)/libexec/hugeld-plan, man page and bash
 # completion, with links under /usr/local (LINKDIR= for none).
 TOOLS_MAKE = $(MAKE) -C tools OUT=$(BUILDDIR)/tools
+# Cross-built (ARCH=arm64 on amd64): with the cross compiler of the
+# release's DEB_GCC_VERSION, into build/ARCH/tools.
+ifneq ($(filter arm64 aarch64,$(HUGELD_ARCH)),)
+ifneq ($(shell dpkg --print-architecture 2>/dev/null),arm64)
+TOOLS_MAKE = $(MAKE) -C tools OUT=$(BUILDDIR)/arm64/tools \
+  CC=aarch64-linux-gnu-gcc$(shell sed -n 's/^DEB_GCC_VERSION ?= *\(-[0-9]*\) *$$/\1/p' /usr/src/glibc/debian/rules 2>/dev/null)
+endif
+endif
 
 tools:
 	$(TOOLS_MAKE)
@@ -180,6 +197,13 @@ check-system: install fixtures
 # scripts/check-kernels.sh).
 check-kernels: fixtures
 	scripts/check-kernels.sh
+
+# The arm64 loader, cross-built, under Debian's arm64 kernels with
+# qemu-system-aarch64 (see scripts/check-arm64.sh).  A tier beside
+# check-kernels, not in every CI run.
+check-arm64:
+	$(MAKE) deb ARCH=arm64
+	scripts/check-arm64.sh
 
 # hugeld on a whole machine: a Debian image with systemd and the .deb,
 # booted under qemu as a policy-file user, with hugeld as the system

@@ -389,7 +389,7 @@ _dl_hugepage_shared_zone (struct hp_load_state *ls, const struct hp_zone *z,
 
   size_t len = z->end - z->start;
   void *dst = (void *) (l_addr + z->start);
-  int prot = hp_prot (z->prot);
+  int prot = hp_map_prot (ls, z->prot);
   int moverr;
   const char *movewhat;
   bool movedenied;

@@ -111,6 +111,10 @@ struct hp_load_state
      means where that is not the pool's (_dl_hugepage_enomem_why), or
      NULL.  */
   const char *enomem;
+  /* What every executable mapping of the object gets besides PROT_EXEC
+     (PROT_BTI on AArch64 where glibc gives it: dl-hugepage-arch.h),
+     set before the plan is applied.  */
+  int exec_prot;
 };
 
 /* What became of one zone, with one backing.  */
@@ -140,6 +144,15 @@ hp_prot (int pflags)
   return (((pflags & PF_R) ? PROT_READ : 0)
 	  | ((pflags & PF_W) ? PROT_WRITE : 0)
 	  | ((pflags & PF_X) ? PROT_EXEC : 0));
+}
+
+/* The protection of a mapping of LS's object with segment flags
+   PFLAGS: hp_prot, and for code what glibc adds (LS->exec_prot).  */
+static inline int
+hp_map_prot (const struct hp_load_state *ls, int pflags)
+{
+  int prot = hp_prot (pflags);
+  return (prot & PROT_EXEC) != 0 ? prot | ls->exec_prot : prot;
 }
 
 /* The settings (dl-hugepage.c), set once by _dl_hugepage_init.  */

@@ -46,6 +46,7 @@
 #include <sysdep.h>
 #include <dl-hugepage.h>
 #include "dl-hugepage-int.h"
+#include "dl-hugepage-arch.h"
 
 #ifndef MAP_FIXED_NOREPLACE
 # define MAP_FIXED_NOREPLACE 0x100000
@@ -237,7 +238,7 @@ hp_restore_zone (const struct hp_load_state *ls, const struct hp_zone *z,
   ElfW(Addr) fileend = HP_ALIGN_UP (dataend, pg);
   ElfW(Addr) allocend = HP_ALIGN_UP (l_addr + ph->p_vaddr + ph->p_memsz,
 				     pg);
-  int prot = hp_prot (ph->p_flags);
+  int prot = hp_map_prot (ls, ph->p_flags);
 #define HP_CLAMP(x) ((x) < zs ? zs : (x) > ze ? ze : (x))
   ElfW(Addr) a = HP_CLAMP (seg), b = HP_CLAMP (fileend),
     c = HP_CLAMP (allocend);
@@ -298,6 +299,20 @@ _dl_hugepage_move_zone (const struct hp_load_state *ls, void *tmp,
   return _dl_hugepage_unhole (ls, z, l_addr, fd, err);
 }
 
+/* Give TMP, the filled copy (LEN bytes) of a zone of LS's object with
+   segment flags PFLAGS, its protection; code is first made coherent
+   with the instruction cache (dl-hugepage-arch.h).  mprotect's
+   result.  */
+static int
+hp_protect_copy (const struct hp_load_state *ls, void *tmp, size_t len,
+		 int pflags)
+{
+  int prot = hp_map_prot (ls, pflags);
+  if ((prot & PROT_EXEC) != 0)
+    hp_arch_sync_icache (tmp, len);
+  return __mprotect (tmp, len, prot);
+}
+
 enum hp_outcome
 _dl_hugepage_fill_and_move (const struct hp_load_state *ls, void *tmp,
 			    const struct hp_zone *z, ElfW(Addr) l_addr, int fd,
@@ -334,7 +349,7 @@ _dl_hugepage_fill_and_move (const struct hp_load_state *ls, void *tmp,
 	      "debugger breakpoints or uprobes)";
       *err = EBUSY;
     }
-  else if (__mprotect (tmp, len, hp_prot (z->prot)) != 0)
+  else if (hp_protect_copy (ls, tmp, len, z->prot) != 0)
     {
       /* Code whose probe passed (hp_probe_wx: ordinary anonymous
 	 memory may become executable) and whose huge pages may not:

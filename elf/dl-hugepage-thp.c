@@ -190,7 +190,7 @@ hp_thp_gaps (const struct hp_load_state *ls, const struct hp_zone *z,
       uint64_t s = gaps[k][0], e = gaps[k][1];
       if (e <= s)
 	continue;
-      if (__mmap ((void *) (l_addr + s), e - s, hp_prot (z->prot),
+      if (__mmap ((void *) (l_addr + s), e - s, hp_map_prot (ls, z->prot),
 		  MAP_PRIVATE | MAP_FIXED, fd, hp_zone_offset (z, s))
 	  == MAP_FAILED)
 	{

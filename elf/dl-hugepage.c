@@ -51,6 +51,7 @@
 #include <sysdep.h>
 #include <dl-hugepage.h>
 #include "dl-hugepage-int.h"
+#include "dl-hugepage-arch.h"
 
 /* glibc 2.44 and later apply system-wide tunables, which ldconfig
    compiles from /etc/tunables.conf into ld.so.cache; hugeld reads its
@@ -397,11 +398,32 @@ hp_init (bool normal_mode, const char *program)
     _dl_hugepage_name_process (program);
 }
 
+#ifdef __aarch64__
+struct link_map *_dl_hugepage_bti_map;
+#endif
+
+bool
+_dl_hugepage_bti_protected (struct link_map *map, int fd)
+{
+#ifdef __aarch64__
+  if (fd != -1 && map == _dl_hugepage_bti_map)
+    {
+      _dl_hugepage_bti_map = NULL;
+      return true;
+    }
+#endif
+  return false;
+}
+
 static void
 hp_prepare (const char *realname, int fd, int type,
 	    const ElfW(Phdr) *phdr, size_t phnum, ElfW(Off) phoff)
 {
   hp_load.current = NULL;
+#ifdef __aarch64__
+  /* From a load that failed after _dl_hugepage_apply.  */
+  _dl_hugepage_bti_map = NULL;
+#endif
   if (__glibc_likely (!_dl_hugepage_active))
     return;
   /* What a load that failed before _dl_hugepage_apply looked up.  */
@@ -484,7 +506,14 @@ _dl_hugepage_apply (struct link_map *l, int fd)
      (gdb inserts breakpoints only after the next r_debug event).
      errno is left as it was (see _dl_hugepage_init).  */
   int saved = errno;
-  const char *r = _dl_hugepage_apply_plan (&hp_load, l, fd, false);
+  const char *r = NULL;
+  if (hp_load.current != NULL)
+    {
+      hp_arch_before_apply (&hp_load, l, fd);
+      r = _dl_hugepage_apply_plan (&hp_load, l, fd, false);
+      if (r == NULL)
+	r = _dl_hugepage_cont_apply (&hp_load, &hp_load.plan, l, fd, false);
+    }
   __set_errno (saved);
   return r;
 }
@@ -545,8 +574,12 @@ hp_map_main (struct link_map *main_map)
   hp_main_fd = -1;
   if (hp_load.current != NULL)
     {
+      hp_arch_before_apply (&hp_load, main_map, -1);
       const char *err = _dl_hugepage_apply_plan (&hp_load, main_map, fd,
 						 true);
+      if (err == NULL)
+	err = _dl_hugepage_cont_apply (&hp_load, &hp_load.plan, main_map, fd,
+				       true);
       if (err != NULL)
 	_dl_fatal_printf ("%s: %s: %s\n", RTLD_PROGNAME, hp_load.objname,
 			  err);

@@ -96,5 +96,13 @@ void _dl_hugepage_place_main (struct link_map *main_map,
    it.  */
 void _dl_hugepage_map_main (struct link_map *main_map) attribute_hidden;
 
+/* Called by AArch64's _dl_bti_protect (sysdeps/aarch64/dl-bti.c) for
+   MAP, opened as FD (-1: the kernel mapped it): whether hugeld gave
+   MAP's code PROT_BTI already, with that same function, before it put
+   it on huge pages, so that mapping it again from the file would only
+   undo them (elf/dl-hugepage-arch.h).  Once per object.  */
+bool _dl_hugepage_bti_protected (struct link_map *map, int fd)
+  attribute_hidden;
+
 #endif /* SHARED */
 #endif /* dl-hugepage.h */

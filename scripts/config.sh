@@ -11,6 +11,26 @@ DESTDIR=${DESTDIR:-}
 
 die () { echo "hugeld: $*" >&2; exit 1; }
 
+# The architecture the loader is built for, in Debian's words:
+# HUGELD_ARCH (make ARCH=arm64 sets it), default the build machine's.
+# amd64 and arm64; arm64 natively or cross-built on amd64.  A cross
+# build has its own tree, build/ARCH/obj (the source in build/src is
+# the same for every architecture).
+HUGELD_BUILD_ARCH=$(dpkg --print-architecture 2>/dev/null || echo amd64)
+HUGELD_ARCH=${HUGELD_ARCH:-$HUGELD_BUILD_ARCH}
+case $HUGELD_ARCH in
+  amd64|x86_64) HUGELD_ARCH=amd64 HUGELD_TRIPLET=x86_64-linux-gnu ;;
+  arm64|aarch64) HUGELD_ARCH=arm64 HUGELD_TRIPLET=aarch64-linux-gnu ;;
+  *) die "ARCH=$HUGELD_ARCH: hugeld is built for amd64 or arm64" ;;
+esac
+# HUGELD_RUN: how to run a program built for HUGELD_ARCH here (a cross
+# build's ld.so --version: under qemu-user).
+HUGELD_RUN=()
+if [ "$HUGELD_ARCH" != "$HUGELD_BUILD_ARCH" ]; then
+  OBJDIR=$BUILDDIR/$HUGELD_ARCH/obj
+  HUGELD_RUN=(qemu-${HUGELD_TRIPLET%%-*})
+fi
+
 # pkg_version, glibc_release, os_codename, debian_mirrors.
 . "$HUGELD_TOP/scripts/host.sh"
 

@@ -1,6 +1,7 @@
 #!/bin/bash
 # make deb: the built loader and tool as a Debian package,
-#   build/hugeld_<hugeld version>+<libc6 version>_amd64.deb
+#   build/hugeld_<hugeld version>+<libc6 version>_<arch>.deb
+# (amd64; arm64 natively or cross-built with make deb ARCH=arm64)
 #
 # What it holds:
 #   /opt/hugeld/...      exactly what `make install' puts there: ld.so,
@@ -29,8 +30,8 @@ set -euo pipefail
 # (scripts/install.sh, run below by make install, refuses a loader
 # built from another glibc than the installed libc6.)
 libc=$(pkg_version libc6)
-arch=$(dpkg --print-architecture)
-[ "$arch" = amd64 ] || die "only amd64 is supported, not $arch"
+# amd64, or arm64 (natively, or cross-built: make deb ARCH=arm64).
+arch=$HUGELD_ARCH
 version=$HUGELD_VERSION+$libc
 deb=$BUILDDIR/hugeld_${version}_$arch.deb
 root=$BUILDDIR/deb/root
@@ -38,7 +39,7 @@ rm -rf "$BUILDDIR/deb"
 mkdir -p "$root"
 
 # /opt/hugeld as `make install' makes it (no /usr/local links).
-make -s -C "$HUGELD_TOP" install DESTDIR="$root" PREFIX=/opt/hugeld LINKDIR= > "$BUILDDIR/deb/install.log" 2>&1 \
+make -s -C "$HUGELD_TOP" install ARCH="$arch" DESTDIR="$root" PREFIX=/opt/hugeld LINKDIR= > "$BUILDDIR/deb/install.log" 2>&1 \
   || { tail -5 "$BUILDDIR/deb/install.log" >&2; die "make install DESTDIR=$root failed"; }
 opt=$root/opt/hugeld
 for f in ld.so bin/hugeld lib/python3/hugeld/cli.py libexec/hugeld-plan libexec/hugeld-conf \
@@ -50,9 +51,11 @@ done
 
 # Stripped as Debian strips its own loader and programs (the build
 # tree keeps the symbols; the build ID stays, for debuginfo).
-strip --strip-unneeded --remove-section=.comment "$opt/ld.so" "$opt/libexec/hugeld-plan" \
+strip=strip
+[ "$arch" = "$HUGELD_BUILD_ARCH" ] || strip=$HUGELD_TRIPLET-strip
+"$strip" --strip-unneeded --remove-section=.comment "$opt/ld.so" "$opt/libexec/hugeld-plan" \
   "$opt/libexec/hugeld-conf" "$opt/libexec/hugeld-thp"
-"$opt/ld.so" --version > /dev/null || die "the stripped ld.so does not run"
+"${HUGELD_RUN[@]}" "$opt/ld.so" --version > /dev/null || die "the stripped ld.so does not run"
 
 # Where Debian looks for commands, manual pages and completions.
 install -d "$root/usr/bin" "$root/usr/share/man/man1" \

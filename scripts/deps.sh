@@ -4,6 +4,8 @@
 #   scripts/deps.sh build   # what `make` needs
 #   scripts/deps.sh test    # what `make check` needs on top
 #   scripts/deps.sh kernels # what `make check-kernels` needs (qemu, busybox)
+#   scripts/deps.sh arm64   # what `make check-arm64` needs (qemu-system-aarch64,
+#                             the cross compiler; run with HUGELD_ARCH=arm64)
 #   scripts/deps.sh distro  # what `make check-distro` needs (debootstrap)
 #   scripts/deps.sh series  # what `make series` and `make check-series` need (git)
 #   scripts/deps.sh bench   # what `make bench` needs (make -C bench deps)
@@ -25,6 +27,13 @@ gcc_pkgs () {
   local v
   v=$(sed -n 's/^DEB_GCC_VERSION ?= *\(-[0-9][0-9]*\) *$/\1/p' "$GLIBC_DEBIAN/rules" 2>/dev/null | head -1)
   [ -n "$v" ] && echo "gcc$v g++$v"
+  # A cross build (ARCH=arm64 on amd64): Debian's cross compiler of the
+  # same version and the target's kernel headers, from the host's own
+  # archive (no foreign architecture is added to dpkg), and qemu-user
+  # to run the built ld.so --version (make install and make deb).
+  if [ -n "$v" ] && [ "$HUGELD_ARCH" != "$HUGELD_BUILD_ARCH" ]; then
+    echo "gcc$v-${HUGELD_TRIPLET//_/-} libc6-dev-$HUGELD_ARCH-cross linux-libc-dev-$HUGELD_ARCH-cross qemu-user"
+  fi
 }
 # Packages the release's own configure options need: <sys/sdt.h> for
 # --enable-systemtap (Debian's linux.mk from 2.43 on).
@@ -89,11 +98,12 @@ case "${1:-build}" in
   test) need $build_pkgs; need $(gcc_pkgs) $(release_pkgs); try $build_try_pkgs; need $test_pkgs; need $(python_pkgs); want clang-14 ;;
   fuzz) need clang-14 libclang-rt-14-dev ;;
   kernels) need qemu-system-x86 busybox-static cpio gcc libc6-dev e2fsprogs xfsprogs xz-utils ;;
+  arm64) need qemu-system-arm cpio e2fsprogs xz-utils zstd $(gcc_pkgs) ;;
   distro) need debootstrap ;;
   series) need git patch xz-utils ;;
   bench) need clang-14 mariadb-server mariadb-client sysbench libhugetlbfs-bin libhugetlbfs0 \
 	      python3-matplotlib linux-perf ;;
   programs) need $(awk 'NF >= 3 { for (i = 3; i <= NF; ++i) print $i }' <<< "$(
 		. "$HUGELD_TOP/tests/programs/corpus.sh"; echo "$PROGRAMS")" | sort -u) ;;
-  *) die "usage: deps.sh build|test|fuzz|kernels|distro|series|bench|programs" ;;
+  *) die "usage: deps.sh build|test|fuzz|kernels|arm64|distro|series|bench|programs" ;;
 esac

@@ -98,6 +98,8 @@ fi
 # touched.  Release files of sid and experimental are taken even when
 # their Valid-Until has passed (a mirror that is not refreshed every few
 # days); the packages are still checked against the archive keyring.
+# PRIVATE_APT_ARCH: the architecture of its packages (default amd64;
+# make check-arm64 takes arm64 ones).
 private_apt () {
   local d=$1 suite=$2 mirror=$3 security=${4:-} keyring=/usr/share/keyrings/debian-archive-keyring.gpg
   local opt="target=Packages"
@@ -116,7 +118,8 @@ private_apt () {
        -o Dir::Etc::Preferences=/dev/null -o Dir::Etc::PreferencesParts=/dev/null
        -o Dir::State="$d/state" -o Dir::State::Lists="$d/lists"
        -o Dir::State::status="$d/status" -o Dir::Cache="$d/cache"
-       -o APT::Architecture=amd64 -o APT::Architectures=amd64
+       -o APT::Architecture="${PRIVATE_APT_ARCH:-amd64}"
+       -o APT::Architectures="${PRIVATE_APT_ARCH:-amd64}"
        -o Acquire::Languages=none -o quiet=1)
   case $suite in
     sid|unstable|experimental|rc-buggy) APT+=(-o Acquire::Check-Valid-Until=false) ;;

@@ -8,7 +8,7 @@ src=$OBJDIR/elf/ld.so
 [ -f "$src" ] || die "$src does not exist; run make first"
 # Refuse to install a loader built from another glibc than the one
 # installed now (libc6 may have been upgraded since the build).
-built=$("$src" --version | sed -n '1s/.*(Debian GLIBC \([^ ]*\) hugeld.*/\1/p')
+built=$("${HUGELD_RUN[@]}" "$src" --version | sed -n '1s/.*(Debian GLIBC \([^ ]*\) hugeld.*/\1/p')
 libc=$(pkg_version libc6)
 [ "$built" = "$libc" ] || die "the built ld.so is glibc $built but the installed libc6 is $libc; rebuild (make distclean && make)"
 dest=$DESTDIR$PREFIX
@@ -26,4 +26,4 @@ grep -q '^pkg_version ()' "$dest/libexec/hugeld-system-loader.new" \
   || die "could not put scripts/host.sh into hugeld-system-loader"
 chmod 0755 "$dest/libexec/hugeld-system-loader.new"
 mv -f "$dest/libexec/hugeld-system-loader.new" "$dest/libexec/hugeld-system-loader"
-echo "hugeld: installed $dest/ld.so ($("$dest/ld.so" --version | head -1))"
+echo "hugeld: installed $dest/ld.so ($("${HUGELD_RUN[@]}" "$dest/ld.so" --version | head -1))"

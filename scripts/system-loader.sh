@@ -62,9 +62,15 @@ PREFIX=${PREFIX:-/opt/hugeld}
 # /lib is a symbolic link to usr/lib on both).
 # (awk reads the whole list: a reader that stops early would kill
 # dpkg-query with SIGPIPE, and pipefail would take that for no answer.)
-REAL=$(dpkg-query -L libc6:amd64 2>/dev/null \
-	 | awk '/^\/.*\/x86_64-linux-gnu\/ld-linux-x86-64\.so\.2$/ && !n++')
-[ -n "$REAL" ] || REAL=/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2
+# On arm64: /lib/aarch64-linux-gnu/ld-linux-aarch64.so.1 (Debian 12).
+ARCH=$(dpkg --print-architecture 2>/dev/null || echo amd64)
+case $ARCH in
+  arm64) MULTIARCH=aarch64-linux-gnu LDNAME=ld-linux-aarch64.so.1 ;;
+  *) ARCH=amd64 MULTIARCH=x86_64-linux-gnu LDNAME=ld-linux-x86-64.so.2 ;;
+esac
+REAL=$(dpkg-query -L "libc6:$ARCH" 2>/dev/null \
+	 | awk -v m="/$MULTIARCH/$LDNAME" 'substr($0, length($0) - length(m) + 1) == m && !n++')
+[ -n "$REAL" ] || REAL=/lib/$MULTIARCH/$LDNAME
 DISTRIB=$REAL.distrib
 HOOKS=/etc/dpkg/dpkg.cfg.d/hugeld
 STATE_DIR=/var/lib/hugeld
@@ -102,7 +108,7 @@ installed () { [ -f "$STATE" ] && diverted; }
 is_distrib () {
   local want
   [ -f "$1" ] && [ ! -L "$1" ] || return 1
-  want=$(dpkg-query --control-show libc6:amd64 md5sums 2>/dev/null \
+  want=$(dpkg-query --control-show "libc6:$ARCH" md5sums 2>/dev/null \
 	 | awk -v f="${REAL#/}" '$2 == f { print $1 }')
   [ -n "$want" ] || return 1
   [ "$(md5sum < "$1" | cut -d' ' -f1)" = "$want" ] || return 1

@@ -27,6 +27,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* The machine the helper is built for: the objects it plans are run by
+   the loader of the same machine.  */
+#if defined __x86_64__
+# define HP_ELF_MACHINE EM_X86_64
+# define HP_ELF_MACHINE_NAME "x86-64"
+#elif defined __aarch64__
+# define HP_ELF_MACHINE EM_AARCH64
+# define HP_ELF_MACHINE_NAME "aarch64"
+#else
+# error "hugeld is built for x86-64 and aarch64"
+#endif
+
 #include "dl-hugepage-plan.h"
 #include "hugeld-open.h"
 #include "hugeld-plan.h"
@@ -100,9 +112,10 @@ object_from_fd (int fd, const char *file, uint64_t file_size,
   if (!read_at (fd, &eh, sizeof eh, 0))
     return "truncated ELF header";
   static char why[80];
-  if (eh.e_machine != EM_X86_64)
+  if (eh.e_machine != HP_ELF_MACHINE)
     {
-      snprintf (why, sizeof why, "ELF machine %u, not x86-64", eh.e_machine);
+      snprintf (why, sizeof why, "ELF machine %u, not " HP_ELF_MACHINE_NAME,
+		eh.e_machine);
       return why;
     }
   if (eh.e_type != ET_DYN && eh.e_type != ET_EXEC)

@@ -42,8 +42,13 @@ W=/tmp/w
 HUGELD=/opt/hugeld/ld.so
 STOCK=/lib64/ld-linux-x86-64.so.2
 RUN_TIMEOUT=120
+# hugeld.stock=PATH: the stock loader of another machine
+# (make check-arm64: /lib/ld-linux-aarch64.so.1).
 for w in $(cat /proc/cmdline); do
-  case $w in hugeld.timeout=*) RUN_TIMEOUT=${w#*=} ;; esac
+  case $w in
+    hugeld.timeout=*) RUN_TIMEOUT=${w#*=} ;;
+    hugeld.stock=*) STOCK=${w#*=} ;;
+  esac
 done
 mkdir -p $W
 unset LD_HUGEPAGE_LIBS LD_HUGEPAGE_SEGMENTS LD_DEBUG LD_DEBUG_OUTPUT
@@ -599,5 +604,9 @@ else
 fi
 
 echo "$POOL" > /proc/sys/vm/nr_hugepages
+
+# The checks of one machine only (make check-arm64: tests/arm64/init-arm64.sh,
+# BTI), with the functions above.
+[ -f /t/init-more.sh ] && . /t/init-more.sh
 
 finish

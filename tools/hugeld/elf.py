@@ -33,6 +33,10 @@ PT_LOAD, PT_DYNAMIC, PT_INTERP, PT_NOTE = 1, 2, 3, 4
 # files have one per mapping).  Not ld.so's limit for planning an
 # object: what ld.so plans, hugeld-plan says with ld.so's own code and
 # limits (hugeld-plan --settings: "program_headers").
+# The machine of the objects the loader runs: this machine's (e_machine,
+# name); x86-64 (62) or AArch64 (183).
+NATIVE_MACHINE = {"aarch64": (183, "aarch64")}.get(os.uname().machine,
+                                                  (62, "x86-64"))
 READ_MAX_PHNUM = 1024
 SHT_SYMTAB, SHT_DYNSYM = 2, 11
 STT_FUNC, STT_GNU_IFUNC = 2, 10
@@ -83,9 +87,9 @@ class Elf(object):
         (self.type, self.machine, _, _, self.phoff, self.shoff, _, _,
          self.phentsize, self.phnum, self.shentsize, self.shnum,
          self.shstrndx) = struct.unpack_from("<HHIQQQIHHHHHH", h, 16)
-        if self.machine != 62:
-            raise Error("%s: ELF machine %d, not x86-64" %
-                        (self.name, self.machine))
+        if self.machine != NATIVE_MACHINE[0]:
+            raise Error("%s: ELF machine %d, not %s" %
+                        (self.name, self.machine, NATIVE_MACHINE[1]))
         self.phdrs = []
         if self.phentsize == 56 and 0 < self.phnum < READ_MAX_PHNUM:
             data = self.read(self.phoff, 56 * self.phnum)

@@ -50,8 +50,10 @@ MARK = "# Written by hugeld enable (hugeld(1)); hugeld disable removes it."
 # Where systemd looks for a command given without a path (systemd.service(5)).
 SYSTEMD_PATH = ("/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin",
                 "/sbin", "/bin")
-# The x86-64 ABI's loader path, where a program's PT_INTERP does not say.
-ABI_LOADER = "/lib64/ld-linux-x86-64.so.2"
+# The ABI's loader path, where a program's PT_INTERP does not say:
+# x86-64's or AArch64's.
+ABI_LOADER = ("/lib/ld-linux-aarch64.so.1" if os.uname().machine == "aarch64"
+              else "/lib64/ld-linux-x86-64.so.2")
 # The repair before the service starts (ExecStartPre=): coreutils'
 # timeout, and its limit, within systemd's default start timeout (90 s).
 TIMEOUT = "/usr/bin/timeout"

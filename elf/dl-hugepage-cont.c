@@ -1,0 +1,189 @@
+/* hugeld: the ends of an object's code on contiguous-PTE huge pages.
+   Copyright (C) 2026 The hugeld authors.
+   This file is part of hugeld, a patch set for the GNU C Library.
+
+   The GNU C Library is free software; you can redistribute it and/or
+   modify it under the terms of the GNU Lesser General Public
+   License as published by the Free Software Foundation; either
+   version 2.1 of the License, or (at your option) any later version.
+
+   The GNU C Library is distributed in the hope that it will be useful,
+   but WITHOUT ANY WARRANTY; without even the implied warranty of
+   MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+   Lesser General Public License for more details.
+
+   You should have received a copy of the GNU Lesser General Public
+   License along with the GNU C Library; if not, see
+   <https://www.gnu.org/licenses/>.  */
+
+/* With 4 KiB pages, AArch64's Linux offers hugetlb pages of 64 KiB
+   (sixteen contiguous PTEs, one TLB entry), each size with its own pool
+   (/sys/kernel/mm/hugepages/hugepages-64kB, MAP_HUGE_64KB).  After the
+   2 MiB zones of an object are applied, the part of its text that no
+   2 MiB page can cover (the partial 2 MiB at each end of the
+   segment) goes on 64 KiB pages where it fills whole ones: the same
+   planner, with a huge page size of 64 KiB and the load bias the object
+   has, gives the 64 KiB zones of its text, and what the 2 MiB plan
+   already covers is cut out of them.  Each piece is a private copy
+   from the 64 KiB pool (_dl_hugepage_fill_and_move: pread, the
+   instruction cache made coherent, PROT_BTI kept, one mremap), tried
+   only where the private backing is in LD_HUGEPAGE_BACKING; anything
+   that fails leaves the piece on the ordinary pages it had.
+
+   Not yet: rodata, relro and the writable kinds; the shared cache and
+   thp for 64 KiB pages; a 2 MiB zone the 2 MiB pool had no room for
+   going on 64 KiB pages instead; objects with no whole 2 MiB page (their
+   text could fill 64 KiB ones).  */
+
+#include <errno.h>
+#include <libintl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <ldsodefs.h>
+#include <dl-hugepage.h>
+#include "dl-hugepage-int.h"
+#include "dl-hugepage-arch.h"
+
+#ifdef HP_ARCH_CONT_SIZE
+
+#ifndef MAP_HUGE_SHIFT
+# define MAP_HUGE_SHIFT 26
+#endif
+
+/* The 64 KiB zones of the object being loaded (the load lock is held:
+   one plan serves).  */
+static struct hp_plan hp_cont_plan;
+
+/* Put piece P (a 64 KiB zone) of LS's object, at load bias L_ADDR and
+   open as FD, on a private copy in 64 KiB pages.  */
+static enum hp_outcome
+hp_cont_private (struct hp_load_state *ls, const struct hp_zone *p,
+		 ElfW(Addr) l_addr, int fd, bool verify, int *err,
+		 const char **what)
+{
+  *err = 0;
+  if (!_dl_hugepage_private_allowed (what)
+      || !_dl_hugepage_kernel_can_move (err, what)
+      || !_dl_hugepage_may_exec_copy (err, what))
+    return HP_FALLBACK;
+  size_t len = p->end - p->start;
+  void *tmp = __mmap (NULL, len, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB
+		      | (HP_ARCH_CONT_SHIFT << MAP_HUGE_SHIFT), -1, 0);
+  if (tmp == MAP_FAILED)
+    {
+      *err = errno;
+      *what = "mmap MAP_HUGETLB of " HP_ARCH_CONT_NAME " pages";
+      return HP_FALLBACK;
+    }
+  return _dl_hugepage_fill_and_move (ls, tmp, p, l_addr, fd, verify, err,
+				     what);
+}
+
+/* Report what became of piece P.  */
+static void
+hp_cont_report (const struct hp_load_state *ls, const struct hp_zone *p,
+		ElfW(Addr) l_addr, enum hp_outcome o, int err,
+		const char *what)
+{
+  unsigned long int s = p->start, e = p->end;
+  if (o == HP_DONE)
+    _dl_debug_printf ("hugepages: %s: text [0x%lx, 0x%lx) at 0x%lx on %lu "
+		      "huge pages of " HP_ARCH_CONT_NAME " (private)\n",
+		      ls->objname, s, e, (unsigned long int) (l_addr + s),
+		      (unsigned long int) ((e - s) / HP_ARCH_CONT_SIZE));
+  else if (o == HP_LOST)
+    _dl_debug_printf ("hugepages: %s: text [0x%lx, 0x%lx): %s failed and "
+		      "the ordinary pages could not be mapped again "
+		      "(errno %d)\n", ls->objname, s, e, what, err);
+  else if (err == 0)
+    _dl_debug_printf ("hugepages: %s: text [0x%lx, 0x%lx) on ordinary "
+		      "pages, not " HP_ARCH_CONT_NAME " ones: %s\n",
+		      ls->objname, s, e, what);
+  else
+    _dl_debug_printf ("hugepages: %s: text [0x%lx, 0x%lx) on ordinary "
+		      "pages, not " HP_ARCH_CONT_NAME " ones%s: %s failed: "
+		      "%s (errno %d)\n", ls->objname, s, e,
+		      o == HP_RESTORED ? " (mapped again from the file)" : "",
+		      what, _dl_hugepage_errno_name (err), err);
+}
+
+const char *
+_dl_hugepage_cont_apply (struct hp_load_state *ls, const struct hp_plan *big,
+			 struct link_map *l, int fd, bool verify)
+{
+  if ((_dl_hugepage_kinds & HP_KIND_TEXT) == 0
+      || GLRO(dl_pagesize) != HP_ARCH_CONT_BASE)
+    return NULL;
+  bool private = false;
+  for (int i = 0; i < _dl_hugepage_nbackings; ++i)
+    private |= _dl_hugepage_backings[i] == HP_B_PRIVATE;
+  if (!private)
+    return NULL;
+
+  struct hp_settings s;
+  _dl_hugepage_settings (&s, GLRO(dl_pagesize), HP_KIND_TEXT, ls->type,
+			 ls->kernel, true, l->l_addr, ls->textrel,
+			 HP_PHASE_NONE);
+  s.hugepagesize = HP_ARCH_CONT_SIZE;
+  struct __stat64_t64 st;
+  if (__fstat64_time64 (fd, &st) == 0 && st.st_size >= 0)
+    s.file_size = st.st_size;
+  struct hp_plan *plan = &hp_cont_plan;
+  _dl_hugepage_plan (ls->phdr, ls->phnum, &s, plan);
+  if (plan->error != HP_E_NONE)
+    return NULL;
+
+  size_t pages = 0;
+  for (size_t i = 0; i < plan->nzones; ++i)
+    {
+      const struct hp_zone *z = &plan->zones[i];
+      if (z->kind != HP_KIND_TEXT)
+	continue;
+      /* Z less the 2 MiB zones (in address order), piece by piece.  */
+      uint64_t at = z->start;
+      for (size_t j = 0; j <= big->nzones && at < z->end; ++j)
+	{
+	  uint64_t ps = at, pe = z->end;
+	  if (j < big->nzones)
+	    {
+	      const struct hp_zone *b = &big->zones[j];
+	      if (b->end <= at || b->start >= z->end)
+		continue;
+	      pe = b->start > at ? b->start : at;
+	      at = b->end;
+	    }
+	  else
+	    at = z->end;
+	  if (pe <= ps)
+	    continue;
+	  struct hp_zone head, piece, tail;
+	  if (ps > z->start)
+	    _dl_hugepage_zone_split (z, ps - z->start, &head, &piece);
+	  else
+	    piece = *z;
+	  if (pe < piece.end)
+	    {
+	      _dl_hugepage_zone_split (&piece, pe - piece.start, &head, &tail);
+	      piece = head;
+	    }
+	  int err;
+	  const char *what = "";
+	  enum hp_outcome o = hp_cont_private (ls, &piece, l->l_addr, fd,
+					       verify, &err, &what);
+	  if (hp_debug ())
+	    hp_cont_report (ls, &piece, l->l_addr, o, err, what);
+	  if (o == HP_LOST)
+	    return N_("cannot map segment back after a failed move to "
+		      "huge pages");
+	  if (o == HP_DONE)
+	    pages += (piece.end - piece.start) / HP_ARCH_CONT_SIZE;
+	}
+    }
+  if (hp_debug () && pages != 0)
+    _dl_debug_printf ("hugepages: %s: %lu huge pages of " HP_ARCH_CONT_NAME
+		      " used\n", ls->objname, (unsigned long int) pages);
+  return NULL;
+}
+
+#endif /* HP_ARCH_CONT_SIZE */
