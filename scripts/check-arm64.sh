@@ -259,7 +259,7 @@ done
 build "$FIX/mkcache" "$K/mkcache.c" "$HUGELD_TOP"/elf/dl-hugepage-*.[ch] -- \
   -static -O2 -Wall -Wextra -I"$HUGELD_TOP/elf" "$K/mkcache.c" \
   "$HUGELD_TOP"/elf/dl-hugepage-{plan,kinds,dynamic,match,cache,place}.c
-THP_SRCS=("$HUGELD_TOP"/tools/hugeld-{thp,thp-scan,thp-range,thp-trust,plan-elf,open}.c "$HUGELD_TOP"/elf/dl-hugepage-{plan,kinds,dynamic,match,cache,place,cgroup,tunables,conf,conf-program,tunconf,settings}.c)
+mapfile -t THP_SRCS < <(make -s --no-print-directory -C "$HUGELD_TOP/tools" thp-sources)
 build "$FIX/hugeld-thp" "${THP_SRCS[@]}" "$HUGELD_TOP"/tools/*.h "$HUGELD_TOP"/elf/dl-hugepage-*.h -- \
   -static -O2 -Wall -Wextra -I"$HUGELD_TOP/elf" "${THP_SRCS[@]}"
 BTI_FLAGS=(-O2 -Wall -Wextra -mbranch-protection=standard)

@@ -324,7 +324,7 @@ fi
 
 # hugeld-thp, static: the thp repair (hugeld thp repair) in the guest.
 thprepair=$KDIR/bin/hugeld-thp
-THP_SRCS=("$HUGELD_TOP"/tools/hugeld-{thp,thp-scan,thp-range,thp-trust,plan-elf,open,json}.c "$HUGELD_TOP"/elf/dl-hugepage-{plan,kinds,dynamic,match,cache,place,cgroup,tunables,conf,conf-program,tunconf,settings}.c)
+mapfile -t THP_SRCS < <(make -s --no-print-directory -C "$HUGELD_TOP/tools" thp-sources)
 if [ ! -f "$thprepair" ] || [ -n "$(find "${THP_SRCS[@]}" "$HUGELD_TOP"/tools/*.h "$HUGELD_TOP"/elf/dl-hugepage-*.h -newer "$thprepair")" ]; then
   cc -static -O2 -Wall -Wextra -I"$HUGELD_TOP/elf" "${THP_SRCS[@]}" -o "$thprepair.tmp" \
     || die "cannot build $thprepair"
