@@ -55,16 +55,22 @@ struct hp_policy _dl_hugepage_policy_file;
    (reported under LD_DEBUG=hugepages), else the descriptor, with its
    size in *SIZE.
 
+   Where the name is a regular file (no symbolic link), only who may
+   write its directory can change what it names, and that is root's
+   /etc (whoever writes it writes /etc/ld.so.preload, which every
+   program runs): it is opened at once, without following a link that
+   may have been put there since, and not waiting for a FIFO.
+
    Symbolic links are followed: only root can put one at HP_CONF_FILE,
    but it may lead into a directory another user controls, who can
-   swap what it leads to at any moment.  So the path is resolved once,
+   swap what it leads to at any moment.  So that path is resolved once,
    with O_PATH: that opens nothing (a FIFO would block the open, and
-   every program with it; a device may act on being opened), and costs
-   no more than the stat it replaces where there is no file.  The
+   every program with it; a device may act on being opened).  The
    checks are made on that descriptor, and the file is then opened for
    reading through /proc/self/fd, which names the inode just checked,
-   never what the path leads to by then.  Without /proc the file is
-   not read at all.  */
+   never what the path leads to by then (an open through /proc costs a
+   new process about 20 us: only links pay it).  Without /proc such a
+   file is not read at all.  */
 static int
 hp_policy_open (off64_t *size)
 {
@@ -72,8 +78,38 @@ hp_policy_open (off64_t *size)
   int err = 0;
   bool denied = false;
   int fd = -1;
-  int pfd = __open64_nocancel (HP_CONF_FILE, O_PATH | O_CLOEXEC);
   struct __stat64_t64 st;
+  int pfd = -1;
+  int r = __fstatat64_time64 (AT_FDCWD, HP_CONF_FILE, &st,
+			      AT_SYMLINK_NOFOLLOW);
+  if (r != 0 && errno == ENOENT)
+    {
+      /* No file: the one system call of most starts.  */
+      err = ENOENT;
+      goto report;
+    }
+  if (r == 0 && S_ISREG (st.st_mode))
+    {
+      fd = __open64_nocancel (HP_CONF_FILE, O_RDONLY | O_NONBLOCK | O_NOCTTY
+			      | O_NOFOLLOW | O_CLOEXEC);
+      if (fd >= 0 && __fstat64_time64 (fd, &st) == 0)
+	{
+	  why = _dl_hugepage_conf_distrust (S_ISREG (st.st_mode), st.st_uid,
+					    st.st_mode, st.st_size);
+	  *size = st.st_size;
+	  if (why != NULL)
+	    {
+	      __close_nocancel (fd);
+	      fd = -1;
+	    }
+	  goto report;
+	}
+      /* Swapped for a link or gone meanwhile: as a link is read.  */
+      if (fd >= 0)
+	__close_nocancel (fd);
+      fd = -1;
+    }
+  pfd = __open64_nocancel (HP_CONF_FILE, O_PATH | O_CLOEXEC);
   if (pfd < 0)
     {
       err = errno;
@@ -110,6 +146,7 @@ hp_policy_open (off64_t *size)
     }
   if (pfd >= 0)
     __close_nocancel (pfd);
+ report:
   if (hp_debug ())
     {
       if (pfd < 0 && err == ENOENT)
