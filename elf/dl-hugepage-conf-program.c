@@ -28,6 +28,113 @@
 #include "dl-hugepage-plan.h"
 #include "dl-hugepage-match.h"
 
+/* The relative NAME made absolute against the working directory, into
+   OUT.  Apart, as is hp_follow_links, so that their buffers take stack
+   pages only where they are needed: a kernel start with an absolute
+   name (most) needs neither.  */
+static __attribute_noinline__ bool
+hp_absolute_name (const char *name, const struct hp_names_io *io,
+		  char out[HP_PATH_MAX])
+{
+  char cwd[HP_PATH_MAX];
+  long int len = io->getcwd (io->ctx, cwd, sizeof cwd);
+  if (len <= 1 || cwd[0] != '/')
+    return false;
+  /* A directory's path ends in no slash: "cwd/" is a link in it.  */
+  size_t l = strlen (cwd);
+  if (l + 2 > sizeof cwd)
+    return false;
+  cwd[l] = '/';
+  cwd[l + 1] = '\0';
+  return _dl_hugepage_link_path (cwd, name, out, HP_PATH_MAX);
+}
+
+/* The file CUR (in BUF[0]) names once its symbolic links are followed,
+   alternating between BUF[1] and BUF[2]; CUR if it is none.  */
+static __attribute_noinline__ const char *
+hp_follow_links (const char *cur, const struct hp_names_io *io,
+		 char buf[3][HP_PATH_MAX])
+{
+  char target[HP_PATH_MAX];
+  int which = 1;
+  for (int links = 0; links < 8; ++links)
+    {
+      long int len = io->readlink (io->ctx, cur, target, sizeof target - 1);
+      if (len <= 0)
+	break;
+      target[len] = '\0';
+      if (!_dl_hugepage_link_path (cur, target, buf[which], HP_PATH_MAX))
+	break;
+      cur = buf[which];
+      which = 3 - which;
+    }
+  return cur;
+}
+
+/* The real path of the absolute, normal path CUR (in BUF[0]): the
+   symbolic links of each of its components followed from the first
+   (those of the kernel's limit, 40, in all; `..' in a link's target
+   is resolved lexically against the real directory it is in),
+   alternating between BUF[1] and BUF[2].  NULL if there are too many
+   or a path grows too long.  A component that is no link, or cannot
+   be read, is taken as it is.  */
+static __attribute_noinline__ const char *
+hp_real_path (const char *cur, const struct hp_names_io *io,
+	      char buf[3][HP_PATH_MAX])
+{
+  char target[HP_PATH_MAX];
+  int which = 1;
+  int links = 0;
+  size_t start = 1;
+  for (;;)
+    {
+      const char *slash = strchr (cur + start, '/');
+      size_t end = slash != NULL ? (size_t) (slash - cur) : strlen (cur);
+      /* CUR's first END bytes, the component and those before it (all
+	 real already), NUL-terminated in place for the call: CUR is
+	 BUF[0] (a name already given out, put back below) or the last
+	 one this made.  */
+      char *p = (char *) cur;
+      char c = p[end];
+      p[end] = '\0';
+      long int len = io->readlink (io->ctx, p, target, sizeof target - 1);
+      bool joined = false;
+      if (len > 0)
+	{
+	  /* The link's target, then the rest of CUR.  */
+	  size_t rest = strlen (cur + end + (c != '\0'));
+	  if (++links > 40 || (size_t) len + 1 + rest >= sizeof target)
+	    {
+	      p[end] = c;
+	      return NULL;
+	    }
+	  target[len] = '\0';
+	  if (c != '\0')
+	    {
+	      target[len] = '/';
+	      memcpy (target + len + 1, cur + end + 1, rest + 1);
+	    }
+	  joined = _dl_hugepage_link_path (p, target, buf[which],
+					   HP_PATH_MAX);
+	}
+      p[end] = c;
+      if (len > 0)
+	{
+	  if (!joined)
+	    return NULL;
+	  /* From the first component again: the target's own are not
+	     known to be real.  */
+	  cur = buf[which];
+	  which = 3 - which;
+	  start = 1;
+	}
+      else if (c == '\0')
+	return cur;
+      else
+	start = end + 1;
+    }
+}
+
 size_t
 _dl_hugepage_program_names (const char *name, bool by_kernel, bool secure,
 			    const struct hp_names_io *io,
@@ -45,49 +152,21 @@ _dl_hugepage_program_names (const char *name, bool by_kernel, bool secure,
   names[n++] = name;
 
   /* Made absolute and normal.  */
-  char cwd[HP_PATH_MAX];
-  const char *dir = NULL;
-  if (name[0] != '/')
-    {
-      long int len = io->getcwd (io->ctx, cwd, sizeof cwd);
-      if (len <= 1 || cwd[0] != '/')
-	return n;
-      /* A directory's path ends in no slash: "cwd/" is a link in it.  */
-      size_t l = strlen (cwd);
-      if (l + 2 > sizeof cwd)
-	return n;
-      cwd[l] = '/';
-      cwd[l + 1] = '\0';
-      dir = cwd;
-    }
-  if (!_dl_hugepage_link_path (dir, name, buf[0], HP_PATH_MAX))
+  if (!(name[0] == '/'
+	? _dl_hugepage_link_path (NULL, name, buf[0], HP_PATH_MAX)
+	: hp_absolute_name (name, io, buf[0])))
     return n;
   const char *cur = buf[0];
   if (strcmp (cur, name) != 0)
     names[n++] = cur;
 
-  if (by_kernel)
-    {
-      if (io->exe (io->ctx, buf[1], HP_PATH_MAX) != NULL
-	  && strcmp (buf[1], cur) != 0)
-	names[n++] = buf[1];
-      return n;
-    }
-
-  /* Symbolic links, alternating between BUF[1] and BUF[2].  */
-  char target[HP_PATH_MAX];
-  int which = 1;
-  for (int links = 0; links < 8; ++links)
-    {
-      long int len = io->readlink (io->ctx, cur, target, sizeof target - 1);
-      if (len <= 0)
-	break;
-      target[len] = '\0';
-      if (!_dl_hugepage_link_path (cur, target, buf[which], HP_PATH_MAX))
-	break;
-      cur = buf[which];
-      which = 3 - which;
-    }
+  /* What the kernel executed: the file at the real path of the name it
+     was given (not /proc/self/exe, whose first use costs a process
+     about 15 us; the program itself chose the name).  */
+  cur = by_kernel ? hp_real_path (cur, io, buf) : hp_follow_links (cur, io,
+								    buf);
+  if (cur == NULL)
+    return n;
   /* A name that is already there (no link followed) is not repeated.  */
   if (strcmp (cur, names[n - 1]) != 0)
     names[n++] = cur;

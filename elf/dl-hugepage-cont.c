@@ -50,10 +50,6 @@
 # define MAP_HUGE_SHIFT 26
 #endif
 
-/* The 64 KiB zones of the object being loaded (the load lock is held:
-   one plan serves).  */
-static struct hp_plan hp_cont_plan;
-
 /* Put piece P (a 64 KiB zone) of LS's object, at load bias L_ADDR and
    open as FD, on a private copy in 64 KiB pages.  */
 static enum hp_outcome
@@ -129,7 +125,9 @@ _dl_hugepage_cont_apply (struct hp_load_state *ls, const struct hp_plan *big,
   struct __stat64_t64 st;
   if (__fstat64_time64 (fd, &st) == 0 && st.st_size >= 0)
     s.file_size = st.st_size;
-  struct hp_plan *plan = &hp_cont_plan;
+  /* The 64 KiB zones, in hugeld's buffers (allocated: the 2 MiB plan
+     is there too).  */
+  struct hp_plan *plan = &_dl_hugepage_buffers ()->cont_plan;
   _dl_hugepage_plan (ls->phdr, ls->phnum, &s, plan);
   if (plan->error != HP_E_NONE)
     return NULL;

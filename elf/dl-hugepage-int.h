@@ -87,7 +87,9 @@ _dl_hugepage_object_done (struct hp_object_state *o)
    hooks in dl-hugepage.c own it and hand it down.  */
 struct hp_load_state
 {
-  struct hp_plan plan;
+  /* The object's plan, in hugeld's buffers (_dl_hugepage_plan_load
+     sets it), or NULL before the first.  */
+  struct hp_plan *plan;
   /* The plan for the object being loaded, or NULL.  */
   const struct hp_plan *current;
   const char *objname;
@@ -116,6 +118,33 @@ struct hp_load_state
      set before the plan is applied.  */
   int exec_prot;
 };
+
+/* ld.so's large buffers, allocated when one is first needed
+   (_dl_hugepage_buffers).  As static arrays they would lie in .bss
+   between glibc's own variables, spreading those over pages that every
+   process would fault in, whether or not it selects anything (four
+   more faults for /bin/true).  Used, like the load state, with the
+   load lock held or before any other thread exists.  */
+struct hp_buffers
+{
+  struct hp_plan plan;			/* The load state's.  */
+#ifdef __aarch64__
+  struct hp_plan cont_plan;		/* Its 64 KiB zones
+					   (dl-hugepage-cont.c).  */
+#endif
+  ElfW(Phdr) phdr[HP_MAX_PHNUM];	/* A table the caller does not keep.  */
+  char exe[HP_PATH_MAX];		/* The program's file, for the
+					   settings.  */
+  char main_path[HP_PATH_MAX];		/* The main program's file, when the
+					   kernel mapped it.  */
+  char policy_paths[3][HP_PATH_MAX];	/* Its names, for the policy
+					   file's blocks.  */
+  char thp_msg[512];			/* The thp backing's report.  */
+};
+
+/* The buffers, allocated on the first call; NULL (errno set) if they
+   cannot be, and the caller goes on without what needs them.  */
+struct hp_buffers *_dl_hugepage_buffers (void) attribute_hidden;
 
 /* What became of one zone, with one backing.  */
 enum hp_outcome
@@ -171,8 +200,10 @@ extern unsigned int _dl_hugepage_libs_line attribute_hidden;
 /* Deciding (dl-hugepage-select.c).  */
 
 /* Plan LS's object, open as FD, into LS->plan (with the load bias BIAS
-   if HAVE_BIAS).  */
-void _dl_hugepage_plan_load (struct hp_load_state *ls, int fd,
+   if HAVE_BIAS).  False (said with LD_DEBUG=hugepages) if there is no
+   memory for the plan: it stays on ordinary pages.  Once it has
+   returned true it always does.  */
+bool _dl_hugepage_plan_load (struct hp_load_state *ls, int fd,
 			     bool have_bias, ElfW(Addr) bias)
   attribute_hidden;
 

@@ -449,7 +449,7 @@ _dl_hugepage_apply_plan (struct hp_load_state *ls, struct link_map *l,
 			  "planned one; planning again\n",
 			  ls->objname, (unsigned long int) l->l_addr);
       _dl_hugepage_plan_load (ls, fd, true, l->l_addr);
-      plan = &ls->plan;
+      plan = ls->plan;
       if (plan->error != HP_E_NONE)
 	return NULL;
     }

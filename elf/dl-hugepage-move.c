@@ -188,8 +188,13 @@ _dl_hugepage_move_main (struct hp_load_state *ls, struct link_map *main_map,
      object whose gaps it reserves (the reservation below keeps
      them).  */
   ls->kernel = false;
-  _dl_hugepage_plan_load (ls, fd, false, 0);
-  const struct hp_plan *want = &ls->plan;
+  if (!_dl_hugepage_plan_load (ls, fd, false, 0))
+    {
+      ls->kernel = true;
+      ls->current = NULL;
+      return false;
+    }
+  const struct hp_plan *want = ls->plan;
   const char *why = NULL;
   int err = 0;
   /* What needs that address: a shared cache entry made for it, or the
@@ -281,7 +286,7 @@ _dl_hugepage_move_main (struct hp_load_state *ls, struct link_map *main_map,
 	      /* Planned again at that address, as the kernel mapped it
 		 (compared before it is used: dl-hugepage.c).  */
 	      _dl_hugepage_plan_load (ls, fd, true, nbias);
-	      ls->current = &ls->plan;
+	      ls->current = ls->plan;
 	      return true;
 	    }
 	}
@@ -301,7 +306,7 @@ _dl_hugepage_move_main (struct hp_load_state *ls, struct link_map *main_map,
   /* Where the kernel put it, as before.  */
   ls->kernel = true;
   _dl_hugepage_plan_load (ls, fd, true, kbias);
-  ls->current = (ls->plan.error == HP_E_NONE && ls->plan.nzones > 0
-		 ? &ls->plan : NULL);
+  ls->current = (ls->plan->error == HP_E_NONE && ls->plan->nzones > 0
+		 ? ls->plan : NULL);
   return false;
 }

@@ -228,9 +228,8 @@ hp_policy_getcwd (void *ctx, char *buf, size_t size)
 
 /* The names a `program' line is matched against
    (_dl_hugepage_program_names), for the program ld.so was asked to
-   run (PROGRAM), or else the one the kernel executed (AT_EXECFN).  The
-   readlink costs a few microseconds, and only processes of a file with
-   blocks.  */
+   run (PROGRAM), or else the one the kernel executed (AT_EXECFN).  A
+   few readlink calls, only for processes of a file with blocks.  */
 static size_t
 hp_policy_program_names (const char *program, const char *names[3],
 			 char buf[3][HP_PATH_MAX])
@@ -247,8 +246,8 @@ hp_policy_program_names (const char *program, const char *names[3],
 				     __libc_enable_secure, &io, names, buf);
 }
 
-/* The program's names for the file's blocks, kept for the report.  */
-static char hp_policy_paths[3][HP_PATH_MAX];
+/* The program's names for the file's blocks, kept for the report (in
+   hugeld's buffers).  */
 static const char *hp_policy_names[3];
 static size_t hp_policy_nnames;
 static bool hp_policy_has_programs;
@@ -282,10 +281,23 @@ _dl_hugepage_policy_load (const char *program, struct hp_sources *s)
      needed only for blocks: looked up where the file has the word.  */
   hp_policy_has_programs = hp_mentions_program (buf, len);
   if (hp_policy_has_programs)
-    hp_policy_nnames = hp_policy_program_names (program, hp_policy_names,
-						hp_policy_paths);
-  /* The spans first: they are aligned.  */
-  size_t nspans = HP_CONF_MAX_SPANS (len);
+    {
+      /* Without memory for them (said with LD_DEBUG=hugepages), no
+	 block applies: the file's global lines do.  */
+      struct hp_buffers *b = _dl_hugepage_buffers ();
+      if (b != NULL)
+	hp_policy_nnames = hp_policy_program_names (program, hp_policy_names,
+						    b->policy_paths);
+      else if (hp_debug ())
+	_dl_debug_printf ("hugepages: %s: no memory for the program's "
+			  "names: no program block applies: %s (errno %d)\n",
+			  HP_CONF_FILE, _dl_hugepage_errno_name (errno),
+			  errno);
+    }
+  /* The spans first: they are aligned.  Where each selected pattern
+     came from is for LD_DEBUG=hugepages's report only: without it, no
+     room is taken for them (the resolver records none).  */
+  size_t nspans = hp_debug () ? HP_CONF_MAX_SPANS (len) : 0;
   struct hp_conf_span *spans = malloc (nspans * sizeof *spans
 				       + 2 * len + 2);
   if (spans == NULL)
@@ -294,6 +306,8 @@ _dl_hugepage_policy_load (const char *program, struct hp_sources *s)
       return false;
     }
   char *libs = (char *) (spans + nspans);
+  if (nspans == 0)
+    spans = NULL;
   pf->buf = buf;
   pf->len = len;
   pf->libs = libs;

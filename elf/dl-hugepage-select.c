@@ -98,10 +98,23 @@ hp_decide_phase (void)
 		      : "");
 }
 
-void
+bool
 _dl_hugepage_plan_load (struct hp_load_state *ls, int fd, bool have_bias,
 			ElfW(Addr) bias)
 {
+  if (ls->plan == NULL)
+    {
+      struct hp_buffers *b = _dl_hugepage_buffers ();
+      if (b == NULL)
+	{
+	  if (hp_debug ())
+	    _dl_debug_printf ("hugepages: %s: ordinary pages: no memory for "
+			      "its plan: %s (errno %d)\n", ls->objname,
+			      _dl_hugepage_errno_name (errno), errno);
+	  return false;
+	}
+      ls->plan = &b->plan;
+    }
   struct hp_settings s;
   /* What the file holds now: a file shorter than its program headers
      say (damaged, or cut while being written) loads as the stock
@@ -127,21 +140,22 @@ _dl_hugepage_plan_load (struct hp_load_state *ls, int fd, bool have_bias,
 			     ls->type, ls->kernel, false, 0, ls->textrel,
 			     HP_PHASE_FREE);
       s.file_size = file_size;
-      _dl_hugepage_plan (ls->phdr, ls->phnum, &s, &ls->plan);
-      if (ls->plan.error == HP_E_NONE
-	  && _dl_hugepage_cache_has_zone (ls, &ls->plan, fd))
+      _dl_hugepage_plan (ls->phdr, ls->phnum, &s, ls->plan);
+      if (ls->plan->error == HP_E_NONE
+	  && _dl_hugepage_cache_has_zone (ls, ls->plan, fd))
 	{
 	  if (hp_debug ())
 	    _dl_debug_printf ("hugepages: %s: placed for its shared cache "
 			      "entry\n", ls->objname);
 	  ls->placed_for_cache = true;
-	  return;
+	  return true;
 	}
     }
   _dl_hugepage_settings (&s, GLRO(dl_pagesize), _dl_hugepage_kinds, ls->type,
 			 ls->kernel, have_bias, bias, ls->textrel, hp_phase);
   s.file_size = file_size;
-  _dl_hugepage_plan (ls->phdr, ls->phnum, &s, &ls->plan);
+  _dl_hugepage_plan (ls->phdr, ls->phnum, &s, ls->plan);
+  return true;
 }
 
 bool
@@ -195,19 +209,23 @@ _dl_hugepage_select_and_plan (struct hp_load_state *ls, const char *path,
     }
 
   ls->textrel = textrel;
-  _dl_hugepage_plan_load (ls, fd, have_bias, bias);
-  if (hp_debug ())
-    hp_report_plan (ls, &ls->plan);
-  if (ls->plan.error != HP_E_NONE
-      || ls->plan.nzones == 0)
+  if (!_dl_hugepage_plan_load (ls, fd, have_bias, bias))
     {
-      if (hp_debug () && ls->plan.error == HP_E_NONE)
+      _dl_hugepage_object_done (&ls->object);
+      return false;
+    }
+  if (hp_debug ())
+    hp_report_plan (ls, ls->plan);
+  if (ls->plan->error != HP_E_NONE
+      || ls->plan->nzones == 0)
+    {
+      if (hp_debug () && ls->plan->error == HP_E_NONE)
 	_dl_debug_printf ("hugepages: %s: nothing fills a whole huge page\n",
 			  ls->objname);
       _dl_hugepage_object_done (&ls->object);
       return false;
     }
-  ls->current = &ls->plan;
+  ls->current = ls->plan;
   return true;
 }
 
@@ -270,8 +288,17 @@ _dl_hugepage_select_main (struct hp_load_state *ls,
   /* The program's file: /proc/self/exe is the inode the kernel
      executed, even if the path was since replaced.  The load state
      keeps pointing at the name until the zones are applied.  */
-  static char path[HP_PATH_MAX];
-  ssize_t len = __readlink ("/proc/self/exe", path, sizeof path - 1);
+  struct hp_buffers *b = _dl_hugepage_buffers ();
+  if (b == NULL)
+    {
+      if (hp_debug ())
+	_dl_debug_printf ("hugepages: <main program>: ordinary pages: no "
+			  "memory for its path: %s (errno %d)\n",
+			  _dl_hugepage_errno_name (errno), errno);
+      return -1;
+    }
+  char *path = b->main_path;
+  ssize_t len = __readlink ("/proc/self/exe", path, HP_PATH_MAX - 1);
   if (len <= 0)
     {
       if (hp_debug ())

@@ -317,7 +317,8 @@ _dl_hugepage_thp_zone (struct hp_load_state *ls, const struct hp_zone *z,
      and the process has no system call to make that a seccomp filter
      may refuse.  What the kernel gave shows in /proc/PID/smaps
      (FilePmdMapped), which hugeld status reads.  */
-  static char msg[512];
+  /* The buffers are allocated: the plan being applied is in them.  */
+  char *msg = _dl_hugepage_buffers ()->thp_msg;
   char *p = hp_put_count (__stpcpy (msg, "page-cache huge pages asked for "
 					"(MADV_HUGEPAGE) for "),
 			  len / HP_HUGEPAGE_SIZE,

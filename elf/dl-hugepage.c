@@ -99,6 +99,19 @@ unsigned int _dl_hugepage_kinds attribute_relro = HP_KIND_DEFAULT;
    _dl_hugepage_apply: the one load state.  */
 static struct hp_load_state hp_load;
 
+struct hp_buffers *
+_dl_hugepage_buffers (void)
+{
+  /* From ld.so's malloc (before libc's is in place, the minimal one,
+     whose next blocks, the policy file's among them, then come from
+     the same mapping), never freed: only the pages written are
+     faulted in.  */
+  static struct hp_buffers *buffers;
+  if (buffers == NULL)
+    buffers = malloc (sizeof *buffers);
+  return buffers;
+}
+
 /* The line of the policy file the libs came from, or 0 (a variable or
    a tunable), for the reports of the objects selected.  */
 unsigned int _dl_hugepage_libs_line;
@@ -166,16 +179,18 @@ hp_gather_system_tunables (struct hp_sources *s)
 /* The program as __tunables_init names it for the [proc:] filters of
    the system-wide tunables: the target of /proc/self/exe (for
    `ld.so PROG', ld.so itself), else argv[0], but not for an AT_SECURE
-   process.  In BUF.  Asked for only where such a filter is among
-   hugeld's lines (glibc, too, reads it only then).  */
+   process.  In hugeld's buffers.  Asked for only where such a filter
+   is among hugeld's lines (glibc, too, reads it only then).  */
 static const char *
-hp_program_path (char buf[HP_PATH_MAX])
+hp_program_path (void)
 {
-  ssize_t n = __readlink ("/proc/self/exe", buf, HP_PATH_MAX - 1);
+  struct hp_buffers *b = _dl_hugepage_buffers ();
+  ssize_t n = (b == NULL ? -1
+	       : __readlink ("/proc/self/exe", b->exe, HP_PATH_MAX - 1));
   if (n > 0 && n < HP_PATH_MAX - 1)
     {
-      buf[n] = '\0';
-      return buf;
+      b->exe[n] = '\0';
+      return b->exe;
     }
   if (!__libc_enable_secure && _dl_argv != NULL)
     return _dl_argv[0];
@@ -206,13 +221,12 @@ hp_resolve (const char *program, struct hp_effective *e)
 #if HP_SYSTEM_TUNABLES
   hp_gather_system_tunables (&s);
 #endif
-  char exe[HP_PATH_MAX];
   unsigned int need;
   while ((need = _dl_hugepage_resolve (&s, e)) != 0)
     if ((need & HP_NEED_PATH) != 0)
       {
 	s.have_path = true;
-	s.path = hp_program_path (exe);
+	s.path = hp_program_path ();
       }
     else
       {
@@ -448,10 +462,12 @@ hp_prepare (const char *realname, int fd, int type,
     {
       /* The caller reads the table in batches and keeps none of it:
 	 read it here, into ld.so's own buffer (the load lock is held).  */
-      static ElfW(Phdr) buf[HP_MAX_PHNUM];
-      if (_dl_hugepage_pread_full (fd, buf, phnum * sizeof (ElfW(Phdr)),
-				   phoff)
-	  != (ssize_t) (phnum * sizeof (ElfW(Phdr))))
+      struct hp_buffers *b = _dl_hugepage_buffers ();
+      ElfW(Phdr) *buf = b != NULL ? b->phdr : NULL;
+      if (b == NULL
+	  || (_dl_hugepage_pread_full (fd, buf, phnum * sizeof (ElfW(Phdr)),
+				       phoff)
+	      != (ssize_t) (phnum * sizeof (ElfW(Phdr)))))
 	{
 	  if (hp_debug ())
 	    _dl_debug_printf ("hugepages: %s: ordinary pages: cannot read "
@@ -512,7 +528,7 @@ _dl_hugepage_apply (struct link_map *l, int fd)
       hp_arch_before_apply (&hp_load, l, fd);
       r = _dl_hugepage_apply_plan (&hp_load, l, fd, false);
       if (r == NULL)
-	r = _dl_hugepage_cont_apply (&hp_load, &hp_load.plan, l, fd, false);
+	r = _dl_hugepage_cont_apply (&hp_load, hp_load.plan, l, fd, false);
     }
   __set_errno (saved);
   return r;
@@ -578,7 +594,7 @@ hp_map_main (struct link_map *main_map)
       const char *err = _dl_hugepage_apply_plan (&hp_load, main_map, fd,
 						 true);
       if (err == NULL)
-	err = _dl_hugepage_cont_apply (&hp_load, &hp_load.plan, main_map, fd,
+	err = _dl_hugepage_cont_apply (&hp_load, hp_load.plan, main_map, fd,
 				       true);
       if (err != NULL)
 	_dl_fatal_printf ("%s: %s: %s\n", RTLD_PROGNAME, hp_load.objname,

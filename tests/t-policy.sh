@@ -336,6 +336,64 @@ expect nocache "no cache lines: no wait for a sync" yes
   && pass "waiting for the sync: no pool page held afterwards" \
   || fail "waiting for the sync: pool" "free $free0 -> $(meminfo HugePages_Free)"
 
+# A program the kernel started (PT_INTERP: hugeld's ld.so), as every
+# program is with hugeld as the system loader: a block for its real
+# path applies when it is run through a linked directory (the name
+# resolved component by component, as on a merged /usr), one for the
+# name of a link to it applies when it is run by that name, a block for
+# another program does not; and ld.so finds a small program's real
+# path without /proc/self/exe, whose first use costs a new process
+# about 15 us.
+K=$TEST_TMP/kbin
+mkdir -p "$K"; chmod 755 "$K"
+if link_interp "$K/kpie" -fPIE -pie "$FIXTURES/big-pic.o"; then
+  ln -sfn "$K" "$TEST_TMP/kdir"
+  ln -sf kpie "$K/python9"
+  # kstart NAME EXPECT PROG: PROG run by the kernel (root, then nobody)
+  # with only the file; bigcheck checks the page sizes EXPECT names.
+  kstart () {
+    local what=$1 want=$2 prog=$3 bad=
+    for who in root nobody; do
+      if [ $who = root ]; then
+        env -i PATH=/usr/bin:/bin "$prog" --expect "$want" > "$TEST_TMP/k.out" 2>&1
+      else
+        env -i PATH=/usr/bin:/bin setpriv --reuid=65534 --regid=65534 --clear-groups \
+          "$prog" --expect "$want" > "$TEST_TMP/k.out" 2>&1
+      fi || bad="$bad $who: $(grep -m2 -i 'fail\|fatal' "$TEST_TMP/k.out" | tr '\n' ' ')"
+    done
+    [ -z "$bad" ] && pass "kernel start: $what (root, nobody)" || fail "kernel start: $what" "$bad"
+  }
+  conf 644 "program $K/kpie\n  libs kpie\n"
+  kstart "through a linked directory: the block for its real path applies" \
+    text,rodata,relro "$TEST_TMP/kdir/kpie"
+  conf 644 "program python9\n  libs python9\n"
+  kstart "by a link's name: the block naming the link applies" \
+    text,rodata,relro "$K/python9"
+  conf 644 "program $K/other\n  libs kpie\n"
+  kstart "a block for another program: not selected" none "$TEST_TMP/kdir/kpie"
+  if command -v strace > /dev/null; then
+    # A small program (one that may fill a huge page is opened through
+    # /proc/self/exe, for the very file the kernel mapped:
+    # dl-hugepage-select.c), its block applying.
+    echo 'int main (void) { return 0; }' > "$K/tiny.c"
+    cc "$K/tiny.c" -o "$K/tiny" -Wl,--dynamic-linker="$HUGELD_LDSO"
+    conf 644 "program $K/tiny\n  libs libnone-such.so\n"
+    env -i strace -o "$TEST_TMP/k.strace" -e trace=readlink,openat \
+      "$TEST_TMP/kdir/tiny" > /dev/null 2>&1
+    # ld.so's part: until it opens libc.
+    sed '/libc\.so\.6/q' "$TEST_TMP/k.strace" > "$TEST_TMP/k.ldso"
+    if grep -q 'readlink("/proc/self/exe"' "$TEST_TMP/k.ldso"; then
+      fail "kernel start: the real path without /proc/self/exe" "$(grep -m1 /proc/self "$TEST_TMP/k.ldso")"
+    elif grep -q "readlink(\"$TEST_TMP/kdir\"" "$TEST_TMP/k.ldso"; then
+      pass "kernel start: ld.so resolved the name by readlink of its components ($(grep -c '^readlink' "$TEST_TMP/k.ldso") calls), not /proc/self/exe"
+    else
+      fail "kernel start: the name resolved by its components" "$(grep -m3 readlink "$TEST_TMP/k.ldso" | tr '\n' ' ')"
+    fi
+  else
+    skip "kernel start: the real path without /proc/self/exe" "no strace"
+  fi
+fi
+
 # clang-14 with only the file: its libLLVM text from the shared cache.
 CLANG=/usr/bin/clang-14
 LLVM=$(ls /usr/lib/x86_64-linux-gnu/libLLVM-14.so.1 2>/dev/null)

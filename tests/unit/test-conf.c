@@ -340,15 +340,31 @@ test_distrust (void)
 }
 
 /* A file system in memory for _dl_hugepage_program_names: /usr/bin/py
-   links to python3.11, the current directory is /home/u.  */
+   links to python3.11, /bin to usr/bin (a merged /usr), /home/bin to
+   /usr/bin, /loop to itself; the current directory is /home/u.  CTX
+   counts the calls.  */
 static long int
 fake_readlink (void *ctx, const char *path, char *buf, size_t size)
 {
-  (void) ctx;
-  if (strcmp (path, "/usr/bin/py") != 0 || size < 10)
-    return -1;
-  memcpy (buf, "python3.11", 10);
-  return 10;
+  static const char *const links[][2] =
+    {
+      { "/usr/bin/py", "python3.11" },
+      { "/bin", "usr/bin" },
+      { "/home/bin", "/usr/bin" },
+      { "/loop", "/loop" },
+    };
+  if (ctx != NULL)
+    ++*(int *) ctx;
+  for (size_t i = 0; i < sizeof links / sizeof links[0]; ++i)
+    if (strcmp (path, links[i][0]) == 0)
+      {
+	size_t len = strlen (links[i][1]);
+	if (len > size)
+	  return -1;
+	memcpy (buf, links[i][1], len);
+	return len;
+      }
+  return -1;
 }
 
 static long int
@@ -390,6 +406,26 @@ test_program_names (void)
   CHECK (n == 3 && strcmp (names[1], "/home/bin/py") == 0
 	 && strcmp (names[2], "/usr/bin/python3.11") == 0,
 	 "run by the kernel: relative, made absolute, and the executable");
+  CHECK (strcmp (buf[0], "/home/bin/py") == 0,
+	 "the made-absolute name kept while the real path is walked");
+  n = _dl_hugepage_program_names ("/bin/true", true, false, &io, names,
+				  buf);
+  CHECK (n == 2 && strcmp (names[0], "/bin/true") == 0
+	 && strcmp (names[1], "/usr/bin/true") == 0,
+	 "run by the kernel: a linked directory resolved (%zu: %s)", n,
+	 n == 2 ? names[1] : "");
+  n = _dl_hugepage_program_names ("/bin/true", false, false, &io, names,
+				  buf);
+  CHECK (n == 1, "ld.so command: only the last component's links (%zu)",
+	 n);
+  int calls = 0;
+  const struct hp_names_io counted = { fake_readlink, fake_getcwd,
+				       fake_exe, &calls };
+  n = _dl_hugepage_program_names ("/loop/x", true, false, &counted, names,
+				  buf);
+  CHECK (n == 1 && calls == 41,
+	 "a link loop: given up after 40 links (%zu names, %d calls)", n,
+	 calls);
   n = _dl_hugepage_program_names ("/usr/bin/py", true, true, &io, names,
 				  buf);
   CHECK (n == 1 && strcmp (names[0], "/usr/bin/python3.11") == 0,
