@@ -28,61 +28,98 @@
 #include "dl-hugepage-plan.h"
 #include "dl-hugepage-match.h"
 
-/* The relative NAME made absolute against the working directory, into
-   OUT.  Apart, as is hp_follow_links, so that their buffers take stack
-   pages only where they are needed: a kernel start with an absolute
-   name (most) needs neither.  */
-static __attribute_noinline__ bool
-hp_absolute_name (const char *name, const struct hp_names_io *io,
-		  char out[HP_PATH_MAX])
+/* The work area of _dl_hugepage_program_names: four buffers of SIZE
+   bytes at BUF (slot 0 the name made absolute, 1 and 2 the paths links
+   lead to, 3 a link's target or the working directory), and whether
+   some path did not fit.  */
+struct hp_names_work
 {
-  char cwd[HP_PATH_MAX];
-  long int len = io->getcwd (io->ctx, cwd, sizeof cwd);
-  if (len <= 1 || cwd[0] != '/')
-    return false;
-  /* A directory's path ends in no slash: "cwd/" is a link in it.  */
-  size_t l = strlen (cwd);
-  if (l + 2 > sizeof cwd)
-    return false;
-  cwd[l] = '/';
-  cwd[l + 1] = '\0';
-  return _dl_hugepage_link_path (cwd, name, out, HP_PATH_MAX);
+  const struct hp_names_io *io;
+  char *buf;
+  size_t size;
+  bool short_of_room;
+};
+
+static inline char *
+hp_slot (struct hp_names_work *w, int i)
+{
+  return w->buf + i * w->size;
 }
 
-/* The file CUR (in BUF[0]) names once its symbolic links are followed,
-   alternating between BUF[1] and BUF[2]; CUR if it is none.  */
-static __attribute_noinline__ const char *
-hp_follow_links (const char *cur, const struct hp_names_io *io,
-		 char buf[3][HP_PATH_MAX])
+/* Whether the LEN bytes a readlink into a buffer of W->size - 1 gave
+   may have been cut: said in W.  */
+static bool
+hp_cut (struct hp_names_work *w, long int len)
 {
-  char target[HP_PATH_MAX];
+  if ((size_t) len + 1 < w->size)
+    return false;
+  w->short_of_room = true;
+  return true;
+}
+
+/* The relative NAME made absolute against the working directory, into
+   slot 0.  */
+static bool
+hp_absolute_name (struct hp_names_work *w, const char *name)
+{
+  char *cwd = hp_slot (w, 3);
+  long int len = w->io->getcwd (w->io->ctx, cwd, w->size);
+  /* Too small a buffer fails as any error does.  */
+  if (len <= 1 || cwd[0] != '/')
+    {
+      w->short_of_room = true;
+      return false;
+    }
+  /* A directory's path ends in no slash: "cwd/" is a link in it.  */
+  size_t l = strlen (cwd);
+  if (l + 2 > w->size)
+    {
+      w->short_of_room = true;
+      return false;
+    }
+  cwd[l] = '/';
+  cwd[l + 1] = '\0';
+  if (_dl_hugepage_link_path (cwd, name, hp_slot (w, 0), w->size))
+    return true;
+  w->short_of_room = true;
+  return false;
+}
+
+/* The file CUR (slot 0) names once its symbolic links are followed,
+   alternating between slots 1 and 2; CUR if it is none.  */
+static const char *
+hp_follow_links (struct hp_names_work *w, const char *cur)
+{
+  char *target = hp_slot (w, 3);
   int which = 1;
   for (int links = 0; links < 8; ++links)
     {
-      long int len = io->readlink (io->ctx, cur, target, sizeof target - 1);
-      if (len <= 0)
+      long int len = w->io->readlink (w->io->ctx, cur, target, w->size - 1);
+      if (len <= 0 || hp_cut (w, len))
 	break;
       target[len] = '\0';
-      if (!_dl_hugepage_link_path (cur, target, buf[which], HP_PATH_MAX))
-	break;
-      cur = buf[which];
+      if (!_dl_hugepage_link_path (cur, target, hp_slot (w, which), w->size))
+	{
+	  w->short_of_room = true;
+	  break;
+	}
+      cur = hp_slot (w, which);
       which = 3 - which;
     }
   return cur;
 }
 
-/* The real path of the absolute, normal path CUR (in BUF[0]): the
+/* The real path of the absolute, normal path CUR (slot 0): the
    symbolic links of each of its components followed from the first
    (those of the kernel's limit, 40, in all; `..' in a link's target
    is resolved lexically against the real directory it is in),
-   alternating between BUF[1] and BUF[2].  NULL if there are too many
-   or a path grows too long.  A component that is no link, or cannot
-   be read, is taken as it is.  */
-static __attribute_noinline__ const char *
-hp_real_path (const char *cur, const struct hp_names_io *io,
-	      char buf[3][HP_PATH_MAX])
+   alternating between slots 1 and 2.  NULL if there are too many or a
+   path does not fit.  A component that is no link, or cannot be read,
+   is taken as it is.  */
+static const char *
+hp_real_path (struct hp_names_work *w, const char *cur)
 {
-  char target[HP_PATH_MAX];
+  char *target = hp_slot (w, 3);
   int which = 1;
   int links = 0;
   size_t start = 1;
@@ -92,19 +129,25 @@ hp_real_path (const char *cur, const struct hp_names_io *io,
       size_t end = slash != NULL ? (size_t) (slash - cur) : strlen (cur);
       /* CUR's first END bytes, the component and those before it (all
 	 real already), NUL-terminated in place for the call: CUR is
-	 BUF[0] (a name already given out, put back below) or the last
+	 slot 0 (a name already given out, put back below) or the last
 	 one this made.  */
       char *p = (char *) cur;
       char c = p[end];
       p[end] = '\0';
-      long int len = io->readlink (io->ctx, p, target, sizeof target - 1);
+      long int len = w->io->readlink (w->io->ctx, p, target, w->size - 1);
       bool joined = false;
       if (len > 0)
 	{
 	  /* The link's target, then the rest of CUR.  */
 	  size_t rest = strlen (cur + end + (c != '\0'));
-	  if (++links > 40 || (size_t) len + 1 + rest >= sizeof target)
+	  if (++links > 40)
 	    {
+	      p[end] = c;
+	      return NULL;
+	    }
+	  if (hp_cut (w, len) || (size_t) len + 1 + rest >= w->size)
+	    {
+	      w->short_of_room = true;
 	      p[end] = c;
 	      return NULL;
 	    }
@@ -114,8 +157,9 @@ hp_real_path (const char *cur, const struct hp_names_io *io,
 	      target[len] = '/';
 	      memcpy (target + len + 1, cur + end + 1, rest + 1);
 	    }
-	  joined = _dl_hugepage_link_path (p, target, buf[which],
-					   HP_PATH_MAX);
+	  joined = _dl_hugepage_link_path (p, target, hp_slot (w, which),
+					   w->size);
+	  w->short_of_room |= !joined;
 	}
       p[end] = c;
       if (len > 0)
@@ -124,7 +168,7 @@ hp_real_path (const char *cur, const struct hp_names_io *io,
 	    return NULL;
 	  /* From the first component again: the target's own are not
 	     known to be real.  */
-	  cur = buf[which];
+	  cur = hp_slot (w, which);
 	  which = 3 - which;
 	  start = 1;
 	}
@@ -135,16 +179,19 @@ hp_real_path (const char *cur, const struct hp_names_io *io,
     }
 }
 
-size_t
-_dl_hugepage_program_names (const char *name, bool by_kernel, bool secure,
-			    const struct hp_names_io *io,
-			    const char *names[3], char buf[3][HP_PATH_MAX])
+/* The names into NAMES, as _dl_hugepage_program_names says, with W.  */
+static size_t
+hp_program_names (struct hp_names_work *w, const char *name, bool by_kernel,
+		  bool secure, const char *names[3])
 {
   size_t n = 0;
   if (secure)
     {
-      if (io->exe (io->ctx, buf[0], HP_PATH_MAX) != NULL)
-	names[n++] = buf[0];
+      /* Too small a buffer fails as any error does.  */
+      if (w->io->exe (w->io->ctx, hp_slot (w, 0), w->size) != NULL)
+	names[n++] = hp_slot (w, 0);
+      else
+	w->short_of_room = true;
       return n;
     }
   if (name == NULL)
@@ -152,25 +199,40 @@ _dl_hugepage_program_names (const char *name, bool by_kernel, bool secure,
   names[n++] = name;
 
   /* Made absolute and normal.  */
-  if (!(name[0] == '/'
-	? _dl_hugepage_link_path (NULL, name, buf[0], HP_PATH_MAX)
-	: hp_absolute_name (name, io, buf[0])))
+  if (name[0] == '/')
+    {
+      if (!_dl_hugepage_link_path (NULL, name, hp_slot (w, 0), w->size))
+	{
+	  w->short_of_room = true;
+	  return n;
+	}
+    }
+  else if (!hp_absolute_name (w, name))
     return n;
-  const char *cur = buf[0];
+  const char *cur = hp_slot (w, 0);
   if (strcmp (cur, name) != 0)
     names[n++] = cur;
 
   /* What the kernel executed: the file at the real path of the name it
      was given (not /proc/self/exe, whose first use costs a process
      about 15 us; the program itself chose the name).  */
-  cur = by_kernel ? hp_real_path (cur, io, buf) : hp_follow_links (cur, io,
-								    buf);
+  cur = by_kernel ? hp_real_path (w, cur) : hp_follow_links (w, cur);
   if (cur == NULL)
     return n;
   /* A name that is already there (no link followed) is not repeated.  */
   if (strcmp (cur, names[n - 1]) != 0)
     names[n++] = cur;
   return n;
+}
+
+size_t
+_dl_hugepage_program_names (const char *name, bool by_kernel, bool secure,
+			    const struct hp_names_io *io,
+			    const char *names[3], char *buf, size_t size)
+{
+  struct hp_names_work w = { io, buf, size, false };
+  size_t n = hp_program_names (&w, name, by_kernel, secure, names);
+  return w.short_of_room && size < HP_PATH_MAX ? (size_t) -1 : n;
 }
 
 bool
@@ -235,13 +297,15 @@ _dl_hugepage_conf_resolve (const char *buf, size_t len,
 {
   /* One pass: the global settings into *S and LIBS, those of the first
      matching block into B and BLIBS (after the global list in LIBS,
-     which has room for both); the block's replace the global ones.
+     complete by then: global lines come before any block; LIBS has
+     room for both, as both together are shorter than the lines they
+     come from); the block's replace the global ones.
      The global lines come first: the block's spans follow the global
      ones in SPANS.  */
   struct hp_conf_settings b;
   memset (s, 0, sizeof *s);
   memset (&b, 0, sizeof b);
-  char *blibs = libs + len + 1;
+  char *blibs = NULL;
   size_t n = 0, bn = 0;
   /* 0: before the first block; 1: in the matching block; 2: in
      another block before it.  */
@@ -279,6 +343,7 @@ _dl_hugepage_conf_resolve (const char *buf, size_t len,
 	      {
 		state = 1;
 		s->block_line = line.lineno;
+		blibs = libs + n + 1;
 	      }
 	  if (state == 2)
 	    {

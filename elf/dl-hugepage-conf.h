@@ -211,7 +211,11 @@ struct hp_names_io
 };
 
 /* The names a `program' line is matched against, into NAMES (pointing
-   into NAME and BUF); returns how many (at most three).
+   into NAME and BUF, four buffers of SIZE bytes: HP_PATH_MAX holds any
+   path); returns how many (at most three), or, where SIZE is less than
+   HP_PATH_MAX, (size_t) -1 if a path may not have fitted: the caller
+   asks again with HP_PATH_MAX (ld.so tries a small buffer first, which
+   takes no page of its own).
 
    An AT_SECURE program (SECURE) is known only by what the kernel
    executed: its real path (IO->exe, every symbolic link, `.' and `..'
@@ -236,8 +240,8 @@ struct hp_names_io
    /bin/true).  ld.so and hugeld-conf both use this.  */
 size_t _dl_hugepage_program_names (const char *name, bool by_kernel,
 				   bool secure, const struct hp_names_io *io,
-				   const char *names[3],
-				   char buf[3][HP_PATH_MAX]);
+				   const char *names[3], char *buf,
+				   size_t size);
 
 /* What a whole file says.  */
 struct hp_conf_summary
@@ -304,7 +308,7 @@ unsigned int _dl_hugepage_conf_span_line (const struct hp_conf_span *spans,
    known by NAMES[0..NNAMES) (the names it was run by and its real
    path; none if the file has no `program' block).  The patterns of
    the libs lines used are joined with `:' into LIBS, NUL-terminated;
-   it must have room for 2 * LEN + 2 bytes.  Where each line's
+   it must have room for LEN + 2 bytes.  Where each line's
    patterns are in it goes to SPANS (room for HP_CONF_MAX_SPANS (LEN)),
    unless SPANS is NULL.  One pass over the file, which stops at the
    end of the block that applies.

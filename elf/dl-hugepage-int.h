@@ -137,8 +137,9 @@ struct hp_buffers
 					   settings.  */
   char main_path[HP_PATH_MAX];		/* The main program's file, when the
 					   kernel mapped it.  */
-  char policy_paths[3][HP_PATH_MAX];	/* Its names, for the policy
-					   file's blocks.  */
+  char policy_paths[4 * HP_PATH_MAX];	/* Its names, for the policy
+					   file's blocks, where they do
+					   not fit a small buffer.  */
   char thp_msg[512];			/* The thp backing's report.  */
 };
 

@@ -232,7 +232,7 @@ hp_policy_getcwd (void *ctx, char *buf, size_t size)
    few readlink calls, only for processes of a file with blocks.  */
 static size_t
 hp_policy_program_names (const char *program, const char *names[3],
-			 char buf[3][HP_PATH_MAX])
+			 char *buf, size_t size)
 {
   const char *name = program;
   if (name == NULL)
@@ -243,8 +243,15 @@ hp_policy_program_names (const char *program, const char *names[3],
   static const struct hp_names_io io =
     { hp_policy_readlink, hp_policy_getcwd, hp_policy_exe, NULL };
   return _dl_hugepage_program_names (name, program == NULL,
-				     __libc_enable_secure, &io, names, buf);
+				     __libc_enable_secure, &io, names, buf,
+				     size);
 }
+
+/* The room first offered for the program's names: four buffers of
+   this size fit in what is left of ld.so's last data page (its
+   minimal malloc), where most names do; longer ones get hugeld's
+   buffers, which take pages of their own.  */
+#define HP_POLICY_NAME_ROOM 128
 
 /* The program's names for the file's blocks, kept for the report (in
    hugeld's buffers).  */
@@ -284,10 +291,17 @@ _dl_hugepage_policy_load (const char *program, struct hp_sources *s)
     {
       /* Without memory for them (said with LD_DEBUG=hugepages), no
 	 block applies: the file's global lines do.  */
-      struct hp_buffers *b = _dl_hugepage_buffers ();
-      if (b != NULL)
+      char *small = malloc (4 * HP_POLICY_NAME_ROOM);
+      size_t n = (small == NULL ? (size_t) -1
+		  : hp_policy_program_names (program, hp_policy_names, small,
+					     HP_POLICY_NAME_ROOM));
+      struct hp_buffers *b = NULL;
+      if (n != (size_t) -1)
+	hp_policy_nnames = n;
+      else if ((b = _dl_hugepage_buffers ()) != NULL)
 	hp_policy_nnames = hp_policy_program_names (program, hp_policy_names,
-						    b->policy_paths);
+						    b->policy_paths,
+						    HP_PATH_MAX);
       else if (hp_debug ())
 	_dl_debug_printf ("hugepages: %s: no memory for the program's "
 			  "names: no program block applies: %s (errno %d)\n",
@@ -298,8 +312,7 @@ _dl_hugepage_policy_load (const char *program, struct hp_sources *s)
      came from is for LD_DEBUG=hugepages's report only: without it, no
      room is taken for them (the resolver records none).  */
   size_t nspans = hp_debug () ? HP_CONF_MAX_SPANS (len) : 0;
-  struct hp_conf_span *spans = malloc (nspans * sizeof *spans
-				       + 2 * len + 2);
+  struct hp_conf_span *spans = malloc (nspans * sizeof *spans + len + 2);
   if (spans == NULL)
     {
       free (buf);

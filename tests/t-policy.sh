@@ -389,6 +389,15 @@ if link_interp "$K/kpie" -fPIE -pie "$FIXTURES/big-pic.o"; then
     else
       fail "kernel start: the name resolved by its components" "$(grep -m3 readlink "$TEST_TMP/k.ldso" | tr '\n' ' ')"
     fi
+    # A path longer than ld.so's first, small room for the names.
+    D=$K/$(printf 'd%.0s' $(seq 60))/$(printf 'e%.0s' $(seq 60))/$(printf 'f%.0s' $(seq 60))
+    mkdir -p "$D"; cp "$K/tiny" "$D/"; ln -sfn "$D" "$TEST_TMP/kdeep"
+    conf 644 "program $D/tiny\n  libs libnone-such.so\n"
+    if env -i LD_DEBUG=hugepages "$TEST_TMP/kdeep/tiny" 2>&1 | grep -q "program block at line 1 applies to $D/tiny"; then
+      pass "kernel start: a real path of ${#D} bytes through a linked directory: its block applies"
+    else
+      fail "kernel start: a long real path" "$(env -i LD_DEBUG=hugepages "$TEST_TMP/kdeep/tiny" 2>&1 | grep -m2 hugeld.conf | tr '\n' ' ')"
+    fi
   else
     skip "kernel start: the real path without /proc/self/exe" "no strace"
   fi

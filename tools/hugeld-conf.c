@@ -244,7 +244,7 @@ parse_command (int argc, char **argv, struct conf_command *cmd)
    system as ld.so would from --cwd.  Returns how many.  */
 static size_t
 read_program_names (const struct conf_command *cmd, const char *names[3],
-		    char buf[3][HP_PATH_MAX])
+		    char buf[4 * HP_PATH_MAX])
 {
   if (cmd->run.name == NULL)
     {
@@ -254,7 +254,8 @@ read_program_names (const struct conf_command *cmd, const char *names[3],
   const struct hp_names_io io = { run_readlink, run_getcwd, run_exe,
 				  (void *) &cmd->run };
   return _dl_hugepage_program_names (cmd->run.name, cmd->by_kernel,
-				     cmd->secure, &io, names, buf);
+				     cmd->secure, &io, names, buf,
+				     HP_PATH_MAX);
 }
 
 int
@@ -270,7 +271,7 @@ main (int argc, char **argv)
     return conf_print_system_tunables (cmd.file, cmd.nprograms > 0
 				  ? cmd.programs[0] : NULL, cmd.secure);
   const char *names[3];
-  static char namebuf[3][HP_PATH_MAX];
+  static char namebuf[4 * HP_PATH_MAX];
   size_t nnames = read_program_names (&cmd, names, namebuf);
   struct conf_file cf;
   conf_read_file (cmd.file, &cf);

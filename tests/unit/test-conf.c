@@ -381,8 +381,8 @@ static const char *
 fake_exe (void *ctx, char *buf, size_t size)
 {
   (void) ctx;
-  (void) size;
-  return strcpy (buf, "/usr/bin/python3.11");
+  static const char exe[] = "/usr/bin/python3.11";
+  return sizeof exe <= size ? memcpy (buf, exe, sizeof exe) : NULL;
 }
 
 /* The names a program block is matched against.  */
@@ -392,46 +392,71 @@ test_program_names (void)
   const struct hp_names_io io = { fake_readlink, fake_getcwd, fake_exe,
 				  NULL };
   const char *names[3];
-  static char buf[3][HP_PATH_MAX];
+  static char buf[4 * HP_PATH_MAX];
   size_t n = _dl_hugepage_program_names ("/usr/bin/py", false, false, &io,
-					 names, buf);
+					 names, buf, HP_PATH_MAX);
   CHECK (n == 2 && strcmp (names[1], "/usr/bin/python3.11") == 0,
 	 "ld.so command: the link followed (%zu)", n);
   n = _dl_hugepage_program_names ("/usr/bin/x", false, false, &io, names,
-				  buf);
+				  buf, HP_PATH_MAX);
   CHECK (n == 1 && strcmp (names[0], "/usr/bin/x") == 0,
 	 "no link: the name once (%zu)", n);
   n = _dl_hugepage_program_names ("../bin/./py", true, false, &io, names,
-				  buf);
+				  buf, HP_PATH_MAX);
   CHECK (n == 3 && strcmp (names[1], "/home/bin/py") == 0
 	 && strcmp (names[2], "/usr/bin/python3.11") == 0,
 	 "run by the kernel: relative, made absolute, and the executable");
-  CHECK (strcmp (buf[0], "/home/bin/py") == 0,
+  CHECK (strcmp (buf, "/home/bin/py") == 0,
 	 "the made-absolute name kept while the real path is walked");
   n = _dl_hugepage_program_names ("/bin/true", true, false, &io, names,
-				  buf);
+				  buf, HP_PATH_MAX);
   CHECK (n == 2 && strcmp (names[0], "/bin/true") == 0
 	 && strcmp (names[1], "/usr/bin/true") == 0,
 	 "run by the kernel: a linked directory resolved (%zu: %s)", n,
 	 n == 2 ? names[1] : "");
   n = _dl_hugepage_program_names ("/bin/true", false, false, &io, names,
-				  buf);
+				  buf, HP_PATH_MAX);
   CHECK (n == 1, "ld.so command: only the last component's links (%zu)",
 	 n);
   int calls = 0;
   const struct hp_names_io counted = { fake_readlink, fake_getcwd,
 				       fake_exe, &calls };
   n = _dl_hugepage_program_names ("/loop/x", true, false, &counted, names,
-				  buf);
+				  buf, HP_PATH_MAX);
   CHECK (n == 1 && calls == 41,
 	 "a link loop: given up after 40 links (%zu names, %d calls)", n,
 	 calls);
   n = _dl_hugepage_program_names ("/usr/bin/py", true, true, &io, names,
-				  buf);
+				  buf, HP_PATH_MAX);
   CHECK (n == 1 && strcmp (names[0], "/usr/bin/python3.11") == 0,
 	 "AT_SECURE: only what the kernel executed");
-  CHECK (_dl_hugepage_program_names (NULL, true, false, &io, names, buf)
-	 == 0, "no name");
+  CHECK (_dl_hugepage_program_names (NULL, true, false, &io, names, buf,
+					     HP_PATH_MAX) == 0, "no name");
+
+  /* A small buffer first (ld.so's): the same names where they fit,
+     (size_t) -1 where one may not, never a name cut short.  */
+  static char small[4 * 16];
+  n = _dl_hugepage_program_names ("../bin/./py", true, false, &io, names,
+				  small, 32 / 2);
+  CHECK (n == (size_t) -1, "small room: /usr/bin/python3.11 does not fit "
+	 "16 bytes (%zu)", n);
+  static char room[4 * 32];
+  n = _dl_hugepage_program_names ("../bin/./py", true, false, &io, names,
+				  room, 32);
+  CHECK (n == 3 && strcmp (names[2], "/usr/bin/python3.11") == 0,
+	 "32 bytes of room: the names as with HP_PATH_MAX (%zu)", n);
+  n = _dl_hugepage_program_names ("/usr/bin/py", true, true, &io, names,
+				  small, 16);
+  CHECK (n == (size_t) -1, "AT_SECURE, small room: asks for more (%zu)",
+	 n);
+  n = _dl_hugepage_program_names ("/bin/true", true, false, &io, names,
+				  small, 16);
+  CHECK (n == 2 && strcmp (names[1], "/usr/bin/true") == 0,
+	 "16 bytes: /usr/bin/true fits (%zu)", n);
+  n = _dl_hugepage_program_names ("/usr/bin/py", false, false, &io, names,
+				  small, 16);
+  CHECK (n == (size_t) -1, "ld.so command, small room: the link's target "
+	 "does not fit (%zu)", n);
 }
 
 void
