@@ -2,12 +2,14 @@
 """What hugeld costs a program that gets nothing from it (issue 53):
 
   policy    /bin/true through hugeld's loader with no /etc/hugeld.conf,
-            and with a 50-rule and a 500-rule file that select nothing
-            for it (paired: ratio to no file);
-  libs *    /bin/true and sh -c : with LD_HUGEPAGE_LIBS='*' and the
-            default backing, against the stock loader, with a pool and
-            without one (the pool's files read 0 in a mount namespace of
-            its own, tests/isolate.sh: others' pages are left alone);
+            and with files of 5 (global lines), 50 and 500 rules (with
+            program blocks) that select nothing for it (paired: ratio to
+            no file);
+  libs *    /bin/true and sh -c : against the stock loader: hugeld with
+            nothing set, then with LD_HUGEPAGE_LIBS='*' and the default
+            backing, with a pool and without one (the pool's files read
+            0 in a mount namespace of its own, tests/isolate.sh:
+            others' pages are left alone);
   steps     where the difference goes, counted, not timed: instructions
             (valgrind --tool=callgrind, ld.so's functions inclusive),
             and system calls (strace -f -c).
@@ -15,6 +17,9 @@
 Each start is one of N back-to-back starts (bench/cost/spawn.c: the mean
 time from posix_spawn to exit), the variants of a round in rotating
 order; reported are the medians and the medians of the per-round ratios.
+Every program is started by the kernel, as on a machine whose system
+loader is hugeld's: hugeld's variants run in a mount namespace where
+its ld.so is bound over the system's, the stock loader's outside it.
 Whatever /etc/hugeld.conf held is put back.
 
   startcost.py [--rounds R] [--starts N] [--out DIR]   (root)
@@ -33,11 +38,20 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
-from benchlib import HUGELD, STOCK, base_env, log, save_json  # noqa: E402
+from benchlib import HUGELD, base_env, log, save_json  # noqa: E402
 from policy import rules50  # noqa: E402
 
 CONF = "/etc/hugeld.conf"
 ISOLATE = os.path.join(TOP, "tests", "isolate.sh")
+
+
+def rules5():
+    """5 rules, global ones only: the libraries a fleet selects
+    everywhere and the segments (nothing selects /bin/true)."""
+    g = [x for x in rules50().splitlines()[1:]
+         if x.startswith(("libs ", "segments "))][:5]
+    assert len(g) == 5, g
+    return "# hugeld.conf: a 5-rule policy for the bench\n" + "\n".join(g) + "\n"
 
 
 def rules500():
@@ -166,54 +180,75 @@ def main():
         os.rename(CONF, saved)
     env = base_env()
     every = dict(env, LD_HUGEPAGE_LIBS="*")
-    nopool = ("unshare", "-m", ISOLATE, "--no-pool")
+    # hugeld as the system loader, in a namespace of the batch's own.
+    system = os.path.realpath("/lib64/ld-linux-x86-64.so.2")
+    bind = 'mount --bind "$0" "$1" && shift && exec "$@"'
+    hugeld = ("unshare", "-m", "sh", "-c", bind, os.path.realpath(HUGELD),
+              system)
+    nopool = ("unshare", "-m", ISOLATE, "--no-pool", "sh", "-c", bind,
+              os.path.realpath(HUGELD), system)
+    stock_nopool = ("unshare", "-m", ISOLATE, "--no-pool")
     res = {"id": "start-cost", "rounds": args.rounds, "starts": args.starts}
     try:
         t50, t500 = rules50(), rules500()
+        t5 = rules5()
         true = ["/bin/true"]
         res["policy"] = paired(
-            [("none", [HUGELD] + true, env, None, ()),
-             ("rules50", [HUGELD] + true, env, t50, ()),
-             ("rules500", [HUGELD] + true, env, t500, ())],
+            [("none", true, env, None, hugeld),
+             ("rules5", true, env, t5, hugeld),
+             ("rules50", true, env, t50, hugeld),
+             ("rules500", true, env, t500, hugeld)],
             args.rounds, args.starts, spawn, "none")
         set_conf(None)
-        for p in ("none", "rules50", "rules500"):
-            set_conf({"none": None, "rules50": t50, "rules500": t500}[p])
-            res["policy"][p]["instructions"] = instructions(
-                [HUGELD] + true, env)
+        for p in ("none", "rules5", "rules50", "rules500"):
+            set_conf({"none": None, "rules5": t5, "rules50": t50,
+                      "rules500": t500}[p])
+            res["policy"][p]["instructions"] = instructions(true, env,
+                                                            hugeld)
+            res["policy"][p]["syscalls"] = syscalls(true, env, hugeld)
         set_conf(None)
-        log("policy file: /bin/true %.1f us without one; 50 rules %.3f, "
-            "500 rules %.3f (instructions %d, %d, %d)" % (
+        every_p = ("none", "rules5", "rules50", "rules500")
+        log("policy file: /bin/true %.1f us without one; 5 rules %.3f, "
+            "50 rules %.3f, 500 rules %.3f (instructions %d, %d, %d, %d; "
+            "system calls %d, %d, %d, %d)" % (
                 res["policy"]["none"]["median_us"],
+                res["policy"]["rules5"]["ratio"],
                 res["policy"]["rules50"]["ratio"],
                 res["policy"]["rules500"]["ratio"],
                 *(res["policy"][p]["instructions"]["total"]
-                  for p in ("none", "rules50", "rules500"))))
+                  for p in every_p),
+                *(sum(res["policy"][p]["syscalls"].values())
+                  for p in every_p)))
         for label, cmd in (("true", ["/bin/true"]),
                            ("sh", ["/bin/sh", "-c", ":"])):
             r = res["libs_" + label] = paired(
-                [("stock", [STOCK] + cmd, env, False, ()),
-                 ("hugeld", [HUGELD] + cmd, every, False, ()),
-                 ("stock_nopool", [STOCK] + cmd, env, False, nopool),
-                 ("hugeld_nopool", [HUGELD] + cmd, every, False, nopool)],
+                [("stock", cmd, env, False, ()),
+                 ("hugeld_unset", cmd, env, False, hugeld),
+                 ("hugeld", cmd, every, False, hugeld),
+                 ("stock_nopool", cmd, env, False, stock_nopool),
+                 ("hugeld_nopool", cmd, every, False, nopool)],
                 args.rounds, args.starts, spawn, "stock")
             np = statistics.median(
                 a / b for a, b in zip(r["hugeld_nopool"]["samples_us"],
                                       r["stock_nopool"]["samples_us"]))
             r["hugeld_nopool"]["ratio_to_stock_nopool"] = np
-            for v, c, e, pre in (("stock", STOCK, env, ()),
-                                 ("hugeld", HUGELD, every, ()),
-                                 ("hugeld_nopool", HUGELD, every, nopool)):
-                r[v]["instructions"] = instructions([c] + cmd, e, pre)
-                r[v]["syscalls"] = syscalls([c] + cmd, e, pre)
-            log("libs *: %s: stock %.1f us; hugeld %.3f with a pool, %.3f "
-                "without (instructions %d, %d, %d; system calls %d, %d, %d)"
+            for v, e, pre in (("stock", env, ()),
+                              ("hugeld_unset", env, hugeld),
+                              ("hugeld", every, hugeld),
+                              ("hugeld_nopool", every, nopool)):
+                r[v]["instructions"] = instructions(cmd, e, pre)
+                r[v]["syscalls"] = syscalls(cmd, e, pre)
+            log("libs *: %s: stock %.1f us; hugeld with nothing set %.3f; "
+                "libs * %.3f with a pool, %.3f without (instructions %d, %d, "
+                "%d, %d; system calls %d, %d, %d, %d)"
                 % (" ".join(cmd), r["stock"]["median_us"],
-                   r["hugeld"]["ratio"], np,
+                   r["hugeld_unset"]["ratio"], r["hugeld"]["ratio"], np,
                    r["stock"]["instructions"]["total"],
+                   r["hugeld_unset"]["instructions"]["total"],
                    r["hugeld"]["instructions"]["total"],
                    r["hugeld_nopool"]["instructions"]["total"],
                    sum(r["stock"]["syscalls"].values()),
+                   sum(r["hugeld_unset"]["syscalls"].values()),
                    sum(r["hugeld"]["syscalls"].values()),
                    sum(r["hugeld_nopool"]["syscalls"].values())))
     finally:
