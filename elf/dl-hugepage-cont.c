@@ -58,10 +58,16 @@ hp_cont_private (struct hp_load_state *ls, const struct hp_zone *p,
 		 const char **what)
 {
   *err = 0;
+  bool denied = false;
   if (!_dl_hugepage_private_allowed (what)
-      || !_dl_hugepage_kernel_can_move (err, what)
+      || !_dl_hugepage_kernel_can_move (err, what, &denied)
       || !_dl_hugepage_may_exec_copy (err, what))
-    return HP_FALLBACK;
+    {
+      /* The probe's MAP_HUGETLB mapping, refused by a security policy
+	 (as for the 2 MiB copy: dl-hugepage-private.c).  */
+      ls->denied = denied;
+      return HP_FALLBACK;
+    }
   size_t len = p->end - p->start;
   void *tmp = __mmap (NULL, len, PROT_READ | PROT_WRITE,
 		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB
