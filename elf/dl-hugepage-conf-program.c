@@ -115,14 +115,15 @@ hp_follow_links (struct hp_names_work *w, const char *cur)
    is resolved lexically against the real directory it is in),
    alternating between slots 1 and 2.  NULL if there are too many or a
    path does not fit.  A component that is no link, or cannot be read,
-   is taken as it is.  */
+   is taken as it is; after a link, the walk goes on after what the new
+   path shares with the link's directory, real already.  */
 static const char *
 hp_real_path (struct hp_names_work *w, const char *cur)
 {
   char *target = hp_slot (w, 3);
   int which = 1;
   int links = 0;
-  size_t start = 1;
+  size_t start = 1, keep = 1;
   for (;;)
     {
       const char *slash = strchr (cur + start, '/');
@@ -160,17 +161,28 @@ hp_real_path (struct hp_names_work *w, const char *cur)
 	  joined = _dl_hugepage_link_path (p, target, hp_slot (w, which),
 					   w->size);
 	  w->short_of_room |= !joined;
+	  if (joined)
+	    {
+	      /* The link's directory: P's first DIR bytes.  */
+	      const char *np = hp_slot (w, which);
+	      size_t dir = end;
+	      while (dir > 0 && p[dir - 1] != '/')
+		--dir;
+	      keep = 1;
+	      for (size_t i = 0; i < dir && np[i] == p[i]; ++i)
+		if (p[i] == '/')
+		  keep = i + 1;
+	    }
 	}
       p[end] = c;
       if (len > 0)
 	{
 	  if (!joined)
 	    return NULL;
-	  /* From the first component again: the target's own are not
-	     known to be real.  */
+	  /* The target's own components are not known to be real.  */
 	  cur = hp_slot (w, which);
 	  which = 3 - which;
-	  start = 1;
+	  start = keep;
 	}
       else if (c == '\0')
 	return cur;

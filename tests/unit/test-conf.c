@@ -426,6 +426,20 @@ test_program_names (void)
   CHECK (n == 1 && calls == 41,
 	 "a link loop: given up after 40 links (%zu names, %d calls)", n,
 	 calls);
+  calls = 0;
+  n = _dl_hugepage_program_names ("/usr/bin/py", true, false, &counted,
+				  names, buf, HP_PATH_MAX);
+  CHECK (n == 2 && strcmp (names[1], "/usr/bin/python3.11") == 0
+	 && calls == 4,
+	 "a link to a name in its own directory: /usr and /usr/bin read "
+	 "once (%zu names, %d calls)", n, calls);
+  calls = 0;
+  n = _dl_hugepage_program_names ("/home/bin/py", true, false, &counted,
+				  names, buf, HP_PATH_MAX);
+  CHECK (n == 2 && strcmp (names[1], "/usr/bin/python3.11") == 0
+	 && calls == 6,
+	 "an absolute link, then a relative one (%zu names, %d calls)", n,
+	 calls);
   n = _dl_hugepage_program_names ("/usr/bin/py", true, true, &io, names,
 				  buf, HP_PATH_MAX);
   CHECK (n == 1 && strcmp (names[0], "/usr/bin/python3.11") == 0,
