@@ -256,6 +256,11 @@ build "$FIX/bigcheck-interp" "$SRC/bigcheck.c" "$SRC/big.h" "$FIX/big-pic.o" -- 
 for p in probe-mremap membind probe-collapse; do
   build "$FIX/$p" "$K/$p.c" -- -static -O2 -Wall -Wextra "$K/$p.c"
 done
+# The mapper of t-thprepair (init.sh's thp-held-collapse: a running
+# process that maps the text in small folios), as check-kernels.sh
+# builds it.
+build "$FIX/mapper" "$HUGELD_TOP/tests/thprepair/mapper.c" -- -static -O2 -Wall -Wextra \
+  "$HUGELD_TOP/tests/thprepair/mapper.c"
 build "$FIX/mkcache" "$K/mkcache.c" "$HUGELD_TOP"/elf/dl-hugepage-*.[ch] -- \
   -static -O2 -Wall -Wextra -I"$HUGELD_TOP/elf" "$K/mkcache.c" \
   "$HUGELD_TOP"/elf/dl-hugepage-{plan,kinds,dynamic,match,cache,place}.c
@@ -289,7 +294,8 @@ install -m 755 "$K/init.sh" "$ROOT/init"
 install -m 644 "$A/init-arm64.sh" "$ROOT/t/init-more.sh"
 cp "$LDSO" "$ROOT$GUEST_LDSO"
 for f in bigcheck-shared bigcheck-dlopen bigcheck-pie bigcheck-nopie libbig.so bigcheck-interp \
-         probe-mremap membind probe-collapse mkcache hugeld-thp libbti.so bti-main bti-main-interp; do
+         probe-mremap membind probe-collapse mkcache hugeld-thp mapper libbti.so bti-main \
+         bti-main-interp; do
   "$STRIP" -o "$ROOT/t/$f" "$FIX/$f" 2> /dev/null || cp "$FIX/$f" "$ROOT/t/$f"
 done
 [ "$(id -u)" = 0 ] && mknod -m 600 "$ROOT/dev/console" c 5 1 2> /dev/null || :
