@@ -80,18 +80,9 @@ apt_update () { # SUITE
   return 1
 }
 
-# download SUITE PKG VERSION: PKG's arm64 .deb in build/arm64/kernels/SUITE.
-download () {
-  local suite=$1 pkg=$2 ver=$3 deb
-  deb=$KDIR/$suite/${pkg}_${ver//:/%3a}_arm64.deb
-  if [ ! -f "$deb" ]; then
-    note "$suite: downloading $pkg $ver (arm64)"
-    (cd "$KDIR/$suite" && apt-get "${APT[@]}" download "$pkg=$ver" > download.log 2>&1) \
-      || die "$suite: apt-get download $pkg=$ver failed (see $KDIR/$suite/download.log)"
-    [ -f "$deb" ] || deb=$(ls "$KDIR/$suite/${pkg}"_*_arm64.deb | head -1)
-  fi
-  echo "$deb"
-}
+# download and kernel_modules: scripts/kernels-lib.sh.
+KARCH=arm64
+. "$HUGELD_TOP/scripts/kernels-lib.sh"
 
 # The guest's user space: libc6 of exactly the loader's version, and
 # busybox-static, from bookworm (the release whose glibc-source the
@@ -184,47 +175,6 @@ raw_image () {
   [ "$(od -An -tx1 -j56 -N4 "$out" | tr -d ' \n')" = 41524d64 ]
 }
 
-# kernel_modules DEB OUT: as in check-kernels.sh (virtio, ext4, xfs
-# and their dependencies, decompressed, /kmod in a cpio archive).
-KERNEL_MODULES="virtio_pci virtio_blk crc32c_generic ext4 xfs"
-kernel_modules () {
-  local deb=$1 out=$2 tmp=$2.d f n
-  local -A path=() seen=()
-  rm -rf "$tmp"
-  mkdir -p "$tmp/x" "$tmp/root/kmod"
-  dpkg-deb --fsys-tarfile "$deb" \
-    | tar -x -C "$tmp/x" --wildcards '*/kernel/fs/*' '*/kernel/lib/*' '*/kernel/crypto/*' \
-          '*/kernel/arch/*' '*/kernel/drivers/block/*' '*/kernel/drivers/virtio/*' 2> /dev/null || :
-  while IFS= read -r f; do
-    n=${f##*/}; n=${n%%.ko*}; n=${n//-/_}
-    path[$n]=$f
-  done < <(find "$tmp/x" -name '*.ko' -o -name '*.ko.*')
-  [ ${#path[@]} -gt 0 ] || die "no modules in $deb"
-  add_module () {
-    local n=${1//-/_} f d
-    [ -z "${seen[$n]:-}" ] || return 0
-    seen[$n]=1
-    f=${path[$n]:-}
-    [ -n "$f" ] || return 0
-    case $f in
-      *.xz) xz -dc "$f" ;;
-      *.zst) zstd -qdc "$f" ;;
-      *.gz) gzip -dc "$f" ;;
-      *) cat "$f" ;;
-    esac > "$tmp/root/kmod/$n.ko" || die "cannot decompress $f"
-    for d in $(tr '\0' '\n' < "$tmp/root/kmod/$n.ko" | sed -n 's/^depends=//p' | head -1 | tr ',' ' '); do
-      add_module "$d"
-    done
-    echo "$n" >> "$tmp/root/kmod/order"
-  }
-  for n in $KERNEL_MODULES; do add_module "$n"; done
-  : >> "$tmp/root/kmod/order"
-  (cd "$tmp/root" && find . -print0 | LC_ALL=C sort -z | cpio --null -o -H newc -R 0:0 --quiet) \
-    | gzip -1 > "$out.tmp"
-  mv "$out.tmp" "$out"
-  note "arm64 modules for the guest: $(tr '\n' ' ' < "$tmp/root/kmod/order")"
-  rm -rf "$tmp"
-}
 
 # The guest's programs, cross-built: the fixtures, bigcheck with
 # PT_INTERP /opt/hugeld/ld.so, the static probes and tools, the BTI
