@@ -226,13 +226,21 @@ hp_policy_getcwd (void *ctx, char *buf, size_t size)
   return INTERNAL_SYSCALL_CALL (getcwd, buf, size);
 }
 
+/* The room first offered for the program's names: four buffers of
+   this size fit in what is left of ld.so's last data page (its
+   minimal malloc), where most names do; longer ones get hugeld's
+   buffers, which take pages of their own.  */
+#define HP_POLICY_NAME_ROOM 128
+
 /* The names a `program' line is matched against
-   (_dl_hugepage_program_names), for the program ld.so was asked to
-   run (PROGRAM), or else the one the kernel executed (AT_EXECFN).  A
-   few readlink calls, only for processes of a file with blocks.  */
+   (_dl_hugepage_program_names) into NAMES, for the program ld.so was
+   asked to run (PROGRAM), or else the one the kernel executed
+   (AT_EXECFN): how many.  A few readlink calls, only for processes of
+   a file with blocks.  Without memory for them (said with
+   LD_DEBUG=hugepages), none, and no block applies: the file's global
+   lines do.  */
 static size_t
-hp_policy_program_names (const char *program, const char *names[3],
-			 char *buf, size_t size)
+hp_policy_program_names (const char *program, const char *names[3])
 {
   const char *name = program;
   if (name == NULL)
@@ -242,16 +250,24 @@ hp_policy_program_names (const char *program, const char *names[3],
 	name = (const char *) av->a_un.a_val;
   static const struct hp_names_io io =
     { hp_policy_readlink, hp_policy_getcwd, hp_policy_exe, NULL };
-  return _dl_hugepage_program_names (name, program == NULL,
-				     __libc_enable_secure, &io, names, buf,
-				     size);
+  char *small = malloc (4 * HP_POLICY_NAME_ROOM);
+  size_t n = (small == NULL ? (size_t) -1
+	      : _dl_hugepage_program_names (name, program == NULL,
+					    __libc_enable_secure, &io, names,
+					    small, HP_POLICY_NAME_ROOM));
+  if (n != (size_t) -1)
+    return n;
+  struct hp_buffers *b = _dl_hugepage_buffers ();
+  if (b != NULL)
+    return _dl_hugepage_program_names (name, program == NULL,
+				       __libc_enable_secure, &io, names,
+				       b->policy_paths, HP_PATH_MAX);
+  if (hp_debug ())
+    _dl_debug_printf ("hugepages: %s: no memory for the program's "
+		      "names: no program block applies: %s (errno %d)\n",
+		      HP_CONF_FILE, _dl_hugepage_errno_name (errno), errno);
+  return 0;
 }
-
-/* The room first offered for the program's names: four buffers of
-   this size fit in what is left of ld.so's last data page (its
-   minimal malloc), where most names do; longer ones get hugeld's
-   buffers, which take pages of their own.  */
-#define HP_POLICY_NAME_ROOM 128
 
 /* The program's names for the file's blocks, kept for the report (in
    hugeld's buffers).  */
@@ -288,26 +304,7 @@ _dl_hugepage_policy_load (const char *program, struct hp_sources *s)
      needed only for blocks: looked up where the file has the word.  */
   hp_policy_has_programs = hp_mentions_program (buf, len);
   if (hp_policy_has_programs)
-    {
-      /* Without memory for them (said with LD_DEBUG=hugepages), no
-	 block applies: the file's global lines do.  */
-      char *small = malloc (4 * HP_POLICY_NAME_ROOM);
-      size_t n = (small == NULL ? (size_t) -1
-		  : hp_policy_program_names (program, hp_policy_names, small,
-					     HP_POLICY_NAME_ROOM));
-      struct hp_buffers *b = NULL;
-      if (n != (size_t) -1)
-	hp_policy_nnames = n;
-      else if ((b = _dl_hugepage_buffers ()) != NULL)
-	hp_policy_nnames = hp_policy_program_names (program, hp_policy_names,
-						    b->policy_paths,
-						    HP_PATH_MAX);
-      else if (hp_debug ())
-	_dl_debug_printf ("hugepages: %s: no memory for the program's "
-			  "names: no program block applies: %s (errno %d)\n",
-			  HP_CONF_FILE, _dl_hugepage_errno_name (errno),
-			  errno);
-    }
+    hp_policy_nnames = hp_policy_program_names (program, hp_policy_names);
   /* The spans first: they are aligned.  Where each selected pattern
      came from is for LD_DEBUG=hugepages's report only: without it, no
      room is taken for them (the resolver records none).  */
