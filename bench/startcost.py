@@ -207,6 +207,31 @@ def main():
                                                             hugeld)
             res["policy"][p]["syscalls"] = syscalls(true, env, hugeld)
         set_conf(None)
+        # A program that loads an object that may fill a huge page
+        # (libbig.so, 44 MiB) and reads the file then; it selects
+        # nothing for it either.
+        lib = os.path.join(TOP, "build", "tests", "libbig.so")
+        if not os.path.exists(lib):
+            sys.exit("startcost.py: %s missing: run make fixtures" % lib)
+        bigdep = os.path.join(work, "bigdep")
+        subprocess.run(["gcc", "-x", "c", "-", "-x", "none", "-o", bigdep,
+                        "-Wl,--no-as-needed", lib,
+                        "-Wl,-rpath," + os.path.dirname(lib)],
+                       input="int main (void) { return 0; }\n", text=True,
+                       check=True)
+        res["policy_bigdep"] = paired(
+            [("none", [bigdep], env, None, hugeld),
+             ("rules5", [bigdep], env, t5, hugeld),
+             ("rules50", [bigdep], env, t50, hugeld),
+             ("rules500", [bigdep], env, t500, hugeld)],
+            args.rounds, args.starts // 4, spawn, "none")
+        set_conf(None)
+        log("policy file, a program with libbig.so (the file read when it "
+            "is loaded): %.1f us without one; 5 rules %.3f, 50 rules %.3f, "
+            "500 rules %.3f" % (res["policy_bigdep"]["none"]["median_us"],
+                                res["policy_bigdep"]["rules5"]["ratio"],
+                                res["policy_bigdep"]["rules50"]["ratio"],
+                                res["policy_bigdep"]["rules500"]["ratio"]))
         every_p = ("none", "rules5", "rules50", "rules500")
         log("policy file: /bin/true %.1f us without one; 5 rules %.3f, "
             "50 rules %.3f, 500 rules %.3f (instructions %d, %d, %d, %d; "

@@ -514,6 +514,19 @@ struct hp_policy
 };
 extern struct hp_policy _dl_hugepage_policy_file attribute_hidden;
 
+/* Whether the policy file of a program the kernel started may be read
+   later than start-up (_dl_hugepage_settle): not for a set-user-ID
+   program, nor one run by a relative name (their names are looked up
+   at once); then the name it was run by is kept.  */
+bool _dl_hugepage_policy_defer (void) attribute_hidden;
+
+/* Read the policy file _dl_hugepage_init left for later, if it did, and
+   complete the settings: whether hugeld acts in this process
+   (_dl_hugepage_active).  Called where an object that may fill a huge
+   page is about to be selected; cheap when nothing waits.  errno is
+   left as it was.  */
+bool _dl_hugepage_settle (void) attribute_hidden;
+
 /* Read HP_CONF_FILE if it is to be trusted and parses, into the
    sources *S with the main program's names for its blocks (PROGRAM:
    see _dl_hugepage_init).  Returns false if there is no file to use

@@ -239,15 +239,47 @@ hp_policy_getcwd (void *ctx, char *buf, size_t size)
    a file with blocks.  Without memory for them (said with
    LD_DEBUG=hugepages), none, and no block applies: the file's global
    lines do.  */
+/* The name the kernel executed (AT_EXECFN), or NULL.  */
+static const char *
+hp_policy_execfn (void)
+{
+  for (ElfW(auxv_t) *av = GLRO(dl_auxv);
+       av != NULL && av->a_type != AT_NULL; ++av)
+    if (av->a_type == AT_EXECFN)
+      return (const char *) av->a_un.a_val;
+  return NULL;
+}
+
+/* AT_EXECFN's string, copied by _dl_hugepage_policy_defer: the program
+   may have written over the original (a process title) by the time
+   the file is read.  */
+static const char *hp_policy_deferred_name;
+
+bool
+_dl_hugepage_policy_defer (void)
+{
+  /* A set-user-ID program's name is /proc/self/exe, which it may no
+     longer read once it has changed its credentials; a relative name
+     is resolved against the working directory, which it may have
+     changed.  Both are looked up now.  */
+  const char *name = hp_policy_execfn ();
+  if (__libc_enable_secure || name == NULL || name[0] != '/')
+    return false;
+  size_t len = strlen (name) + 1;
+  char *copy = malloc (len);
+  if (copy == NULL)
+    return false;
+  hp_policy_deferred_name = memcpy (copy, name, len);
+  return true;
+}
+
 static size_t
 hp_policy_program_names (const char *program, const char *names[3])
 {
   const char *name = program;
   if (name == NULL)
-    for (ElfW(auxv_t) *av = GLRO(dl_auxv);
-	 av != NULL && av->a_type != AT_NULL; ++av)
-      if (av->a_type == AT_EXECFN)
-	name = (const char *) av->a_un.a_val;
+    name = (hp_policy_deferred_name != NULL ? hp_policy_deferred_name
+	    : hp_policy_execfn ());
   static const struct hp_names_io io =
     { hp_policy_readlink, hp_policy_getcwd, hp_policy_exe, NULL };
   char *small = malloc (4 * HP_POLICY_NAME_ROOM);

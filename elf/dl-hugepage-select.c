@@ -284,6 +284,8 @@ _dl_hugepage_select_main (struct hp_load_state *ls,
       && !_dl_hugepage_may_have_zone (main_map->l_phdr, main_map->l_phnum,
 				      HP_HUGEPAGE_SIZE))
     return -1;
+  if (!_dl_hugepage_settle ())
+    return -1;
 
   /* The program's file: /proc/self/exe is the inode the kernel
      executed, even if the path was since replaced.  The load state

@@ -239,15 +239,32 @@ _dl_hugepage_resolve (const struct hp_sources *s, struct hp_effective *e)
   /* The policy file, for the settings nothing above gives, unless
      libs is given empty: that turns hugeld off for the process.  */
   bool off = pick[HP_SET_LIBS].value != NULL && pick[HP_SET_LIBS].len == 0;
-  bool wanted = false;
+  e->conf_wanted = 0;
   for (int t = 0; t < HP_NSETTINGS; ++t)
-    wanted |= pick[t].value == NULL;
-  if (!off && wanted)
-    {
-      if (!s->have_conf)
-	return HP_NEED_CONF;
-      e->conf_used = s->conf != NULL;
-    }
+    if (!off && pick[t].value == NULL)
+      e->conf_wanted |= 1U << t;
+  if (e->conf_wanted != 0 && !s->have_conf)
+    return HP_NEED_CONF;
+
+  for (int t = 0; t < HP_NSETTINGS; ++t)
+    if (pick[t].value != NULL)
+      {
+	e->source[t] = pick[t].source;
+	e->given[t] = pick[t].value;
+	e->given_len[t] = pick[t].len;
+	e->bad[t] = !hp_setting_parsers[t] (e, pick[t].value, pick[t].len,
+					    pick[t].source
+					    != HP_SOURCE_VARIABLE);
+      }
+  if (e->conf_wanted != 0)
+    _dl_hugepage_resolve_conf (s, e);
+  return 0;
+}
+
+void
+_dl_hugepage_resolve_conf (const struct hp_sources *s, struct hp_effective *e)
+{
+  e->conf_used = s->conf != NULL;
   struct hp_conf_settings conf;
   if (e->conf_used)
     {
@@ -263,22 +280,14 @@ _dl_hugepage_resolve (const struct hp_sources *s, struct hp_effective *e)
 	  e->conf_error = conf.error;
 	}
     }
+  if (!e->conf_used)
+    return;
 
+  /* The file's values have been parsed and checked.  */
   for (int t = 0; t < HP_NSETTINGS; ++t)
     {
-      if (pick[t].value != NULL)
-	{
-	  e->source[t] = pick[t].source;
-	  e->given[t] = pick[t].value;
-	  e->given_len[t] = pick[t].len;
-	  e->bad[t] = !hp_setting_parsers[t] (e, pick[t].value, pick[t].len,
-					      pick[t].source
-					      != HP_SOURCE_VARIABLE);
-	  continue;
-	}
-      if (!e->conf_used)
+      if ((e->conf_wanted & (1U << t)) == 0)
 	continue;
-      /* The file's values have been parsed and checked.  */
       switch (t)
 	{
 	case HP_SET_LIBS:
@@ -288,6 +297,7 @@ _dl_hugepage_resolve (const struct hp_sources *s, struct hp_effective *e)
 	  e->line[t] = conf.libs_line;
 	  e->libs = conf.libslen > 0 ? s->conf_libs : NULL;
 	  e->libs_len = conf.libslen;
+	  e->libs_commas = false;
 	  break;
 	case HP_SET_SEGMENTS:
 	  if (conf.segments_line == 0)
@@ -305,7 +315,6 @@ _dl_hugepage_resolve (const struct hp_sources *s, struct hp_effective *e)
 	}
       e->source[t] = HP_SOURCE_FILE;
     }
-  return 0;
 }
 
 void

@@ -210,6 +210,9 @@ struct hp_effective
 
   /* The tunables section of ld.so.cache is malformed: ignored.  */
   bool tunconf_bad;
+  /* The settings (bit 1 << HP_SET_*) that only the policy file may
+     give: no other source gives them, and libs is not given empty.  */
+  unsigned int conf_wanted;
   /* The policy file was consulted, and the program block that applied
      (0: none).  */
   bool conf_used;
@@ -245,6 +248,14 @@ struct hp_effective
      not parse is the default too, and BAD says so.  */
 unsigned int _dl_hugepage_resolve (const struct hp_sources *s,
 				   struct hp_effective *e);
+
+/* The policy file's part of _dl_hugepage_resolve, on its own: the
+   settings of E->conf_wanted that S's file (CONF, NULL if none, and the
+   names) gives, into *E, which holds what the other sources gave.
+   ld.so calls it when it reads the file later than the other sources
+   (_dl_hugepage_settle).  */
+void _dl_hugepage_resolve_conf (const struct hp_sources *s,
+				struct hp_effective *e);
 
 /* Write E's libs into BUF (E->LIBS_LEN + 1 bytes) as LD_HUGEPAGE_LIBS
    spells them (a tunable's `,' become `:'), with a NUL.  */

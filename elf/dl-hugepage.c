@@ -68,13 +68,17 @@
 #endif
 
 /* The LD_HUGEPAGE_* variables, as rtld.c's process_envvars found
-   them.  */
-const char *_dl_hugepage_libs attribute_relro;
+   them; _dl_hugepage_init then sets _dl_hugepage_libs to the patterns
+   the process uses.  The settings are written by _dl_hugepage_init
+   and, if it left the policy file for later, once more by
+   _dl_hugepage_settle, which may run in a dlopen (under the load lock)
+   after start-up: they are not in RELRO, as dl-cache.c's view of
+   ld.so.cache, read when first needed, is not.  */
+const char *_dl_hugepage_libs;
 const char *_dl_hugepage_segments attribute_relro;
 const char *_dl_hugepage_backing attribute_relro;
-unsigned char _dl_hugepage_backings[HP_NBACKINGS] attribute_relro =
-  HP_BACKINGS_DEFAULT;
-int _dl_hugepage_nbackings attribute_relro = HP_NBACKINGS;
+unsigned char _dl_hugepage_backings[HP_NBACKINGS] = HP_BACKINGS_DEFAULT;
+int _dl_hugepage_nbackings = HP_NBACKINGS;
 
 /* DL_DEBUG_HUGEPAGES (dl-hugepage.h) must be a bit of its own in the
    release being built.  */
@@ -91,9 +95,19 @@ _Static_assert ((DL_DEBUG_HUGEPAGES
 #endif
 		    )) == 0, "DL_DEBUG_HUGEPAGES is taken");
 
-/* Set once by _dl_hugepage_init.  */
-bool _dl_hugepage_active attribute_relro;
-unsigned int _dl_hugepage_kinds attribute_relro = HP_KIND_DEFAULT;
+/* Set by _dl_hugepage_init (and _dl_hugepage_settle, see above).  */
+bool _dl_hugepage_active;
+unsigned int _dl_hugepage_kinds = HP_KIND_DEFAULT;
+
+/* The settings (bit 1 << HP_SET_*) that wait for the policy file, or
+   0.  A program the kernel started (the common case with hugeld as
+   the system loader) reads the file only when it loads the first
+   object whose program headers may fill a huge page: most programs (a
+   shell, /bin/true, anything whose objects are all smaller) never do,
+   and pay nothing for the file, as dl-cache.c reads ld.so.cache only
+   when a library is first looked up there.  _dl_hugepage_settle reads
+   it.  */
+static unsigned int hp_pending;
 
 /* The object being loaded, from _dl_hugepage_prepare to
    _dl_hugepage_apply: the one load state.  */
@@ -231,9 +245,43 @@ hp_resolve (const char *program, struct hp_effective *e)
     else
       {
 	s.have_conf = true;
-	if (!_dl_hugepage_policy_load (program, &s))
+	/* LD_DEBUG=hugepages reports the file at start-up, and a program
+	   ld.so was asked to run has its names at hand (it is named
+	   after them, _dl_hugepage_name_process).  */
+	if (program == NULL && !hp_debug () && _dl_hugepage_policy_defer ())
+	  {
+	    hp_pending = e->conf_wanted;
+	    s.conf = NULL;
+	  }
+	else if (!_dl_hugepage_policy_load (program, &s))
 	  s.conf = NULL;
       }
+}
+
+/* What became of the policy file that E says was consulted: its
+   program block and cache for the reports and the shared cache, or the
+   line that made ld.so ignore it.  */
+static void
+hp_conf_outcome (const struct hp_effective *e)
+{
+  if (e->conf_used)
+    _dl_hugepage_policy_report (e->conf_block, e->conf_cache,
+				e->conf_nspans);
+  else if (e->conf_error_line != 0)
+    _dl_hugepage_policy_ignored (e->conf_error_line, e->conf_error);
+}
+
+/* Whether the settings E's libs, segments and backing make hugeld act:
+   with HP_PENDING, whether the policy file may still make it act.  */
+static bool
+hp_may_act (const struct hp_effective *e)
+{
+  bool wait_libs = (hp_pending & (1U << HP_SET_LIBS)) != 0;
+  bool wait_kinds = (hp_pending & (1U << HP_SET_SEGMENTS)) != 0;
+  bool wait_backing = (hp_pending & (1U << HP_SET_BACKING)) != 0;
+  return ((e->libs != NULL || wait_libs)
+	  && (e->kinds != 0 || wait_kinds)
+	  && (e->nbackings > 0 || wait_backing));
 }
 
 /* The name setting T was given by, for a warning or the report: its
@@ -369,18 +417,21 @@ hp_init (bool normal_mode, const char *program)
   hp_resolve (program, &e);
   if (hp_debug ())
     hp_report_sources (&e);
-  if (e.conf_used)
-    _dl_hugepage_policy_report (e.conf_block, e.conf_cache, e.conf_nspans);
-  else if (e.conf_error_line != 0)
-    _dl_hugepage_policy_ignored (e.conf_error_line, e.conf_error);
-  if (e.libs == NULL)
+  hp_conf_outcome (&e);
+  if (!hp_may_act (&e))
+    hp_pending = 0;
+  if (e.libs == NULL && hp_pending == 0)
     {
       if (hp_debug () && e.conf_used)
 	_dl_debug_printf ("hugepages: %s selects nothing for this "
 			  "program\n", HP_CONF_FILE);
       return;
     }
-  if (e.source[HP_SET_LIBS] == HP_SOURCE_FILE)
+  if (e.libs == NULL)
+    /* Not the variable's value (an AT_SECURE process's, or one a
+       locked tunable overrode): the file's, if any, comes later.  */
+    _dl_hugepage_libs = NULL;
+  else if (e.source[HP_SET_LIBS] == HP_SOURCE_FILE)
     {
       _dl_hugepage_libs = e.libs;
       _dl_hugepage_libs_line = e.line[HP_SET_LIBS];
@@ -404,12 +455,55 @@ hp_init (bool normal_mode, const char *program)
   memcpy (_dl_hugepage_backings, e.backings, e.nbackings);
   _dl_hugepage_nbackings = e.nbackings;
 
-  _dl_hugepage_active = (_dl_hugepage_kinds != 0
-			 && _dl_hugepage_nbackings > 0);
+  /* While the file waits, provisionally: _dl_hugepage_settle says.  */
+  _dl_hugepage_active = hp_may_act (&e);
   if (hp_debug ())
     hp_report_settings (&e);
   if (_dl_hugepage_active && program != NULL)
     _dl_hugepage_name_process (program);
+}
+
+/* Read the policy file that _dl_hugepage_init left for later, and
+   complete the settings with what it gives.  */
+static void
+hp_settle (void)
+{
+  struct hp_effective e;
+  memset (&e, 0, sizeof e);
+  e.libs = _dl_hugepage_libs;
+  e.libs_len = e.libs != NULL ? strlen (e.libs) : 0;
+  e.kinds = _dl_hugepage_kinds;
+  memcpy (e.backings, _dl_hugepage_backings, sizeof e.backings);
+  e.nbackings = _dl_hugepage_nbackings;
+  e.conf_wanted = hp_pending;
+  hp_pending = 0;
+
+  struct hp_sources s = { .secure = __libc_enable_secure, .have_conf = true };
+  if (!_dl_hugepage_policy_load (NULL, &s))
+    s.conf = NULL;
+  _dl_hugepage_resolve_conf (&s, &e);
+  hp_conf_outcome (&e);
+  if (e.source[HP_SET_LIBS] == HP_SOURCE_FILE)
+    {
+      _dl_hugepage_libs = e.libs;
+      _dl_hugepage_libs_line = e.line[HP_SET_LIBS];
+    }
+  _dl_hugepage_kinds = e.kinds;
+  memcpy (_dl_hugepage_backings, e.backings, e.nbackings);
+  _dl_hugepage_nbackings = e.nbackings;
+  _dl_hugepage_active = (_dl_hugepage_libs != NULL && _dl_hugepage_kinds != 0
+			 && _dl_hugepage_nbackings > 0);
+}
+
+bool
+_dl_hugepage_settle (void)
+{
+  if (__glibc_likely (hp_pending == 0))
+    return _dl_hugepage_active;
+  int saved = errno;
+  hp_settle ();
+  __set_errno (saved);
+  return _dl_hugepage_active;
 }
 
 #ifdef __aarch64__
@@ -482,6 +576,8 @@ hp_prepare (const char *realname, int fd, int type,
      that the report says what it would take.  */
   if (!hp_debug ()
       && !_dl_hugepage_may_have_zone (phdr, phnum, HP_HUGEPAGE_SIZE))
+    return;
+  if (!_dl_hugepage_settle ())
     return;
   hp_load.phdr = phdr;
   hp_load.phnum = phnum;

@@ -372,23 +372,101 @@ if link_interp "$K/kpie" -fPIE -pie "$FIXTURES/big-pic.o"; then
   conf 644 "program $K/other\n  libs kpie\n"
   kstart "a block for another program: not selected" none "$TEST_TMP/kdir/kpie"
   if command -v strace > /dev/null; then
-    # A small program (one that may fill a huge page is opened through
-    # /proc/self/exe, for the very file the kernel mapped:
-    # dl-hugepage-select.c), its block applying.
+    # A program none of whose objects may fill a huge page reads nothing
+    # of the file (as ld.so.cache, it is read when first needed)...
     echo 'int main (void) { return 0; }' > "$K/tiny.c"
     cc "$K/tiny.c" -o "$K/tiny" -Wl,--dynamic-linker="$HUGELD_LDSO"
+    # tinybig prints the page size of the mapping of libkbig's text.
+    cat > "$K/tinybig.c" <<'EOC'
+#include <dlfcn.h>
+#include <stdio.h>
+int
+main (void)
+{
+  FILE *f = fopen ("/proc/self/smaps", "r");
+  char line[512];
+  unsigned long lo, hi, a = (unsigned long) dlsym (RTLD_DEFAULT, "big_run");
+  int in = 0, kb;
+  while (f != NULL && fgets (line, sizeof line, f) != NULL)
+    if (sscanf (line, "%lx-%lx ", &lo, &hi) == 2)
+      in = lo <= a && a < hi;
+    else if (in && sscanf (line, "KernelPageSize: %d kB", &kb) == 1)
+      printf ("libkbig %d\n", kb);
+  return 0;
+}
+EOC
     conf 644 "program $K/tiny\n  libs libnone-such.so\n"
-    env -i strace -o "$TEST_TMP/k.strace" -e trace=readlink,openat \
-      "$TEST_TMP/kdir/tiny" > /dev/null 2>&1
+    env -i strace -o "$TEST_TMP/k0.strace" -f "$TEST_TMP/kdir/tiny" > /dev/null 2>&1
+    if grep -q 'hugeld\.conf\|^readlink\|/proc/self' "$TEST_TMP/k0.strace"; then
+      fail "kernel start: a small program reads nothing of the policy file" "$(grep -m3 'hugeld\.conf\|^readlink\|/proc/self' "$TEST_TMP/k0.strace" | tr '\n' ' ')"
+    else
+      pass "kernel start: a small program reads nothing of the policy file ($(grep -c . "$TEST_TMP/k0.strace") calls in all)"
+    fi
+    # ... one that loads such a library reads it then, with the names
+    # resolved by readlink of their components (a small program: no
+    # /proc/self/exe, whose first use costs a new process about 15 us),
+    # and its block applies.
+    cc -shared -o "$K/libkbig.so" "$FIXTURES/big-pic.o"
+    cc "$K/tinybig.c" -o "$K/tinybig" -Wl,--no-as-needed -L"$K" -lkbig \
+      -Wl,-rpath,"$K" -Wl,--dynamic-linker="$HUGELD_LDSO"
+    conf 644 "program $K/tinybig\n  libs libkbig.so\n"
+    env -i strace -o "$TEST_TMP/k.strace" -e trace=readlink,openat,newfstatat \
+      "$TEST_TMP/kdir/tinybig" > /dev/null 2>&1
     # ld.so's part: until it opens libc.
     sed '/libc\.so\.6/q' "$TEST_TMP/k.strace" > "$TEST_TMP/k.ldso"
     if grep -q 'readlink("/proc/self/exe"' "$TEST_TMP/k.ldso"; then
       fail "kernel start: the real path without /proc/self/exe" "$(grep -m1 /proc/self "$TEST_TMP/k.ldso")"
+    elif ! sed -n '/libkbig/,$p' "$TEST_TMP/k.ldso" | grep -q 'hugeld\.conf'; then
+      fail "kernel start: the file read when the large library is loaded" "$(grep -m3 'hugeld\.conf\|libkbig' "$TEST_TMP/k.ldso" | tr '\n' ' ')"
     elif grep -q "readlink(\"$TEST_TMP/kdir\"" "$TEST_TMP/k.ldso"; then
-      pass "kernel start: ld.so resolved the name by readlink of its components ($(grep -c '^readlink' "$TEST_TMP/k.ldso") calls), not /proc/self/exe"
+      pass "kernel start: the file read when a library that may fill a huge page is loaded; the name resolved by readlink of its components ($(grep -c '^readlink' "$TEST_TMP/k.ldso") calls), not /proc/self/exe"
     else
       fail "kernel start: the name resolved by its components" "$(grep -m3 readlink "$TEST_TMP/k.ldso" | tr '\n' ' ')"
     fi
+    # The block applied: the library's text is on 2 MiB pages (the
+    # program reads its own smaps; run as nobody too).
+    for who in root nobody; do
+      if [ $who = root ]; then
+        got=$(env -i "$TEST_TMP/kdir/tinybig" 2>&1)
+      else
+        got=$(env -i setpriv --reuid=65534 --regid=65534 --clear-groups "$TEST_TMP/kdir/tinybig" 2>&1)
+      fi
+      [ "$got" = "libkbig 2048" ] \
+        && pass "kernel start: the file read late selects the library ($who: $got)" \
+        || fail "kernel start: the file read late selects the library ($who)" "$got"
+    done
+    # A program that writes over the name it was run by (as those that
+    # set their process title may) before it dlopens the library: the
+    # file, read then, still applies its block (ld.so kept the name).
+    cat > "$K/tinytitle.c" <<'EOC'
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/auxv.h>
+int
+main (int argc, char **argv)
+{
+  char *execfn = (char *) getauxval (AT_EXECFN);
+  memset (execfn, 'x', strlen (execfn));
+  void *h = dlopen (argv[1], RTLD_NOW);
+  FILE *f = fopen ("/proc/self/smaps", "r");
+  char line[512];
+  unsigned long lo, hi, a = h != NULL ? (unsigned long) dlsym (h, "big_run") : 0;
+  int in = 0, kb;
+  while (a != 0 && f != NULL && fgets (line, sizeof line, f) != NULL)
+    if (sscanf (line, "%lx-%lx ", &lo, &hi) == 2)
+      in = lo <= a && a < hi;
+    else if (in && sscanf (line, "KernelPageSize: %d kB", &kb) == 1)
+      printf ("libkbig %d\n", kb);
+  return 0;
+}
+EOC
+    cc "$K/tinytitle.c" -o "$K/tinytitle" -Wl,--dynamic-linker="$HUGELD_LDSO"
+    conf 644 "program $K/tinytitle\n  libs libkbig.so\n"
+    got=$(env -i "$TEST_TMP/kdir/tinytitle" "$K/libkbig.so" 2>&1)
+    [ "$got" = "libkbig 2048" ] \
+      && pass "kernel start: the name written over before a dlopen: the block still applies ($got)" \
+      || fail "kernel start: the name written over before a dlopen" "$got"
     # A path longer than ld.so's first, small room for the names.
     D=$K/$(printf 'd%.0s' $(seq 60))/$(printf 'e%.0s' $(seq 60))/$(printf 'f%.0s' $(seq 60))
     mkdir -p "$D"; cp "$K/tiny" "$D/"; ln -sfn "$D" "$TEST_TMP/kdeep"

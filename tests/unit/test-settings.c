@@ -53,6 +53,12 @@ system_tunables (void)
   src.tunconf_end = cache.end;
 }
 
+/* Whether resolve () reads the file later, as ld.so does for a
+   program the kernel started (_dl_hugepage_settle): the other sources
+   first, as if there were no file, then _dl_hugepage_resolve_conf with
+   the file, on the settings E says only the file may give.  */
+static bool deferred;
+
 /* Resolve as ld.so does, gathering what is asked for: the program's
    path /usr/bin/myprog, and the file (if policy () gave one).  */
 static void
@@ -74,8 +80,42 @@ resolve (void)
       {
 	++asked_conf;
 	src.have_conf = true;
-	src.conf = conf;
+	src.conf = deferred ? NULL : conf;
       }
+  if (deferred && asked_conf > 0)
+    {
+      /* What ld.so keeps of the first answer: the values, and which
+	 settings wait for the file.  */
+      struct hp_effective later;
+      memset (&later, 0, sizeof later);
+      later.libs = e.libs;
+      later.libs_len = e.libs_len;
+      later.libs_commas = e.libs_commas;
+      later.kinds = e.kinds;
+      memcpy (later.backings, e.backings, sizeof later.backings);
+      later.nbackings = e.nbackings;
+      later.conf_wanted = e.conf_wanted;
+      src.conf = conf;
+      _dl_hugepage_resolve_conf (&src, &later);
+      for (int t = 0; t < HP_NSETTINGS; ++t)
+	if (later.source[t] == HP_SOURCE_FILE)
+	  {
+	    e.source[t] = HP_SOURCE_FILE;
+	    e.line[t] = later.line[t];
+	  }
+      e.libs = later.libs;
+      e.libs_len = later.libs_len;
+      e.libs_commas = later.libs_commas;
+      e.kinds = later.kinds;
+      memcpy (e.backings, later.backings, sizeof e.backings);
+      e.nbackings = later.nbackings;
+      e.conf_used = later.conf_used;
+      e.conf_block = later.conf_block;
+      e.conf_nspans = later.conf_nspans;
+      e.conf_error_line = later.conf_error_line;
+      e.conf_error = later.conf_error;
+      e.conf_cache = later.conf_cache;
+    }
 }
 
 /* Whether setting T came from SOURCE.  */
@@ -408,4 +448,11 @@ test_settings_resolve (void)
   test_glibc_tunables ();
   test_system_tunables ();
   test_policy_file ();
+  /* The same cases with the file read later: the same answers.  */
+  deferred = true;
+  test_variables ();
+  test_glibc_tunables ();
+  test_system_tunables ();
+  test_policy_file ();
+  deferred = false;
 }
