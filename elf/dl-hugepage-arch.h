@@ -167,9 +167,18 @@ hp_arch_sync_icache (void *addr, size_t len)
 # define HP_ARCH_CONT_SHIFT 16		/* MAP_HUGE_64KB.  */
 # define HP_ARCH_CONT_NAME "64 KiB"
 
+/* _dl_hugepage_apply_plan's account of the text it left on ordinary
+   pages: none yet, then zone Z (the whole zone, or what follows the
+   pages the pool had room for), as no backing put it on huge pages
+   (the thp backing's advice counts as putting it there).  */
+void _dl_hugepage_cont_reset (void) attribute_hidden;
+void _dl_hugepage_cont_left (const struct hp_zone *z) attribute_hidden;
+
 /* After LS's 2 MiB plan BIG was applied to L (open as FD; VERIFY as for
    _dl_hugepage_apply_plan): put the rest of its text on 64 KiB pages
-   where they fit.  NULL, or the error that must fail the load.  */
+   where they fit: the ends no 2 MiB page covers, and the 2 MiB zones
+   the 2 MiB pool had no room for.  NULL, or the error that must fail
+   the load.  */
 const char *_dl_hugepage_cont_apply (struct hp_load_state *ls,
 				     const struct hp_plan *big,
 				     struct link_map *l, int fd, bool verify)
@@ -191,6 +200,16 @@ hp_arch_sync_icache (void *addr, size_t len)
 }
 
 /* One huge page size.  */
+static inline void
+_dl_hugepage_cont_reset (void)
+{
+}
+
+static inline void
+_dl_hugepage_cont_left (const struct hp_zone *z)
+{
+}
+
 static inline const char *
 _dl_hugepage_cont_apply (struct hp_load_state *ls, const struct hp_plan *big,
 			 struct link_map *l, int fd, bool verify)

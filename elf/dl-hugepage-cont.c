@@ -30,11 +30,16 @@
    only where the private backing is in LD_HUGEPAGE_BACKING; anything
    that fails leaves the piece on the ordinary pages it had.
 
-   Not yet: rodata, relro and the writable kinds; the shared cache and
-   thp for 64 KiB pages; a 2 MiB zone the 2 MiB pool had no room for
-   going on 64 KiB pages instead; objects with no whole 2 MiB page (their
-   text could fill 64 KiB ones).  */
+   A 2 MiB zone of text that no backing put on huge pages (the 2 MiB
+   pool had no room for it, or for its end) is not cut out: it goes on
+   64 KiB pages too, the next size (with the thp backing after the
+   private one, thp's advice takes it first).
 
+   Not yet: rodata, relro and the writable kinds; the shared cache and
+   thp for 64 KiB pages; objects with no whole 2 MiB page (their text
+   could fill 64 KiB ones).  */
+
+#include <array_length.h>
 #include <errno.h>
 #include <libintl.h>
 #include <sys/mman.h>
@@ -49,6 +54,41 @@
 #ifndef MAP_HUGE_SHIFT
 # define MAP_HUGE_SHIFT 26
 #endif
+
+void
+_dl_hugepage_cont_reset (void)
+{
+  struct hp_buffers *b = _dl_hugepage_buffers ();
+  if (b != NULL)
+    b->ncont_left = 0;
+}
+
+void
+_dl_hugepage_cont_left (const struct hp_zone *z)
+{
+  struct hp_buffers *b = _dl_hugepage_buffers ();
+  if (z->kind != HP_KIND_TEXT || b == NULL
+      || b->ncont_left == array_length (b->cont_left))
+    return;
+  b->cont_left[b->ncont_left++] = (struct hp_range)
+    { .start = z->start, .end = z->end, .kind = z->kind, .load = z->load };
+}
+
+/* The part of the 2 MiB zone B that is on huge pages: B less what
+   _dl_hugepage_cont_left noted in it (all of it, or its end).  */
+static struct hp_zone
+hp_cont_covered (const struct hp_zone *b)
+{
+  struct hp_zone c = *b;
+  const struct hp_buffers *hb = _dl_hugepage_buffers ();
+  for (size_t i = 0; hb != NULL && i < hb->ncont_left; ++i)
+    {
+      const struct hp_range *r = &hb->cont_left[i];
+      if (r->start >= c.start && r->start < c.end)
+	c.end = r->start;
+    }
+  return c;
+}
 
 /* Put piece P (a 64 KiB zone) of LS's object, at load bias L_ADDR and
    open as FD, on a private copy in 64 KiB pages.  */
@@ -151,8 +191,9 @@ _dl_hugepage_cont_apply (struct hp_load_state *ls, const struct hp_plan *big,
 	  uint64_t ps = at, pe = z->end;
 	  if (j < big->nzones)
 	    {
-	      const struct hp_zone *b = &big->zones[j];
-	      if (b->end <= at || b->start >= z->end)
+	      struct hp_zone covered = hp_cont_covered (&big->zones[j]);
+	      const struct hp_zone *b = &covered;
+	      if (b->end <= b->start || b->end <= at || b->start >= z->end)
 		continue;
 	      pe = b->start > at ? b->start : at;
 	      at = b->end;

@@ -131,6 +131,9 @@ struct hp_buffers
 #ifdef __aarch64__
   struct hp_plan cont_plan;		/* Its 64 KiB zones
 					   (dl-hugepage-cont.c).  */
+  struct hp_range cont_left[HP_MAX_RUNS]; /* The text of the 2 MiB
+					   plan left on ordinary pages.  */
+  size_t ncont_left;
 #endif
   ElfW(Phdr) phdr[HP_MAX_PHNUM];	/* A table the caller does not keep.  */
   char exe[HP_PATH_MAX];		/* The program's file, for the

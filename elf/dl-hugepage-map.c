@@ -455,6 +455,7 @@ _dl_hugepage_apply_plan (struct hp_load_state *ls, struct link_map *l,
     }
 
   size_t pages = 0, failed = 0, shared = 0, thp = 0;
+  _dl_hugepage_cont_reset ();
   /* Text first: a pool too small for every zone goes where it helps
      most (_dl_hugepage_zone_order).  */
   unsigned char order[HP_MAX_RUNS];
@@ -560,6 +561,8 @@ _dl_hugepage_apply_plan (struct hp_load_state *ls, struct link_map *l,
 	  failed += n;
 	  if (o == HP_THP)
 	    thp += n;
+	  else
+	    _dl_hugepage_cont_left (z);
 	}
     }
   _dl_hugepage_object_done (&ls->object);

@@ -174,3 +174,21 @@ if [ -w $P64/nr_hugepages ]; then
   NEED_DBG=
   echo "$n64" > $P64/nr_hugepages
 fi
+# An empty 2 MiB pool: the next size, the whole text on 64 KiB pages
+# (at least 98% of it), the report says the 2 MiB zones went there.
+P2M=/sys/kernel/mm/hugepages/hugepages-2048kB
+if [ -w $P2M/nr_hugepages ] && [ -r $P64/free_hugepages ]; then
+  n2m=$(cat $P2M/nr_hugepages)
+  echo 0 > $P2M/nr_hugepages
+  run_hugeld sizes-nopool2m LD_HUGEPAGE_LIBS=libbti.so LD_HUGEPAGE_BACKING=private $HUGELD $T/bti-main sizes libbti.so
+  cover sizes-nopool2m libbti.so
+  total=$(echo "$SIZES" | sed -n 's/^[^:]*: \([0-9]*\) KiB:.*/\1/p')
+  if [ "$(cat $W/sizes-nopool2m.rc)" = 0 ] && [ "$COVER" -ge 98 ] \
+       && [ $(( SF * 100 / ${total:-1} )) -ge 98 ]; then
+    pass "sizes-nopool2m: empty 2 MiB pool: $COVER% of the text on 64 KiB pages instead ($SIZES); LD_DEBUG: $(grep -m1 'huge pages of 64 KiB' $W/sizes-nopool2m.dbg | sed 's/^ *[0-9]*: *//')"
+  else
+    fail "sizes-nopool2m: empty 2 MiB pool: the text on 64 KiB pages" "$(status "$(cat $W/sizes-nopool2m.rc)"), $COVER%: $SIZES; LD_DEBUG: $(grep -E '64 KiB|pool' $W/sizes-nopool2m.dbg | head -3 | sed 's/^ *[0-9]*: *//' | oneline)"
+    dump sizes-nopool2m
+  fi
+  echo "$n2m" > $P2M/nr_hugepages
+fi
