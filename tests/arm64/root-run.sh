@@ -115,6 +115,34 @@ done
 rm -rf /dev/hugepages/hugeld
 umount /dev/hugepages
 
+# hugeld status counts each page size: python3 with its text on private
+# 2 MiB and 64 KiB pages, kept running; status's counts must be the
+# kernel's (smaps: Private_Hugetlb by KernelPageSize).
+CMD=$(command -v hugeld || echo /opt/hugeld/bin/hugeld)
+mkfifo $W/py.in
+LD_HUGEPAGE_LIBS='*' LD_HUGEPAGE_SEGMENTS=text LD_HUGEPAGE_BACKING=private \
+  $HUGELD /usr/bin/python3 -c 'import sys; print("ready", flush=True); sys.stdin.read()' \
+  < $W/py.in > $W/py.out 2>&1 &
+pypid=$!
+exec 7> $W/py.in
+for i in $(seq 100); do grep -q ready $W/py.out && break; sleep 0.2; done
+smaps_pages () {
+  awk -v kb=$2 '/^[0-9a-f]+-[0-9a-f]+ /{k=0} /^KernelPageSize:/{k=$2}
+    /^(Private|Shared)_Hugetlb:/{if (k == kb) s += $2} END{print s / kb}' /proc/$1/smaps
+}
+k64=$(smaps_pages $pypid 64); k2m=$(smaps_pages $pypid 2048)
+timeout 120 $CMD status $pypid > $W/status.txt 2>&1
+head1=$(head -1 $W/status.txt)
+s64=$(echo "$head1" | grep -o '[0-9]* huge pages\? of 64 KiB' | cut -d' ' -f1)
+s2m=$(echo "$head1" | sed -n 's/^process [0-9]* ([^)]*): \([0-9]*\) huge page.*/\1/p')
+exec 7>&-
+wait $pypid
+if [ "${k64:-0}" -gt 0 ] && [ "$s64" = "$k64" ] && [ "$s2m" = "$k2m" ]; then
+  pass "status-sizes: hugeld status counts python3's pages by size as smaps does: $k2m of 2 MiB, $k64 of 64 KiB ($head1)"
+else
+  fail "status-sizes: hugeld status by page size" "smaps $k2m of 2 MiB, ${k64:-0} of 64 KiB; status: $(head -3 $W/status.txt | oneline)"
+fi
+
 # 3. glibc's own tests (ARM64_GLIBC=1): the cross-built tree on
 # /dev/vdc, mounted where it was built.
 if [ -b /dev/vdc ] && [ -f $M/glibc-top ]; then

@@ -38,7 +38,7 @@ from ..planner import cache_dir, check_patterns, conf_file, default_setting, gli
 from ..pool import hugetlb_cgroup_none
 from ..procfs import at_secure, command_of, environ_bytes, execfn, ldso_command_program, process_cwd, process_objects, read_smaps
 from ..settings import of_process
-from .records import CacheUnused, Object, OtherRange, PrivateCopy, Process, Range, Selected, Selection, Text, Unserved
+from .records import CacheUnused, Object, OtherRange, PrivateCopy, Process, Range, Selected, Selection, Text, Unserved, is_2m
 
 # How long status waits for one process: its /proc files, its objects
 # and their plans.  Reading another process's memory (its environment,
@@ -147,7 +147,10 @@ def object_ranges(o, x):
     plan X giving the kinds."""
     out = []
     for m in sorted(o.huge + o.thp, key=lambda m: m.start):
-        used = m.hugetlb // HUGE if m.huge \
+        # A hugetlb mapping's pages are of its own size (arm64: 64 KiB
+        # too); the page cache's and thp's are counted in 2 MiB.
+        size = page_size(m) if m.huge and m.kps * 1024 < HUGE else HUGE
+        used = m.hugetlb // size if m.huge \
             else (m.anon_thp + m.file_thp) // HUGE
         out.append(Range(
             kind=kind_in(x, m.start - o.bias, m.end - o.bias),
@@ -155,8 +158,24 @@ def object_ranges(o, x):
             object_end=m.end - o.bias, perms=m.perms,
             kernel_page_kb=m.kps, backing=m.backing(),
             file=m.path if m.cached else None,
-            pages=(m.end - m.start) // HUGE,
+            pages=(m.end - m.start) // size,
             pages_in_use=used))
+    return out
+
+
+def page_size(m):
+    """The size of the pages of hugetlb mapping M (KernelPageSize; 2 MiB
+    where smaps gave none)."""
+    return m.kps * 1024 if m.kps else HUGE
+
+
+def small_pages(ranges):
+    """{kB: pages in use} of RANGES' hugetlb pages smaller than 2 MiB."""
+    out = {}
+    for r in ranges:
+        if not is_2m(r):
+            out[r.kernel_page_kb] = out.get(r.kernel_page_kb, 0) \
+                + r.pages_in_use
     return out
 
 
@@ -190,16 +209,22 @@ def with_mappings(p, objs, others, plans):
             text=Text(**o.text), thp_advised=o.advised,
             thp_kb=sum(m.anon_thp + m.file_thp for m in o.thp) // 1024,
             pages=sum(r.pages_in_use for r in ranges
-                      if not r.backing.startswith("thp")),
+                      if not r.backing.startswith("thp") and is_2m(r)),
             shared_pages=sum(r.pages_in_use for r in ranges
-                             if r.backing == "shared"),
-            ranges=ranges))
+                             if r.backing == "shared" and is_2m(r)),
+            ranges=ranges, small_pages=small_pages(ranges)))
     oth = [OtherRange(start=m.start, end=m.end, perms=m.perms, path=m.path,
-                      kernel_page_kb=m.kps, pages_in_use=m.hugetlb // HUGE)
+                      kernel_page_kb=m.kps,
+                      pages_in_use=m.hugetlb // min(page_size(m), HUGE))
            for m in others]
+    small = small_pages(oth)
+    for o in olist:
+        for k, n in o.small_pages.items():
+            small[k] = small.get(k, 0) + n
     return p._replace(
-        objects=olist, other_ranges=oth,
-        pages=sum(o.pages for o in olist) + sum(r.pages_in_use for r in oth),
+        objects=olist, other_ranges=oth, small_pages=small,
+        pages=sum(o.pages for o in olist)
+        + sum(r.pages_in_use for r in oth if is_2m(r)),
         shared_pages=sum(o.shared_pages for o in olist),
         # The cache files mapped, with their pages: counted once in
         # totals.

@@ -24,6 +24,7 @@ per process, and per node (pool, cache entries and what sharing
 saves).  hugeld(1) lists the metrics."""
 
 from ..common import shown
+from .records import is_2m
 
 
 def label(v):
@@ -68,13 +69,17 @@ def process_samples(n):
         for o in p.objects:
             pages = {}
             for r in o.ranges:
+                if not is_2m(r):
+                    # Counted in 2 MiB pages: arm64's 64 KiB pages are
+                    # in status's own report.
+                    continue
                 b = backing_label(r.backing)
                 pages[b] = pages.get(b, 0) + r.pages_in_use
             for b, k in sorted(pages.items()):
                 objs.append((who + (("object", o.path), ("backing", b)), k))
                 if b != "shared":
                     by[b] = by.get(b, 0) + k
-        other = sum(r.pages_in_use for r in p.other_ranges)
+        other = sum(r.pages_in_use for r in p.other_ranges if is_2m(r))
         if other:
             by["other"] = by.get("other", 0) + other
         procs.append((who + (("kind", "hugetlb"),), p.pages))

@@ -29,6 +29,8 @@ they are, dicts."""
 import collections
 import os
 
+from ..common import HUGE
+
 
 def _record(name, fields):
     """A named tuple type NAME of FIELDS (a space-separated string),
@@ -51,8 +53,17 @@ gave): kind (its plan's kind of most of it, or ?), start and end (the
 process's addresses), object_start and object_end (the object's own,
 unrelocated), perms, kernel_page_kb (KernelPageSize), backing (shared,
 private, hugetlbfs file, thp (page cache, N kB), thp (anonymous, N
-kB)), file (the cache file it maps, or None), pages (the 2 MiB pages it
-spans) and pages_in_use (those it holds)."""
+kB)), file (the cache file it maps, or None), pages (the huge pages of
+its kernel_page_kb it spans: 2 MiB, or 64 KiB on arm64) and
+pages_in_use (those it holds)."""
+
+def is_2m(r):
+    """Whether range R (Range or OtherRange) counts in 2 MiB pages: the
+    pool's size, and thp's; not hugetlb pages smaller than 2 MiB
+    (arm64's 64 KiB ones), which are counted apart."""
+    return r.kernel_page_kb is None or r.kernel_page_kb >= HUGE // 1024 \
+        or (getattr(r, "backing", None) or "").startswith("thp")
+
 
 OtherRange = _record("OtherRange", "start end perms path kernel_page_kb "
                      "pages_in_use")
@@ -65,13 +76,14 @@ asked): the pattern, what it matched (file name, DT_SONAME, path,
 program name) and its line in the policy file (None: not the file's)."""
 
 Object = _record("Object", "path bias selected_by text thp_advised thp_kb "
-                 "pages shared_pages ranges")
+                 "pages shared_pages ranges small_pages")
 Object.__doc__ = """An ELF object of the process with huge pages of some
 kind (or whose text hugeld's ld.so marked MADV_HUGEPAGE): its path, load
 bias, selected_by (a Selection, or None), text (a Text), thp_advised,
-thp_kb (transparent huge pages in its mappings), pages (hugetlb pages it
-holds), shared_pages (of them, from the shared cache) and ranges
-(Range)."""
+thp_kb (transparent huge pages in its mappings), pages (2 MiB hugetlb
+pages it holds), shared_pages (of them, from the shared cache), ranges
+(Range) and small_pages ({kB: pages} of the smaller hugetlb sizes it
+holds: arm64's 64 KiB pages)."""
 
 Unserved = _record("Unserved", "path pattern matched_by planned_pages thp "
                    "text kernel_mapped conf_line cached_since_start")
@@ -103,7 +115,7 @@ _Process = _record(
     "seccomp_filter guards ldso_command program settings settings_line "
     "policy backings thp_mode cache_not_synced objects other_ranges pages "
     "shared_pages shared_files thp_kb selected_without_huge_pages "
-    "selected private_cached_since_start cache_unused")
+    "selected private_cached_since_start cache_unused small_pages")
 
 
 class Process(_Process):
@@ -123,9 +135,10 @@ class Process(_Process):
     sync has run in this boot);
 
     what the kernel gave: objects (Object), other_ranges (OtherRange),
-    pages (hugetlb pages: of objects and other memory), shared_pages (of
-    them, the shared cache's), shared_files ({cache file: its pages}),
-    thp_kb;
+    pages (2 MiB hugetlb pages: of objects and other memory),
+    shared_pages (of them, the shared cache's), shared_files ({cache
+    file: its pages}), thp_kb, small_pages ({kB: pages} of the smaller
+    hugetlb sizes: arm64's 64 KiB pages);
 
     what the settings asked: selected_without_huge_pages (Unserved),
     selected (Selected); and the shared cache's timing:

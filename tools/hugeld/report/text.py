@@ -81,6 +81,9 @@ def header_lines(p):
             p.shared_pages, p.pages - p.shared_pages))
     if p.thp_kb:
         how.append("thp %d kB" % p.thp_kb)
+    for kb, n in sorted((p.small_pages or {}).items(), reverse=True):
+        how.append("%s of %d KiB (%d KiB)" % (plural(n, "huge page"), kb,
+                                              n * kb))
     out = ["process %d (%s): %s (%s) in %s%s%s" % (
         p.pid, display_name(p), plural(p.pages, "huge page"), mib(p.pages),
         plural(len(p.objects), "object"),
