@@ -376,18 +376,32 @@ if link_interp "$K/kpie" -fPIE -pie "$FIXTURES/big-pic.o"; then
     # of the file (as ld.so.cache, it is read when first needed)...
     echo 'int main (void) { return 0; }' > "$K/tiny.c"
     cc "$K/tiny.c" -o "$K/tiny" -Wl,--dynamic-linker="$HUGELD_LDSO"
-    # tinybig prints the page size of the mapping of libkbig's text.
-    cat > "$K/tinybig.c" <<'EOC'
+    # kpage [LIB] prints the page size of the mapping of libkbig's
+    # text (big_run): the libkbig it was linked with, or, given LIB, the
+    # one it dlopens after it wrote over the name it was run by (as a
+    # program that sets its process title may).
+    cat > "$K/kpage.c" <<'EOC'
 #include <dlfcn.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/auxv.h>
 int
-main (void)
+main (int argc, char **argv)
 {
+  void *h = RTLD_DEFAULT;
+  if (argc > 1)
+    {
+      char *execfn = (char *) getauxval (AT_EXECFN);
+      memset (execfn, 'x', strlen (execfn));
+      h = dlopen (argv[1], RTLD_NOW);
+      if (h == NULL)
+        return 1;
+    }
   FILE *f = fopen ("/proc/self/smaps", "r");
   char line[512];
-  unsigned long lo, hi, a = (unsigned long) dlsym (RTLD_DEFAULT, "big_run");
+  unsigned long lo, hi, a = (unsigned long) dlsym (h, "big_run");
   int in = 0, kb;
-  while (f != NULL && fgets (line, sizeof line, f) != NULL)
+  while (a != 0 && f != NULL && fgets (line, sizeof line, f) != NULL)
     if (sscanf (line, "%lx-%lx ", &lo, &hi) == 2)
       in = lo <= a && a < hi;
     else if (in && sscanf (line, "KernelPageSize: %d kB", &kb) == 1)
@@ -407,7 +421,7 @@ EOC
     # /proc/self/exe, whose first use costs a new process about 15 us),
     # and its block applies.
     cc -shared -o "$K/libkbig.so" "$FIXTURES/big-pic.o"
-    cc "$K/tinybig.c" -o "$K/tinybig" -Wl,--no-as-needed -L"$K" -lkbig \
+    cc "$K/kpage.c" -o "$K/tinybig" -Wl,--no-as-needed -L"$K" -lkbig \
       -Wl,-rpath,"$K" -Wl,--dynamic-linker="$HUGELD_LDSO"
     conf 644 "program $K/tinybig\n  libs libkbig.so\n"
     env -i strace -o "$TEST_TMP/k.strace" -e trace=readlink,openat,newfstatat \
@@ -438,30 +452,7 @@ EOC
     # A program that writes over the name it was run by (as those that
     # set their process title may) before it dlopens the library: the
     # file, read then, still applies its block (ld.so kept the name).
-    cat > "$K/tinytitle.c" <<'EOC'
-#include <dlfcn.h>
-#include <stdio.h>
-#include <string.h>
-#include <sys/auxv.h>
-int
-main (int argc, char **argv)
-{
-  char *execfn = (char *) getauxval (AT_EXECFN);
-  memset (execfn, 'x', strlen (execfn));
-  void *h = dlopen (argv[1], RTLD_NOW);
-  FILE *f = fopen ("/proc/self/smaps", "r");
-  char line[512];
-  unsigned long lo, hi, a = h != NULL ? (unsigned long) dlsym (h, "big_run") : 0;
-  int in = 0, kb;
-  while (a != 0 && f != NULL && fgets (line, sizeof line, f) != NULL)
-    if (sscanf (line, "%lx-%lx ", &lo, &hi) == 2)
-      in = lo <= a && a < hi;
-    else if (in && sscanf (line, "KernelPageSize: %d kB", &kb) == 1)
-      printf ("libkbig %d\n", kb);
-  return 0;
-}
-EOC
-    cc "$K/tinytitle.c" -o "$K/tinytitle" -Wl,--dynamic-linker="$HUGELD_LDSO"
+    cc "$K/kpage.c" -o "$K/tinytitle" -Wl,--dynamic-linker="$HUGELD_LDSO"
     conf 644 "program $K/tinytitle\n  libs libkbig.so\n"
     got=$(env -i "$TEST_TMP/kdir/tinytitle" "$K/libkbig.so" 2>&1)
     [ "$got" = "libkbig 2048" ] \

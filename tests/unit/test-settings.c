@@ -84,37 +84,10 @@ resolve (void)
       }
   if (deferred && asked_conf > 0)
     {
-      /* What ld.so keeps of the first answer: the values, and which
-	 settings wait for the file.  */
-      struct hp_effective later;
-      memset (&later, 0, sizeof later);
-      later.libs = e.libs;
-      later.libs_len = e.libs_len;
-      later.libs_commas = e.libs_commas;
-      later.kinds = e.kinds;
-      memcpy (later.backings, e.backings, sizeof later.backings);
-      later.nbackings = e.nbackings;
-      later.conf_wanted = e.conf_wanted;
+      /* The file's part on its own, on what the other sources gave
+	 (the first answer, as if there were no file).  */
       src.conf = conf;
-      _dl_hugepage_resolve_conf (&src, &later);
-      for (int t = 0; t < HP_NSETTINGS; ++t)
-	if (later.source[t] == HP_SOURCE_FILE)
-	  {
-	    e.source[t] = HP_SOURCE_FILE;
-	    e.line[t] = later.line[t];
-	  }
-      e.libs = later.libs;
-      e.libs_len = later.libs_len;
-      e.libs_commas = later.libs_commas;
-      e.kinds = later.kinds;
-      memcpy (e.backings, later.backings, sizeof e.backings);
-      e.nbackings = later.nbackings;
-      e.conf_used = later.conf_used;
-      e.conf_block = later.conf_block;
-      e.conf_nspans = later.conf_nspans;
-      e.conf_error_line = later.conf_error_line;
-      e.conf_error = later.conf_error;
-      e.conf_cache = later.conf_cache;
+      _dl_hugepage_resolve_conf (&src, &e);
     }
 }
 
