@@ -178,51 +178,34 @@ _dl_hugepage_cont_apply (struct hp_load_state *ls, const struct hp_plan *big,
   if (plan->error != HP_E_NONE)
     return NULL;
 
+  /* What of the 2 MiB zones is on huge pages, in address order.  */
+  struct hp_buffers *hb = _dl_hugepage_buffers ();
+  for (size_t j = 0; j < big->nzones; ++j)
+    hb->cont_covered[j] = hp_cont_covered (&big->zones[j]);
   size_t pages = 0;
   for (size_t i = 0; i < plan->nzones; ++i)
     {
       const struct hp_zone *z = &plan->zones[i];
       if (z->kind != HP_KIND_TEXT)
 	continue;
-      /* Z less the 2 MiB zones (in address order), piece by piece.  */
-      uint64_t at = z->start;
-      for (size_t j = 0; j <= big->nzones && at < z->end; ++j)
+      /* Z less the 2 MiB zones, piece by piece.  */
+      size_t n = _dl_hugepage_zone_pieces (z, hb->cont_covered, big->nzones,
+					   hb->cont_pieces,
+					   array_length (hb->cont_pieces));
+      for (size_t k = 0; k < n; ++k)
 	{
-	  uint64_t ps = at, pe = z->end;
-	  if (j < big->nzones)
-	    {
-	      struct hp_zone covered = hp_cont_covered (&big->zones[j]);
-	      const struct hp_zone *b = &covered;
-	      if (b->end <= b->start || b->end <= at || b->start >= z->end)
-		continue;
-	      pe = b->start > at ? b->start : at;
-	      at = b->end;
-	    }
-	  else
-	    at = z->end;
-	  if (pe <= ps)
-	    continue;
-	  struct hp_zone head, piece, tail;
-	  if (ps > z->start)
-	    _dl_hugepage_zone_split (z, ps - z->start, &head, &piece);
-	  else
-	    piece = *z;
-	  if (pe < piece.end)
-	    {
-	      _dl_hugepage_zone_split (&piece, pe - piece.start, &head, &tail);
-	      piece = head;
-	    }
+	  const struct hp_zone *piece = &hb->cont_pieces[k];
 	  int err;
 	  const char *what = "";
-	  enum hp_outcome o = hp_cont_private (ls, &piece, l->l_addr, fd,
+	  enum hp_outcome o = hp_cont_private (ls, piece, l->l_addr, fd,
 					       verify, &err, &what);
 	  if (hp_debug ())
-	    hp_cont_report (ls, &piece, l->l_addr, o, err, what);
+	    hp_cont_report (ls, piece, l->l_addr, o, err, what);
 	  if (o == HP_LOST)
 	    return N_("cannot map segment back after a failed move to "
 		      "huge pages");
 	  if (o == HP_DONE)
-	    pages += (piece.end - piece.start) / HP_ARCH_CONT_SIZE;
+	    pages += (piece->end - piece->start) / HP_ARCH_CONT_SIZE;
 	}
     }
   if (hp_debug () && pages != 0)

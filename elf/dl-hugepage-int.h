@@ -134,6 +134,10 @@ struct hp_buffers
   struct hp_range cont_left[HP_MAX_RUNS]; /* The text of the 2 MiB
 					   plan left on ordinary pages.  */
   size_t ncont_left;
+  struct hp_zone cont_covered[HP_MAX_RUNS]; /* What of its zones is on
+					   huge pages.  */
+  struct hp_zone cont_pieces[HP_MAX_RUNS + 1]; /* A 64 KiB zone less
+					   them.  */
 #endif
   ElfW(Phdr) phdr[HP_MAX_PHNUM];	/* A table the caller does not keep.  */
   char exe[HP_PATH_MAX];		/* The program's file, for the

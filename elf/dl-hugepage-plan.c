@@ -622,6 +622,33 @@ _dl_hugepage_zone_split (const struct hp_zone *z, uint64_t len,
   hp_zone_cut (z, cut, z->end, tail);
 }
 
+size_t
+_dl_hugepage_zone_pieces (const struct hp_zone *z,
+			  const struct hp_zone *covered, size_t ncovered,
+			  struct hp_zone *out, size_t max)
+{
+  size_t n = 0;
+  uint64_t at = z->start;
+  for (size_t j = 0; j <= ncovered && at < z->end; ++j)
+    {
+      uint64_t ps = at, pe = z->end;
+      if (j < ncovered)
+	{
+	  const struct hp_zone *b = &covered[j];
+	  if (b->end <= b->start || b->end <= at || b->start >= z->end)
+	    continue;
+	  pe = b->start > at ? b->start : at;
+	  at = b->end;
+	}
+      else
+	at = z->end;
+      if (pe <= ps || n == max)
+	continue;
+      hp_zone_cut (z, ps, pe, &out[n++]);
+    }
+  return n;
+}
+
 void
 _dl_hugepage_settings (struct hp_settings *s, uint64_t pagesize,
 		       unsigned int kinds, int type, bool kernel,

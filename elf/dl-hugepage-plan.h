@@ -271,4 +271,20 @@ void _dl_hugepage_zone_order (const struct hp_plan *plan,
 void _dl_hugepage_zone_split (const struct hp_zone *z, uint64_t len,
 			      struct hp_zone *head, struct hp_zone *tail);
 
+/* arm64 with 4 KiB pages: the huge page size below 2 MiB, sixteen
+   contiguous PTEs (HP_ARCH_CONT_SIZE, dl-hugepage-cont.c).  */
+#define HP_CONT_SIZE ((uint64_t) 64 * 1024)
+
+/* The parts of zone Z that none of the NCOVERED zones COVERED (in
+   address order; zones of a larger page size already on huge pages)
+   overlaps, into OUT (room for MAX: NCOVERED + 1 is always enough), in
+   address order, each cut from Z as _dl_hugepage_zone_split cuts (its
+   own file bytes); how many.  A covered zone's edges must fall on Z's
+   page boundaries (a larger page size's do).  How the ends of an
+   object's text go on arm64's 64 KiB pages around its 2 MiB ones.  */
+size_t _dl_hugepage_zone_pieces (const struct hp_zone *z,
+				 const struct hp_zone *covered,
+				 size_t ncovered, struct hp_zone *out,
+				 size_t max);
+
 #endif /* dl-hugepage-plan.h */

@@ -708,6 +708,53 @@ test_short_pool_order (void)
   TEST_COMPARE (tail.fileoff, g.fileoff + H - 0x1000);
 }
 
+/* A zone less the zones of a larger size on huge pages
+   (_dl_hugepage_zone_pieces): the 64 KiB pieces around arm64's 2 MiB
+   pages, each with its own file bytes.  */
+static void
+test_zone_pieces (void)
+{
+  const uint64_t k64 = 0x10000;
+  struct hp_zone z =
+    {
+      .start = 0x3f0000, .end = 0xa60000, .kind = HP_KIND_TEXT,
+      .copy_start = 0x3f0000, .copy_len = 0x670000 - 0x800,
+      .copy_need = 0x670000 - 0x800, .fileoff = 0x3e0000,
+    };
+  struct hp_zone big[3] =
+    {
+      { .start = 0x400000, .end = 0x600000 },
+      /* Not on huge pages (the pool had no room): empty.  */
+      { .start = 0x600000, .end = 0x600000 },
+      { .start = 0x800000, .end = 0x800000 + H },
+    };
+  struct hp_zone out[4];
+  size_t n = _dl_hugepage_zone_pieces (&z, big, 3, out, 4);
+  TEST_COMPARE (n, 3);
+  if (n != 3)
+    return;
+  TEST_COMPARE (out[0].start, 0x3f0000);
+  TEST_COMPARE (out[0].end, 0x400000);
+  TEST_COMPARE (out[1].start, 0x600000);
+  TEST_COMPARE (out[1].end, 0x800000);
+  TEST_COMPARE (out[2].start, 0x800000 + H);
+  TEST_COMPARE (out[2].end, z.end);
+  /* Each copies its own bytes, at their file offsets; the last one
+     stops where the file does.  */
+  TEST_COMPARE (out[1].fileoff, z.fileoff + (0x600000 - z.start));
+  TEST_COMPARE (out[1].copy_len, 0x200000);
+  TEST_COMPARE (out[2].copy_len, z.end - out[2].start - 0x800);
+  TEST_COMPARE ((out[0].end - out[0].start) / k64, 1);
+  /* Nothing covered: the zone whole; all of it covered: nothing; no
+     room: as many as fit.  */
+  TEST_COMPARE (_dl_hugepage_zone_pieces (&z, NULL, 0, out, 4), 1);
+  TEST_COMPARE (out[0].start, z.start);
+  TEST_COMPARE (out[0].end, z.end);
+  struct hp_zone all = { .start = 0, .end = 0x1000000 };
+  TEST_COMPARE (_dl_hugepage_zone_pieces (&z, &all, 1, out, 4), 0);
+  TEST_COMPARE (_dl_hugepage_zone_pieces (&z, big, 3, out, 1), 1);
+}
+
 /* The words of LD_HUGEPAGE_SEGMENTS.  */
 static void
 test_kinds (void)
@@ -750,6 +797,7 @@ do_test (void)
   test_relro_split ();
   test_file_phase ();
   test_short_pool_order ();
+  test_zone_pieces ();
   test_kinds ();
   return 0;
 }

@@ -317,6 +317,51 @@ print_bias_range (struct json *j, const struct object *o,
   return hi_bias;
 }
 
+#ifdef __aarch64__
+/* The text of O that ld.so puts on 64 KiB pages around PLAN's 2 MiB
+   zones (dl-hugepage-cont.c, the private backing), planned as it plans
+   it, at PLAN's bias: "cont": its page size, bytes and ranges.  */
+static void
+print_cont (struct json *j, const struct object *o,
+	    const struct hp_settings *big, const struct hp_plan *plan)
+{
+  struct hp_settings s = *big;
+  s.kinds = HP_KIND_TEXT;
+  s.hugepagesize = HP_CONT_SIZE;
+  s.fixed_bias = true;
+  s.bias = plan->bias;
+  s.phase = HP_PHASE_NONE;
+  static struct hp_plan cont;
+  static struct hp_zone pieces[HP_MAX_RUNS + 1];
+  _dl_hugepage_plan (o->phdr, o->phnum, &s, &cont);
+  json_key (j, "cont");
+  json_object (j);
+  json_kuint (j, "pagesize", HP_CONT_SIZE);
+  uint64_t bytes = 0;
+  json_key (j, "ranges");
+  json_array (j);
+  for (size_t i = 0; cont.error == HP_E_NONE && i < cont.nzones; ++i)
+    {
+      if (cont.zones[i].kind != HP_KIND_TEXT)
+	continue;
+      size_t n = _dl_hugepage_zone_pieces (&cont.zones[i], plan->zones,
+					   plan->nzones, pieces,
+					   sizeof pieces / sizeof pieces[0]);
+      for (size_t k = 0; k < n; ++k)
+	{
+	  json_array (j);
+	  json_uint (j, pieces[k].start);
+	  json_uint (j, pieces[k].end);
+	  json_end (j);
+	  bytes += pieces[k].end - pieces[k].start;
+	}
+    }
+  json_end (j);
+  json_kuint (j, "bytes", bytes);
+  json_end (j);
+}
+#endif
+
 void
 print_object (struct json *j, const struct object *o,
 	      const struct options *opt)
@@ -331,6 +376,10 @@ print_object (struct json *j, const struct object *o,
     s.bias = print_bias_range (j, o, &s, &plan);
   _dl_hugepage_plan (o->phdr, o->phnum, &s, &plan);
   print_plan (j, &plan, o->textrel, opt);
+#ifdef __aarch64__
+  if (plan.error == HP_E_NONE && PLAN_PAGESIZE == 4096)
+    print_cont (j, o, &s, &plan);
+#endif
   if (opt->layout)
     print_layout (j, o, &plan);
   if (opt->cache)

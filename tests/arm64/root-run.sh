@@ -143,6 +143,15 @@ else
   fail "status-sizes: hugeld status by page size" "smaps $k2m of 2 MiB, ${k64:-0} of 64 KiB; status: $(head -3 $W/status.txt | oneline)"
 fi
 
+# hugeld plan says the 64 KiB pages ld.so gave python3's text ends.
+timeout 300 $CMD plan --libs '*' --segments text --backing private /usr/bin/python3 > $W/plan.txt 2>&1
+p64=$(sed -n 's/.*(+\([0-9]*\) of 64 KiB).*/\1/p' $W/plan.txt | awk '{s += $1} END {print s + 0}')
+if [ "${k64:-0}" -gt 0 ] && [ "$p64" = "$k64" ]; then
+  pass "plan-sizes: hugeld plan gives python3's text $p64 pages of 64 KiB, as ld.so did ($(grep -m1 'of 64 KiB' $W/plan.txt | oneline))"
+else
+  fail "plan-sizes: hugeld plan's 64 KiB pages" "plan $p64, ld.so ${k64:-0}: $(grep -m3 'python3\|64 KiB\|hugeld:' $W/plan.txt | oneline)"
+fi
+
 # 3. glibc's own tests (ARM64_GLIBC=1): the cross-built tree on
 # /dev/vdc, mounted where it was built.
 if [ -b /dev/vdc ] && [ -f $M/glibc-top ]; then

@@ -165,7 +165,7 @@ def print_objects(r, verbose):
                                              o["conf_line"])
         if o["error"]:
             sel += ": " + shown(o["error"])
-        rows.append((name, sel) + tuple(cells) + (str(o["huge_pages"]),))
+        rows.append((name, sel) + tuple(cells) + (pages_cell(o),))
     for line in table(rows, right=range(2, len(rows[0]))):
         print(line)
     if unselected:
@@ -173,6 +173,17 @@ def print_objects(r, verbose):
               % plural(unselected, "other object"))
     for s in r["skipped"]:
         print("(%s: %s)" % (shown(s["path"]), shown(s["why"])))
+
+
+def pages_cell(o):
+    """The PAGES cell of object O: its 2 MiB pages, and on arm64 the
+    64 KiB pages of its text's ends (the private backing)."""
+    c = o.get("cont") or {}
+    if not c.get("bytes"):
+        return str(o["huge_pages"])
+    return "%d (+%d of %d KiB)" % (o["huge_pages"],
+                                  c["bytes"] // c["pagesize"],
+                                  c["pagesize"] // 1024)
 
 
 def print_ranges(r):
@@ -199,6 +210,12 @@ def print_ranges(r):
                   for s in o["small"]]
         for a, b, k, what in sorted(items):
             print("  %-8s [%#x, %#x)  %s" % (k, a, b, what))
+        c = o.get("cont") or {}
+        for a, b in c.get("ranges", []):
+            print("  %-8s [%#x, %#x)  %s on %d KiB pages with the private "
+                  "backing (of the above)" % (
+                      "text", a, b, plural((b - a) // c["pagesize"], "page"),
+                      c["pagesize"] // 1024))
         if o["type"] == "DYN" and o["mode"] == "ldso":
             print("  load address = %#x modulo %#x" % (o["bias"],
                                                       o["modulus"]))
