@@ -377,7 +377,13 @@ print_object (struct json *j, const struct object *o,
   _dl_hugepage_plan (o->phdr, o->phnum, &s, &plan);
   print_plan (j, &plan, o->textrel, opt);
 #ifdef __aarch64__
-  if (plan.error == HP_E_NONE && PLAN_PAGESIZE == 4096)
+  /* As ld.so: after an object's 2 MiB zones are applied (a plan with
+     some), its text, with the private backing (dl-hugepage-cont.c).  */
+  bool private = false;
+  for (int i = 0; i < opt->norder; ++i)
+    private |= opt->order[i] == HP_B_PRIVATE;
+  if (plan.error == HP_E_NONE && plan.nzones > 0 && private
+      && (opt->kinds & HP_KIND_TEXT) != 0 && PLAN_PAGESIZE == 4096)
     print_cont (j, o, &s, &plan);
 #endif
   if (opt->layout)
