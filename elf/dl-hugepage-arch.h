@@ -158,11 +158,10 @@ hp_arch_sync_icache (void *addr, size_t len)
   __asm__ volatile ("isb" : : : "memory");
 }
 
-/* 3. More than one huge page size.  With 4 KiB pages (HP_ARCH_CONT_BASE),
+/* 3. More than one huge page size.  With 4 KiB pages (HP_CONT_BASE),
    Linux offers hugetlb pages of 64 KiB, sixteen contiguous PTEs that
    take one TLB entry, with a pool of their own: the ends of the text
    that no 2 MiB page covers go on them (dl-hugepage-cont.c).  */
-# define HP_ARCH_CONT_BASE 4096
 # define HP_ARCH_CONT_SIZE HP_CONT_SIZE
 # define HP_ARCH_CONT_SHIFT 16		/* MAP_HUGE_64KB.  */
 # define HP_ARCH_CONT_NAME "64 KiB"

@@ -154,20 +154,16 @@ const char *
 _dl_hugepage_cont_apply (struct hp_load_state *ls, const struct hp_plan *big,
 			 struct link_map *l, int fd, bool verify)
 {
-  if ((_dl_hugepage_kinds & HP_KIND_TEXT) == 0
-      || GLRO(dl_pagesize) != HP_ARCH_CONT_BASE)
-    return NULL;
-  bool private = false;
-  for (int i = 0; i < _dl_hugepage_nbackings; ++i)
-    private |= _dl_hugepage_backings[i] == HP_B_PRIVATE;
-  if (!private)
+  if (!_dl_hugepage_cont_wanted (_dl_hugepage_kinds, GLRO(dl_pagesize),
+				 _dl_hugepage_backings,
+				 _dl_hugepage_nbackings))
     return NULL;
 
   struct hp_settings s;
   _dl_hugepage_settings (&s, GLRO(dl_pagesize), HP_KIND_TEXT, ls->type,
 			 ls->kernel, true, l->l_addr, ls->textrel,
 			 HP_PHASE_NONE);
-  s.hugepagesize = HP_ARCH_CONT_SIZE;
+  _dl_hugepage_cont_settings (&s, l->l_addr);
   struct __stat64_t64 st;
   if (__fstat64_time64 (fd, &st) == 0 && st.st_size >= 0)
     s.file_size = st.st_size;

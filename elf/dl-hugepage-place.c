@@ -132,6 +132,16 @@ _dl_hugepage_phase_mode (const unsigned char *order, int n, bool no_pool)
 }
 
 bool
+_dl_hugepage_cont_wanted (unsigned int kinds, uint64_t pagesize,
+			  const unsigned char *order, int n)
+{
+  bool private = false;
+  for (int k = 0; k < n; ++k)
+    private |= order[k] == HP_B_PRIVATE;
+  return private && (kinds & HP_KIND_TEXT) != 0 && pagesize == HP_CONT_BASE;
+}
+
+bool
 _dl_hugepage_cache_placement (const unsigned char *order, int n)
 {
   for (int k = 0; k < n; ++k)

@@ -136,6 +136,14 @@ bool _dl_hugepage_thp_enabled_text (const char *text, size_t len);
 int _dl_hugepage_phase_mode (const unsigned char *order, int n,
 			     bool no_pool);
 
+/* Whether an object whose 2 MiB zones ld.so applied gets its text's
+   64 KiB pieces too (arm64 with 4 KiB pages: dl-hugepage-cont.c), with
+   the kinds KINDS, the ordinary page size PAGESIZE and the backings
+   ORDER[0..N): text selected, 4 KiB pages, the private backing in the
+   order.  */
+bool _dl_hugepage_cont_wanted (unsigned int kinds, uint64_t pagesize,
+			       const unsigned char *order, int n);
+
 /* Whether an object that has a shared cache entry is placed for it
    (HP_PHASE_FREE, what entries are made for) where
    _dl_hugepage_phase_mode gives HP_PHASE_ALWAYS because the process

@@ -622,6 +622,16 @@ _dl_hugepage_zone_split (const struct hp_zone *z, uint64_t len,
   hp_zone_cut (z, cut, z->end, tail);
 }
 
+void
+_dl_hugepage_cont_settings (struct hp_settings *s, uint64_t bias)
+{
+  s->kinds = HP_KIND_TEXT;
+  s->hugepagesize = HP_CONT_SIZE;
+  s->fixed_bias = true;
+  s->bias = bias;
+  s->phase = HP_PHASE_NONE;
+}
+
 size_t
 _dl_hugepage_zone_pieces (const struct hp_zone *z,
 			  const struct hp_zone *covered, size_t ncovered,

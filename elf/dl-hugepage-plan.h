@@ -271,9 +271,15 @@ void _dl_hugepage_zone_order (const struct hp_plan *plan,
 void _dl_hugepage_zone_split (const struct hp_zone *z, uint64_t len,
 			      struct hp_zone *head, struct hp_zone *tail);
 
-/* arm64 with 4 KiB pages: the huge page size below 2 MiB, sixteen
-   contiguous PTEs (HP_ARCH_CONT_SIZE, dl-hugepage-cont.c).  */
+/* arm64 with 4 KiB pages (HP_CONT_BASE): the huge page size below
+   2 MiB, sixteen contiguous PTEs (HP_ARCH_CONT_SIZE,
+   dl-hugepage-cont.c).  */
+#define HP_CONT_BASE 4096
 #define HP_CONT_SIZE ((uint64_t) 64 * 1024)
+
+/* *S, an object's settings, made into those of its text's 64 KiB
+   pieces (HP_CONT_SIZE) at the load bias BIAS it has.  */
+void _dl_hugepage_cont_settings (struct hp_settings *s, uint64_t bias);
 
 /* The parts of zone Z that none of the NCOVERED zones COVERED (in
    address order; zones of a larger page size already on huge pages)

@@ -232,13 +232,6 @@ hp_policy_getcwd (void *ctx, char *buf, size_t size)
    buffers, which take pages of their own.  */
 #define HP_POLICY_NAME_ROOM 128
 
-/* The names a `program' line is matched against
-   (_dl_hugepage_program_names) into NAMES, for the program ld.so was
-   asked to run (PROGRAM), or else the one the kernel executed
-   (AT_EXECFN): how many.  A few readlink calls, only for processes of
-   a file with blocks.  Without memory for them (said with
-   LD_DEBUG=hugepages), none, and no block applies: the file's global
-   lines do.  */
 /* The name the kernel executed (AT_EXECFN), or NULL.  */
 static const char *
 hp_policy_execfn (void)
@@ -273,6 +266,13 @@ _dl_hugepage_policy_defer (void)
   return true;
 }
 
+/* The names a `program' line is matched against
+   (_dl_hugepage_program_names) into NAMES, for the program ld.so was
+   asked to run (PROGRAM), or else the one the kernel executed
+   (AT_EXECFN, as _dl_hugepage_policy_defer kept it): how many.  A few readlink calls, only for processes of
+   a file with blocks.  Without memory for them (said with
+   LD_DEBUG=hugepages), none, and no block applies: the file's global
+   lines do.  */
 static size_t
 hp_policy_program_names (const char *program, const char *names[3])
 {

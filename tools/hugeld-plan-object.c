@@ -326,11 +326,7 @@ print_cont (struct json *j, const struct object *o,
 	    const struct hp_settings *big, const struct hp_plan *plan)
 {
   struct hp_settings s = *big;
-  s.kinds = HP_KIND_TEXT;
-  s.hugepagesize = HP_CONT_SIZE;
-  s.fixed_bias = true;
-  s.bias = plan->bias;
-  s.phase = HP_PHASE_NONE;
+  _dl_hugepage_cont_settings (&s, plan->bias);
   static struct hp_plan cont;
   static struct hp_zone pieces[HP_MAX_RUNS + 1];
   _dl_hugepage_plan (o->phdr, o->phnum, &s, &cont);
@@ -379,11 +375,9 @@ print_object (struct json *j, const struct object *o,
 #ifdef __aarch64__
   /* As ld.so: after an object's 2 MiB zones are applied (a plan with
      some), its text, with the private backing (dl-hugepage-cont.c).  */
-  bool private = false;
-  for (int i = 0; i < opt->norder; ++i)
-    private |= opt->order[i] == HP_B_PRIVATE;
-  if (plan.error == HP_E_NONE && plan.nzones > 0 && private
-      && (opt->kinds & HP_KIND_TEXT) != 0 && PLAN_PAGESIZE == 4096)
+  if (plan.error == HP_E_NONE && plan.nzones > 0
+      && _dl_hugepage_cont_wanted (opt->kinds, PLAN_PAGESIZE, opt->order,
+				   opt->norder))
     print_cont (j, o, &s, &plan);
 #endif
   if (opt->layout)

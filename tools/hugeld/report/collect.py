@@ -147,9 +147,7 @@ def object_ranges(o, x):
     plan X giving the kinds."""
     out = []
     for m in sorted(o.huge + o.thp, key=lambda m: m.start):
-        # A hugetlb mapping's pages are of its own size (arm64: 64 KiB
-        # too); the page cache's and thp's are counted in 2 MiB.
-        size = page_size(m) if m.huge and m.kps * 1024 < HUGE else HUGE
+        size = count_size(m) if m.huge else HUGE
         used = m.hugetlb // size if m.huge \
             else (m.anon_thp + m.file_thp) // HUGE
         out.append(Range(
@@ -163,10 +161,11 @@ def object_ranges(o, x):
     return out
 
 
-def page_size(m):
-    """The size of the pages of hugetlb mapping M (KernelPageSize; 2 MiB
-    where smaps gave none)."""
-    return m.kps * 1024 if m.kps else HUGE
+def count_size(m):
+    """The size hugetlb mapping M's pages are counted in: its own below
+    2 MiB (arm64's 64 KiB), else 2 MiB (the page cache's and thp's are
+    counted in 2 MiB too)."""
+    return min(m.kps * 1024 if m.kps else HUGE, HUGE)
 
 
 def small_pages(ranges):
@@ -215,7 +214,7 @@ def with_mappings(p, objs, others, plans):
             ranges=ranges, small_pages=small_pages(ranges)))
     oth = [OtherRange(start=m.start, end=m.end, perms=m.perms, path=m.path,
                       kernel_page_kb=m.kps,
-                      pages_in_use=m.hugetlb // min(page_size(m), HUGE))
+                      pages_in_use=m.hugetlb // count_size(m))
            for m in others]
     small = small_pages(oth)
     for o in olist:
